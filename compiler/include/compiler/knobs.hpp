@@ -1,0 +1,72 @@
+// The lane's knobs: one configuration of the emitted program, and the space of them for a checkpoint and a GPU.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/model.hpp"
+
+namespace lt::knobs {
+
+// How a lane computes: f32 activations with weights dequantized in registers, or f64 sums (the reference lane).
+enum class Numerics { Dequant, Precise };
+
+const char* to_string(Numerics n);
+
+// One configuration of a lane. Every field changes the emitted program.
+struct Knobs {
+  Numerics numerics = Numerics::Dequant;
+  bool cuda_graphs = true;  // each form's step captured once as a CUDA graph
+  int max_chunk = 16;       // the largest prefill chunk; the chunks are 2, 4, ... max_chunk (1: no chunks)
+  int gemv_rows_per_warp = 1;  // output rows a warp of the GEMV computes
+  int gemv_warps = 8;          // warps a GEMV block holds
+  int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
+
+  nlohmann::json to_json() const;
+  // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.
+  static Knobs from_json(const nlohmann::json& j);
+  // The canonical text of the configuration (sorted JSON), the key results are stored by.
+  std::string key() const;
+  // The prefill chunk sizes, largest first.
+  std::vector<int> chunks() const;
+  bool operator==(const Knobs&) const = default;
+};
+
+// The GPU a space is for: its multiprocessors and its compute capability (90: sm_90).
+struct Target {
+  int sms = 132;
+  int arch = 90;
+};
+
+// One knob's domain: its name, what it does, and the values it may take.
+struct Domain {
+  std::string name;
+  std::string help;
+  std::vector<nlohmann::json> values;
+};
+
+// The knob space for one checkpoint and GPU: each knob's domain and the constraints between knobs.
+struct Space {
+  std::vector<Domain> domains;
+  std::vector<std::string> constraints;  // in words, as `lane-tune knobs` prints them
+  model::Model model;
+  Target target;
+
+  // Why `k` is not a point of the space, or empty when it is.
+  std::string why_invalid(const Knobs& k) const;
+  // Throws lt::Error with why_invalid's reason.
+  void check(const Knobs& k) const;
+  // Every valid point, in a fixed order (the grid).
+  std::vector<Knobs> enumerate() const;
+  // A valid point drawn uniformly from the domains (constraints by rejection).
+  Knobs sample(std::mt19937_64& rng) const;
+  nlohmann::json to_json() const;
+};
+
+Space space(const model::Model& m, const Target& t);
+
+}  // namespace lt::knobs

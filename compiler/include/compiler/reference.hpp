@@ -1,0 +1,41 @@
+// The CPU reference forward pass: f64 sums, weights dequantized as they are read, every core used.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "compiler/gguf.hpp"
+#include "compiler/model.hpp"
+
+namespace lt::reference {
+
+// What a generation produced: the greedy tokens and every generated position's logits (vocab floats a row; the
+// first row is the prompt's last position).
+struct Generation {
+  std::vector<int32_t> tokens;
+  std::vector<float> logits;
+};
+
+// A reference model: the recognized checkpoint and its key/value caches.
+class Reference {
+ public:
+  // `threads` 0: every core.
+  Reference(const gguf::File& file, const model::Model& model, unsigned threads = 0);
+  ~Reference();
+
+  // Clears the caches (position 0).
+  void reset();
+  // Runs `tokens` at the next positions as one chunk; returns the logits of every row (rows x vocab).
+  std::vector<float> forward(std::span<const int32_t> tokens);
+  // Prefills `prompt` from position 0, then generates greedily: n_gen tokens, n_gen logits rows.
+  Generation generate(std::span<const int32_t> prompt, int n_gen);
+  int position() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lt::reference

@@ -1,0 +1,55 @@
+// Synthesized checkpoints: random weights at real models' shapes, with the metadata llama.cpp writes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/ggml_types.hpp"
+
+namespace lt::synth {
+
+// A model shape lane-tune can synthesize: its name, the GGUF architecture, and its hyperparameters.
+struct Preset {
+  std::string name;          // "qwen3-0.6b"
+  std::string architecture;  // "qwen3", "llama", "qwen2", "qwen3moe", "gpt-oss"
+  uint32_t layers = 0;
+  uint32_t d_model = 0;
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
+  uint32_t head_dim = 0;
+  uint32_t ffn = 0;
+  uint32_t vocab = 0;
+  uint32_t context = 0;
+  float rope_base = 10000.f;
+  float norm_eps = 1e-6f;
+  bool tied_output = false;
+  bool qkv_bias = false;
+  bool qk_norm = false;
+  // llama3-style rope scaling (factor 0: none).
+  float rope_scale_factor = 0.f, rope_low_freq = 1.f, rope_high_freq = 4.f;
+  uint32_t rope_original_context = 8192;
+  // Mixture of experts (experts 0: dense).
+  uint32_t experts = 0, experts_used = 0, expert_ffn = 0;
+};
+
+// Every preset, tiny ones for tests first.
+const std::vector<Preset>& presets();
+// The preset named `name`; throws lt::Error naming the known presets when there is none.
+const Preset& preset(const std::string& name);
+
+// What to synthesize: the preset, the matrices' type (norms and 1-D tensors stay f32), and the seed.
+struct Options {
+  std::string preset;
+  ggml::Type type = ggml::Type::Q8_0;
+  uint64_t seed = 1;
+  // Called after each tensor with bytes written so far and the total (progress), may be empty.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Writes the checkpoint to `out`, streamed; deterministic in (preset, type, seed). Returns the file's size.
+uint64_t write(const Options& options, const std::filesystem::path& out);
+
+}  // namespace lt::synth
