@@ -1,2 +1,54 @@
-// The prelude every lane starts with: shared helpers of the kernel library (warp sums, f16/bf16 reads).
-#pragma once
+// The prelude every lane starts with: its number types, warp sums, and 16-byte loads of activations and weights.
+//
+// A lane defines `lk_act` (the element of its activations, caches and logits) and `lk_acc` (its sums) before this
+// file: float and float under the dequant numerics, double and double under the precise ones.
+
+#define LK_DEVICE __device__ __forceinline__
+
+// A warp's sum of `v`, every lane holding it after.
+template <class T>
+LK_DEVICE T lk_warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// A warp's maximum of `v`, every lane holding it after.
+template <class T>
+LK_DEVICE T lk_warp_max(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// A block's sum of `v` (every thread calls it; every thread gets the sum). `scratch` holds 32 values.
+template <class T>
+LK_DEVICE T lk_block_sum(T v, T* scratch) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+  v = lk_warp_sum(v);
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  T s = lane < warps ? scratch[lane] : T(0);
+  return lk_warp_sum(s);
+}
+
+// Eight consecutive activations as sums' operands, read with 16-byte loads.
+LK_DEVICE void lk_load8(const float* p, lk_acc* out) {
+  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+  out[0] = a.x; out[1] = a.y; out[2] = a.z; out[3] = a.w;
+  out[4] = b.x; out[5] = b.y; out[6] = b.z; out[7] = b.w;
+}
+LK_DEVICE void lk_load8(const double* p, lk_acc* out) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const double2 v = reinterpret_cast<const double2*>(p)[i];
+    out[2 * i] = v.x;
+    out[2 * i + 1] = v.y;
+  }
+}
+
+// A weight element of each plain matrix format as f32 (exact for f16 and bf16).
+LK_DEVICE float lk_float(float v) { return v; }
+LK_DEVICE float lk_float(__half v) { return __half2float(v); }
+LK_DEVICE float lk_float(__nv_bfloat16 v) { return __bfloat162float(v); }

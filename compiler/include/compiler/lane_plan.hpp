@@ -1,0 +1,163 @@
+// The lane's plan: what the program runs, kept apart from how it is printed. Its forms (the decode step and the
+// prefill chunks), their launches over named buffers, the arena the step-local buffers are packed into by liveness,
+// the weights it uploads, the carried state, and the sidecar of computed constants.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/model.hpp"
+
+namespace lt::lane {
+
+// A place in a buffer: its name and an element offset into it.
+struct Ref {
+  std::string buf;
+  size_t offset = 0;
+};
+
+// A weight matrix uploaded from the checkpoint: its C name, tensor, shape (rows outputs of cols inputs) and format.
+struct Matrix {
+  std::string name;
+  const gguf::TensorInfo* tensor = nullptr;
+  size_t rows = 0, cols = 0;
+  ggml::Type type = ggml::Type::F32;
+  uint64_t device_bytes() const;  // as uploaded (Q8_0 split into int8 rows and f16 scales)
+};
+
+// An f32 vector uploaded from the checkpoint (a norm's weights, a bias).
+struct Vector {
+  std::string name;
+  const gguf::TensorInfo* tensor = nullptr;
+  size_t n = 0;
+};
+
+// A computed constant in the sidecar: `count` lk_act values from byte `offset`.
+struct SideArray {
+  std::string name;
+  size_t offset = 0, count = 0;
+};
+
+// Where a buffer lives: the step's arena (packed by liveness), or carried across steps (caches, token, position).
+enum class Life { Step, Carried };
+enum class Elem { Act, Acc, Int };
+
+// A buffer of a form (step-local) or of the lane (carried).
+struct Buffer {
+  std::string name;
+  size_t count = 0;
+  Elem elem = Elem::Act;
+  Life life = Life::Step;
+};
+
+// The launches, one struct a kind of kernel.
+struct Embed {
+  std::string table;
+  Ref tok, out;
+  int rows;
+};
+struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from the refs
+  Ref x;
+  std::optional<Ref> add;
+  std::string w;
+  Ref out;
+  int rows;
+};
+struct Gemv {  // y = W x (+ bias) over `rows` activation rows
+  std::string w;
+  Ref x;
+  std::optional<std::string> bias;
+  Ref y;
+  int rows;
+};
+struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn are set
+  Ref q, k;
+  std::optional<std::string> qn, kn;
+  int rows;
+};
+struct KvAppend {
+  Ref k, v;
+  std::string kc, vc;
+  int rows;
+};
+struct Attention {  // with splits > 1 it writes `part` and a Fold follows
+  Ref q;
+  std::string kc, vc;
+  Ref out;
+  std::optional<Ref> part;
+  int rows, splits;
+};
+struct Fold {
+  Ref part, out;
+  int rows, splits;
+};
+struct SwiGlu {
+  Ref g, u, out;
+  size_t n;
+};
+struct ArgMax {  // advances the token, the generated run and the position by `rows`
+  Ref logits;
+  int rows;
+};
+using Op = std::variant<Embed, AddNorm, Gemv, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
+
+// One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), and the names
+// --profile prints for it.
+struct Launch {
+  Op op;
+  std::vector<std::string> reads, writes;
+  std::string kind, output;
+};
+
+// A step-local buffer's place in the arena: its byte offset and size, and the launches it is live over.
+struct Slot {
+  size_t offset = 0, bytes = 0;
+  int first = 0, last = 0;
+};
+
+// A form: the same layers over `rows` rows (1: the decode step).
+struct Form {
+  int rows = 1;
+  std::vector<Launch> launches;
+  std::map<std::string, Buffer> buffers;  // step-local
+  std::map<std::string, Slot> slots;      // their arena places
+  size_t arena_bytes = 0;
+  std::string token;   // its token input
+  std::string logits;  // the logits its arg-max reads
+};
+
+// The whole plan of a lane.
+struct Plan {
+  model::Model model;
+  knobs::Knobs knobs;
+  knobs::Target target;
+  int ctx = 0;  // positions the caches hold
+  std::vector<Matrix> matrices;  // in the order they move to host memory under --device-bytes (largest first)
+  std::vector<Vector> vectors;
+  std::vector<SideArray> side;
+  std::vector<uint8_t> sidecar;
+  std::map<std::string, Buffer> carried;
+  std::vector<Form> forms;  // decode first, then the chunks, largest first
+  size_t arena_bytes = 0;   // the largest form's
+
+  size_t act_bytes() const;  // sizeof(lk_act): 4, or 8 under precise numerics
+  size_t bytes_of(const Buffer& b) const;
+  const Matrix& matrix(const std::string& name) const;
+};
+
+// The positions a lane's caches hold for model `m`: its context, at most 4096.
+int lane_context(const model::Model& m);
+
+// Plans the lane; throws lt::Error for an unsupported tensor format or bad knobs.
+Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);
+
+// Packs a form's step-local buffers into its arena by liveness (sets slots and arena_bytes).
+void pack_arena(Form& f, const Plan& p);
+
+}  // namespace lt::lane

@@ -1,0 +1,276 @@
+// The lane's plan printed as one CUDA program: the kernel library it uses, its constants, its uploads, its arena,
+// and each form's step as launches; the host side lives in kernels/host.cuh.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "compiler/error.hpp"
+#include "compiler/lane.hpp"
+#include "compiler/lane_output.hpp"
+#include "compiler/lane_plan.hpp"
+#include "compiler/version.hpp"
+#include "kernels/embedded.hpp"
+
+namespace lt::lane {
+
+namespace {
+
+size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// The kernel library files every lane includes, in order.
+const char* const kLibrary[] = {"prelude.cuh", "stall.cuh",     "formats.cuh", "embed.cuh",  "norm.cuh",
+                                "gemv.cuh",    "rope.cuh",      "kv.cuh",      "attention.cuh", "swiglu.cuh",
+                                "argmax.cuh",  "xxh64.cuh",     "host.cuh"};
+
+// The C type a matrix format's handle takes in the kernels, and the elements of its 16-byte unit.
+std::string format_type(ggml::Type t) {
+  switch (t) {
+    case ggml::Type::Q8_0: return "lk_q8";
+    case ggml::Type::F16: return "lk_plain<__half>";
+    case ggml::Type::BF16: return "lk_plain<__nv_bfloat16>";
+    default: return "lk_plain<float>";
+  }
+}
+// The element type of a plain matrix format.
+std::string plain_elem(ggml::Type t) {
+  return t == ggml::Type::F16 ? "__half" : t == ggml::Type::BF16 ? "__nv_bfloat16" : "float";
+}
+int unit_elems(ggml::Type t) { return t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8; }
+
+std::string flit(double v) {
+  std::ostringstream o;
+  o.precision(9);
+  o << std::scientific << static_cast<float>(v) << "f";
+  return o.str();
+}
+
+// How one form names its buffers in C: its own under its rows' tag, the carried state and the weights once.
+class Names {
+ public:
+  Names(const Plan& p, const Form& f) : p_(p), f_(f) {}
+  std::string operator()(const Ref& r) const {
+    std::string base = name(r.buf);
+    return r.offset ? "(" + base + " + " + std::to_string(r.offset) + ")" : base;
+  }
+  std::string name(const std::string& buf) const {
+    if (f_.buffers.count(buf)) return "f" + std::to_string(f_.rows) + "_" + buf;
+    if (p_.carried.count(buf)) return "s_" + buf;
+    return buf;
+  }
+
+ private:
+  const Plan& p_;
+  const Form& f_;
+};
+
+// Threads of a norm block over a row of d.
+int norm_threads(size_t d) { return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024; }
+
+// The launch statements of one launch.
+std::string launch(const Launch& l, const Plan& p, const Names& n) {
+  const model::Model& m = p.model;
+  std::ostringstream o;
+  const knobs::Knobs& k = p.knobs;
+  std::visit(
+      [&](const auto& op) {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, Embed>) {
+          const Matrix& w = p.matrix(op.table);
+          o << "lk_embed<" << format_type(w.type) << "><<<dim3(" << cdiv(m.d_model / unit_elems(w.type), 256) << ", "
+            << op.rows << "), 256, 0, st>>>(" << w.name << ", " << n(op.tok) << ", " << n(op.out) << ", " << m.d_model
+            << ");";
+        } else if constexpr (std::is_same_v<T, AddNorm>) {
+          o << "lk_add_rmsnorm<" << (op.add ? "true" : "false") << "><<<" << op.rows << ", " << norm_threads(m.d_model)
+            << ", 0, st>>>(" << n(op.x) << ", " << (op.add ? n(*op.add) : "nullptr") << ", " << op.w << ", "
+            << n(op.out) << ", " << m.d_model << ", " << flit(m.norm_eps) << ");";
+        } else if constexpr (std::is_same_v<T, Gemv>) {
+          const Matrix& w = p.matrix(op.w);
+          const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          // Activation rows in slabs of at most 8, a launch a slab.
+          for (int at = 0; at < op.rows; at += 8) {
+            const int r = std::min(8, op.rows - at);
+            Ref x = op.x, y = op.y;
+            x.offset += size_t(at) * w.cols;
+            y.offset += size_t(at) * w.rows;
+            if (at) o << "\n    CKL();\n    ";
+            o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << "><<<"
+              << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x)
+              << ", " << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
+          }
+        } else if constexpr (std::is_same_v<T, Rope>) {
+          const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
+          o << "lk_rope<" << (m.rope_mode == model::RopeMode::Neox ? "true" : "false") << ", "
+            << (op.qn ? "true" : "false") << "><<<dim3(" << m.heads + m.kv_heads << ", " << op.rows << "), " << threads
+            << ", 0, st>>>(" << n(op.q) << ", " << n(op.k) << ", " << op.qn.value_or("nullptr") << ", "
+            << op.kn.value_or("nullptr") << ", c_rope_cos, c_rope_sin, s_pos, " << m.heads << ", " << m.kv_heads << ", "
+            << m.head_dim << ", " << flit(m.norm_eps) << ");";
+        } else if constexpr (std::is_same_v<T, KvAppend>) {
+          o << "lk_kv_append<<<dim3(" << m.kv_heads << ", " << op.rows << "), 128, 0, st>>>(" << n(op.k) << ", "
+            << n(op.v) << ", " << n.name(op.kc) << ", " << n.name(op.vc) << ", s_pos, " << m.kv_heads << ", "
+            << m.head_dim << ", " << m.value_dim << ", " << p.ctx << ");";
+        } else if constexpr (std::is_same_v<T, Attention>) {
+          o << "lk_attention<" << m.group() << ", " << cdiv(m.head_dim, 32) << ", " << cdiv(m.value_dim, 32)
+            << "><<<dim3(" << m.kv_heads << ", " << op.splits << ", " << op.rows << "), 128, lk_attention_smem("
+            << m.group() << ", " << cdiv(m.value_dim, 32) << "), st>>>(" << n(op.q) << ", " << n.name(op.kc) << ", "
+            << n.name(op.vc) << ", s_pos, " << (op.part ? "nullptr" : n(op.out)) << ", "
+            << (op.part ? "(lk_acc*)" + n(*op.part) : "nullptr") << ", " << m.heads << ", " << m.head_dim << ", "
+            << m.value_dim << ", " << p.ctx << ", " << flit(m.attention_scale()) << ", " << op.splits << ");";
+        } else if constexpr (std::is_same_v<T, Fold>) {
+          o << "lk_attention_fold<<<dim3(" << m.heads << ", " << op.rows << "), "
+            << cdiv(std::min<size_t>(m.value_dim, 256), 32) * 32 << ", 0, st>>>((const lk_acc*)" << n(op.part) << ", "
+            << n(op.out) << ", " << m.heads << ", " << m.value_dim << ", " << op.splits << ");";
+        } else if constexpr (std::is_same_v<T, SwiGlu>) {
+          o << "lk_swiglu<<<" << cdiv(op.n, 256) << ", 256, 0, st>>>(" << n(op.g) << ", " << n(op.u) << ", "
+            << n(op.out) << ", " << op.n << ");";
+        } else if constexpr (std::is_same_v<T, ArgMax>) {
+          o << "lk_argmax<<<1, 1024, 0, st>>>(" << n(op.logits) << ", " << m.vocab
+            << ", s_tok, s_gen, s_count, s_pos, " << op.rows << ");";
+        }
+      },
+      l.op);
+  return o.str();
+}
+
+std::string c_type(const Plan& p, Elem e) {
+  if (e == Elem::Int) return "int";
+  return p.act_bytes() == 8 ? "double" : "float";
+}
+
+size_t rounded(size_t n) { return (n + 255) / 256 * 256; }
+
+}  // namespace
+
+Program compile(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
+  const Plan p = plan(file, m, k, t);
+  const bool precise = k.numerics == knobs::Numerics::Precise;
+  std::ostringstream cu;
+  cu << "// A lane compiled by lane-tune " << version() << " for " << m.name << " (" << m.architecture << ", "
+     << m.layers << " layers) under the knobs " << k.key() << ".\n"
+     << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
+     << "#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
+     << "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
+     << "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+     << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
+     << "typedef " << (precise ? "double" : "float") << " lk_act;\n"
+     << "typedef " << (precise ? "double" : "float") << " lk_acc;\n\n";
+  for (const char* f : kLibrary) cu << "// ---- kernels/" << f << "\n" << kernels::source(f) << "\n";
+
+  // Constants: the checkpoint, the sidecar, the shapes, the residence order.
+  const uint64_t side_digest = XXH64(p.sidecar.data(), p.sidecar.size(), 0);
+  size_t fixed = 0;
+  for (const Vector& v : p.vectors) fixed += rounded(v.n * 4);
+  for (const SideArray& s : p.side) fixed += rounded(s.count * p.act_bytes());
+  for (const auto& [name, b] : p.carried) fixed += rounded(p.bytes_of(b));
+  fixed += rounded(p.arena_bytes);
+  cu << "// ---- the lane\n"
+     << "static const uint64_t CKPT_SIZE = " << file.size() << "ULL, CKPT_DATA = " << file.data_start()
+     << "ULL, CKPT_DIGEST = " << file.digest() << "ULL;\n"
+     << "static const uint64_t SIDECAR_BYTES = " << p.sidecar.size() << "ULL, SIDECAR_DIGEST = " << side_digest
+     << "ULL;\n"
+     << "static const int CTX = " << p.ctx << ", VOCAB = " << m.vocab << ";\n"
+     << "static const bool GRAPHS = " << (k.cuda_graphs ? "true" : "false") << ";\n"
+     << "static const size_t LK_FIXED = " << fixed << "UL;\n"
+     << "static const size_t LK_ORDER[] = {";
+  for (size_t i = 0; i < p.matrices.size(); ++i) cu << (i ? ", " : "") << p.matrices[i].device_bytes() << "UL";
+  cu << "};\n\n";
+
+  cu << "int main(int argc, char** argv) {\n"
+     << "  setenv(\"CUDA_MODULE_LOADING\", \"EAGER\", 1);\n"
+     << "  lk_args a;\n"
+     << "  if (int e = lk_parse_args(argc, argv, a, VOCAB, CTX); e >= 0) return e;\n"
+     << "  const uint8_t* file = lk_open_checkpoint(a.checkpoint, CKPT_SIZE, CKPT_DATA, CKPT_DIGEST);\n"
+     << "  const std::vector<uint8_t> side = lk_read_sidecar(a.sidecar, SIDECAR_BYTES, SIDECAR_DIGEST);\n"
+     << "  const int moved = lk_place(a.device_bytes, LK_FIXED, LK_ORDER, " << p.matrices.size() << ");\n";
+  // The weights, straight from the mapped checkpoint; matrix i moves to the host when i < moved.
+  for (size_t i = 0; i < p.matrices.size(); ++i) {
+    const Matrix& w = p.matrices[i];
+    const uint64_t off = file.data_start() + w.tensor->offset;
+    const std::string host = "moved > " + std::to_string(i);
+    if (w.type == ggml::Type::Q8_0)
+      cu << "  const lk_q8 " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", "
+         << host << ");\n";
+    else
+      cu << "  const " << format_type(w.type) << " " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
+         << ", " << w.cols << ", " << host << ");\n";
+  }
+  for (const Vector& v : p.vectors)
+    cu << "  const float* " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, "
+       << v.n << ");\n";
+  for (const SideArray& s : p.side)
+    cu << "  const lk_act* " << s.name << " = lk_upload_side(side, " << s.offset << ", " << s.count << ");\n";
+  for (const auto& [name, b] : p.carried)
+    cu << "  " << c_type(p, b.elem) << "* s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count
+       << ");\n";
+  // The arena, poisoned so that a read of a byte no launch of the step wrote is a NaN.
+  cu << "  unsigned char* arena = lk_carve<unsigned char>(" << p.arena_bytes << ", false);\n"
+     << "  CK(cudaMemset(arena, 0xff, " << p.arena_bytes << "));\n";
+  for (const Form& f : p.forms) {
+    Names n(p, f);
+    for (const auto& [name, slot] : f.slots) {
+      const std::string ty = c_type(p, f.buffers.at(name).elem);
+      const std::string ct = f.buffers.at(name).elem == Elem::Acc ? "lk_acc" : ty;
+      cu << "  " << ct << "* " << n.name(name) << " = (" << ct << "*)(arena + " << slot.offset << ");\n";
+    }
+  }
+  cu << "  if (lk_pool_at != lk_pool_bytes || lk_hpool_at != lk_hpool_bytes) {\n"
+     << "    fprintf(stderr, \"the program allocates %zu of its %zu pooled device bytes and %zu of its %zu host "
+        "bytes\\n\", lk_pool_at, lk_pool_bytes, lk_hpool_at, lk_hpool_bytes);\n"
+     << "    return 5;\n  }\n"
+     << "  printf(\"LANE_CONTRACT: " << kContractVersion
+     << "\\nDEVICE_BYTES: %zu\\nHOST_BYTES: %zu\\nMOVED: %d\\n\", lk_pool_bytes, lk_hpool_bytes, moved);\n";
+  // Kernels that take more than 48 KB of shared memory.
+  const size_t attn_smem = (precise ? 8 : 4) * (8 * m.group() + 4 * m.group() * 32 * cdiv(m.value_dim, 32));
+  if (attn_smem > 48 * 1024)
+    cu << "  CK(cudaFuncSetAttribute(lk_attention<" << m.group() << ", " << cdiv(m.head_dim, 32) << ", "
+       << cdiv(m.value_dim, 32) << ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " << attn_smem << "));\n";
+
+  cu << "#define LK_AT(FORM, I)                                                          \\\n"
+     << "  do {                                                                        \\\n"
+     << "    if (ev) CK(cudaEventRecord(ev[I], st));                                   \\\n"
+     << "    if (a.stagger) {                                                          \\\n"
+     << "      lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(a.seed, FORM, I));                \\\n"
+     << "      CKL();                                                                  \\\n"
+     << "    }                                                                         \\\n"
+     << "  } while (0)\n"
+     << "  std::vector<lk_form> forms;\n";
+  nlohmann::json forms_json = nlohmann::json::array();
+  for (const Form& f : p.forms) {
+    Names n(p, f);
+    cu << "  forms.push_back(lk_form{" << f.rows << ", [&](cudaStream_t st, const cudaEvent_t* ev) {\n";
+    std::ostringstream kinds, outs;
+    for (size_t i = 0; i < f.launches.size(); ++i) {
+      const Launch& l = f.launches[i];
+      cu << "    LK_AT(" << f.rows << ", " << i << ");\n    " << launch(l, p, n) << "\n    CKL();\n";
+      kinds << (i ? ", " : "") << '"' << l.kind << '"';
+      outs << (i ? ", " : "") << '"' << l.output << '"';
+    }
+    cu << "    if (ev) CK(cudaEventRecord(ev[" << f.launches.size() << "], st));\n"
+       << "  }, " << n.name(f.token) << ", " << n.name(f.logits) << ", {" << kinds.str() << "}, {" << outs.str()
+       << "}});\n";
+    forms_json.push_back({{"rows", f.rows}, {"launches", f.launches.size()}, {"arena_bytes", f.arena_bytes}});
+  }
+  cu << "#undef LK_AT\n"
+     << "  const lk_state state{s_pos, s_tok, s_gen, s_count, s_prompt, VOCAB, CTX};\n"
+     << "  return lk_drive(a, forms, state, GRAPHS);\n}\n";
+
+  Program prog;
+  prog.cu = cu.str();
+  prog.sidecar = p.sidecar;
+  prog.description = {{"model", m.name},
+                      {"architecture", m.architecture},
+                      {"knobs", k.to_json()},
+                      {"target", {{"sms", t.sms}, {"arch", t.arch}}},
+                      {"context", p.ctx},
+                      {"vocab", m.vocab},
+                      {"forms", forms_json},
+                      {"arena_bytes", p.arena_bytes},
+                      {"fixed_bytes", fixed},
+                      {"checkpoint", {{"size", file.size()}, {"data_start", file.data_start()}, {"digest", file.digest()}}},
+                      {"contract", kContractVersion},
+                      {"lane_tune", version()}};
+  return prog;
+}
+
+}  // namespace lt::lane

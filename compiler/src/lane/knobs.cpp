@@ -1,0 +1,154 @@
+// The lane's knobs: their JSON form, their domains for a checkpoint and a GPU, and the constraints between them.
+#include "compiler/knobs.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/error.hpp"
+
+namespace lt::knobs {
+
+namespace {
+
+using nlohmann::json;
+
+const char* const kNumerics[] = {"dequant", "precise"};
+
+Numerics parse_numerics(const json& v) {
+  if (!v.is_string()) throw Error("knob numerics must be a string: \"dequant\" or \"precise\"");
+  std::string s = v.get<std::string>();
+  if (s == "dequant") return Numerics::Dequant;
+  if (s == "precise") return Numerics::Precise;
+  throw Error("knob numerics: unknown value \"" + s + "\" (dequant, precise)");
+}
+
+int parse_int(const json& v, const char* name) {
+  if (!v.is_number_integer()) throw Error(std::string("knob ") + name + " must be an integer, not " + v.dump());
+  return v.get<int>();
+}
+
+bool parse_bool(const json& v, const char* name) {
+  if (!v.is_boolean()) throw Error(std::string("knob ") + name + " must be true or false, not " + v.dump());
+  return v.get<bool>();
+}
+
+}  // namespace
+
+const char* to_string(Numerics n) { return kNumerics[static_cast<int>(n)]; }
+
+json Knobs::to_json() const {
+  return json{{"numerics", to_string(numerics)}, {"cuda_graphs", cuda_graphs},   {"max_chunk", max_chunk},
+              {"gemv_rows_per_warp", gemv_rows_per_warp}, {"gemv_warps", gemv_warps}, {"attn_splits", attn_splits}};
+}
+
+Knobs Knobs::from_json(const json& j) {
+  if (!j.is_object()) throw Error("knobs must be a JSON object, not " + j.dump());
+  Knobs k;
+  for (auto& [name, v] : j.items()) {
+    if (name == "numerics") k.numerics = parse_numerics(v);
+    else if (name == "cuda_graphs") k.cuda_graphs = parse_bool(v, "cuda_graphs");
+    else if (name == "max_chunk") k.max_chunk = parse_int(v, "max_chunk");
+    else if (name == "gemv_rows_per_warp") k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
+    else if (name == "gemv_warps") k.gemv_warps = parse_int(v, "gemv_warps");
+    else if (name == "attn_splits") k.attn_splits = parse_int(v, "attn_splits");
+    else throw Error("unknown knob \"" + name + "\"");
+  }
+  return k;
+}
+
+std::string Knobs::key() const { return to_json().dump(); }
+
+std::vector<int> Knobs::chunks() const {
+  std::vector<int> c;
+  for (int r = max_chunk; r >= 2; r /= 2) c.push_back(r);
+  return c;
+}
+
+namespace {
+
+// Each knob's domain, in the order `enumerate` walks them.
+std::vector<Domain> domains_for(const model::Model&, const Target&) {
+  return {
+      {"numerics", "how the lane computes: f32 activations with weights dequantized in registers, or f64 sums",
+       {"dequant", "precise"}},
+      {"cuda_graphs", "capture each form's step once as a CUDA graph", {true, false}},
+      {"max_chunk", "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
+       {1, 4, 16, 64}},
+      {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
+      {"gemv_warps", "warps in a GEMV block", {4, 8}},
+      {"attn_splits", "decode attention: the positions split over this many blocks, folded after", {1, 2, 4, 8, 16}},
+  };
+}
+
+Knobs knobs_of(const std::vector<Domain>& d, const std::vector<size_t>& at) {
+  json j = json::object();
+  for (size_t i = 0; i < d.size(); ++i) j[d[i].name] = d[i].values[at[i]];
+  return Knobs::from_json(j);
+}
+
+}  // namespace
+
+Space space(const model::Model& m, const Target& t) {
+  Space s;
+  s.model = m;
+  s.target = t;
+  s.domains = domains_for(m, t);
+  s.constraints = {
+      "every knob takes a value of its domain",
+      "max_chunk is at most the lane's context",
+  };
+  return s;
+}
+
+std::string Space::why_invalid(const Knobs& k) const {
+  const json j = k.to_json();
+  for (const Domain& d : domains) {
+    if (std::find(d.values.begin(), d.values.end(), j.at(d.name)) == d.values.end())
+      return "knob " + d.name + " = " + j.at(d.name).dump() + " is outside its domain " + json(d.values).dump();
+  }
+  if (static_cast<uint32_t>(k.max_chunk) > std::max<uint32_t>(model.context, 1))
+    return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " + std::to_string(model.context);
+  return {};
+}
+
+void Space::check(const Knobs& k) const {
+  if (std::string why = why_invalid(k); !why.empty()) throw Error(why);
+}
+
+std::vector<Knobs> Space::enumerate() const {
+  std::vector<Knobs> out;
+  std::vector<size_t> at(domains.size(), 0);
+  for (;;) {
+    Knobs k = knobs_of(domains, at);
+    if (why_invalid(k).empty()) out.push_back(k);
+    size_t i = domains.size();
+    while (i > 0) {
+      --i;
+      if (++at[i] < domains[i].values.size()) break;
+      at[i] = 0;
+      if (i == 0) return out;
+    }
+    if (domains.empty()) return out;
+  }
+}
+
+Knobs Space::sample(std::mt19937_64& rng) const {
+  for (int tries = 0; tries < 10000; ++tries) {
+    std::vector<size_t> at;
+    for (const Domain& d : domains) at.push_back(std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng));
+    Knobs k = knobs_of(domains, at);
+    if (why_invalid(k).empty()) return k;
+  }
+  throw Error("the knob space has no valid point");
+}
+
+json Space::to_json() const {
+  json d = json::array();
+  for (const Domain& x : domains) d.push_back({{"name", x.name}, {"help", x.help}, {"values", x.values}});
+  return {{"knobs", d},
+          {"constraints", constraints},
+          {"target", {{"sms", target.sms}, {"arch", target.arch}}},
+          {"points", enumerate().size()}};
+}
+
+}  // namespace lt::knobs

@@ -1,0 +1,256 @@
+// The lane's plan for a dense llama/qwen2/qwen3 model: its weights, carried state, sidecar and forms.
+#include "compiler/lane_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "compiler/error.hpp"
+
+namespace lt::lane {
+
+namespace {
+
+size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+constexpr size_t kAlign = 256;
+
+// A tensor's C name: letters, digits and underscores, after a prefix saying what it is.
+std::string c_name(const std::string& prefix, const std::string& tensor) {
+  std::string s = prefix;
+  std::string stem = tensor;
+  if (auto dot = stem.rfind(".weight"); dot != std::string::npos && dot + 7 == stem.size()) stem.resize(dot);
+  for (char ch : stem) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+bool supported(ggml::Type t) {
+  return t == ggml::Type::Q8_0 || t == ggml::Type::F16 || t == ggml::Type::BF16 || t == ggml::Type::F32;
+}
+
+// The builder of one form's launches: names its step-local buffers and records what each launch reads and writes.
+class FormBuilder {
+ public:
+  FormBuilder(Plan& p, Form& f) : p_(p), f_(f) {}
+
+  Ref buf(const std::string& name, size_t count, Elem e = Elem::Act) {
+    f_.buffers.try_emplace(name, Buffer{name, count, e, Life::Step});
+    return Ref{name, 0};
+  }
+
+  void add(Op op, std::vector<std::string> reads, std::vector<std::string> writes, std::string kind,
+           std::string output) {
+    f_.launches.push_back(Launch{std::move(op), std::move(reads), std::move(writes), std::move(kind), std::move(output)});
+  }
+
+  Plan& p_;
+  Form& f_;
+};
+
+void build_form(Plan& p, Form& f) {
+  const model::Model& m = p.model;
+  const int R = f.rows;
+  const size_t d = m.d_model, hq = m.heads, hk = m.kv_heads, hd = m.head_dim, vd = m.value_dim, ff = m.ffn;
+  FormBuilder b(p, f);
+  f.token = R == 1 ? "tok" : "tok" + std::to_string(R);
+  const std::string embd = p.matrix(c_name("w_", m.token_embd->name)).name;
+  Ref x = b.buf("x", R * d);
+  b.add(Embed{embd, Ref{f.token}, x, R}, {f.token}, {"x"}, "embed", "x");
+  std::string prev_add;  // the buffer the next norm adds to the residual
+  for (uint32_t l = 0; l < m.layers; ++l) {
+    const model::Layer& L = m.layer[l];
+    const std::string t = "l" + std::to_string(l) + "_";
+    auto W = [&](const gguf::TensorInfo* ti) { return c_name("w_", ti->name); };
+    auto V = [&](const gguf::TensorInfo* ti) { return c_name("v_", ti->name); };
+    auto opt_v = [&](const gguf::TensorInfo* ti) { return ti ? std::optional<std::string>(V(ti)) : std::nullopt; };
+    // Attention.
+    Ref h = b.buf(t + "h", R * d);
+    if (prev_add.empty())
+      b.add(AddNorm{x, std::nullopt, V(L.attn_norm), h, R}, {"x"}, {"x", h.buf}, "norm", h.buf);
+    else
+      b.add(AddNorm{x, Ref{prev_add}, V(L.attn_norm), h, R}, {"x", prev_add}, {"x", h.buf}, "add_norm", h.buf);
+    Ref q = b.buf(t + "q", R * hq * hd), k = b.buf(t + "k", R * hk * hd), v = b.buf(t + "v", R * hk * vd);
+    b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
+    b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
+    b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
+    b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R}, {q.buf, k.buf}, {q.buf, k.buf}, "rope", q.buf);
+    const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
+    b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
+    Ref a = b.buf(t + "a", R * hq * vd);
+    const int splits = p.knobs.attn_splits;
+    if (splits > 1) {
+      Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
+      b.add(Attention{q, kc, vc, a, part, R, splits}, {q.buf, kc, vc}, {part.buf}, "attention", part.buf);
+      b.add(Fold{part, a, R, splits}, {part.buf}, {a.buf}, "attention_fold", a.buf);
+    } else {
+      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1}, {q.buf, kc, vc}, {a.buf}, "attention", a.buf);
+    }
+    Ref o = b.buf(t + "o", R * d);
+    b.add(Gemv{W(L.wo), a, std::nullopt, o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
+    // Feed-forward.
+    Ref h2 = b.buf(t + "h2", R * d);
+    b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
+    Ref g = b.buf(t + "g", R * ff), u = b.buf(t + "u", R * ff), s = b.buf(t + "s", R * ff);
+    b.add(Gemv{W(L.w_gate), h2, std::nullopt, g, R}, {h2.buf}, {g.buf}, "gemv", g.buf);
+    b.add(Gemv{W(L.w_up), h2, std::nullopt, u, R}, {h2.buf}, {u.buf}, "gemv", u.buf);
+    b.add(SwiGlu{g, u, s, R * ff}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
+    Ref dn = b.buf(t + "dn", R * d);
+    b.add(Gemv{W(L.w_down), s, std::nullopt, dn, R}, {s.buf}, {dn.buf}, "gemv", dn.buf);
+    prev_add = dn.buf;
+  }
+  // The last row alone goes on to the logits.
+  const size_t last = (R - 1) * d;
+  Ref hf = b.buf("hf", d);
+  b.add(AddNorm{Ref{"x", last}, Ref{prev_add, last}, c_name("v_", m.output_norm->name), hf, 1}, {"x", prev_add},
+        {"x", "hf"}, "add_norm", "hf");
+  Ref logits = b.buf("logits", m.vocab);
+  b.add(Gemv{c_name("w_", m.output->name), hf, std::nullopt, logits, 1}, {"hf"}, {"logits"}, "gemv", "logits");
+  b.add(ArgMax{logits, R}, {"logits"}, {"tok", "gen", "count", "pos"}, "argmax", "tok");
+  f.logits = "logits";
+}
+
+}  // namespace
+
+uint64_t Matrix::device_bytes() const {
+  if (type == ggml::Type::Q8_0) return round_up(rows * cols, kAlign) + round_up(rows * (cols / 32) * 2, kAlign);
+  const size_t elem = type == ggml::Type::F32 ? 4 : 2;
+  return round_up(rows * cols * elem, kAlign);
+}
+
+size_t Plan::act_bytes() const { return knobs.numerics == knobs::Numerics::Precise ? 8 : 4; }
+
+size_t Plan::bytes_of(const Buffer& b) const { return b.count * (b.elem == Elem::Int ? 4 : act_bytes()); }
+
+const Matrix& Plan::matrix(const std::string& name) const {
+  for (const Matrix& m : matrices)
+    if (m.name == name) return m;
+  throw Error("the lane's plan has no matrix " + name);
+}
+
+int lane_context(const model::Model& m) { return static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096)); }
+
+void pack_arena(Form& f, const Plan& p) {
+  std::map<std::string, Slot> live;
+  for (int i = 0; i < static_cast<int>(f.launches.size()); ++i) {
+    for (const auto* names : {&f.launches[i].reads, &f.launches[i].writes})
+      for (const std::string& n : *names) {
+        if (!f.buffers.count(n)) continue;
+        auto [it, fresh] = live.try_emplace(n, Slot{0, 0, i, i});
+        if (!fresh) it->second.last = i;
+      }
+  }
+  std::vector<std::string> order;
+  for (auto& [n, s] : live) {
+    s.bytes = round_up(p.bytes_of(f.buffers.at(n)), kAlign);
+    order.push_back(n);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](auto& a, auto& b) { return live[a].bytes > live[b].bytes; });
+  std::vector<std::string> placed;
+  size_t top = 0;
+  for (const std::string& n : order) {
+    Slot& s = live[n];
+    // The lowest offset clear of every placed buffer whose life overlaps this one's.
+    std::vector<std::pair<size_t, size_t>> taken;
+    for (const std::string& o : placed) {
+      const Slot& t = live[o];
+      if (t.first <= s.last && s.first <= t.last) taken.push_back({t.offset, t.offset + t.bytes});
+    }
+    std::sort(taken.begin(), taken.end());
+    size_t at = 0;
+    for (auto [lo, hi] : taken) {
+      if (at + s.bytes <= lo) break;
+      at = std::max(at, hi);
+    }
+    s.offset = at;
+    top = std::max(top, at + s.bytes);
+    placed.push_back(n);
+  }
+  f.slots = std::move(live);
+  f.arena_bytes = top;
+}
+
+Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
+  knobs::space(m, t).check(k);
+  Plan p;
+  p.model = m;
+  p.knobs = k;
+  p.target = t;
+  p.ctx = lane_context(m);
+  (void)file;
+
+  std::set<std::string> seen;
+  auto add_matrix = [&](const gguf::TensorInfo* ti) {
+    std::string name = c_name("w_", ti->name);
+    if (!seen.insert(name).second) return;
+    if (!supported(ti->type))
+      throw Error("tensor " + ti->name + " is " + std::string(ggml::traits_of(ti->type).name) +
+                  ": the lane reads matrices in q8_0, f16, bf16 and f32");
+    if (ti->dims.size() != 2 || ti->dims[0] % 32 != 0)
+      throw Error("tensor " + ti->name + ": the lane needs a 2-D matrix whose rows are a multiple of 32 wide");
+    p.matrices.push_back(Matrix{name, ti, ti->dims[1], ti->dims[0], ti->type});
+  };
+  auto add_vector = [&](const gguf::TensorInfo* ti) {
+    if (!ti) return;
+    if (ti->type != ggml::Type::F32) throw Error("tensor " + ti->name + " must be f32 for the lane");
+    std::string name = c_name("v_", ti->name);
+    if (seen.insert(name).second) p.vectors.push_back(Vector{name, ti, ti->elements()});
+  };
+  add_matrix(m.token_embd);
+  add_matrix(m.output);
+  add_vector(m.output_norm);
+  for (const model::Layer& L : m.layer) {
+    for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) add_matrix(ti);
+    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm}) add_vector(ti);
+  }
+  // Under --device-bytes the largest matrices move to host memory first.
+  std::stable_sort(p.matrices.begin(), p.matrices.end(),
+                   [](const Matrix& a, const Matrix& b) { return a.device_bytes() > b.device_bytes(); });
+
+  // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type.
+  const std::vector<double> inv = m.rope_inv_freq();
+  const size_t half = m.head_dim / 2, n = static_cast<size_t>(p.ctx) * half, ab = p.act_bytes();
+  p.sidecar.resize(2 * n * ab);
+  for (size_t pos = 0; pos < static_cast<size_t>(p.ctx); ++pos)
+    for (size_t j = 0; j < half; ++j) {
+      const double th = static_cast<double>(pos) * inv[j];
+      const double c = std::cos(th), s = std::sin(th);
+      const size_t at = pos * half + j;
+      if (ab == 8) {
+        std::memcpy(&p.sidecar[at * 8], &c, 8);
+        std::memcpy(&p.sidecar[(n + at) * 8], &s, 8);
+      } else {
+        const float cf = static_cast<float>(c), sf = static_cast<float>(s);
+        std::memcpy(&p.sidecar[at * 4], &cf, 4);
+        std::memcpy(&p.sidecar[(n + at) * 4], &sf, 4);
+      }
+    }
+  p.side = {SideArray{"c_rope_cos", 0, n}, SideArray{"c_rope_sin", n * ab, n}};
+
+  // The carried state.
+  auto carry = [&](const std::string& name, size_t count, Elem e) {
+    p.carried.emplace(name, Buffer{name, count, e, Life::Carried});
+  };
+  for (uint32_t l = 0; l < m.layers; ++l) {
+    carry("kc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.head_dim, Elem::Act);
+    carry("vc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.value_dim, Elem::Act);
+  }
+  for (const char* s : {"pos", "tok", "count"}) carry(s, 1, Elem::Int);
+  carry("gen", p.ctx, Elem::Int);
+  carry("prompt", p.ctx, Elem::Int);
+
+  // The forms: the decode step, then the chunks, largest first.
+  std::vector<int> rows = {1};
+  for (int c : k.chunks()) rows.push_back(c);
+  for (int r : rows) {
+    if (r > 1) carry("tok" + std::to_string(r), r, Elem::Int);
+    Form f;
+    f.rows = r;
+    build_form(p, f);
+    pack_arena(f, p);
+    p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
+    p.forms.push_back(std::move(f));
+  }
+  return p;
+}
+
+}  // namespace lt::lane

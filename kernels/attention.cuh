@@ -1,0 +1,116 @@
+// Attention over the key/value cache, for the decode step and causal prefill chunks alike.
+//
+// A block takes one key/value head, one row and one split of the row's positions, and every query head the key/value
+// head serves (G of them: grouped-query attention reads each cached row once for the group). Row r of a step sits at
+// position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length. A warp
+// walks every fourth position with an online softmax; the block's warps merge in shared memory. With one split the
+// block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold merges.
+
+template <int G, int PER, int VPER>
+__global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
+                                                    const lk_act* __restrict__ vc, const int* __restrict__ pos,
+                                                    lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
+                                                    int hd, int vd, int ctx, float scale, int splits) {
+  extern __shared__ unsigned char lk_smem[];
+  const int kvh = blockIdx.x, s = blockIdx.y, r = blockIdx.z;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
+  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  lk_acc qv[G][PER];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int p = 0; p < PER; ++p) {
+      const int d = lane + 32 * p;
+      qv[g][p] = d < hd ? (lk_acc)q[((size_t)r * hq + kvh * G + g) * hd + d] * (lk_acc)scale : (lk_acc)0;
+    }
+  lk_acc m[G], l[G], acc[G][VPER];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    m[g] = -INFINITY;
+    l[g] = 0;
+#pragma unroll
+    for (int p = 0; p < VPER; ++p) acc[g][p] = 0;
+  }
+  const lk_act* kbase = kc + (size_t)kvh * ctx * hd;
+  const lk_act* vbase = vc + (size_t)kvh * ctx * vd;
+  for (int t = t0 + warp; t < t1; t += 4) {
+    lk_acc kv[PER], vv[VPER];
+#pragma unroll
+    for (int p = 0; p < PER; ++p) kv[p] = lane + 32 * p < hd ? (lk_acc)kbase[(size_t)t * hd + lane + 32 * p] : (lk_acc)0;
+#pragma unroll
+    for (int p = 0; p < VPER; ++p) vv[p] = lane + 32 * p < vd ? (lk_acc)vbase[(size_t)t * vd + lane + 32 * p] : (lk_acc)0;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      lk_acc sc = 0;
+#pragma unroll
+      for (int p = 0; p < PER; ++p) sc += qv[g][p] * kv[p];
+      sc = lk_warp_sum(sc);
+      const lk_acc mn = max(m[g], sc), corr = exp(m[g] - mn), e = exp(sc - mn);
+      l[g] = l[g] * corr + e;
+#pragma unroll
+      for (int p = 0; p < VPER; ++p) acc[g][p] = acc[g][p] * corr + e * vv[p];
+      m[g] = mn;
+    }
+  }
+  // The warps' partials side by side: m and l [4][G], then the values [4][G][32 * VPER].
+  lk_acc* sm = reinterpret_cast<lk_acc*>(lk_smem);
+  lk_acc* sl = sm + 4 * G;
+  lk_acc* sa = sl + 4 * G;
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    if (lane == 0) {
+      sm[warp * G + g] = m[g];
+      sl[warp * G + g] = l[g];
+    }
+#pragma unroll
+    for (int p = 0; p < VPER; ++p) sa[(warp * G + g) * 32 * VPER + lane + 32 * p] = acc[g][p];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < G * vd; i += blockDim.x) {
+    const int g = i / vd, d = i % vd;
+    lk_acc mx = -INFINITY;
+    for (int w = 0; w < 4; ++w) mx = max(mx, sm[w * G + g]);
+    lk_acc sum = 0, val = 0;
+    if (mx != -INFINITY)
+      for (int w = 0; w < 4; ++w) {
+        const lk_acc f = exp(sm[w * G + g] - mx);
+        sum += sl[w * G + g] * f;
+        val += sa[(w * G + g) * 32 * VPER + d] * f;
+      }
+    const int head = kvh * G + g;
+    if (splits == 1) {
+      out[((size_t)r * hq + head) * vd + d] = (lk_act)(val / sum);
+    } else {
+      lk_acc* pp = part + (((size_t)r * hq + head) * splits + s) * (vd + 2);
+      if (d == 0) {
+        pp[0] = mx;
+        pp[1] = sum;
+      }
+      pp[2 + d] = val;
+    }
+  }
+}
+
+// The bytes of shared memory lk_attention<G, PER, VPER> takes.
+static size_t lk_attention_smem(int g, int vper) { return sizeof(lk_acc) * (size_t)(8 * g + 4 * g * 32 * vper); }
+
+// Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
+__global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,
+                                  int splits) {
+  const int h = blockIdx.x, r = blockIdx.y;
+  const lk_acc* pp = part + ((size_t)r * hq + h) * splits * (vd + 2);
+  lk_acc mx = -INFINITY;
+  for (int s = 0; s < splits; ++s) mx = max(mx, pp[s * (vd + 2)]);
+  for (int d = threadIdx.x; d < vd; d += blockDim.x) {
+    lk_acc sum = 0, val = 0;
+    for (int s = 0; s < splits; ++s) {
+      const lk_acc ms = pp[s * (vd + 2)];
+      if (ms == -INFINITY) continue;
+      const lk_acc f = exp(ms - mx);
+      sum += pp[s * (vd + 2) + 1] * f;
+      val += pp[s * (vd + 2) + 2 + d] * f;
+    }
+    out[((size_t)r * hq + h) * vd + d] = (lk_act)(val / sum);
+  }
+}

@@ -1,0 +1,13 @@
+// The embedding gather: each row's token picks a row of the embedding matrix, dequantized to activations.
+
+// out[r][:] = E[tok[r]][:] for r < gridDim.y; a thread a 16-byte unit of the row.
+template <class M>
+__global__ void lk_embed(M m, const int* __restrict__ tok, lk_act* __restrict__ out, int d) {
+  constexpr int E = lk_fmt<M>::E;
+  const int r = blockIdx.y, u = blockIdx.x * blockDim.x + threadIdx.x;
+  if (u >= d / E) return;
+  float w[E];
+  lk_fmt<M>::unit(m, (size_t)tok[r], d, u, w);
+#pragma unroll
+  for (int e = 0; e < E; ++e) out[(size_t)r * d + u * E + e] = (lk_act)w[e];
+}

@@ -1,0 +1,57 @@
+// The matrix formats a lane reads weights in, each as 16-byte units of a row dequantized in registers.
+
+// A Q8_0 matrix split as the lane uploads it: int8 rows (`q`, k bytes a row) and an f16 scale a 32-block (`s`).
+struct lk_q8 {
+  const signed char* q;
+  const __half* s;
+};
+
+// A matrix of plain elements (f32, f16 or bf16), k elements a row.
+template <class W>
+struct lk_plain {
+  const W* w;
+};
+
+// How a format's rows read: E elements a 16-byte unit, `unit` dequantizing unit u of row `row` into w[0..E).
+template <class M>
+struct lk_fmt;
+
+template <>
+struct lk_fmt<lk_q8> {
+  static constexpr int E = 16;
+  static LK_DEVICE void unit(const lk_q8& m, size_t row, int k, int u, float* w) {
+    const int4 raw = __ldg(reinterpret_cast<const int4*>(m.q + row * k) + u);
+    const float s = __half2float(m.s[row * (k / 32) + u / 2]);
+    const signed char* b = reinterpret_cast<const signed char*>(&raw);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) w[i] = s * (float)b[i];
+  }
+};
+
+template <class W>
+struct lk_fmt<lk_plain<W>> {
+  static constexpr int E = 16 / sizeof(W);
+  static LK_DEVICE void unit(const lk_plain<W>& m, size_t row, int k, int u, float* w) {
+    const int4 raw = __ldg(reinterpret_cast<const int4*>(m.w + row * k) + u);
+    const W* b = reinterpret_cast<const W*>(&raw);
+#pragma unroll
+    for (int i = 0; i < E; ++i) w[i] = lk_float(b[i]);
+  }
+};
+
+// E consecutive activations as sums' operands.
+template <int E>
+LK_DEVICE void lk_load(const lk_act* p, lk_acc* out) {
+  if constexpr (E == 4) {
+    if constexpr (sizeof(lk_act) == 4) {
+      const float4 a = *reinterpret_cast<const float4*>(p);
+      out[0] = a.x; out[1] = a.y; out[2] = a.z; out[3] = a.w;
+    } else {
+      const double2 a = reinterpret_cast<const double2*>(p)[0], b = reinterpret_cast<const double2*>(p)[1];
+      out[0] = a.x; out[1] = a.y; out[2] = b.x; out[3] = b.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < E; i += 8) lk_load8(p + i, out + i);
+  }
+}

@@ -1,0 +1,380 @@
+// The lane's host side: its command line, the checks of its checkpoint and sidecar, its memory pools, the uploads of
+// the weights straight from the mapped checkpoint, and the drive loop that prefills, generates and prints the output
+// contract (version 1). The emitted part of a program declares its constants and forms and calls into this.
+
+#define CK(x)                                                                                          \
+  do {                                                                                                 \
+    cudaError_t e_ = (x);                                                                              \
+    if (e_ != cudaSuccess) {                                                                           \
+      fprintf(stderr, "cuda error %s:%d: %s (%s)\n", __FILE__, __LINE__, cudaGetErrorString(e_), #x); \
+      exit(1);                                                                                         \
+    }                                                                                                  \
+  } while (0)
+#define CKL() CK(cudaGetLastError())
+
+// The command line, parsed: the flags that may appear anywhere, then the prompts.
+struct lk_args {
+  bool prof = false, stagger = false;
+  unsigned long long seed = 0;
+  size_t device_bytes = SIZE_MAX;
+  const char* checkpoint = nullptr;
+  const char* sidecar = nullptr;
+  FILE* logits = nullptr;
+  std::vector<std::pair<int, std::vector<int>>> jobs;  // (n_gen, prompt)
+};
+
+static int lk_usage(const char* prog) {
+  fprintf(stderr,
+          "usage: %s <checkpoint.gguf> <sidecar> <n_gen> [--logits <file>] <token> ...\n"
+          "       %s <checkpoint.gguf> <sidecar> --prompts <file> [--logits <file>]  (a line a prompt: <n_gen> <token> ...)\n"
+          "       --profile anywhere times every launch of every step\n"
+          "       --stagger <seed> anywhere holds each launch back by a stall drawn from the seed\n"
+          "       --device-bytes <n> anywhere keeps the program to n device bytes, the matrices past them in host memory\n",
+          prog, prog);
+  return 2;
+}
+
+// Reads a whole number in [lo, hi] or says what is wrong.
+static bool lk_number(const char* s, long long lo, long long hi, long long* out, const char* what) {
+  char* e = nullptr;
+  errno = 0;
+  long long v = strtoll(s, &e, 10);
+  if (!*s || *e || errno || v < lo || v > hi) {
+    fprintf(stderr, "%s must be a whole number in [%lld, %lld], not \"%s\"\n", what, lo, hi, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Parses the command line into `a`; returns -1 when the program should go on, else its exit code.
+static int lk_parse_args(int argc, char** argv, lk_args& a, int vocab, int ctx) {
+  std::vector<char*> pos;
+  const char* logits_path = nullptr;
+  const char* prompts_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    long long v = 0;
+    auto value = [&](const char* flag) -> const char* {
+      if (i + 1 >= argc) { fprintf(stderr, "%s needs a value\n", flag); return nullptr; }
+      return argv[++i];
+    };
+    if (s == "--profile") a.prof = true;
+    else if (s == "--stagger") {
+      const char* x = value("--stagger");
+      if (!x || !lk_number(x, 0, LLONG_MAX, &v, "--stagger's seed")) return 2;
+      a.stagger = true; a.seed = (unsigned long long)v;
+    } else if (s == "--device-bytes") {
+      const char* x = value("--device-bytes");
+      if (!x || !lk_number(x, 0, LLONG_MAX, &v, "--device-bytes")) return 2;
+      a.device_bytes = (size_t)v;
+    } else if (s == "--logits") {
+      if (!(logits_path = value("--logits"))) return 2;
+    } else if (s == "--prompts") {
+      if (!(prompts_path = value("--prompts"))) return 2;
+    } else if (s.size() > 2 && s[0] == '-' && s[1] == '-') {
+      fprintf(stderr, "unknown flag %s\n", s.c_str());
+      return lk_usage(argv[0]);
+    } else pos.push_back(argv[i]);
+  }
+  if (pos.size() < 2 || (!prompts_path && pos.size() < 4) || (prompts_path && pos.size() != 2)) return lk_usage(argv[0]);
+  a.checkpoint = pos[0];
+  a.sidecar = pos[1];
+  auto add_job = [&](const std::vector<long long>& v, const char* where) {
+    long long n_gen = v[0];
+    std::vector<int> prompt;
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (v[i] < 0 || v[i] >= vocab) { fprintf(stderr, "%s: token %lld is outside the vocabulary [0, %d)\n", where, v[i], vocab); return false; }
+      prompt.push_back((int)v[i]);
+    }
+    if (prompt.empty() || n_gen < 1 || (long long)prompt.size() + n_gen > ctx) {
+      fprintf(stderr, "%s: a prompt of %zu tokens generating %lld needs %lld positions; the lane holds %d and takes at least one of each\n",
+              where, prompt.size(), n_gen, (long long)prompt.size() + n_gen, ctx);
+      return false;
+    }
+    a.jobs.push_back({(int)n_gen, prompt});
+    return true;
+  };
+  if (prompts_path) {
+    FILE* pf = fopen(prompts_path, "r");
+    if (!pf) { fprintf(stderr, "cannot read the prompts %s: %s\n", prompts_path, strerror(errno)); return 2; }
+    std::vector<char> line(1 << 20);
+    int at = 0;
+    while (fgets(line.data(), (int)line.size(), pf)) {
+      ++at;
+      std::vector<long long> v;
+      char* p = line.data();
+      char* e = nullptr;
+      for (long long x = strtoll(p, &e, 10); e != p; x = strtoll(p, &e, 10)) { v.push_back(x); p = e; }
+      while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') ++p;
+      if (*p) { fprintf(stderr, "%s:%d: not a list of numbers\n", prompts_path, at); fclose(pf); return 2; }
+      if (v.empty()) continue;
+      std::string where = std::string(prompts_path) + ":" + std::to_string(at);
+      if (v.size() < 2 || !add_job(v, where.c_str())) { if (v.size() < 2) fprintf(stderr, "%s: a prompt needs n_gen and a token\n", where.c_str()); fclose(pf); return 2; }
+    }
+    fclose(pf);
+    if (a.jobs.empty()) { fprintf(stderr, "%s holds no prompt\n", prompts_path); return 2; }
+  } else {
+    std::vector<long long> v;
+    for (size_t i = 2; i < pos.size(); ++i) {
+      long long x = 0;
+      if (!lk_number(pos[i], i == 2 ? 1 : 0, i == 2 ? ctx : vocab - 1, &x, i == 2 ? "n_gen" : "a token")) return 2;
+      v.push_back(x);
+    }
+    if (!add_job(v, "the prompt")) return 2;
+  }
+  if (logits_path && !(a.logits = fopen(logits_path, "wb"))) {
+    fprintf(stderr, "cannot write the logits to %s: %s\n", logits_path, strerror(errno));
+    return 2;
+  }
+  return -1;
+}
+
+// Maps the checkpoint and checks it is the one the program was compiled against (size, digest of its header).
+static const uint8_t* lk_open_checkpoint(const char* path, uint64_t size, uint64_t data_start, uint64_t digest) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { fprintf(stderr, "cannot open the checkpoint %s: %s\n", path, strerror(errno)); exit(3); }
+  struct stat sb;
+  fstat(fd, &sb);
+  if ((uint64_t)sb.st_size != size) { fprintf(stderr, "%s is not the checkpoint this program was compiled against (size %lld, not %llu)\n", path, (long long)sb.st_size, (unsigned long long)size); exit(3); }
+  void* m = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) { fprintf(stderr, "cannot map %s: %s\n", path, strerror(errno)); exit(3); }
+  if (lk_xxh64((const uint8_t*)m, data_start) != digest) { fprintf(stderr, "%s is not the checkpoint this program was compiled against (its digest differs)\n", path); exit(3); }
+  return (const uint8_t*)m;
+}
+
+// Reads the sidecar and checks it is this program's own (size and digest).
+static std::vector<uint8_t> lk_read_sidecar(const char* path, uint64_t bytes, uint64_t digest) {
+  std::vector<uint8_t> side(bytes);
+  FILE* f = fopen(path, "rb");
+  bool ok = f && fread(side.data(), 1, bytes, f) == bytes && fgetc(f) == EOF && lk_xxh64(side.data(), bytes) == digest;
+  if (f) fclose(f);
+  if (!ok) { fprintf(stderr, "%s is not this program's sidecar\n", path); exit(3); }
+  return side;
+}
+
+// The device pool every standing array is carved from, and the mapped host pool of the matrices moved off the device.
+static unsigned char *lk_pool = nullptr, *lk_hpool = nullptr;
+static size_t lk_pool_bytes = 0, lk_pool_at = 0, lk_hpool_bytes = 0, lk_hpool_at = 0;
+static const size_t LK_ALIGN = 256;
+static size_t lk_round(size_t n) { return (n + LK_ALIGN - 1) / LK_ALIGN * LK_ALIGN; }
+
+template <class T>
+static T* lk_carve(size_t count, bool host) {
+  size_t n = lk_round(count * sizeof(T));
+  unsigned char*& pool = host ? lk_hpool : lk_pool;
+  size_t& at = host ? lk_hpool_at : lk_pool_at;
+  size_t bytes = host ? lk_hpool_bytes : lk_pool_bytes;
+  if (at + n > bytes) { fprintf(stderr, "the program allocates past its %zu %s bytes\n", bytes, host ? "host" : "device"); exit(5); }
+  T* p = (T*)(pool + at);
+  at += n;
+  return p;
+}
+
+// Decides where the matrices live: the device's free memory (or --device-bytes) less the fixed arrays, the matrices
+// moved to mapped host memory in the compiled order until the rest fits. Returns how many moved.
+static int lk_place(size_t device_bytes, size_t fixed, const size_t* order, int n) {
+  CK(cudaFree(0));
+  size_t free_b = 0, total_b = 0;
+  CK(cudaMemGetInfo(&free_b, &total_b));
+  const size_t spare = 256u << 20;
+  size_t budget = device_bytes != SIZE_MAX ? device_bytes : (free_b > spare ? free_b - spare : 0);
+  if (device_bytes != SIZE_MAX && device_bytes > free_b) budget = free_b > spare ? free_b - spare : 0;
+  if (fixed > budget) {
+    fprintf(stderr, "the caches, arena and vectors take %zu bytes of the %zu the device can give; the lane cannot fit\n", fixed, budget);
+    exit(4);
+  }
+  size_t dev = fixed, host = 0;
+  for (int i = 0; i < n; ++i) dev += lk_round(order[i]);
+  int moved = 0;
+  while (dev > budget && moved < n) { dev -= lk_round(order[moved]); host += lk_round(order[moved]); ++moved; }
+  lk_pool_bytes = dev;
+  if (cudaMalloc(&lk_pool, dev) != cudaSuccess) { fprintf(stderr, "cannot allocate %zu device bytes\n", dev); exit(4); }
+  if (host) {
+    void* h = nullptr;
+    if (cudaHostAlloc(&h, host, cudaHostAllocMapped) != cudaSuccess) { fprintf(stderr, "cannot allocate %zu mapped host bytes\n", host); exit(4); }
+    CK(cudaHostGetDevicePointer((void**)&lk_hpool, h, 0));
+    lk_hpool_bytes = host;
+  }
+  return moved;
+}
+
+// A Q8_0 matrix's rows out of the checkpoint (34-byte blocks: an f16 scale, 32 int8) as int8 rows and scales.
+static lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
+  const size_t nb = cols / 32;
+  std::vector<signed char> q(rows * cols);
+  std::vector<__half> s(rows * nb);
+  const uint8_t* src = file + offset;
+  for (size_t b = 0; b < rows * nb; ++b) {
+    memcpy(&s[b], src + b * 34, 2);
+    memcpy(&q[b * 32], src + b * 34 + 2, 32);
+  }
+  signed char* dq = lk_carve<signed char>(rows * cols, host);
+  __half* ds = lk_carve<__half>(rows * nb, host);
+  CK(cudaMemcpy(dq, q.data(), q.size(), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(ds, s.data(), s.size() * 2, cudaMemcpyHostToDevice));
+  return lk_q8{dq, ds};
+}
+
+// A matrix of plain elements straight from the checkpoint.
+template <class W>
+static lk_plain<W> lk_upload_plain(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
+  W* d = lk_carve<W>(rows * cols, host);
+  CK(cudaMemcpy(d, file + offset, rows * cols * sizeof(W), cudaMemcpyHostToDevice));
+  return lk_plain<W>{d};
+}
+
+// An f32 vector (a norm's weights, a bias) straight from the checkpoint.
+static float* lk_upload_f32(const uint8_t* file, uint64_t offset, size_t n) {
+  float* d = lk_carve<float>(n, false);
+  CK(cudaMemcpy(d, file + offset, n * 4, cudaMemcpyHostToDevice));
+  return d;
+}
+
+// A computed constant of the sidecar.
+static lk_act* lk_upload_side(const std::vector<uint8_t>& side, size_t offset, size_t n) {
+  lk_act* d = lk_carve<lk_act>(n, false);
+  CK(cudaMemcpy(d, side.data() + offset, n * sizeof(lk_act), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// Zeroed device memory for carried state (caches, position, counters).
+template <class T>
+static T* lk_zeroed(size_t n) {
+  T* d = lk_carve<T>(n, false);
+  CK(cudaMemset(d, 0, n * sizeof(T)));
+  return d;
+}
+
+// One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
+struct lk_form {
+  int rows;
+  std::function<void(cudaStream_t, const cudaEvent_t*)> step;  // the events: one before each launch, or null
+  int* tok;
+  const lk_act* logits;
+  std::vector<const char*> kinds, outputs;
+  std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile
+  cudaGraphExec_t exec = nullptr;
+  std::vector<double> ms;  // summed time of each launch
+  int runs = 0;
+};
+
+// The carried state the drive loop resets and reads.
+struct lk_state {
+  int *pos, *tok, *gen, *count, *prompt;
+  int vocab, ctx;
+};
+
+// Prefills each prompt in the largest chunks that fit, generates, and prints the output contract.
+static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
+  cudaStream_t st;
+  CK(cudaStreamCreate(&st));
+  const bool captured = graphs && !a.prof;
+  for (auto& f : forms) {
+    if (a.prof) {
+      f.events.resize(f.kinds.size() + 1);
+      for (auto& e : f.events) CK(cudaEventCreate(&e));
+      f.ms.assign(f.kinds.size(), 0.0);
+    }
+    if (captured) {
+      cudaGraph_t g;
+      CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+      f.step(st, nullptr);
+      CK(cudaStreamEndCapture(st, &g));
+      CK(cudaGraphInstantiate(&f.exec, g, 0));
+      CK(cudaGraphDestroy(g));
+    }
+  }
+  auto form = [&](int rows) -> lk_form& {
+    for (auto& f : forms) if (f.rows == rows) return f;
+    fprintf(stderr, "the lane has no form of %d rows\n", rows);
+    exit(1);
+  };
+  auto run = [&](lk_form& f) {
+    if (f.exec) CK(cudaGraphLaunch(f.exec, st));
+    else f.step(st, a.prof ? f.events.data() : nullptr);
+    if (!a.prof) return;
+    CK(cudaStreamSynchronize(st));
+    for (size_t k = 0; k < f.ms.size(); ++k) {
+      float ms = 0.f;
+      CK(cudaEventElapsedTime(&ms, f.events[k], f.events[k + 1]));
+      f.ms[k] += ms;
+    }
+    ++f.runs;
+  };
+  std::vector<float> host_logits(s.vocab);
+  std::vector<lk_act> raw(s.vocab);
+  auto dump = [&](const lk_form& f) {
+    if (!a.logits) return;
+    CK(cudaMemcpyAsync(raw.data(), f.logits, raw.size() * sizeof(lk_act), cudaMemcpyDeviceToHost, st));
+    CK(cudaStreamSynchronize(st));
+    for (int i = 0; i < s.vocab; ++i) host_logits[i] = (float)raw[i];
+    fwrite(host_logits.data(), 4, s.vocab, a.logits);
+  };
+  cudaEvent_t e0, e1, e2;
+  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); CK(cudaEventCreate(&e2));
+  for (auto& job : a.jobs) {
+    const std::vector<int>& prompt = job.second;
+    const int n_gen = job.first;
+    CK(cudaMemsetAsync(s.pos, 0, 4, st));
+    CK(cudaMemsetAsync(s.count, 0, 4, st));
+    CK(cudaMemcpyAsync(s.prompt, prompt.data(), prompt.size() * 4, cudaMemcpyHostToDevice, st));
+    CK(cudaEventRecord(e0, st));
+    int steps = 0;
+    const lk_form* last = nullptr;
+    for (int at = 0; at < (int)prompt.size();) {
+      int rows = 1;
+      for (auto& f : forms) if (f.rows > rows && f.rows <= (int)prompt.size() - at) rows = f.rows;
+      lk_form& f = form(rows);
+      CK(cudaMemcpyAsync(f.tok, s.prompt + at, rows * 4, cudaMemcpyDeviceToDevice, st));
+      run(f);
+      last = &f;
+      at += rows;
+      ++steps;
+    }
+    CK(cudaEventRecord(e1, st));
+    dump(*last);
+    lk_form& decode = form(1);
+    for (int g = 1; g < n_gen; ++g) {
+      run(decode);
+      dump(decode);
+      ++steps;
+    }
+    CK(cudaEventRecord(e2, st));
+    CK(cudaStreamSynchronize(st));
+    CK(cudaGetLastError());
+    float prefill_ms = 0.f, decode_ms = 0.f;
+    CK(cudaEventElapsedTime(&prefill_ms, e0, e1));
+    CK(cudaEventElapsedTime(&decode_ms, e1, e2));
+    std::vector<int> gen(steps);
+    CK(cudaMemcpy(gen.data(), s.gen, steps * 4, cudaMemcpyDeviceToHost));
+    printf("TOKENS:");
+    for (int g = steps - n_gen; g < steps; ++g) printf(" %d", gen[g]);
+    printf("\nPREFILL_MS: %.3f\n", prefill_ms);
+    if (n_gen > 1) printf("DECODE_MS_PER_TOKEN: %.4f\nDECODE_TOK_PER_S: %.2f\n", decode_ms / (n_gen - 1), 1000.0 * (n_gen - 1) / decode_ms);
+    fflush(stdout);
+  }
+  if (a.prof) {
+    double total = 0;
+    lk_form& d = form(1);
+    for (size_t k = 0; k < d.ms.size() && d.runs; ++k) {
+      double us = 1000.0 * d.ms[k] / d.runs;
+      printf("PROFILE: %s %s %.3f\n", d.kinds[k], d.outputs[k], us);
+      total += us;
+    }
+    if (d.runs) printf("PROFILE_TOTAL_US: %.3f\n", total);
+    for (auto& f : forms) {
+      if (f.rows == 1 || !f.runs) continue;
+      double chunk = 0;
+      for (size_t k = 0; k < f.ms.size(); ++k) {
+        double us = 1000.0 * f.ms[k] / f.runs;
+        printf("PROFILE_CHUNK: %d %s %s %.3f\n", f.rows, f.kinds[k], f.outputs[k], us);
+        chunk += us;
+      }
+      printf("PROFILE_CHUNK_TOTAL_US: %d %.3f\n", f.rows, chunk);
+    }
+  }
+  if (a.logits) fclose(a.logits);
+  return 0;
+}
