@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Compares a lane's logits and tokens with the CPU reference's: relative L2 error, arg-max agreement, max abs error.
+
+usage: compare_logits.py REF.bin OUT.bin VOCAB [--tol X] [--ref-tokens F --out-tokens F] [--min-agree A]
+Prints one line `COMPARE: rel_l2=... agree=... max_abs=... tokens=equal|differ verdict=ok|FAIL` and exits 1 on FAIL.
+"""
+import argparse
+import sys
+
+import numpy as np
+
+
+def tokens(path):
+    return [l.split()[1:] for l in open(path) if l.startswith("TOKENS:")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ref")
+    ap.add_argument("out")
+    ap.add_argument("vocab", type=int)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--min-agree", type=float, default=1.0)
+    ap.add_argument("--ref-tokens")
+    ap.add_argument("--out-tokens")
+    a = ap.parse_args()
+    r = np.fromfile(a.ref, dtype="<f4").astype(np.float64)
+    o = np.fromfile(a.out, dtype="<f4").astype(np.float64)
+    if r.size != o.size or r.size % a.vocab:
+        print(f"COMPARE: sizes differ ref={r.size} out={o.size} verdict=FAIL")
+        return 1
+    r = r.reshape(-1, a.vocab)
+    o = o.reshape(-1, a.vocab)
+    finite = bool(np.isfinite(o).all())
+    rel = float(np.linalg.norm(o - r) / np.linalg.norm(r))
+    worst = float(max(np.linalg.norm(o[i] - r[i]) / np.linalg.norm(r[i]) for i in range(len(r))))
+    agree = float((o.argmax(1) == r.argmax(1)).mean())
+    max_abs = float(np.abs(o - r).max())
+    same_tokens = True
+    if a.ref_tokens and a.out_tokens:
+        same_tokens = tokens(a.ref_tokens) == tokens(a.out_tokens)
+    ok = finite and rel <= a.tol and agree >= a.min_agree and same_tokens
+    print(f"COMPARE: rows={len(r)} rel_l2={rel:.3e} worst_row={worst:.3e} agree={agree:.4f} max_abs={max_abs:.3e} "
+          f"finite={finite} tokens={'equal' if same_tokens else 'differ'} verdict={'ok' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

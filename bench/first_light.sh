@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The lane's first light on a GPU machine: for each preset, the CPU reference, then lanes under several knob sets,
+# each checked (tokens equal, logits within tolerance, bit for bit under --stagger, --profile's total against the
+# step, exit 3 on a wrong checkpoint or sidecar) before it is timed. Prints a table last.
+#
+# usage: bench/first_light.sh LANE_TUNE_BINARY WORKDIR [PRESET...]
+# The binary is built on a development machine (it needs no GPU); nvcc and the GPU are used here.
+set -uo pipefail
+LT=$1; W=$2; shift 2
+PRESETS=${*:-tiny-llama tiny-qwen2 tiny-qwen3 qwen3-0.6b llama-3.2-1b}
+HERE=$(cd "$(dirname "$0")" && pwd)
+export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+mkdir -p "$W"
+TABLE="$W/table.txt"
+: > "$TABLE"
+fail=0
+row() { printf '%-14s %-44s %s\n' "$1" "$2" "$3" | tee -a "$TABLE"; }
+
+# Deterministic prompts: lengths 5, 23 and 77 (longer than the largest chunk, 64), 16 tokens generated each.
+prompts() {  # vocab out
+  python3 - "$1" "$2" <<'PY'
+import random, sys
+v, out = int(sys.argv[1]), sys.argv[2]
+rng = random.Random(7)
+with open(out, "w") as f:
+    for n in (5, 23, 77):
+        f.write("16 " + " ".join(str(rng.randrange(v)) for _ in range(n)) + "\n")
+PY
+}
+
+for P in $PRESETS; do
+  F="$W/$P.gguf"
+  "$LT" synth --preset "$P" --type q8_0 --seed 1 -o "$F" > /dev/null || { row "$P" synth FAIL; fail=1; continue; }
+  "$LT" compile "$F" -o "$W/$P.probe" > /dev/null || { row "$P" compile FAIL; fail=1; continue; }
+  V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$W/$P.probe/lane.json")
+  prompts "$V" "$W/$P.prompts"
+  # The reference, prompt by prompt.
+  : > "$W/$P.ref.bin"; : > "$W/$P.ref.txt"
+  t0=$(date +%s.%N)
+  while read -r n toks; do
+    "$LT" reference "$F" --n-gen "$n" --logits "$W/$P.ref1.bin" $toks >> "$W/$P.ref.txt" || fail=1
+    cat "$W/$P.ref1.bin" >> "$W/$P.ref.bin"
+  done < "$W/$P.prompts"
+  row "$P" "reference ($(python3 -c "print(round($(date +%s.%N)-$t0,1))") s)" "$(tr '\n' '|' < "$W/$P.ref.txt" | cut -c1-60)"
+  for KS in \
+      '{"numerics":"precise"}' \
+      '{"numerics":"dequant"}' \
+      '{"numerics":"dequant","cuda_graphs":false,"gemv_rows_per_warp":2,"gemv_warps":4,"attn_splits":1,"max_chunk":4}' \
+      '{"numerics":"dequant","gemv_rows_per_warp":4,"attn_splits":16,"max_chunk":64}'; do
+    D="$W/$P.lane.$(echo "$KS" | md5sum | cut -c1-8)"
+    echo "$KS" > "$W/knobs.json"
+    tol=1e-4; [[ $KS == *precise* ]] && tol=1e-6
+    if ! "$LT" compile "$F" --knobs "$W/knobs.json" -o "$D" > /dev/null 2> "$D.err"; then row "$P" "$KS" "compile FAIL $(head -c 200 "$D.err")"; fail=1; continue; fi
+    if ! "$LT" build "$D" --arch sm_90 > /dev/null 2> "$D.err"; then row "$P" "$KS" "nvcc FAIL"; head -30 "$D.err"; fail=1; continue; fi
+    "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then row "$P" "$KS" "run rc=$rc $(head -c 300 "$D/run.err")"; fail=1; continue; fi
+    cmp=$(python3 "$HERE/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
+    stag=ok
+    for s in 1 2 3; do
+      "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st$s.bin" --stagger $s > /dev/null 2>&1 || stag="rc$?"
+      cmp -s "$D/out.bin" "$D/st$s.bin" || { stag="DIFFERS(seed $s)"; fail=1; }
+    done
+    # --profile: the decode step's launches summed, against the step's time unprofiled (its own long run).
+    "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 > "$D/time.txt" 2>&1
+    "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 --profile > "$D/prof.txt" 2>&1
+    step=$(awk '/DECODE_MS_PER_TOKEN/ {print $2*1000}' "$D/time.txt")
+    prof=$(awk '/PROFILE_TOTAL_US/ {print $2}' "$D/prof.txt")
+    pr=$(python3 -c "print(f'{$prof/$step:.2f}')" 2>/dev/null || echo "?")
+    row "$P" "$KS" "${cmp#COMPARE: } stagger=$stag profile/step=$pr step_us=$step"
+  done
+  # A wrong checkpoint and a wrong sidecar exit 3.
+  other="$W/other.gguf"; [ -f "$other" ] || "$LT" synth --preset tiny-llama --seed 9 -o "$other" > /dev/null
+  "$D/lane" "$other" "$D/lane.sidecar" 2 1 > /dev/null 2>&1; a=$?
+  "$D/lane" "$F" "$D/lane.json" 2 1 > /dev/null 2>&1; b=$?
+  row "$P" "wrong checkpoint / sidecar exit codes" "$a / $b (want 3 / 3)"
+  [ $a -eq 3 ] && [ $b -eq 3 ] || fail=1
+done
+
+# A first figure: qwen3-0.6b decode and prefill under the default knobs.
+if [ -f "$W/qwen3-0.6b.gguf" ]; then
+  F="$W/qwen3-0.6b.gguf"; D="$W/fig"
+  "$LT" compile "$F" -o "$D" > /dev/null && "$LT" build "$D" --arch sm_90 > /dev/null
+  P512=$(python3 -c "import random; r=random.Random(3); print(' '.join(str(r.randrange(150000)) for _ in range(512)))")
+  for i in 1 2 3; do "$D/lane" "$F" "$D/lane.sidecar" 128 $P512 > "$D/fig$i.txt"; done
+  python3 - "$D" <<'PY' | tee -a "$TABLE"
+import statistics, sys
+d = sys.argv[1]
+pre, dec = [], []
+for i in (1, 2, 3):
+    for l in open(f"{d}/fig{i}.txt"):
+        if l.startswith("PREFILL_MS:"): pre.append(512 / float(l.split()[1]) * 1000)
+        if l.startswith("DECODE_TOK_PER_S:"): dec.append(float(l.split()[1]))
+print(f"qwen3-0.6b default knobs: prefill(512) {statistics.median(pre):.0f} tok/s, decode {statistics.median(dec):.0f} tok/s (median of 3)")
+PY
+fi
+echo "==== table"; cat "$TABLE"
+exit $fail
