@@ -33,6 +33,8 @@ struct Preset {
   uint32_t rope_original_context = 8192;
   // Mixture of experts (experts 0: dense).
   uint32_t experts = 0, experts_used = 0, expert_ffn = 0;
+  // Sliding-window attention on alternate layers (gpt-oss; 0: none).
+  uint32_t sliding_window = 0;
 };
 
 // Every preset, tiny ones for tests first.
@@ -51,5 +53,16 @@ struct Options {
 
 // Writes the checkpoint to `out`, streamed; deterministic in (preset, type, seed). Returns the file's size.
 uint64_t write(const Options& options, const std::filesystem::path& out);
+
+// One tensor a preset's checkpoint holds: its llama.cpp name, dims in ggml order, and stored type.
+struct TensorPlan {
+  std::string name;
+  std::vector<uint64_t> dims;
+  ggml::Type type = ggml::Type::F32;
+};
+
+// The tensors `write` produces for `options`, in file order (matrices whose rows do not fit a K-quant's 256-element
+// blocks fall back to q8_0, as llama.cpp's quantizer does).
+std::vector<TensorPlan> plan(const Options& options);
 
 }  // namespace lt::synth

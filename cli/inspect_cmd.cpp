@@ -1,0 +1,139 @@
+// `lane-tune inspect`: what a GGUF checkpoint holds: architecture, hyperparameters, tensors, totals and identity.
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "command.hpp"
+#include "compiler/gguf.hpp"
+
+namespace {
+
+using lt::gguf::Value;
+using lt::gguf::ValueType;
+
+constexpr size_t kShownItems = 8;
+
+// A metadata value as JSON; long arrays are summarised by their type and length.
+nlohmann::json to_json(const Value& v) {
+  switch (v.type) {
+    case ValueType::Bool:
+      return v.as_bool();
+    case ValueType::String:
+      return v.as_string();
+    case ValueType::F32: {
+      char buf[32];
+      auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v.as_float()));
+      return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
+    }
+    case ValueType::F64:
+      return v.as_float();
+    case ValueType::I8:
+    case ValueType::I16:
+    case ValueType::I32:
+    case ValueType::I64:
+      return v.as_int();
+    case ValueType::Array: {
+      const auto& a = v.as_array();
+      if (a.items.size() > kShownItems) return {{"array_length", a.items.size()}};
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& item : a.items) out.push_back(to_json(item));
+      return out;
+    }
+    default:
+      return v.as_uint();
+  }
+}
+
+std::string to_text(const Value& v) {
+  if (v.type == ValueType::Array && v.as_array().items.size() > kShownItems)
+    return "[" + std::to_string(v.as_array().items.size()) + " items]";
+  return to_json(v).dump();
+}
+
+std::string shape(const std::vector<uint64_t>& dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? " x " : "") + std::to_string(dims[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+std::string hex(uint64_t x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, x);
+  return buf;
+}
+
+void inspect(const std::string& path, bool json) {
+  const auto f = lt::gguf::File::open(path);
+  std::string arch;
+  if (const Value* a = f.find("general.architecture"); a && a->type == ValueType::String) arch = a->as_string();
+  std::string name;
+  if (const Value* n = f.find("general.name"); n && n->type == ValueType::String) name = n->as_string();
+  uint64_t params = 0, bytes = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> by_type;  // type: tensors, bytes
+  for (const auto& t : f.tensors()) {
+    params += t.elements();
+    bytes += t.bytes;
+    auto& [count, b] = by_type[std::string(lt::ggml::traits_of(t.type).name)];
+    ++count;
+    b += t.bytes;
+  }
+  if (json) {
+    nlohmann::json j;
+    j["file"] = path;
+    j["size"] = f.size();
+    j["digest"] = hex(f.digest());
+    j["version"] = f.version();
+    j["alignment"] = f.alignment();
+    j["data_start"] = f.data_start();
+    j["architecture"] = arch;
+    j["name"] = name;
+    auto& md = j["metadata"] = nlohmann::json::object();
+    for (const auto& [k, v] : f.metadata()) md[k] = to_json(v);
+    auto& ts = j["tensors"] = nlohmann::json::array();
+    for (const auto& t : f.tensors())
+      ts.push_back({{"name", t.name},
+                    {"type", std::string(lt::ggml::traits_of(t.type).name)},
+                    {"shape", t.dims},
+                    {"bytes", t.bytes},
+                    {"offset", t.offset}});
+    auto& types = j["totals"]["by_type"] = nlohmann::json::object();
+    for (const auto& [type, cb] : by_type) types[type] = {{"tensors", cb.first}, {"bytes", cb.second}};
+    j["totals"]["tensors"] = f.tensors().size();
+    j["totals"]["parameters"] = params;
+    j["totals"]["bytes"] = bytes;
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("file:         %s\n", path.c_str());
+  std::printf("identity:     %" PRIu64 " bytes, digest xxh64:%s\n", f.size(), hex(f.digest()).c_str());
+  std::printf("format:       GGUF v%u, alignment %" PRIu64 ", data at byte %" PRIu64 "\n", f.version(), f.alignment(),
+              f.data_start());
+  std::printf("architecture: %s\n", arch.empty() ? "(none)" : arch.c_str());
+  std::printf("name:         %s\n", name.empty() ? "(none)" : name.c_str());
+  std::printf("\nmetadata:\n");
+  for (const auto& [k, v] : f.metadata()) std::printf("  %-48s %s\n", k.c_str(), to_text(v).c_str());
+  std::printf("\n%-40s %-8s %-24s %14s\n", "tensor", "type", "shape", "bytes");
+  for (const auto& t : f.tensors())
+    std::printf("%-40s %-8s %-24s %14" PRIu64 "\n", t.name.c_str(),
+                std::string(lt::ggml::traits_of(t.type).name).c_str(), shape(t.dims).c_str(), t.bytes);
+  std::printf("\ntotals: %zu tensors, %" PRIu64 " parameters, %" PRIu64 " bytes of tensor data\n", f.tensors().size(),
+              params, bytes);
+  for (const auto& [type, cb] : by_type)
+    std::printf("  %-8s %6" PRIu64 " tensors %16" PRIu64 " bytes\n", type.c_str(), cb.first, cb.second);
+}
+
+const bool registered = lt::cli::add_command(
+    {11, [](CLI::App& app) {
+       auto* c = app.add_subcommand("inspect", "Show a GGUF checkpoint's architecture, hyperparameters and tensors");
+       auto path = std::make_shared<std::string>();
+       auto json = std::make_shared<bool>(false);
+       c->add_option("file", *path, "The GGUF checkpoint")->required();
+       c->add_flag("--json", *json, "Print JSON instead of text");
+       c->callback([path, json] { inspect(*path, *json); });
+     }});
+
+}  // namespace

@@ -1,0 +1,53 @@
+// `lane-tune synth`: writes a checkpoint with random weights at a preset model's shapes.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "command.hpp"
+#include "compiler/error.hpp"
+#include "compiler/synth.hpp"
+
+namespace {
+const bool registered = lt::cli::add_command(
+    {10, [](CLI::App& app) {
+       auto* c = app.add_subcommand("synth", "Write a GGUF checkpoint with random weights at a real model's shapes");
+       struct Args {
+         std::string preset, type = "q8_0", out;
+         uint64_t seed = 1;
+         bool quiet = false, list = false;
+       };
+       auto args = std::make_shared<Args>();
+       c->add_option("--preset", args->preset, "The model shape (see --list)");
+       c->add_option("--type", args->type, "The matrices' type: q8_0, q4_k, q6_k, q4_0, f16, bf16 or f32")
+           ->capture_default_str();
+       c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
+       c->add_option("-o,--output", args->out, "The checkpoint to write");
+       c->add_flag("--list", args->list, "List the presets and exit");
+       c->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+       c->callback([args] {
+         if (args->list) {
+           for (const auto& p : lt::synth::presets())
+             std::printf("%-14s %-9s layers=%u d_model=%u heads=%u/%u head_dim=%u ffn=%u vocab=%u%s\n", p.name.c_str(),
+                         p.architecture.c_str(), p.layers, p.d_model, p.heads, p.kv_heads, p.head_dim, p.ffn, p.vocab,
+                         p.experts
+                             ? (" experts=" + std::to_string(p.experts) + "/" + std::to_string(p.experts_used)).c_str()
+                             : "");
+           return;
+         }
+         if (args->preset.empty() || args->out.empty()) throw lt::Error("synth needs --preset NAME and -o FILE");
+         lt::synth::Options o;
+         o.preset = args->preset;
+         o.seed = args->seed;
+         auto type = lt::ggml::parse_type(args->type);
+         if (!type) throw lt::Error("unknown type '" + args->type + "' (use q8_0, q4_k, q6_k, q4_0, f16, bf16 or f32)");
+         o.type = *type;
+         const auto start = std::chrono::steady_clock::now();
+         const uint64_t size = lt::synth::write(o, args->out);
+         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+         if (!args->quiet)
+           std::printf("wrote %s: %s, %s, %.1f MB in %.2f s (%.0f MB/s)\n", args->out.c_str(), args->preset.c_str(),
+                       std::string(lt::ggml::traits_of(o.type).name).c_str(), size / 1e6, s,
+                       size / 1e6 / std::max(s, 1e-9));
+       });
+     }});
+}  // namespace

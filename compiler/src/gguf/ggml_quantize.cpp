@@ -1,0 +1,256 @@
+// Block formats written from f32: the legacy 32-element blocks, Q4_K and Q6_K super-blocks, and MXFP4.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/ggml_types.hpp"
+#include "ggml_blocks.hpp"
+
+namespace lt::ggml::detail {
+namespace {
+
+int nearest(float x) {
+  return static_cast<int>(std::lrintf(x));
+}
+
+// The element of `x` with the largest magnitude, sign kept.
+float signed_absmax(const float* x, int n) {
+  float amax = 0, max = 0;
+  for (int j = 0; j < n; ++j)
+    if (std::fabs(x[j]) > amax) {
+      amax = std::fabs(x[j]);
+      max = x[j];
+    }
+  return max;
+}
+
+// Q8_0: d = max|x|/127, codes rounded to nearest.
+void q8_0(const float* x, uint8_t* b) {
+  float amax = 0;
+  for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+  const float d = amax / 127.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
+  for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(nearest(x[j] * id)));
+}
+
+// Q4_0: the largest-magnitude element maps to code 0 (-8·d), the rest are rounded and clamped to 15.
+void q4_0(const float* x, uint8_t* b) {
+  const float d = signed_absmax(x, 32) / -8.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
+  for (int j = 0; j < 16; ++j) {
+    const int lo = std::min(15, static_cast<int>(x[j] * id + 8.5f));
+    const int hi = std::min(15, static_cast<int>(x[j + 16] * id + 8.5f));
+    b[2 + j] = static_cast<uint8_t>(lo | (hi << 4));
+  }
+}
+
+// Q4_1: the range [min, max] split in 15 steps.
+void q4_1(const float* x, uint8_t* b) {
+  const float lo = *std::min_element(x, x + 32), hi = *std::max_element(x, x + 32);
+  const float d = (hi - lo) / 15.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
+  store_u16(b + 2, f32_to_f16(lo));
+  for (int j = 0; j < 16; ++j) {
+    const int q0 = std::min(15, static_cast<int>((x[j] - lo) * id + 0.5f));
+    const int q1 = std::min(15, static_cast<int>((x[j + 16] - lo) * id + 0.5f));
+    b[4 + j] = static_cast<uint8_t>(q0 | (q1 << 4));
+  }
+}
+
+// Packs 32 five-bit codes as Q5 blocks store them: fifth bits into `qh`, low nibbles into `qs`.
+void pack_q5(const int* q, uint8_t* qh_out, uint8_t* qs) {
+  uint32_t qh = 0;
+  for (int j = 0; j < 16; ++j) {
+    qs[j] = static_cast<uint8_t>((q[j] & 0xf) | ((q[j + 16] & 0xf) << 4));
+    qh |= uint32_t((q[j] >> 4) & 1) << j;
+    qh |= uint32_t((q[j + 16] >> 4) & 1) << (j + 16);
+  }
+  store_u32(qh_out, qh);
+}
+
+// Q5_0: the largest-magnitude element maps to code 0 (-16·d).
+void q5_0(const float* x, uint8_t* b) {
+  const float d = signed_absmax(x, 32) / -16.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
+  int q[32];
+  for (int j = 0; j < 32; ++j) q[j] = std::min(31, static_cast<int>(x[j] * id + 16.5f));
+  pack_q5(q, b + 2, b + 6);
+}
+
+// Q5_1: the range [min, max] split in 31 steps.
+void q5_1(const float* x, uint8_t* b) {
+  const float lo = *std::min_element(x, x + 32), hi = *std::max_element(x, x + 32);
+  const float d = (hi - lo) / 31.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
+  store_u16(b + 2, f32_to_f16(lo));
+  int q[32];
+  for (int j = 0; j < 32; ++j) q[j] = std::min(31, static_cast<int>((x[j] - lo) * id + 0.5f));
+  pack_q5(q, b + 4, b + 8);
+}
+
+// Fits value ≈ scale·q - min to a 32-element group with q in 0..15 and min ≥ 0: the range first, then one
+// least-squares refinement of (scale, min) for the codes the range chose.
+void fit_group_q4(const float* x, float& scale, float& min) {
+  float lo = std::min(0.f, *std::min_element(x, x + 32));
+  float hi = *std::max_element(x, x + 32);
+  if (hi <= lo) {
+    scale = 0;
+    min = -lo;
+    return;
+  }
+  float s = (hi - lo) / 15.f;
+  float sum_l = 0, sum_l2 = 0, sum_x = 0, sum_xl = 0;
+  for (int j = 0; j < 32; ++j) {
+    const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) / s), 0, 15));
+    sum_l += l;
+    sum_l2 += l * l;
+    sum_x += x[j];
+    sum_xl += x[j] * l;
+  }
+  const float det = 32 * sum_l2 - sum_l * sum_l;
+  if (det > 0) {
+    const float s2 = (32 * sum_xl - sum_l * sum_x) / det;
+    const float lo2 = (sum_l2 * sum_x - sum_l * sum_xl) / det;
+    if (s2 > 0 && lo2 <= 0) {
+      s = s2;
+      lo = lo2;
+    }
+  }
+  scale = s;
+  min = -lo;
+}
+
+// Q4_K: eight groups of 32 fitted as scale·q - min, the scales and mins themselves stored as 6-bit multiples of
+// the super-block's d and dmin.
+void q4_k(const float* x, uint8_t* b) {
+  float scales[8], mins[8];
+  float max_scale = 0, max_min = 0;
+  for (int g = 0; g < 8; ++g) {
+    fit_group_q4(x + 32 * g, scales[g], mins[g]);
+    max_scale = std::max(max_scale, scales[g]);
+    max_min = std::max(max_min, mins[g]);
+  }
+  const float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f;
+  const float inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+  uint8_t* sm = b + 4;
+  std::fill(sm, sm + 12, 0);
+  for (int g = 0; g < 8; ++g) {
+    const auto ls = static_cast<uint8_t>(std::min(63, nearest(inv_scale * scales[g])));
+    const auto lm = static_cast<uint8_t>(std::min(63, nearest(inv_min * mins[g])));
+    if (g < 4) {
+      sm[g] = ls;
+      sm[g + 4] = lm;
+    } else {
+      sm[g + 4] = static_cast<uint8_t>((ls & 0xf) | ((lm & 0xf) << 4));
+      sm[g - 4] |= static_cast<uint8_t>((ls >> 4) << 6);
+      sm[g] |= static_cast<uint8_t>((lm >> 4) << 6);
+    }
+  }
+  const uint16_t dh = f32_to_f16(max_scale / 63.f), dminh = f32_to_f16(max_min / 63.f);
+  store_u16(b, dh);
+  store_u16(b + 2, dminh);
+  const float d = f16_to_f32(dh), dmin = f16_to_f32(dminh);
+  uint8_t codes[256];
+  for (int g = 0; g < 8; ++g) {
+    uint8_t sc, m;
+    scale_min_k4(g, sm, sc, m);
+    const float ds = d * sc, dm = dmin * m;
+    for (int j = 0; j < 32; ++j) {
+      const int l = ds != 0 ? nearest((x[32 * g + j] + dm) / ds) : 0;
+      codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, 15));
+    }
+  }
+  uint8_t* q = b + 16;
+  for (int j = 0; j < 256; j += 64, q += 32)
+    for (int l = 0; l < 32; ++l) q[l] = static_cast<uint8_t>(codes[j + l] | (codes[j + l + 32] << 4));
+}
+
+// Q6_K: sixteen groups of 16, each scaled so its largest-magnitude element is code -32; the group scales are
+// stored as signed 8-bit multiples of d.
+void q6_k(const float* x, uint8_t* b) {
+  float scales[16];
+  float max_scale = 0, amax_scale = 0;
+  for (int g = 0; g < 16; ++g) {
+    scales[g] = signed_absmax(x + 16 * g, 16) / -32.f;
+    if (std::fabs(scales[g]) > amax_scale) {
+      amax_scale = std::fabs(scales[g]);
+      max_scale = scales[g];
+    }
+  }
+  uint8_t* ql = b;
+  uint8_t* qh = b + 128;
+  auto* sc = reinterpret_cast<int8_t*>(b + 192);
+  if (amax_scale == 0) {
+    std::fill(b, b + 210, 0);
+    return;
+  }
+  const float iscale = -128.f / max_scale;
+  const uint16_t dh = f32_to_f16(1.f / iscale);
+  store_u16(b + 208, dh);
+  const float d = f16_to_f32(dh);
+  uint8_t codes[256];
+  for (int g = 0; g < 16; ++g) {
+    sc[g] = static_cast<int8_t>(std::clamp(nearest(iscale * scales[g]), -128, 127));
+    const float ds = d * sc[g];
+    for (int j = 0; j < 16; ++j) {
+      const int l = ds != 0 ? nearest(x[16 * g + j] / ds) : 0;
+      codes[16 * g + j] = static_cast<uint8_t>(std::clamp(l, -32, 31) + 32);
+    }
+  }
+  for (int j = 0; j < 256; j += 128, ql += 64, qh += 32) {
+    for (int l = 0; l < 32; ++l) {
+      const uint8_t c1 = codes[j + l], c2 = codes[j + l + 32], c3 = codes[j + l + 64], c4 = codes[j + l + 96];
+      ql[l] = static_cast<uint8_t>((c1 & 0xf) | ((c3 & 0xf) << 4));
+      ql[l + 32] = static_cast<uint8_t>((c2 & 0xf) | ((c4 & 0xf) << 4));
+      qh[l] = static_cast<uint8_t>((c1 >> 4) | ((c2 >> 4) << 2) | ((c3 >> 4) << 4) | ((c4 >> 4) << 6));
+    }
+  }
+}
+
+// MXFP4: a power-of-two scale chosen from the block's largest magnitude, each element the nearest E2M1 code.
+void mxfp4(const float* x, uint8_t* b) {
+  float amax = 0;
+  for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+  const int e = amax > 0 ? std::clamp(static_cast<int>(std::floor(std::log2(amax))) - 2 + 127, 0, 254) : 0;
+  b[0] = static_cast<uint8_t>(e);
+  const float d = mxfp4_scale(b[0]);
+  auto code = [&](float v) {
+    int best = 0;
+    float best_err = INFINITY;
+    for (int c = 0; c < 16; ++c) {
+      const float err = std::fabs(d * kMxfp4Values[c] - v);
+      if (err < best_err) {
+        best_err = err;
+        best = c;
+      }
+    }
+    return best;
+  };
+  for (int j = 0; j < 16; ++j) b[1 + j] = static_cast<uint8_t>(code(x[j]) | (code(x[j + 16]) << 4));
+}
+
+}  // namespace
+
+BlockQuantizer block_quantizer(Type t) {
+  switch (t) {
+    case Type::Q4_0:
+      return q4_0;
+    case Type::Q4_1:
+      return q4_1;
+    case Type::Q5_0:
+      return q5_0;
+    case Type::Q5_1:
+      return q5_1;
+    case Type::Q8_0:
+      return q8_0;
+    case Type::Q4_K:
+      return q4_k;
+    case Type::Q6_K:
+      return q6_k;
+    case Type::MXFP4:
+      return mxfp4;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace lt::ggml::detail

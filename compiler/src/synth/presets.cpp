@@ -1,0 +1,135 @@
+// The model shapes `lane-tune synth` knows: tiny ones for tests, and real models' published configurations.
+#include <string>
+
+#include "compiler/error.hpp"
+#include "compiler/synth.hpp"
+
+namespace lt::synth {
+namespace {
+
+std::vector<Preset> make_presets() {
+  std::vector<Preset> all;
+  {
+    Preset p;  // llama with llama3 rope scaling and a separate output matrix
+    p.name = "tiny-llama";
+    p.architecture = "llama";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 64, p.ffn = 512, p.vocab = 512;
+    p.context = 4096, p.rope_base = 500000.f, p.norm_eps = 1e-5f;
+    p.rope_scale_factor = 8.f, p.rope_low_freq = 1.f, p.rope_high_freq = 4.f, p.rope_original_context = 1024;
+    all.push_back(p);
+  }
+  {
+    Preset p;  // qwen2: q/k/v biases, tied output
+    p.name = "tiny-qwen2";
+    p.architecture = "qwen2";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 64, p.ffn = 768, p.vocab = 600;
+    p.context = 4096, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.tied_output = true, p.qkv_bias = true;
+    all.push_back(p);
+  }
+  {
+    Preset p;  // qwen3: q/k norms, GQA, head_dim != d_model / heads
+    p.name = "tiny-qwen3";
+    p.architecture = "qwen3";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 128, p.ffn = 768, p.vocab = 768;
+    p.context = 4096, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qk_norm = true;
+    all.push_back(p);
+  }
+  {
+    Preset p;  // qwen3moe: router and 8 experts, 2 used
+    p.name = "tiny-moe";
+    p.architecture = "qwen3moe";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 64, p.ffn = 768, p.vocab = 512;
+    p.context = 4096, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qk_norm = true;
+    p.experts = 8, p.experts_used = 2, p.expert_ffn = 256;
+    all.push_back(p);
+  }
+  {
+    Preset p;  // gpt-oss: sinks, biases, sliding window, yarn
+    p.name = "tiny-gpt-oss";
+    p.architecture = "gpt-oss";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 64, p.ffn = 256, p.vocab = 512;
+    p.context = 4096, p.rope_base = 150000.f, p.norm_eps = 1e-5f, p.qkv_bias = true;
+    p.rope_scale_factor = 32.f, p.rope_original_context = 4096;
+    p.experts = 4, p.experts_used = 2, p.expert_ffn = 256, p.sliding_window = 128;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "qwen3-0.6b";
+    p.architecture = "qwen3";
+    p.layers = 28, p.d_model = 1024, p.heads = 16, p.kv_heads = 8, p.head_dim = 128, p.ffn = 3072, p.vocab = 151936;
+    p.context = 40960, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.tied_output = true, p.qk_norm = true;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "qwen3-8b";
+    p.architecture = "qwen3";
+    p.layers = 36, p.d_model = 4096, p.heads = 32, p.kv_heads = 8, p.head_dim = 128, p.ffn = 12288, p.vocab = 151936;
+    p.context = 40960, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qk_norm = true;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "llama-3.2-1b";
+    p.architecture = "llama";
+    p.layers = 16, p.d_model = 2048, p.heads = 32, p.kv_heads = 8, p.head_dim = 64, p.ffn = 8192, p.vocab = 128256;
+    p.context = 131072, p.rope_base = 500000.f, p.norm_eps = 1e-5f, p.tied_output = true;
+    p.rope_scale_factor = 32.f, p.rope_low_freq = 1.f, p.rope_high_freq = 4.f, p.rope_original_context = 8192;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "llama-3.1-8b";
+    p.architecture = "llama";
+    p.layers = 32, p.d_model = 4096, p.heads = 32, p.kv_heads = 8, p.head_dim = 128, p.ffn = 14336, p.vocab = 128256;
+    p.context = 131072, p.rope_base = 500000.f, p.norm_eps = 1e-5f;
+    p.rope_scale_factor = 8.f, p.rope_low_freq = 1.f, p.rope_high_freq = 4.f, p.rope_original_context = 8192;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "qwen2.5-7b";
+    p.architecture = "qwen2";
+    p.layers = 28, p.d_model = 3584, p.heads = 28, p.kv_heads = 4, p.head_dim = 128, p.ffn = 18944, p.vocab = 152064;
+    p.context = 32768, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qkv_bias = true;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "qwen3-30b-a3b";
+    p.architecture = "qwen3moe";
+    p.layers = 48, p.d_model = 2048, p.heads = 32, p.kv_heads = 4, p.head_dim = 128, p.ffn = 6144, p.vocab = 151936;
+    p.context = 40960, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qk_norm = true;
+    p.experts = 128, p.experts_used = 8, p.expert_ffn = 768;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "gpt-oss-20b";
+    p.architecture = "gpt-oss";
+    p.layers = 24, p.d_model = 2880, p.heads = 64, p.kv_heads = 8, p.head_dim = 64, p.ffn = 2880, p.vocab = 201088;
+    p.context = 131072, p.rope_base = 150000.f, p.norm_eps = 1e-5f, p.qkv_bias = true;
+    p.rope_scale_factor = 32.f, p.rope_original_context = 4096;
+    p.experts = 32, p.experts_used = 4, p.expert_ffn = 2880, p.sliding_window = 128;
+    all.push_back(p);
+  }
+  return all;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = make_presets();
+  return all;
+}
+
+const Preset& preset(const std::string& name) {
+  for (const auto& p : presets())
+    if (p.name == name) return p;
+  std::string known;
+  for (const auto& p : presets()) known += (known.empty() ? "" : ", ") + p.name;
+  throw Error("unknown preset '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace lt::synth

@@ -1,0 +1,303 @@
+// Synthesized checkpoints: a preset's tensors in llama.cpp's names and shapes, filled with seeded random weights,
+// quantized and streamed to disk a slab of rows at a time.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <thread>
+
+#include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/synth.hpp"
+
+namespace lt::synth {
+namespace {
+
+using ggml::Type;
+using gguf::Value;
+
+// How a tensor's values are drawn.
+enum class Fill { Matrix, Norm, Bias, Sink, RopeFactors };
+
+// A tensor to write and how to fill it.
+struct Planned {
+  TensorPlan plan;
+  Fill fill = Fill::Matrix;
+};
+
+uint64_t rows_of(const std::vector<uint64_t>& dims) {
+  uint64_t n = 1;
+  for (size_t i = 1; i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+bool is_k_quant(Type t) {
+  return t == Type::Q2_K || t == Type::Q3_K || t == Type::Q4_K || t == Type::Q5_K || t == Type::Q6_K;
+}
+
+// The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type`.
+std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
+  std::vector<Planned> out;
+  auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false) {
+    Type t = keep_f32 ? Type::F32 : matrix_type;
+    const auto tr = ggml::traits_of(t);
+    if (dims[0] % tr.block_elems != 0) t = is_k_quant(t) && dims[0] % 32 == 0 ? Type::Q8_0 : Type::F16;
+    out.push_back({{std::move(name), std::move(dims), t}, Fill::Matrix});
+  };
+  auto vec = [&](std::string name, std::vector<uint64_t> dims, Fill fill) {
+    out.push_back({{std::move(name), std::move(dims), Type::F32}, fill});
+  };
+  const uint64_t d = p.d_model, q_width = uint64_t{p.heads} * p.head_dim, kv_width = uint64_t{p.kv_heads} * p.head_dim;
+  const bool gpt_oss = p.architecture == "gpt-oss";
+  matrix("token_embd.weight", {d, p.vocab});
+  if (p.architecture == "llama" && p.rope_scale_factor > 0)
+    vec("rope_freqs.weight", {p.head_dim / 2}, Fill::RopeFactors);
+  for (uint32_t l = 0; l < p.layers; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    vec(b + "attn_norm.weight", {d}, Fill::Norm);
+    matrix(b + "attn_q.weight", {d, q_width});
+    if (p.qkv_bias) vec(b + "attn_q.bias", {q_width}, Fill::Bias);
+    matrix(b + "attn_k.weight", {d, kv_width});
+    if (p.qkv_bias) vec(b + "attn_k.bias", {kv_width}, Fill::Bias);
+    matrix(b + "attn_v.weight", {d, kv_width});
+    if (p.qkv_bias) vec(b + "attn_v.bias", {kv_width}, Fill::Bias);
+    if (p.qk_norm) {
+      vec(b + "attn_q_norm.weight", {p.head_dim}, Fill::Norm);
+      vec(b + "attn_k_norm.weight", {p.head_dim}, Fill::Norm);
+    }
+    matrix(b + "attn_output.weight", {q_width, d});
+    if (gpt_oss) {
+      vec(b + "attn_output.bias", {d}, Fill::Bias);
+      vec(b + "attn_sinks.weight", {p.heads}, Fill::Sink);
+      vec(b + "post_attention_norm.weight", {d}, Fill::Norm);
+    } else {
+      vec(b + "ffn_norm.weight", {d}, Fill::Norm);
+    }
+    if (p.experts == 0) {
+      matrix(b + "ffn_gate.weight", {d, p.ffn});
+      matrix(b + "ffn_up.weight", {d, p.ffn});
+      matrix(b + "ffn_down.weight", {p.ffn, d});
+    } else {
+      const uint64_t e = p.experts, f = p.expert_ffn;
+      matrix(b + "ffn_gate_inp.weight", {d, e}, true);
+      if (gpt_oss) vec(b + "ffn_gate_inp.bias", {e}, Fill::Bias);
+      matrix(b + "ffn_gate_exps.weight", {d, f, e});
+      if (gpt_oss) vec(b + "ffn_gate_exps.bias", {f, e}, Fill::Bias);
+      matrix(b + "ffn_up_exps.weight", {d, f, e});
+      if (gpt_oss) vec(b + "ffn_up_exps.bias", {f, e}, Fill::Bias);
+      matrix(b + "ffn_down_exps.weight", {f, d, e});
+      if (gpt_oss) vec(b + "ffn_down_exps.bias", {d, e}, Fill::Bias);
+    }
+  }
+  vec("output_norm.weight", {d}, Fill::Norm);
+  if (!p.tied_output) matrix("output.weight", {d, p.vocab});
+  return out;
+}
+
+// llama.cpp's file_type number for a checkpoint whose matrices are `t`.
+uint32_t file_type(Type t) {
+  switch (t) {
+    case Type::F32:
+      return 0;
+    case Type::F16:
+      return 1;
+    case Type::Q4_0:
+      return 2;
+    case Type::Q8_0:
+      return 7;
+    case Type::Q4_K:
+      return 14;
+    case Type::Q6_K:
+      return 18;
+    case Type::BF16:
+      return 32;
+    default:
+      return 0;
+  }
+}
+
+// The metadata llama.cpp's converter writes for `p`'s architecture.
+void set_metadata(gguf::Writer& w, const Preset& p, Type type) {
+  const std::string& a = p.architecture;
+  w.set("general.architecture", Value::str(a));
+  w.set("general.name", Value::str("lane-tune synth " + p.name));
+  w.set("general.alignment", Value::u32(32));
+  w.set("general.file_type", Value::u32(file_type(type)));
+  w.set("general.quantization_version", Value::u32(2));
+  w.set(a + ".vocab_size", Value::u32(p.vocab));
+  w.set(a + ".context_length", Value::u32(p.context));
+  w.set(a + ".embedding_length", Value::u32(p.d_model));
+  w.set(a + ".block_count", Value::u32(p.layers));
+  w.set(a + ".feed_forward_length", Value::u32(p.ffn));
+  w.set(a + ".attention.head_count", Value::u32(p.heads));
+  w.set(a + ".attention.head_count_kv", Value::u32(p.kv_heads));
+  w.set(a + ".attention.key_length", Value::u32(p.head_dim));
+  w.set(a + ".attention.value_length", Value::u32(p.head_dim));
+  w.set(a + ".attention.layer_norm_rms_epsilon", Value::f32(p.norm_eps));
+  w.set(a + ".rope.freq_base", Value::f32(p.rope_base));
+  if (a == "llama") w.set(a + ".rope.dimension_count", Value::u32(p.head_dim));
+  if (p.experts > 0) {
+    w.set(a + ".expert_count", Value::u32(p.experts));
+    w.set(a + ".expert_used_count", Value::u32(p.experts_used));
+    w.set(a + ".expert_feed_forward_length", Value::u32(p.expert_ffn));
+  }
+  if (p.sliding_window > 0) w.set(a + ".attention.sliding_window", Value::u32(p.sliding_window));
+  if (a == "gpt-oss" && p.rope_scale_factor > 0) {
+    w.set(a + ".rope.scaling.type", Value::str("yarn"));
+    w.set(a + ".rope.scaling.factor", Value::f32(p.rope_scale_factor));
+    w.set(a + ".rope.scaling.original_context_length", Value::u32(p.rope_original_context));
+  }
+  if (a == "llama" && p.rope_scale_factor > 0) {
+    // llama.cpp applies llama3 scaling through the rope_freqs tensor; `rope.scaling.factor` would make it scale
+    // linearly on top, so the llama3 parameters are recorded under lane-tune's own keys.
+    w.set("lane_tune.rope.scaling.type", Value::str("llama3"));
+    w.set("lane_tune.rope.scaling.factor", Value::f32(p.rope_scale_factor));
+    w.set("lane_tune.rope.scaling.low_freq_factor", Value::f32(p.rope_low_freq));
+    w.set("lane_tune.rope.scaling.high_freq_factor", Value::f32(p.rope_high_freq));
+    w.set("lane_tune.rope.scaling.original_context_length", Value::u32(p.rope_original_context));
+  }
+  w.set("tokenizer.ggml.model", Value::str("none"));
+}
+
+// A splitmix64 step: the seed mixer and the row generator's state advance.
+uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t hash_name(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Fills `row` with uniform values in [-amp, amp] plus `center`, from a generator seeded by (tensor, row).
+void random_row(uint64_t tensor_seed, uint64_t row_index, float center, float amp, std::span<float> row) {
+  uint64_t s = tensor_seed ^ (row_index * 0xd1b54a32d192ed03ull);
+  splitmix(s);
+  constexpr float kUnit = 1.f / 16777216.f;
+  size_t i = 0;
+  for (; i + 1 < row.size(); i += 2) {
+    const uint64_t r = splitmix(s);
+    row[i] = center + amp * (2.f * static_cast<float>(r >> 40) * kUnit - 1.f);
+    row[i + 1] = center + amp * (2.f * static_cast<float>((r >> 16) & 0xffffff) * kUnit - 1.f);
+  }
+  if (i < row.size()) row[i] = center + amp * (2.f * static_cast<float>(splitmix(s) >> 40) * kUnit - 1.f);
+}
+
+// llama.cpp's llama3 rope factors: 1 for short wavelengths, the scale factor for long ones, smoothed between.
+std::vector<float> llama3_rope_factors(const Preset& p) {
+  std::vector<float> out;
+  const double low_wavelen = p.rope_original_context / p.rope_low_freq;
+  const double high_wavelen = p.rope_original_context / p.rope_high_freq;
+  for (uint32_t i = 0; i < p.head_dim; i += 2) {
+    const double freq = 1.0 / std::pow(double(p.rope_base), double(i) / p.head_dim);
+    const double wavelen = 2 * std::numbers::pi / freq;
+    if (wavelen < high_wavelen) {
+      out.push_back(1.f);
+    } else if (wavelen > low_wavelen) {
+      out.push_back(p.rope_scale_factor);
+    } else {
+      const double smooth =
+          (p.rope_original_context / wavelen - p.rope_low_freq) / (p.rope_high_freq - p.rope_low_freq);
+      out.push_back(static_cast<float>(1.0 / ((1 - smooth) / p.rope_scale_factor + smooth)));
+    }
+  }
+  return out;
+}
+
+// Generates and quantizes rows [first, last) of a tensor into `out`.
+void make_rows(const Planned& t, uint64_t tensor_seed, uint64_t first, uint64_t last, uint8_t* out) {
+  const uint64_t width = t.plan.dims[0];
+  const uint64_t row_bytes = ggml::row_bytes(t.plan.type, width);
+  float center = 0, amp = 0;
+  switch (t.fill) {
+    case Fill::Matrix:
+      amp = std::sqrt(3.f / static_cast<float>(width));
+      break;
+    case Fill::Norm:
+      center = 1.f, amp = 0.1f;
+      break;
+    case Fill::Bias:
+      amp = 0.05f;
+      break;
+    case Fill::Sink:
+      amp = 1.f;
+      break;
+    case Fill::RopeFactors:
+      break;
+  }
+  std::vector<float> row(width);
+  for (uint64_t r = first; r < last; ++r) {
+    random_row(tensor_seed, r, center, amp, row);
+    ggml::quantize(t.plan.type, row, out + (r - first) * row_bytes);
+  }
+}
+
+}  // namespace
+
+std::vector<TensorPlan> plan(const Options& options) {
+  std::vector<TensorPlan> out;
+  for (auto& t : plan_tensors(preset(options.preset), options.type)) out.push_back(std::move(t.plan));
+  return out;
+}
+
+uint64_t write(const Options& options, const std::filesystem::path& out) {
+  const Preset& p = preset(options.preset);
+  const auto tr = ggml::traits_of(options.type);
+  if (!tr.quantizable) throw Error("synth cannot write " + std::string(tr.name) + " matrices");
+  const std::vector<Planned> tensors = plan_tensors(p, options.type);
+
+  gguf::Writer w(out, 32);
+  set_metadata(w, p, options.type);
+  uint64_t total = 0;
+  for (const auto& t : tensors) {
+    w.add_tensor(t.plan.name, t.plan.dims, t.plan.type);
+    total += ggml::row_bytes(t.plan.type, t.plan.dims[0]) * rows_of(t.plan.dims);
+  }
+  w.begin_data();
+
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  constexpr uint64_t kSlabBytes = 8ull << 20;
+  std::vector<uint8_t> slab;
+  uint64_t written = 0;
+  for (const auto& t : tensors) {
+    const uint64_t seed_state = options.seed ^ hash_name(t.plan.name);
+    uint64_t s = seed_state;
+    const uint64_t tensor_seed = splitmix(s);
+    const uint64_t width = t.plan.dims[0];
+    const uint64_t rows = rows_of(t.plan.dims);
+    const uint64_t row_bytes = ggml::row_bytes(t.plan.type, width);
+    if (t.fill == Fill::RopeFactors) {
+      const auto f = llama3_rope_factors(p);
+      w.write({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4});
+      written += f.size() * 4;
+      if (options.progress) options.progress(written, total);
+      continue;
+    }
+    const uint64_t slab_rows = std::max<uint64_t>(1, kSlabBytes / row_bytes);
+    slab.resize(std::min(rows, slab_rows) * row_bytes);
+    for (uint64_t first = 0; first < rows; first += slab_rows) {
+      const uint64_t last = std::min(rows, first + slab_rows);
+      const uint64_t n = last - first;
+      const unsigned parts = static_cast<unsigned>(std::min<uint64_t>(threads, (n + 15) / 16));
+      if (parts <= 1) {
+        make_rows(t, tensor_seed, first, last, slab.data());
+      } else {
+        std::vector<std::jthread> pool;
+        for (unsigned i = 0; i < parts; ++i) {
+          const uint64_t a = first + n * i / parts, b = first + n * (i + 1) / parts;
+          pool.emplace_back([&, a, b] { make_rows(t, tensor_seed, a, b, slab.data() + (a - first) * row_bytes); });
+        }
+      }
+      w.write({slab.data(), n * row_bytes});
+      written += n * row_bytes;
+    }
+    if (options.progress) options.progress(written, total);
+  }
+  w.finish();
+  return std::filesystem::file_size(out);
+}
+
+}  // namespace lt::synth
