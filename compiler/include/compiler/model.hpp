@@ -15,9 +15,11 @@ enum class Arch { Llama, Qwen2, Qwen3 };
 // How rope pairs a head's values: llama rotates adjacent pairs (2i, 2i+1); qwen2/qwen3 (NeoX) rotate i with i + d/2.
 enum class RopeMode { Adjacent, Neox };
 
-// llama3-style rope scaling of the frequencies (kind None: plain rope).
+// Rope scaling of the frequencies (kind None: plain rope). Llama3: each pair's frequency divided by the llama3 factor
+// (from rope_freqs.weight when present, else computed from the parameters below); Linear: llama.cpp's
+// `rope.scaling.factor` reading, every frequency divided by `factor`.
 struct RopeScaling {
-  enum class Kind { None, Llama3 } kind = Kind::None;
+  enum class Kind { None, Llama3, Linear } kind = Kind::None;
   float factor = 1.f;
   float low_freq_factor = 1.f;
   float high_freq_factor = 4.f;
@@ -46,7 +48,7 @@ struct Layer {
 struct Model {
   Arch arch = Arch::Llama;
   std::string architecture;  // the GGUF name: "llama", "qwen2", "qwen3"
-  std::string name;          // general.name, or the file's stem when absent
+  std::string name;          // general.name, or the architecture when absent
   uint32_t layers = 0;
   uint32_t d_model = 0;
   uint32_t heads = 0;
@@ -67,6 +69,10 @@ struct Model {
   const gguf::TensorInfo* token_embd = nullptr;
   const gguf::TensorInfo* output_norm = nullptr;
   const gguf::TensorInfo* output = nullptr;  // == token_embd when tied
+  // llama's rope frequency factors (llama3 scaling as llama.cpp's converter stores it), null when absent; when present
+  // they override the scaling keys: each pair's inverse frequency is divided by its factor.
+  const gguf::TensorInfo* rope_freqs = nullptr;
+  std::vector<float> rope_freq_factors;  // rope_freqs' values (head_dim/2), empty when absent
   std::vector<Layer> layer;
 
   uint32_t group() const { return heads / kv_heads; }  // query heads a key/value head serves

@@ -1,0 +1,336 @@
+// Model recognition: llama.cpp's reading of a llama, qwen2 or qwen3 checkpoint's metadata and tensor names.
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "compiler/error.hpp"
+#include "compiler/model.hpp"
+
+namespace lt::model {
+namespace {
+
+// The metadata and tensors of one checkpoint, read with the architecture's key prefix; records every tensor bound.
+class Reader {
+ public:
+  Reader(const gguf::File& file, std::string arch) : file_(file), arch_(std::move(arch)) {}
+
+  std::string key(const std::string& k) const { return arch_ + "." + k; }
+  const gguf::Value* find(const std::string& k) const { return file_.find(key(k)); }
+
+  // A required unsigned hyperparameter `<arch>.key`.
+  uint32_t need_uint(const std::string& key) const {
+    const gguf::Value* v = find(key);
+    if (!v) throw Error("checkpoint has no " + arch_ + "." + key + " (llama.cpp requires it)");
+    return to_uint(key, *v);
+  }
+
+  // An optional unsigned hyperparameter; a per-layer array is accepted when all its entries are equal.
+  uint32_t opt_uint(const std::string& key, uint32_t fallback) const {
+    const gguf::Value* v = find(key);
+    return v ? to_uint(key, *v) : fallback;
+  }
+
+  float opt_float(const std::string& key, float fallback) const {
+    const gguf::Value* v = find(key);
+    if (!v) return fallback;
+    try {
+      return static_cast<float>(v->as_float());
+    } catch (const Error&) {
+      throw Error(arch_ + "." + key + " is not a number");
+    }
+  }
+
+  // A tensor by name, checked for shape and type; null when absent and `required` is false.
+  const gguf::TensorInfo* bind(const std::string& name, std::vector<uint64_t> dims, bool required, bool matrix) {
+    const gguf::TensorInfo* t = file_.tensor(name);
+    if (!t) {
+      if (required) throw Error("checkpoint has no tensor " + name + " (required by " + arch_ + ")");
+      return nullptr;
+    }
+    if (t->dims != dims) throw Error("tensor " + name + " has shape " + shape(t->dims) + ", expected " + shape(dims));
+    auto traits = ggml::traits(static_cast<uint32_t>(t->type));
+    std::string type_name = traits ? std::string(traits->name) : std::to_string(static_cast<uint32_t>(t->type));
+    if (matrix) {
+      if (!traits || !traits->dequantizable)
+        throw Error("tensor " + name + " has type " + type_name + ", which lane-tune cannot read");
+      if (dims[0] % traits->block_elems != 0)
+        throw Error("tensor " + name + " has rows of " + std::to_string(dims[0]) + " elements, not a whole number of " +
+                    type_name + " blocks");
+    } else if (t->type != ggml::Type::F32) {
+      throw Error("tensor " + name + " has type " + type_name + ", expected f32 (a 1-D tensor)");
+    }
+    bound_.insert(name);
+    return t;
+  }
+
+  // Throws naming the first tensor nothing bound (llama.cpp refuses a checkpoint with tensors it does not use).
+  void check_all_bound() const {
+    for (const auto& t : file_.tensors())
+      if (!bound_.count(t.name)) throw Error("unexpected tensor " + t.name + " for architecture " + arch_);
+  }
+
+ private:
+  uint32_t to_uint(const std::string& key, const gguf::Value& v) const {
+    if (v.type != gguf::ValueType::Array) return checked(key, read_uint(key, v));
+    const auto& items = v.as_array().items;
+    if (items.empty()) throw Error(arch_ + "." + key + " is an empty array");
+    uint64_t first = read_uint(key, items[0]);
+    for (const auto& i : items)
+      if (read_uint(key, i) != first)
+        throw Error(arch_ + "." + key + " differs between layers, which lane-tune does not support");
+    return checked(key, first);
+  }
+
+  uint64_t read_uint(const std::string& key, const gguf::Value& v) const {
+    try {
+      return v.as_uint();
+    } catch (const Error&) {
+      throw Error(arch_ + "." + key + " is not an unsigned integer");
+    }
+  }
+
+  uint32_t checked(const std::string& key, uint64_t x) const {
+    if (x > UINT32_MAX) throw Error(arch_ + "." + key + " is out of range: " + std::to_string(x));
+    return static_cast<uint32_t>(x);
+  }
+
+  static std::string shape(const std::vector<uint64_t>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+    return s + "]";
+  }
+
+  const gguf::File& file_;
+  std::string arch_;
+  std::set<std::string> bound_;
+};
+
+// The architecture named by general.architecture, or an error naming it.
+Arch arch_of(const std::string& name) {
+  if (name == "llama") return Arch::Llama;
+  if (name == "qwen2") return Arch::Qwen2;
+  if (name == "qwen3") return Arch::Qwen3;
+  throw Error("unsupported architecture '" + name + "' (lane-tune supports llama, qwen2, qwen3)");
+}
+
+// Reads rope scaling: lane-tune's own `lane_tune.rope.scaling.*` keys (llama3 parameters that llama.cpp would not
+// misread), then `<arch>.rope.scaling.*` as llama.cpp reads them (a factor without a type is linear scaling) plus
+// type "llama3"; a rope_freqs tensor alone means llama3. Yarn and other kinds are refused.
+RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_tensor) {
+  RopeScaling s;
+  auto number = [&](const std::string& key, float fallback) {
+    const gguf::Value* v = file.find(key);
+    if (!v) return fallback;
+    try {
+      return static_cast<float>(v->as_float());
+    } catch (const Error&) {
+      throw Error(key + " is not a number");
+    }
+  };
+  auto text = [&](const std::string& key) {
+    const gguf::Value* v = file.find(key);
+    if (!v) return std::string();
+    if (v->type != gguf::ValueType::String) throw Error(key + " is not a string");
+    return v->as_string();
+  };
+  auto llama3 = [&](const std::string& prefix) {
+    s.kind = RopeScaling::Kind::Llama3;
+    s.factor = number(prefix + "factor", s.factor);
+    s.low_freq_factor = number(prefix + "low_freq_factor", s.low_freq_factor);
+    s.high_freq_factor = number(prefix + "high_freq_factor", s.high_freq_factor);
+    s.original_context = static_cast<uint32_t>(number(prefix + "original_context_length", float(s.original_context)));
+    if (!has_freq_tensor && (s.low_freq_factor == s.high_freq_factor || !(s.factor > 0.f)))
+      throw Error(prefix + "*: llama3 rope scaling needs a positive factor and low_freq_factor != high_freq_factor");
+    return s;
+  };
+  std::string own = text("lane_tune.rope.scaling.type");
+  if (own == "llama3") return llama3("lane_tune.rope.scaling.");
+  if (!own.empty() && own != "none")
+    throw Error("unsupported rope scaling '" + own + "' (lane_tune.rope.scaling.type)");
+
+  const std::string prefix = r.key("rope.scaling.");
+  std::string type = text(prefix + "type");
+  if (type == "llama3") return llama3(prefix);
+  float factor = number(prefix + "factor", 0.f);
+  if (type.empty() || type == "linear") {
+    if (factor != 0.f && factor != 1.f) {
+      if (!(factor > 0.f)) throw Error(prefix + "factor is not positive");
+      s.kind = RopeScaling::Kind::Linear;
+      s.factor = factor;
+      return s;
+    }
+    return has_freq_tensor ? llama3(prefix) : s;
+  }
+  if (type == "none") return has_freq_tensor ? llama3(prefix) : s;
+  throw Error("unsupported rope scaling '" + type + "' (lane-tune supports none, linear and llama3)");
+}
+
+}  // namespace
+
+const char* to_string(Arch a) {
+  switch (a) {
+    case Arch::Llama:
+      return "llama";
+    case Arch::Qwen2:
+      return "qwen2";
+    case Arch::Qwen3:
+      return "qwen3";
+  }
+  return "?";
+}
+
+float Model::attention_scale() const {
+  return 1.f / std::sqrt(static_cast<float>(head_dim));
+}
+
+std::vector<double> Model::rope_inv_freq() const {
+  std::vector<double> f(head_dim / 2);
+  for (uint32_t i = 0; i < f.size(); ++i) f[i] = std::pow(double(rope_base), -2.0 * i / double(head_dim));
+  if (!rope_freq_factors.empty()) {
+    // llama.cpp divides each pair's angle by its stored factor (ggml_rope_ext's freq_factors).
+    for (uint32_t i = 0; i < f.size(); ++i) f[i] /= double(rope_freq_factors[i]);
+  } else if (scaling.kind == RopeScaling::Kind::Llama3) {
+    // The factors llama.cpp's converter stores as rope_freqs.weight, computed from the scaling parameters instead.
+    const double pi = 3.14159265358979323846;
+    double ctx = scaling.original_context;
+    double low_wavelen = ctx / scaling.low_freq_factor, high_wavelen = ctx / scaling.high_freq_factor;
+    for (auto& x : f) {
+      double wavelen = 2 * pi / x;
+      if (wavelen < high_wavelen) continue;
+      if (wavelen > low_wavelen) {
+        x /= scaling.factor;
+        continue;
+      }
+      double smooth =
+          (ctx / wavelen - scaling.low_freq_factor) / (double(scaling.high_freq_factor) - scaling.low_freq_factor);
+      x *= (1 - smooth) / scaling.factor + smooth;
+    }
+  }
+  if (scaling.kind == RopeScaling::Kind::Linear)
+    for (auto& x : f) x /= double(scaling.factor);
+  return f;
+}
+
+uint64_t Model::weight_bytes() const {
+  uint64_t total = token_embd->bytes + output_norm->bytes + (tied_output ? 0 : output->bytes);
+  if (rope_freqs) total += rope_freqs->bytes;
+  for (const Layer& l : layer)
+    for (const gguf::TensorInfo* t : {l.attn_norm, l.wq, l.wk, l.wv, l.wo, l.bq, l.bk, l.bv, l.q_norm, l.k_norm,
+                                      l.ffn_norm, l.w_gate, l.w_up, l.w_down})
+      if (t) total += t->bytes;
+  return total;
+}
+
+uint64_t Model::decode_bytes() const {
+  if (tied_output) return weight_bytes();
+  return weight_bytes() - token_embd->bytes + ggml::row_bytes(token_embd->type, d_model);
+}
+
+Model recognize(const gguf::File& file) {
+  const gguf::Value* arch_value = file.find("general.architecture");
+  if (!arch_value) throw Error("checkpoint has no general.architecture");
+  if (arch_value->type != gguf::ValueType::String) throw Error("general.architecture is not a string");
+  Model m;
+  m.architecture = arch_value->as_string();
+  m.arch = arch_of(m.architecture);
+  if (const gguf::Value* n = file.find("general.name"); n && n->type == gguf::ValueType::String)
+    m.name = n->as_string();
+  if (m.name.empty()) m.name = m.architecture;
+
+  Reader r(file, m.architecture);
+  m.layers = r.need_uint("block_count");
+  m.d_model = r.need_uint("embedding_length");
+  m.ffn = r.need_uint("feed_forward_length");
+  m.heads = r.need_uint("attention.head_count");
+  m.kv_heads = r.opt_uint("attention.head_count_kv", m.heads);
+  m.context = r.need_uint("context_length");
+  if (m.layers == 0 || m.d_model == 0 || m.ffn == 0 || m.heads == 0 || m.kv_heads == 0)
+    throw Error(m.architecture + " has a zero block_count, embedding_length, feed_forward_length or head count");
+  if (m.heads % m.kv_heads != 0)
+    throw Error(m.architecture + ": " + std::to_string(m.heads) + " query heads do not group over " +
+                std::to_string(m.kv_heads) + " key/value heads");
+  uint32_t per_head = m.d_model / m.heads;
+  m.head_dim = r.opt_uint("attention.key_length", per_head);
+  m.value_dim = r.opt_uint("attention.value_length", per_head);
+  if (m.head_dim == 0 || m.head_dim % 2 != 0)
+    throw Error(m.architecture + ": head width " + std::to_string(m.head_dim) + " is not a positive even number");
+  if (m.value_dim == 0) throw Error(m.architecture + ": value width is 0");
+  if (!r.find("attention.key_length") && m.d_model % m.heads != 0)
+    throw Error(m.architecture + ": embedding_length is not a multiple of head_count and key_length is absent");
+  uint32_t rope_dims = r.opt_uint("rope.dimension_count", m.head_dim);
+  if (rope_dims != m.head_dim)
+    throw Error(m.architecture + ".rope.dimension_count is " + std::to_string(rope_dims) + ", not the head width " +
+                std::to_string(m.head_dim) + " (partial rope is not supported)");
+  m.rope_base = r.opt_float("rope.freq_base", 10000.f);
+  m.rope_mode = m.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::Neox;
+  {
+    const gguf::Value* eps = r.find("attention.layer_norm_rms_epsilon");
+    if (!eps) throw Error("checkpoint has no " + m.architecture + ".attention.layer_norm_rms_epsilon");
+    m.norm_eps = r.opt_float("attention.layer_norm_rms_epsilon", 0.f);
+  }
+
+  const gguf::TensorInfo* embd = file.tensor("token_embd.weight");
+  if (!embd) throw Error("checkpoint has no tensor token_embd.weight");
+  uint32_t vocab_from_embd = embd->dims.size() == 2 ? static_cast<uint32_t>(embd->dims[1]) : 0;
+  m.vocab = r.opt_uint("vocab_size", vocab_from_embd);
+  if (m.vocab == 0) throw Error("vocabulary size is 0");
+
+  const uint64_t d = m.d_model, q_width = uint64_t{m.heads} * m.head_dim;
+  const uint64_t k_width = uint64_t{m.kv_heads} * m.head_dim, v_width = uint64_t{m.kv_heads} * m.value_dim;
+  const uint64_t o_width = uint64_t{m.heads} * m.value_dim;
+  m.token_embd = r.bind("token_embd.weight", {d, m.vocab}, true, true);
+  m.output_norm = r.bind("output_norm.weight", {d}, true, false);
+  m.output = r.bind("output.weight", {d, m.vocab}, false, true);
+  m.tied_output = m.output == nullptr;
+  if (m.tied_output) m.output = m.token_embd;
+  if (m.arch == Arch::Llama) {
+    m.rope_freqs = r.bind("rope_freqs.weight", {m.head_dim / 2}, false, false);
+    if (m.rope_freqs) {
+      auto bytes = file.data(*m.rope_freqs);
+      m.rope_freq_factors.resize(m.head_dim / 2);
+      std::memcpy(m.rope_freq_factors.data(), bytes.data(), m.rope_freq_factors.size() * sizeof(float));
+      for (float x : m.rope_freq_factors)
+        if (!(x > 0.f) || !std::isfinite(x)) throw Error("rope_freqs.weight holds a factor that is not positive");
+    }
+  }
+  m.scaling = read_scaling(file, r, m.rope_freqs != nullptr);
+
+  const bool biases_required = m.arch == Arch::Qwen2, biases_allowed = m.arch != Arch::Qwen3;
+  const bool norms = m.arch == Arch::Qwen3;
+  m.layer.resize(m.layers);
+  for (uint32_t i = 0; i < m.layers; ++i) {
+    Layer& l = m.layer[i];
+    auto name = [&](const char* what) { return "blk." + std::to_string(i) + "." + what; };
+    l.attn_norm = r.bind(name("attn_norm.weight"), {d}, true, false);
+    l.wq = r.bind(name("attn_q.weight"), {d, q_width}, true, true);
+    l.wk = r.bind(name("attn_k.weight"), {d, k_width}, true, true);
+    l.wv = r.bind(name("attn_v.weight"), {d, v_width}, true, true);
+    l.wo = r.bind(name("attn_output.weight"), {o_width, d}, true, true);
+    if (biases_allowed) {
+      l.bq = r.bind(name("attn_q.bias"), {q_width}, biases_required, false);
+      l.bk = r.bind(name("attn_k.bias"), {k_width}, biases_required, false);
+      l.bv = r.bind(name("attn_v.bias"), {v_width}, biases_required, false);
+      if ((l.bq != nullptr) != (l.bk != nullptr) || (l.bq != nullptr) != (l.bv != nullptr))
+        throw Error(name("attn_{q,k,v}.bias") + ": lane-tune needs all three biases or none");
+    }
+    if (norms) {
+      l.q_norm = r.bind(name("attn_q_norm.weight"), {m.head_dim}, true, false);
+      l.k_norm = r.bind(name("attn_k_norm.weight"), {m.head_dim}, true, false);
+    }
+    l.ffn_norm = r.bind(name("ffn_norm.weight"), {d}, true, false);
+    l.w_gate = r.bind(name("ffn_gate.weight"), {d, m.ffn}, true, true);
+    l.w_up = r.bind(name("ffn_up.weight"), {d, m.ffn}, true, true);
+    l.w_down = r.bind(name("ffn_down.weight"), {m.ffn, d}, true, true);
+    if (i == 0) {
+      m.qkv_bias = l.bq != nullptr;
+      m.qk_norm = l.q_norm != nullptr;
+    } else if (m.qkv_bias != (l.bq != nullptr)) {
+      throw Error(name("attn_q.bias") + ": layers disagree on whether q/k/v have biases");
+    }
+  }
+  r.check_all_bound();
+  return m;
+}
+
+}  // namespace lt::model

@@ -1,0 +1,337 @@
+// The CPU reference forward pass: f64 activations and sums over weights dequantized a row at a time, rows spread
+// over every core.
+//
+// Activations between layers, the key/value caches and every sum are f64: the reference is what lanes are judged
+// against, so it rounds only where the checkpoint does (its weights) and where the logits are written (f32).
+#include "compiler/reference.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "compiler/error.hpp"
+
+namespace lt::reference {
+namespace {
+
+// A fixed set of worker threads that runs one parallel loop at a time, the calling thread taking part as worker 0.
+class Pool {
+ public:
+  using Task = std::function<void(size_t task, unsigned worker)>;
+
+  explicit Pool(unsigned threads) {
+    for (unsigned id = 1; id < std::max(1u, threads); ++id) workers_.emplace_back([this, id] { work(id); });
+  }
+
+  ~Pool() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+  // Runs fn(task, worker) for every task in [0, tasks); returns when all are done, rethrowing the first failure.
+  void run(size_t tasks, const Task& fn) {
+    if (tasks == 0) return;
+    if (workers_.empty() || tasks == 1) {
+      for (size_t t = 0; t < tasks; ++t) fn(t, 0);
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      fn_ = &fn;
+      tasks_ = tasks;
+      next_ = 0;
+      busy_ = static_cast<unsigned>(workers_.size());
+      error_ = nullptr;
+      ++generation_;
+    }
+    start_.notify_all();
+    drain(0);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return busy_ == 0; });
+    fn_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void work(unsigned id) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock lock(mu_);
+        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      drain(id);
+      std::lock_guard lock(mu_);
+      if (--busy_ == 0) done_.notify_all();
+    }
+  }
+
+  void drain(unsigned id) {
+    for (size_t t; (t = next_.fetch_add(1)) < tasks_;) {
+      try {
+        (*fn_)(t, id);
+      } catch (...) {
+        std::lock_guard lock(mu_);
+        if (!error_) error_ = std::current_exception();
+        next_ = tasks_;
+      }
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable start_, done_;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  const Task* fn_ = nullptr;
+  size_t tasks_ = 0;
+  std::atomic<size_t> next_{0};
+  unsigned busy_ = 0;
+  std::exception_ptr error_;
+};
+
+// A 1-D tensor (norm weights, biases) read into f64.
+std::vector<double> read_vector(const gguf::File& file, const gguf::TensorInfo* t) {
+  if (!t) return {};
+  std::vector<float> f(t->elements());
+  ggml::dequantize(t->type, file.data(*t).data(), f);
+  return {f.begin(), f.end()};
+}
+
+// One layer's 1-D tensors in f64.
+struct LayerVectors {
+  std::vector<double> attn_norm, bq, bk, bv, q_norm, k_norm, ffn_norm;
+};
+
+// x * w / sqrt(mean(x^2) + eps) over each `n`-wide row of `x`, in place.
+void rms_norm(double* x, size_t rows, size_t n, const std::vector<double>& w, double eps) {
+  for (size_t r = 0; r < rows; ++r) {
+    double* v = x + r * n;
+    double ss = 0;
+    for (size_t i = 0; i < n; ++i) ss += v[i] * v[i];
+    double inv = 1.0 / std::sqrt(ss / double(n) + eps);
+    for (size_t i = 0; i < n; ++i) v[i] = v[i] * inv * w[i];
+  }
+}
+
+void add_bias(std::vector<double>& y, const std::vector<double>& b) {
+  if (b.empty()) return;
+  for (size_t i = 0; i < y.size(); ++i) y[i] += b[i % b.size()];
+}
+
+}  // namespace
+
+struct Reference::Impl {
+  const gguf::File& file;
+  model::Model m;
+  Pool pool;
+  std::vector<std::vector<float>> row_buffer;     // per worker: one dequantized weight row
+  std::vector<std::vector<double>> score_buffer;  // per worker: one head's attention scores
+  std::vector<double> inv_freq;
+  std::vector<double> output_norm;
+  std::vector<LayerVectors> vectors;
+  std::vector<std::vector<double>> k_cache, v_cache;  // per layer: position x (kv_heads * width)
+  int pos = 0;
+
+  Impl(const gguf::File& f, const model::Model& model, unsigned threads)
+      : file(f), m(model), pool(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
+    size_t widest = std::max({size_t{m.d_model}, size_t{m.ffn}, size_t{m.heads} * m.value_dim});
+    row_buffer.assign(pool.size(), std::vector<float>(widest));
+    score_buffer.resize(pool.size());
+    inv_freq = m.rope_inv_freq();
+    output_norm = read_vector(file, m.output_norm);
+    for (const model::Layer& l : m.layer)
+      vectors.push_back({read_vector(file, l.attn_norm), read_vector(file, l.bq), read_vector(file, l.bk),
+                         read_vector(file, l.bv), read_vector(file, l.q_norm), read_vector(file, l.k_norm),
+                         read_vector(file, l.ffn_norm)});
+    k_cache.resize(m.layers);
+    v_cache.resize(m.layers);
+  }
+
+  // y (rows x out) = x (rows x in) times w's rows: each output row of w dequantized once, by one worker.
+  std::vector<double> matmul(const gguf::TensorInfo& w, const std::vector<double>& x, size_t rows) {
+    const size_t in = w.dims[0], out = w.rows();
+    const uint64_t row_bytes = ggml::row_bytes(w.type, in);
+    const uint8_t* base = file.data(w).data();
+    std::vector<double> y(rows * out);
+    const size_t per_task = std::max<size_t>(1, out / (size_t{pool.size()} * 16));
+    pool.run((out + per_task - 1) / per_task, [&](size_t task, unsigned worker) {
+      std::span<float> row(row_buffer[worker].data(), in);
+      for (size_t r = task * per_task; r < std::min(out, (task + 1) * per_task); ++r) {
+        ggml::dequantize(w.type, base + r * row_bytes, row);
+        for (size_t t = 0; t < rows; ++t) {
+          const double* xt = x.data() + t * in;
+          double s = 0;
+          for (size_t i = 0; i < in; ++i) s += double(row[i]) * xt[i];
+          y[t * out + r] = s;
+        }
+      }
+    });
+    return y;
+  }
+
+  // Rotates each `width`-wide head of each row by its position's angles, pairing values as the model's rope mode does.
+  void rope(std::vector<double>& x, size_t rows, size_t heads, int first_pos) const {
+    const size_t width = m.head_dim, half = width / 2;
+    for (size_t t = 0; t < rows; ++t)
+      for (size_t h = 0; h < heads; ++h) {
+        double* v = x.data() + (t * heads + h) * width;
+        for (size_t i = 0; i < half; ++i) {
+          double theta = double(first_pos + int(t)) * inv_freq[i];
+          double c = std::cos(theta), s = std::sin(theta);
+          size_t a = m.rope_mode == model::RopeMode::Adjacent ? 2 * i : i;
+          size_t b = m.rope_mode == model::RopeMode::Adjacent ? 2 * i + 1 : i + half;
+          double x0 = v[a], x1 = v[b];
+          v[a] = x0 * c - x1 * s;
+          v[b] = x0 * s + x1 * c;
+        }
+      }
+  }
+
+  // Causal grouped-query attention of the chunk's queries over the cache (which already holds the chunk's keys).
+  std::vector<double> attend(const std::vector<double>& q, size_t rows, int first_pos, size_t layer) {
+    const size_t hd = m.head_dim, vd = m.value_dim, heads = m.heads, group = m.group();
+    const size_t k_width = size_t{m.kv_heads} * hd, v_width = size_t{m.kv_heads} * vd;
+    const double scale = 1.0 / std::sqrt(double(hd));
+    const std::vector<double>& K = k_cache[layer];
+    const std::vector<double>& V = v_cache[layer];
+    std::vector<double> out(rows * heads * vd, 0.0);
+    pool.run(rows * heads, [&](size_t task, unsigned worker) {
+      const size_t t = task / heads, h = task % heads, kvh = h / group;
+      const size_t n = size_t(first_pos) + t + 1;
+      const double* qv = q.data() + (t * heads + h) * hd;
+      std::vector<double>& score = score_buffer[worker];
+      score.resize(n);
+      double top = -INFINITY;
+      for (size_t j = 0; j < n; ++j) {
+        const double* kv = K.data() + j * k_width + kvh * hd;
+        double s = 0;
+        for (size_t i = 0; i < hd; ++i) s += qv[i] * kv[i];
+        score[j] = s * scale;
+        top = std::max(top, score[j]);
+      }
+      double sum = 0;
+      for (size_t j = 0; j < n; ++j) sum += score[j] = std::exp(score[j] - top);
+      double* o = out.data() + (t * heads + h) * vd;
+      for (size_t j = 0; j < n; ++j) {
+        const double* vv = V.data() + j * v_width + kvh * vd;
+        const double p = score[j] / sum;
+        for (size_t i = 0; i < vd; ++i) o[i] += p * vv[i];
+      }
+    });
+    return out;
+  }
+
+  void check(std::span<const int32_t> tokens) const {
+    if (tokens.empty()) throw Error("the reference needs at least one token");
+    for (int32_t t : tokens)
+      if (t < 0 || uint32_t(t) >= m.vocab)
+        throw Error("token " + std::to_string(t) + " is outside the vocabulary (0.." + std::to_string(m.vocab - 1) +
+                    ")");
+    if (m.context && uint64_t(pos) + tokens.size() > m.context)
+      throw Error("position " + std::to_string(pos + tokens.size() - 1) + " is past the context length " +
+                  std::to_string(m.context));
+  }
+
+  // Runs the chunk at the next positions; the logits of every row (all_rows) or of the last one.
+  std::vector<float> run(std::span<const int32_t> tokens, bool all_rows) {
+    check(tokens);
+    const size_t T = tokens.size(), d = m.d_model;
+    const size_t k_width = size_t{m.kv_heads} * m.head_dim, v_width = size_t{m.kv_heads} * m.value_dim;
+    const double eps = m.norm_eps;
+    const int p0 = pos;
+
+    std::vector<double> x(T * d);
+    {
+      const uint64_t row_bytes = ggml::row_bytes(m.token_embd->type, d);
+      std::vector<float> row(d);
+      for (size_t t = 0; t < T; ++t) {
+        ggml::dequantize(m.token_embd->type, file.data(*m.token_embd).data() + uint64_t(tokens[t]) * row_bytes, row);
+        std::copy(row.begin(), row.end(), x.begin() + t * d);
+      }
+    }
+    for (size_t li = 0; li < m.layers; ++li) {
+      const model::Layer& l = m.layer[li];
+      const LayerVectors& lv = vectors[li];
+      std::vector<double> h = x;
+      rms_norm(h.data(), T, d, lv.attn_norm, eps);
+      std::vector<double> q = matmul(*l.wq, h, T), k = matmul(*l.wk, h, T), v = matmul(*l.wv, h, T);
+      add_bias(q, lv.bq);
+      add_bias(k, lv.bk);
+      add_bias(v, lv.bv);
+      if (!lv.q_norm.empty()) {
+        rms_norm(q.data(), T * m.heads, m.head_dim, lv.q_norm, eps);
+        rms_norm(k.data(), T * m.kv_heads, m.head_dim, lv.k_norm, eps);
+      }
+      rope(q, T, m.heads, p0);
+      rope(k, T, m.kv_heads, p0);
+      k_cache[li].resize(size_t(p0) * k_width);
+      v_cache[li].resize(size_t(p0) * v_width);
+      k_cache[li].insert(k_cache[li].end(), k.begin(), k.end());
+      v_cache[li].insert(v_cache[li].end(), v.begin(), v.end());
+      std::vector<double> attn = matmul(*l.wo, attend(q, T, p0, li), T);
+      for (size_t i = 0; i < x.size(); ++i) x[i] += attn[i];
+
+      h = x;
+      rms_norm(h.data(), T, d, lv.ffn_norm, eps);
+      std::vector<double> gate = matmul(*l.w_gate, h, T), up = matmul(*l.w_up, h, T);
+      for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+      std::vector<double> down = matmul(*l.w_down, gate, T);
+      for (size_t i = 0; i < x.size(); ++i) x[i] += down[i];
+    }
+    pos = p0 + int(T);
+
+    const size_t first = all_rows ? 0 : T - 1, rows = T - first;
+    std::vector<double> h(x.begin() + first * d, x.end());
+    rms_norm(h.data(), rows, d, output_norm, eps);
+    std::vector<double> logits = matmul(*m.output, h, rows);
+    return {logits.begin(), logits.end()};
+  }
+};
+
+Reference::Reference(const gguf::File& file, const model::Model& model, unsigned threads)
+    : impl_(std::make_unique<Impl>(file, model, threads)) {}
+
+Reference::~Reference() = default;
+
+void Reference::reset() {
+  impl_->pos = 0;
+  for (auto& c : impl_->k_cache) c.clear();
+  for (auto& c : impl_->v_cache) c.clear();
+}
+
+std::vector<float> Reference::forward(std::span<const int32_t> tokens) {
+  return impl_->run(tokens, true);
+}
+
+int Reference::position() const {
+  return impl_->pos;
+}
+
+Generation Reference::generate(std::span<const int32_t> prompt, int n_gen) {
+  reset();
+  Generation g;
+  std::vector<float> logits = impl_->run(prompt, false);
+  for (int i = 0; i < n_gen; ++i) {
+    if (i > 0) logits = impl_->run(std::span<const int32_t>(&g.tokens.back(), 1), false);
+    g.logits.insert(g.logits.end(), logits.begin(), logits.end());
+    g.tokens.push_back(int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+  }
+  return g;
+}
+
+}  // namespace lt::reference

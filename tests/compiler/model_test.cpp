@@ -1,0 +1,416 @@
+// Model recognition: hyperparameters and tensor bindings read as llama.cpp reads them, and clear errors otherwise.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/model.hpp"
+#include "compiler/synth.hpp"
+#include "support/test_support.hpp"
+
+namespace lt::test {
+namespace {
+
+// A checkpoint to write: metadata and tensor declarations (their data: 1.0 for f32, zero bytes otherwise).
+struct Checkpoint {
+  struct Tensor {
+    std::string name;
+    std::vector<uint64_t> dims;
+    ggml::Type type = ggml::Type::F32;
+  };
+  std::vector<std::pair<std::string, gguf::Value>> meta;
+  std::vector<Tensor> tensors;
+
+  void set(const std::string& key, gguf::Value v) {
+    for (auto& [k, old] : meta)
+      if (k == key) {
+        old = std::move(v);
+        return;
+      }
+    meta.emplace_back(key, std::move(v));
+  }
+  Tensor* find(const std::string& name) {
+    for (auto& t : tensors)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+  void remove(const std::string& name) {
+    std::erase_if(tensors, [&](const Tensor& t) { return t.name == name; });
+  }
+
+  void write(const std::filesystem::path& path) const {
+    gguf::Writer w(path);
+    for (const auto& [k, v] : meta) w.set(k, v);
+    for (const auto& t : tensors) w.add_tensor(t.name, t.dims, t.type);
+    w.begin_data();
+    for (const auto& t : tensors) {
+      uint64_t rows = 1;
+      for (size_t i = 1; i < t.dims.size(); ++i) rows *= t.dims[i];
+      std::vector<uint8_t> bytes(ggml::row_bytes(t.type, t.dims[0]) * rows, 0);
+      if (t.type == ggml::Type::F32)
+        for (size_t i = 0; i < bytes.size(); i += 4) {
+          float one = 1.f;
+          std::memcpy(&bytes[i], &one, 4);
+        }
+      w.write(bytes);
+    }
+    w.finish();
+  }
+};
+
+// A two-layer dense checkpoint of `arch` (d_model 16, 4 heads over 2 key/value heads, ffn 32, vocab 32), with the
+// tensors llama.cpp expects for it.
+Checkpoint dense(const std::string& arch, bool tied = true) {
+  Checkpoint c;
+  const uint64_t d = 16, heads = 4, kv = 2, hd = 4, ffn = 32, vocab = 32;
+  c.set("general.architecture", gguf::Value::str(arch));
+  c.set("general.name", gguf::Value::str("tiny " + arch));
+  c.set(arch + ".block_count", gguf::Value::u32(2));
+  c.set(arch + ".context_length", gguf::Value::u32(64));
+  c.set(arch + ".embedding_length", gguf::Value::u32(d));
+  c.set(arch + ".feed_forward_length", gguf::Value::u32(ffn));
+  c.set(arch + ".attention.head_count", gguf::Value::u32(heads));
+  c.set(arch + ".attention.head_count_kv", gguf::Value::u32(kv));
+  c.set(arch + ".rope.freq_base", gguf::Value::f32(500000.f));
+  c.set(arch + ".attention.layer_norm_rms_epsilon", gguf::Value::f32(1e-6f));
+  c.tensors.push_back({"token_embd.weight", {d, vocab}, ggml::Type::F16});
+  c.tensors.push_back({"output_norm.weight", {d}});
+  if (!tied) c.tensors.push_back({"output.weight", {d, vocab}, ggml::Type::BF16});
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.tensors.push_back({b + "attn_norm.weight", {d}});
+    c.tensors.push_back({b + "attn_q.weight", {d, heads * hd}, ggml::Type::F16});
+    c.tensors.push_back({b + "attn_k.weight", {d, kv * hd}, ggml::Type::F16});
+    c.tensors.push_back({b + "attn_v.weight", {d, kv * hd}, ggml::Type::F16});
+    if (arch == "qwen2") {
+      c.tensors.push_back({b + "attn_q.bias", {heads * hd}});
+      c.tensors.push_back({b + "attn_k.bias", {kv * hd}});
+      c.tensors.push_back({b + "attn_v.bias", {kv * hd}});
+    }
+    if (arch == "qwen3") {
+      c.tensors.push_back({b + "attn_q_norm.weight", {hd}});
+      c.tensors.push_back({b + "attn_k_norm.weight", {hd}});
+    }
+    c.tensors.push_back({b + "attn_output.weight", {heads * hd, d}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_norm.weight", {d}});
+    c.tensors.push_back({b + "ffn_gate.weight", {d, ffn}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_up.weight", {d, ffn}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_down.weight", {ffn, d}, ggml::Type::Q8_0});
+  }
+  return c;
+}
+
+// Writes `c`, recognizes it, and hands the model (and its file, which it points into) to `check`.
+template <class Check>
+void with_model(const Checkpoint& c, Check check) {
+  TempDir dir;
+  c.write(dir / "m.gguf");
+  auto file = gguf::File::open(dir / "m.gguf");
+  check(model::recognize(file), file);
+}
+
+// The message recognize() throws for `c` (fails the test when it accepts it).
+std::string refusal(const Checkpoint& c) {
+  TempDir dir;
+  c.write(dir / "m.gguf");
+  auto file = gguf::File::open(dir / "m.gguf");
+  try {
+    model::recognize(file);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "recognize accepted the checkpoint";
+  return "";
+}
+
+TEST(Model, RecognizesLlama) {
+  with_model(dense("llama"), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::Llama);
+    EXPECT_EQ(m.architecture, "llama");
+    EXPECT_EQ(m.name, "tiny llama");
+    EXPECT_EQ(m.layers, 2u);
+    EXPECT_EQ(m.d_model, 16u);
+    EXPECT_EQ(m.heads, 4u);
+    EXPECT_EQ(m.kv_heads, 2u);
+    EXPECT_EQ(m.group(), 2u);
+    EXPECT_EQ(m.head_dim, 4u);
+    EXPECT_EQ(m.value_dim, 4u);
+    EXPECT_EQ(m.ffn, 32u);
+    EXPECT_EQ(m.vocab, 32u);
+    EXPECT_EQ(m.context, 64u);
+    EXPECT_EQ(m.rope_base, 500000.f);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Adjacent);
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::None);
+    EXPECT_EQ(m.norm_eps, 1e-6f);
+    EXPECT_TRUE(m.tied_output);
+    EXPECT_EQ(m.output, m.token_embd);
+    EXPECT_FALSE(m.qkv_bias);
+    EXPECT_FALSE(m.qk_norm);
+    EXPECT_EQ(m.rope_freqs, nullptr);
+    ASSERT_EQ(m.layer.size(), 2u);
+    EXPECT_EQ(m.layer[1].w_down, f.tensor("blk.1.ffn_down.weight"));
+    EXPECT_EQ(m.layer[0].bq, nullptr);
+    EXPECT_FLOAT_EQ(m.attention_scale(), 0.5f);
+    EXPECT_STREQ(model::to_string(m.arch), "llama");
+  });
+}
+
+TEST(Model, SeparateOutputIsBound) {
+  with_model(dense("llama", false), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_FALSE(m.tied_output);
+    EXPECT_EQ(m.output, f.tensor("output.weight"));
+  });
+}
+
+TEST(Model, Qwen2HasBiasesAndNeoxRope) {
+  with_model(dense("qwen2"), [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.arch, model::Arch::Qwen2);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.qkv_bias);
+    EXPECT_NE(m.layer[1].bv, nullptr);
+  });
+  Checkpoint c = dense("qwen2");
+  c.remove("blk.1.attn_k.bias");
+  EXPECT_NE(refusal(c).find("blk.1.attn_k.bias"), std::string::npos);
+}
+
+TEST(Model, LlamaMayHaveAllThreeBiases) {
+  Checkpoint c = dense("llama");
+  c.tensors.push_back({"blk.0.attn_q.bias", {16}});
+  EXPECT_NE(refusal(c).find("bias"), std::string::npos);
+  c.tensors.push_back({"blk.0.attn_k.bias", {8}});
+  c.tensors.push_back({"blk.0.attn_v.bias", {8}});
+  c.tensors.push_back({"blk.1.attn_q.bias", {16}});
+  c.tensors.push_back({"blk.1.attn_k.bias", {8}});
+  c.tensors.push_back({"blk.1.attn_v.bias", {8}});
+  with_model(c, [](const model::Model& m, const gguf::File&) { EXPECT_TRUE(m.qkv_bias); });
+}
+
+TEST(Model, Qwen3HasQkNormsAndExplicitHeadWidths) {
+  Checkpoint c = dense("qwen3");
+  // Head widths apart from d_model/heads, as qwen3 has them: keys 8 wide, values 6 wide.
+  c.set("qwen3.attention.key_length", gguf::Value::u32(8));
+  c.set("qwen3.attention.value_length", gguf::Value::u32(6));
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.find(b + "attn_q.weight")->dims = {16, 32};
+    c.find(b + "attn_k.weight")->dims = {16, 16};
+    c.find(b + "attn_v.weight")->dims = {16, 12};
+    c.find(b + "attn_output.weight")->dims = {24, 16};
+    c.find(b + "attn_q_norm.weight")->dims = {8};
+    c.find(b + "attn_k_norm.weight")->dims = {8};
+  }
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.arch, model::Arch::Qwen3);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.qk_norm);
+    EXPECT_FALSE(m.qkv_bias);
+    EXPECT_EQ(m.head_dim, 8u);
+    EXPECT_EQ(m.value_dim, 6u);
+    EXPECT_FLOAT_EQ(m.attention_scale(), 1.f / std::sqrt(8.f));
+  });
+  Checkpoint missing = dense("qwen3");
+  missing.remove("blk.0.attn_q_norm.weight");
+  EXPECT_NE(refusal(missing).find("blk.0.attn_q_norm.weight"), std::string::npos);
+}
+
+TEST(Model, UnsupportedArchitectureIsNamed) {
+  Checkpoint c = dense("llama");
+  c.set("general.architecture", gguf::Value::str("gpt2"));
+  EXPECT_NE(refusal(c).find("gpt2"), std::string::npos);
+}
+
+TEST(Model, MissingTensorIsNamed) {
+  Checkpoint c = dense("llama");
+  c.remove("blk.1.ffn_up.weight");
+  EXPECT_NE(refusal(c).find("blk.1.ffn_up.weight"), std::string::npos);
+}
+
+TEST(Model, MissingKeyIsNamed) {
+  Checkpoint c = dense("llama");
+  std::erase_if(c.meta, [](const auto& kv) { return kv.first == "llama.block_count"; });
+  EXPECT_NE(refusal(c).find("llama.block_count"), std::string::npos);
+}
+
+TEST(Model, WrongShapeIsNamed) {
+  Checkpoint c = dense("llama");
+  c.find("blk.0.attn_k.weight")->dims = {16, 16};
+  std::string e = refusal(c);
+  EXPECT_NE(e.find("blk.0.attn_k.weight"), std::string::npos) << e;
+  EXPECT_NE(e.find("[16, 8]"), std::string::npos) << e;
+}
+
+TEST(Model, WrongTypeIsNamed) {
+  Checkpoint c = dense("llama");
+  c.find("blk.0.attn_norm.weight")->type = ggml::Type::F16;
+  std::string e = refusal(c);
+  EXPECT_NE(e.find("blk.0.attn_norm.weight"), std::string::npos) << e;
+  EXPECT_NE(e.find("f16"), std::string::npos) << e;
+}
+
+TEST(Model, UnexpectedTensorIsNamed) {
+  Checkpoint c = dense("qwen3");
+  c.tensors.push_back({"blk.0.attn_q.bias", {16}});
+  EXPECT_NE(refusal(c).find("blk.0.attn_q.bias"), std::string::npos);
+}
+
+TEST(Model, UnequalGroupsAreRefused) {
+  Checkpoint c = dense("llama");
+  c.set("llama.attention.head_count_kv", gguf::Value::u32(3));
+  EXPECT_NE(refusal(c).find("key/value heads"), std::string::npos);
+}
+
+TEST(Model, PlainRopeFrequencies) {
+  with_model(dense("qwen2"), [](const model::Model& m, const gguf::File&) {
+    auto f = m.rope_inv_freq();
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_DOUBLE_EQ(f[0], 1.0);
+    EXPECT_NEAR(f[1], std::pow(500000.0, -0.5), 1e-15);
+  });
+}
+
+TEST(Model, RopeFreqsTensorDividesTheFrequencies) {
+  Checkpoint c = dense("llama");
+  c.tensors.push_back({"rope_freqs.weight", {2}});  // written as 1.0: no change
+  with_model(c, [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.rope_freqs, f.tensor("rope_freqs.weight"));
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Llama3);
+    model::Model scaled = m;
+    scaled.rope_freq_factors = {2.f, 8.f};
+    auto plain = m.rope_inv_freq(), inv = scaled.rope_inv_freq();
+    EXPECT_DOUBLE_EQ(inv[0], plain[0] / 2);
+    EXPECT_DOUBLE_EQ(inv[1], plain[1] / 8);
+  });
+}
+
+TEST(Model, Llama3ScalingKeysGiveTheConvertersFactors) {
+  Checkpoint c = dense("llama");
+  // Head width 64 (one head over d_model 64 would do; widen keys instead): 32 frequencies spanning every regime.
+  c.set("llama.attention.key_length", gguf::Value::u32(64));
+  c.set("llama.rope.freq_base", gguf::Value::f32(500000.f));
+  c.set("llama.rope.scaling.type", gguf::Value::str("llama3"));
+  c.set("llama.rope.scaling.factor", gguf::Value::f32(32.f));
+  c.set("llama.rope.scaling.low_freq_factor", gguf::Value::f32(1.f));
+  c.set("llama.rope.scaling.high_freq_factor", gguf::Value::f32(4.f));
+  c.set("llama.rope.scaling.original_context_length", gguf::Value::u32(8192));
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.find(b + "attn_q.weight")->dims = {16, 256};
+    c.find(b + "attn_k.weight")->dims = {16, 128};
+  }
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Llama3);
+    EXPECT_EQ(m.scaling.factor, 32.f);
+    EXPECT_EQ(m.scaling.original_context, 8192u);
+    auto f = m.rope_inv_freq();
+    ASSERT_EQ(f.size(), 32u);
+    int kept = 0, divided = 0, smoothed = 0;
+    for (size_t i = 0; i < f.size(); ++i) {
+      double plain = std::pow(500000.0, -2.0 * double(i) / 64), wavelen = 2 * M_PI / plain;
+      if (wavelen < 8192 / 4.0) {
+        EXPECT_DOUBLE_EQ(f[i], plain) << i;
+        ++kept;
+      } else if (wavelen > 8192) {
+        EXPECT_DOUBLE_EQ(f[i], plain / 32) << i;
+        ++divided;
+      } else {
+        double smooth = (8192 / wavelen - 1) / 3;
+        EXPECT_NEAR(f[i], plain * ((1 - smooth) / 32 + smooth), 1e-12 * plain) << i;
+        ++smoothed;
+      }
+    }
+    EXPECT_GT(kept, 0);
+    EXPECT_GT(divided, 0);
+    EXPECT_GT(smoothed, 0);
+  });
+}
+
+TEST(Model, YarnScalingIsRefused) {
+  Checkpoint c = dense("llama");
+  c.set("llama.rope.scaling.type", gguf::Value::str("yarn"));
+  c.set("llama.rope.scaling.factor", gguf::Value::f32(4.f));
+  EXPECT_NE(refusal(c).find("yarn"), std::string::npos);
+}
+
+TEST(Model, WeightAndDecodeBytes) {
+  for (bool tied : {true, false}) {
+    with_model(dense("qwen2", tied), [&](const model::Model& m, const gguf::File& f) {
+      uint64_t all = 0;
+      for (const auto& t : f.tensors()) all += t.bytes;
+      EXPECT_EQ(m.weight_bytes(), all);
+      uint64_t one_row = ggml::row_bytes(m.token_embd->type, m.d_model);
+      EXPECT_EQ(m.decode_bytes(), tied ? all : all - m.token_embd->bytes + one_row);
+    });
+  }
+}
+
+TEST(Model, LaneTuneKeysCarryLlama3Scaling) {
+  Checkpoint c = dense("llama");
+  c.set("lane_tune.rope.scaling.type", gguf::Value::str("llama3"));
+  c.set("lane_tune.rope.scaling.factor", gguf::Value::f32(8.f));
+  c.set("lane_tune.rope.scaling.original_context_length", gguf::Value::u32(1024));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Llama3);
+    EXPECT_EQ(m.scaling.factor, 8.f);
+    EXPECT_EQ(m.scaling.original_context, 1024u);
+  });
+}
+
+TEST(Model, AFactorWithoutATypeIsLinearScaling) {
+  Checkpoint c = dense("llama");
+  c.set("llama.rope.scaling.factor", gguf::Value::f32(4.f));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Linear);
+    auto f = m.rope_inv_freq();
+    EXPECT_DOUBLE_EQ(f[0], 0.25);
+    EXPECT_NEAR(f[1], std::pow(500000.0, -0.5) / 4, 1e-15);
+  });
+}
+
+TEST(Model, SynthesizedLlamaFactorsAgreeWithTheScalingKeys) {
+  TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-llama";
+  synth::write(o, dir / "m.gguf");
+  auto file = gguf::File::open(dir / "m.gguf");
+  model::Model m = model::recognize(file);
+  ASSERT_NE(m.rope_freqs, nullptr);
+  EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Llama3);
+  model::Model from_keys = m;
+  from_keys.rope_freqs = nullptr;
+  from_keys.rope_freq_factors.clear();
+  auto a = m.rope_inv_freq(), b = from_keys.rope_inv_freq();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6 * b[i]) << i;
+}
+
+TEST(Model, EveryDenseTinyPresetIsRecognized) {
+  for (const synth::Preset& p : synth::presets()) {
+    if (p.name.rfind("tiny", 0) != 0 || p.experts > 0 || p.architecture == "gpt-oss") continue;
+    SCOPED_TRACE(p.name);
+    TempDir dir;
+    synth::Options o;
+    o.preset = p.name;
+    synth::write(o, dir / "m.gguf");
+    auto file = gguf::File::open(dir / "m.gguf");
+    model::Model m = model::recognize(file);
+    EXPECT_EQ(m.architecture, p.architecture);
+    EXPECT_EQ(m.layers, p.layers);
+    EXPECT_EQ(m.d_model, p.d_model);
+    EXPECT_EQ(m.heads, p.heads);
+    EXPECT_EQ(m.kv_heads, p.kv_heads);
+    EXPECT_EQ(m.head_dim, p.head_dim);
+    EXPECT_EQ(m.ffn, p.ffn);
+    EXPECT_EQ(m.vocab, p.vocab);
+    EXPECT_EQ(m.tied_output, p.tied_output);
+    EXPECT_EQ(m.qkv_bias, p.qkv_bias);
+    EXPECT_EQ(m.qk_norm, p.qk_norm);
+    EXPECT_EQ(m.norm_eps, p.norm_eps);
+    EXPECT_EQ(m.rope_base, p.rope_base);
+  }
+}
+
+}  // namespace
+}  // namespace lt::test
