@@ -1,0 +1,136 @@
+// The coordinator's core: jobs, plans under leases, idempotent results, all in SQLite; the gRPC server calls it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/error.hpp"
+#include "coordinator/space.hpp"
+#include "coordinator/strategy.hpp"
+#include "db/store.hpp"
+
+namespace lt::coord {
+
+// A request the coordinator refuses as malformed (INVALID_ARGUMENT on the wire).
+class InvalidArgument : public lt::Error {
+ public:
+  using lt::Error::Error;
+};
+// A job, worker, plan or checkpoint the coordinator does not know (NOT_FOUND on the wire).
+class NotFound : public lt::Error {
+ public:
+  using lt::Error::Error;
+};
+
+// The coordinator's settings.
+struct Options {
+  std::filesystem::path data_dir;  // uploaded checkpoints live in data_dir/checkpoints/<digest>.gguf
+  double lease_s = 30;             // a lease's length; a heartbeat extends it by as much
+  double time_limit_s = 600;       // how long a lane may run before the worker kills it
+  uint32_t warmup = 2;
+  std::vector<uint64_t> stagger_seeds = {1, 2, 3};
+  int max_attempts = 3;  // leases a plan may lose before it is given up
+  SearchOptions search;
+};
+
+// A tuning job to start.
+struct JobSpec {
+  std::string digest;  // a stored checkpoint, or
+  std::string path;    // a checkpoint the coordinator can read
+  std::vector<std::string> gpus;
+  std::string strategy = "grid";
+  uint32_t budget = 0;
+  double time_budget_s = 0;
+  uint64_t seed = 0;
+};
+
+// A job's state and progress per GPU kind.
+struct JobStatus {
+  db::Job job;
+  std::vector<db::Progress> gpus;
+  double time_left_s = -1;
+};
+
+// A plan handed to a worker under a lease.
+struct Lease {
+  db::Plan plan;
+  std::string checkpoint;
+  uint64_t checkpoint_size = 0;
+  std::string prompts;  // JSON
+  uint32_t warmup = 0;
+  std::vector<uint64_t> stagger_seeds;
+  double time_limit_s = 0;
+};
+
+// A checkpoint being uploaded: bytes appended in order, then stored by content digest.
+class Upload {
+ public:
+  explicit Upload(const std::filesystem::path& dir);
+  ~Upload();
+  void append(uint64_t offset, const std::string& bytes);
+  // Closes the file; returns its content digest (XXH3-128, 32 hex digits) and leaves it at `dir`/<digest>.gguf.
+  std::string finish();
+  uint64_t size() const { return size_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  uint64_t size_ = 0;
+};
+
+// The content digest of a file (XXH3-128, 32 hex digits).
+std::string content_digest(const std::filesystem::path& path);
+
+// The coordinator: every method is one transaction on the database and safe to call from several threads.
+class Coordinator {
+ public:
+  using Clock = std::function<double()>;  // seconds since the epoch
+  Coordinator(const std::filesystem::path& db_path, Options o, std::unique_ptr<Compiler> compiler,
+              Clock clock = nullptr);
+
+  // Stores an uploaded checkpoint after checking it is one lane-tune can compile; returns its digest.
+  std::string add_checkpoint(Upload& u);
+  std::filesystem::path checkpoint_path(const std::string& digest);
+  std::filesystem::path upload_dir() const;
+
+  JobStatus submit(const JobSpec& spec);
+  JobStatus status(int64_t job);
+  std::vector<JobStatus> list();
+  std::vector<db::Run> results(int64_t job, const std::string& gpu, uint32_t top);
+  // The best valid configuration per GPU kind (the fastest at the last round).
+  std::vector<db::Run> best(int64_t job, const std::string& gpu);
+  JobStatus cancel(int64_t job);
+
+  int64_t register_worker(const db::Worker& w);
+  // Up to `max` plans for the worker's GPU kind; results measured before under its environment are reused on the way.
+  std::vector<Lease> lease(int64_t worker, uint32_t max);
+  // Extends the worker's leases; returns those it no longer holds.
+  std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases);
+  // Records a plan's result once; false for a duplicate.
+  bool report(int64_t worker, int64_t plan, int64_t lease, db::Run result);
+
+  // Re-queues expired leases and ends jobs that are complete or past their time budget.
+  void tick();
+  const Options& options() const { return o_; }
+
+ private:
+  double now() const { return clock_(); }
+  JobStatus status_locked(int64_t job);
+  void advance_locked(int64_t job);
+  void check_budget_locked(const db::Job& j);
+  std::vector<db::Run> best_locked(int64_t job, const std::string& gpu);
+
+  std::mutex m_;
+  db::Store store_;
+  Options o_;
+  std::unique_ptr<Compiler> compiler_;
+  Clock clock_;
+};
+
+}  // namespace lt::coord

@@ -1,0 +1,33 @@
+// The coordinator's gRPC server: translates the Coordinator service's RPCs into calls on the core.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "coordinator/core.hpp"
+
+namespace lt::coord {
+
+// Where the server listens and the token every call must carry (none: no check).
+struct ServerOptions {
+  std::string listen = "127.0.0.1:7117";
+  std::string token;
+  double tick_s = 1;  // how often expired leases and time budgets are checked
+};
+
+// A running server; stops when destroyed.
+class Server {
+ public:
+  Server(Coordinator& core, const ServerOptions& o);
+  ~Server();
+  int port() const;
+  // Blocks until shutdown() (from another thread or a signal handler's thread).
+  void wait();
+  void shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lt::coord

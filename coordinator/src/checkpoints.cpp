@@ -1,0 +1,75 @@
+// Checkpoints stored by content: uploads streamed to disk and digested with XXH3-128 on the way.
+#include <xxhash.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "coordinator/core.hpp"
+
+namespace lt::coord {
+namespace {
+std::string hex128(XXH128_hash_t h) {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return buf;
+}
+}  // namespace
+
+std::string content_digest(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw lt::Error("cannot read " + path.string());
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_128bits_reset(st);
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+    XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
+  std::string d = hex128(XXH3_128bits_digest(st));
+  XXH3_freeState(st);
+  return d;
+}
+
+// An upload's open file and running digest.
+struct Upload::Impl {
+  std::filesystem::path dir, tmp;
+  std::ofstream out;
+  XXH3_state_t* st = XXH3_createState();
+  ~Impl() { XXH3_freeState(st); }
+};
+
+Upload::Upload(const std::filesystem::path& dir) : impl_(std::make_unique<Impl>()) {
+  std::filesystem::create_directories(dir);
+  impl_->dir = dir;
+  impl_->tmp = dir / ("upload-" + std::to_string(std::random_device{}()) + ".part");
+  impl_->out.open(impl_->tmp, std::ios::binary | std::ios::trunc);
+  if (!impl_->out) throw lt::Error("cannot write " + impl_->tmp.string());
+  XXH3_128bits_reset(impl_->st);
+}
+
+Upload::~Upload() {
+  if (!impl_->tmp.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(impl_->tmp, ec);
+  }
+}
+
+void Upload::append(uint64_t offset, const std::string& bytes) {
+  if (offset != size_)
+    throw InvalidArgument("upload: chunk at offset " + std::to_string(offset) + ", expected " + std::to_string(size_));
+  impl_->out.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!impl_->out) throw lt::Error("upload: cannot write " + impl_->tmp.string());
+  XXH3_128bits_update(impl_->st, bytes.data(), bytes.size());
+  size_ += bytes.size();
+}
+
+std::string Upload::finish() {
+  impl_->out.close();
+  if (!impl_->out) throw lt::Error("upload: cannot write " + impl_->tmp.string());
+  std::string d = hex128(XXH3_128bits_digest(impl_->st));
+  std::filesystem::rename(impl_->tmp, impl_->dir / (d + ".gguf"));
+  impl_->tmp.clear();
+  return d;
+}
+
+}  // namespace lt::coord

@@ -1,0 +1,179 @@
+// The CLI's client: each call a gRPC request with the token, the version and a deadline.
+#include "coordinator/client.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "proto/tuning.grpc.pb.h"
+#include "wire.hpp"
+
+namespace lt::coord {
+namespace pb = lanetune::v1;
+
+namespace {
+const char* code_name(grpc::StatusCode c) {
+  switch (c) {
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    default: return "ERROR";
+  }
+}
+void check(const grpc::Status& s, const std::string& address) {
+  if (s.ok()) return;
+  std::string msg = s.error_message();
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
+    msg = "cannot reach the coordinator at " + address + " (" + msg + "); is `lane-tune coordinator` running?";
+  throw CallError(code_name(s.error_code()), msg);
+}
+}  // namespace
+
+std::string default_coordinator() {
+  const char* e = std::getenv("LT_COORDINATOR");
+  return e && *e ? e : "127.0.0.1:7117";
+}
+
+std::string default_token() {
+  const char* e = std::getenv("LT_TOKEN");
+  return e ? e : "";
+}
+
+// The channel, the stub and what every call carries.
+struct Client::Impl {
+  std::string address, token;
+  double timeout_s;
+  std::unique_ptr<pb::Coordinator::Stub> stub;
+
+  std::unique_ptr<grpc::ClientContext> context(double timeout) const {
+    auto c = std::make_unique<grpc::ClientContext>();
+    if (!token.empty()) c->AddMetadata("authorization", "Bearer " + token);
+    if (timeout > 0)
+      c->set_deadline(std::chrono::system_clock::now() +
+                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout)));
+    return c;
+  }
+};
+
+Client::Client(const std::string& address, const std::string& token, double timeout_s)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->address = address;
+  impl_->token = token;
+  impl_->timeout_s = timeout_s;
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  impl_->stub = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+}
+
+Client::~Client() = default;
+
+std::string Client::upload(const std::filesystem::path& path, const std::function<void(uint64_t, uint64_t)>& progress) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw lt::Error("cannot read " + path.string());
+  uint64_t total = std::filesystem::file_size(path), offset = 0;
+  auto ctx = impl_->context(0);
+  pb::CheckpointRef ref;
+  auto w = impl_->stub->UploadCheckpoint(ctx.get(), &ref);
+  std::string buf(1 << 20, '\0');
+  for (;;) {
+    in.read(buf.data(), std::streamsize(buf.size()));
+    auto n = size_t(in.gcount());
+    if (n == 0) break;
+    pb::CheckpointChunk c;
+    wire::versioned(c).set_offset(offset);
+    c.set_total_size(total);
+    c.set_data(buf.data(), n);
+    if (!w->Write(c)) break;
+    offset += n;
+    if (progress) progress(offset, total);
+  }
+  w->WritesDone();
+  check(w->Finish(), impl_->address);
+  return ref.digest();
+}
+
+JobStatus Client::submit(const JobSpec& s) {
+  pb::SubmitRequest r;
+  wire::versioned(r);
+  if (!s.digest.empty()) r.set_digest(s.digest);
+  if (!s.path.empty()) r.set_path(s.path);
+  for (auto& g : s.gpus) r.add_gpus(g);
+  r.set_strategy(s.strategy);
+  r.set_budget(s.budget);
+  r.set_time_budget_s(s.time_budget_s);
+  r.set_seed(s.seed);
+  pb::JobStatus out;
+  check(impl_->stub->Submit(impl_->context(impl_->timeout_s * 4).get(), r, &out), impl_->address);
+  return wire::from_wire(out);
+}
+
+void Client::watch(int64_t job, const std::function<bool(const JobStatus&)>& each) {
+  pb::JobRef r;
+  wire::versioned(r).set_job(job);
+  auto ctx = impl_->context(0);
+  auto reader = impl_->stub->Watch(ctx.get(), r);
+  pb::JobStatus m;
+  while (reader->Read(&m))
+    if (!each(wire::from_wire(m))) {
+      ctx->TryCancel();
+      break;
+    }
+  auto st = reader->Finish();
+  if (st.error_code() != grpc::StatusCode::CANCELLED) check(st, impl_->address);
+}
+
+std::vector<JobStatus> Client::list() {
+  pb::ListRequest r;
+  wire::versioned(r);
+  pb::JobList out;
+  check(impl_->stub->List(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  std::vector<JobStatus> v;
+  for (auto& j : out.jobs()) v.push_back(wire::from_wire(j));
+  return v;
+}
+
+JobStatus Client::status(int64_t job) {
+  pb::JobRef r;
+  wire::versioned(r).set_job(job);
+  pb::JobStatus out;
+  check(impl_->stub->Status(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  return wire::from_wire(out);
+}
+
+std::vector<db::Run> Client::results(int64_t job, const std::string& gpu, uint32_t top) {
+  pb::ResultsRequest r;
+  wire::versioned(r).set_job(job);
+  r.set_gpu(gpu);
+  r.set_top(top);
+  pb::ResultList out;
+  check(impl_->stub->Results(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  std::vector<db::Run> v;
+  for (auto& x : out.results()) v.push_back(wire::from_wire(x));
+  return v;
+}
+
+std::vector<db::Run> Client::best(int64_t job, const std::string& gpu) {
+  pb::ResultsRequest r;
+  wire::versioned(r).set_job(job);
+  r.set_gpu(gpu);
+  pb::ResultList out;
+  check(impl_->stub->Best(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  std::vector<db::Run> v;
+  for (auto& x : out.results()) v.push_back(wire::from_wire(x));
+  return v;
+}
+
+JobStatus Client::cancel(int64_t job) {
+  pb::JobRef r;
+  wire::versioned(r).set_job(job);
+  pb::JobStatus out;
+  check(impl_->stub->Cancel(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  return wire::from_wire(out);
+}
+
+}  // namespace lt::coord

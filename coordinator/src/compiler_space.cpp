@@ -1,0 +1,66 @@
+// The coordinator's view of the compiler: GPU kinds, checkpoint recognition and knob spaces from lt::knobs.
+#include <map>
+
+#include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/model.hpp"
+#include "coordinator/space.hpp"
+
+namespace lt::coord {
+namespace {
+
+const std::vector<GpuKind>& kinds() {
+  static const std::vector<GpuKind> k = {
+      {"a100", 108, 80}, {"a10", 72, 86},   {"a40", 84, 86},  {"l4", 58, 89},   {"l40s", 142, 89},
+      {"h100", 132, 90}, {"h200", 132, 90}, {"gh200", 132, 90}, {"b200", 148, 100}, {"rtx4090", 128, 89},
+      {"t4", 40, 75},    {"v100", 80, 70},
+  };
+  return k;
+}
+
+// The knob space of one checkpoint on one GPU kind, backed by lt::knobs::Space.
+class KnobSpace : public SearchSpace {
+ public:
+  KnobSpace(gguf::File file, const GpuKind& gpu)
+      : file_(std::move(file)), space_(knobs::space(model::recognize(file_), knobs::Target{gpu.sms, gpu.arch})) {}
+  std::vector<nlohmann::json> enumerate() const override {
+    std::vector<nlohmann::json> v;
+    for (auto& k : space_.enumerate()) v.push_back(k.to_json());
+    return v;
+  }
+  nlohmann::json sample(std::mt19937_64& rng) const override { return space_.sample(rng).to_json(); }
+  std::string key(const nlohmann::json& k) const override { return knobs::Knobs::from_json(k).key(); }
+
+ private:
+  gguf::File file_;  // the space's model points into it
+  knobs::Space space_;
+};
+
+class RealCompiler : public Compiler {
+ public:
+  CheckpointInfo inspect(const std::filesystem::path& checkpoint) override {
+    auto f = gguf::File::open(checkpoint);
+    auto m = model::recognize(f);
+    return {m.architecture, m.name, m.vocab};
+  }
+  std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu) override {
+    return std::make_unique<KnobSpace>(gguf::File::open(checkpoint), gpu);
+  }
+};
+}  // namespace
+
+const GpuKind* find_gpu_kind(const std::string& name) {
+  for (auto& k : kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> gpu_kind_names() {
+  std::vector<std::string> v;
+  for (auto& k : kinds()) v.push_back(k.name);
+  return v;
+}
+
+std::unique_ptr<Compiler> compiler() { return std::make_unique<RealCompiler>(); }
+
+}  // namespace lt::coord

@@ -1,0 +1,290 @@
+// The Coordinator service over gRPC: each RPC checks the token and the version, validates, and calls the core.
+#include "coordinator/server.hpp"
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <thread>
+
+#include "coordinator/log.hpp"
+#include "proto/tuning.grpc.pb.h"
+#include "wire.hpp"
+
+namespace lt::coord {
+namespace {
+namespace pb = lanetune::v1;
+using grpc::ServerContext;
+using grpc::StatusCode;
+
+// The service: a translation layer, no decisions of its own.
+class Service final : public pb::Coordinator::Service {
+ public:
+  Service(Coordinator& core, std::string token, std::atomic<bool>& stopping)
+      : core_(core), token_(std::move(token)), stopping_(stopping) {}
+
+  grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
+                          pb::CheckpointRef* out) override {
+    return call(ctx, static_cast<const pb::CheckpointChunk*>(nullptr), [&] {
+      Upload u(core_.upload_dir());
+      pb::CheckpointChunk c;
+      while (in->Read(&c)) {
+        check_version(c);
+        u.append(c.offset(), c.data());
+      }
+      std::string d = core_.add_checkpoint(u);
+      wire::versioned(*out).set_digest(d);
+      out->set_size(u.size());
+      log(1, "checkpoint_stored", {{"digest", d}, {"bytes", std::to_string(u.size())}});
+    });
+  }
+
+  grpc::Status Submit(ServerContext* ctx, const pb::SubmitRequest* r, pb::JobStatus* out) override {
+    return call(ctx, r, [&] {
+      JobSpec s;
+      s.digest = r->digest();
+      s.path = r->path();
+      s.gpus.assign(r->gpus().begin(), r->gpus().end());
+      s.strategy = r->strategy().empty() ? "grid" : r->strategy();
+      s.budget = r->budget();
+      s.time_budget_s = r->time_budget_s();
+      s.seed = r->seed();
+      auto st = core_.submit(s);
+      wire::to_wire(st, out);
+      log(1, "job_submitted", {{"job", std::to_string(st.job.id)}, {"strategy", s.strategy}});
+    });
+  }
+
+  grpc::Status Watch(ServerContext* ctx, const pb::JobRef* r, grpc::ServerWriter<pb::JobStatus>* out) override {
+    return call(ctx, r, [&] {
+      std::string last;
+      while (!ctx->IsCancelled() && !stopping_) {
+        pb::JobStatus m;
+        auto st = core_.status(r->job());
+        wire::to_wire(st, &m);
+        std::string now = m.SerializeAsString();
+        if (now != last && !out->Write(m)) return;
+        last = now;
+        if (st.job.state != "running") return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
+    });
+  }
+
+  grpc::Status List(ServerContext* ctx, const pb::ListRequest* r, pb::JobList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& s : core_.list()) wire::to_wire(s, out->add_jobs());
+    });
+  }
+
+  grpc::Status Status(ServerContext* ctx, const pb::JobRef* r, pb::JobStatus* out) override {
+    return call(ctx, r, [&] { wire::to_wire(core_.status(r->job()), out); });
+  }
+
+  grpc::Status Results(ServerContext* ctx, const pb::ResultsRequest* r, pb::ResultList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& x : core_.results(r->job(), r->gpu(), r->top())) wire::to_wire(x, out->add_results());
+    });
+  }
+
+  grpc::Status Best(ServerContext* ctx, const pb::ResultsRequest* r, pb::ResultList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& x : core_.best(r->job(), r->gpu())) wire::to_wire(x, out->add_results());
+    });
+  }
+
+  grpc::Status Cancel(ServerContext* ctx, const pb::JobRef* r, pb::JobStatus* out) override {
+    return call(ctx, r, [&] {
+      wire::to_wire(core_.cancel(r->job()), out);
+      log(1, "job_cancelled", {{"job", std::to_string(r->job())}});
+    });
+  }
+
+  grpc::Status Register(ServerContext* ctx, const pb::RegisterRequest* r, pb::RegisterReply* out) override {
+    return call(ctx, r, [&] {
+      for (auto* j : {&r->properties(), &r->environment()})
+        if (!j->empty() && !nlohmann::json::accept(*j)) throw InvalidArgument("properties and environment are JSON");
+      db::Worker w;
+      w.name = r->name();
+      w.gpu = r->gpu();
+      w.properties = r->properties().empty() ? "{}" : r->properties();
+      w.environment = r->environment().empty() ? "{}" : r->environment();
+      w.environment_key = r->environment_key();
+      int64_t id = core_.register_worker(w);
+      wire::versioned(*out).set_worker(id);
+      out->set_lease_s(core_.options().lease_s);
+      log(1, "worker_registered", {{"worker", std::to_string(id)}, {"name", w.name}, {"gpu", w.gpu}});
+    });
+  }
+
+  grpc::Status Lease(ServerContext* ctx, const pb::LeaseRequest* r, pb::LeaseReply* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& l : core_.lease(r->worker(), r->max_plans())) {
+        auto* p = out->add_plans();
+        p->set_plan(l.plan.id);
+        p->set_lease(l.plan.lease);
+        p->set_job(l.plan.job);
+        p->set_checkpoint(l.checkpoint);
+        p->set_checkpoint_size(l.checkpoint_size);
+        p->set_gpu(l.plan.gpu);
+        p->set_knobs(l.plan.knobs);
+        p->set_stage(l.plan.stage);
+        p->set_repetitions(l.plan.repetitions);
+        p->set_warmup(l.warmup);
+        for (auto& j : nlohmann::json::parse(l.prompts)) {
+          auto* q = p->add_prompts();
+          q->set_n_gen(j.at("n_gen").get<uint32_t>());
+          for (auto t : j.at("tokens")) q->add_tokens(t.get<int32_t>());
+        }
+        for (auto s : l.stagger_seeds) p->add_stagger_seeds(s);
+        p->set_time_limit_s(l.time_limit_s);
+        p->set_deadline(l.plan.deadline);
+        log(2, "plan_leased", {{"plan", std::to_string(l.plan.id)}, {"worker", std::to_string(r->worker())}});
+      }
+      out->set_retry_after_s(out->plans_size() ? 0 : 1);
+    });
+  }
+
+  grpc::Status Heartbeat(ServerContext* ctx, const pb::HeartbeatRequest* r, pb::HeartbeatReply* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto l : core_.heartbeat(r->worker(), {r->leases().begin(), r->leases().end()})) out->add_lost(l);
+    });
+  }
+
+  grpc::Status Report(ServerContext* ctx, const pb::ReportRequest* r, pb::ReportReply* out) override {
+    return call(ctx, r, [&] {
+      if (!r->has_result()) throw InvalidArgument("a report carries a result");
+      bool rec = core_.report(r->worker(), r->plan(), r->lease(), wire::from_wire(r->result()));
+      wire::versioned(*out).set_recorded(rec);
+      log(1, "result", {{"plan", std::to_string(r->plan())}, {"worker", std::to_string(r->worker())},
+                        {"valid", r->result().valid() ? "1" : "0"}, {"recorded", rec ? "1" : "0"}});
+    });
+  }
+
+  grpc::Status FetchCheckpoint(ServerContext* ctx, const pb::FetchRequest* r,
+                               grpc::ServerWriter<pb::CheckpointChunk>* out) override {
+    return call(ctx, r, [&] {
+      auto path = core_.checkpoint_path(r->digest());
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw lt::Error("cannot read the stored checkpoint " + path.string());
+      uint64_t total = std::filesystem::file_size(path), offset = 0;
+      std::string buf(1 << 20, '\0');
+      while (!ctx->IsCancelled()) {
+        in.read(buf.data(), std::streamsize(buf.size()));
+        auto n = size_t(in.gcount());
+        if (n == 0) break;
+        pb::CheckpointChunk c;
+        wire::versioned(c).set_offset(offset);
+        c.set_total_size(total);
+        c.set_data(buf.data(), n);
+        if (!out->Write(c)) return;
+        offset += n;
+      }
+    });
+  }
+
+ private:
+  template <class M>
+  static void check_version(const M& m) {
+    if (m.version().major() != wire::kMajor)
+      throw VersionMismatch("protocol version " + std::to_string(m.version().major()) + " is not spoken here (" +
+                            std::to_string(wire::kMajor) + ")");
+  }
+  // A peer speaking another major version (FAILED_PRECONDITION).
+  struct VersionMismatch : lt::Error {
+    using lt::Error::Error;
+  };
+
+  bool authorized(ServerContext* ctx) const {
+    if (token_.empty()) return true;
+    auto& md = ctx->client_metadata();
+    auto it = md.find("authorization");
+    return it != md.end() && std::string(it->second.data(), it->second.size()) == "Bearer " + token_;
+  }
+
+  // Runs one RPC's body, turning the core's errors into status codes.
+  template <class Req, class F>
+  grpc::Status call(ServerContext* ctx, const Req* req, F&& body) {
+    if (!authorized(ctx)) return grpc::Status{StatusCode::UNAUTHENTICATED, "a valid token is required (--token or $LT_TOKEN)"};
+    try {
+      if (req) check_version(*req);
+      body();
+      return grpc::Status::OK;
+    } catch (const VersionMismatch& e) {
+      return grpc::Status{StatusCode::FAILED_PRECONDITION, e.what()};
+    } catch (const InvalidArgument& e) {
+      log(1, "invalid_request", {{"error", e.what()}});
+      return grpc::Status{StatusCode::INVALID_ARGUMENT, e.what()};
+    } catch (const NotFound& e) {
+      return grpc::Status{StatusCode::NOT_FOUND, e.what()};
+    } catch (const std::exception& e) {
+      log(0, "internal_error", {{"error", e.what()}});
+      return grpc::Status{StatusCode::INTERNAL, e.what()};
+    }
+  }
+
+  Coordinator& core_;
+  std::string token_;
+  std::atomic<bool>& stopping_;
+};
+}  // namespace
+
+// The server, its service and the thread that expires leases and checks time budgets.
+struct Server::Impl {
+  std::atomic<bool> stopping{false};
+  std::unique_ptr<Service> service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+  std::thread ticker;
+  std::mutex m;
+  std::condition_variable cv;
+};
+
+Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_unique<Impl>()) {
+  impl_->service = std::make_unique<Service>(core, o.token, impl_->stopping);
+  grpc::ServerBuilder b;
+  b.AddListeningPort(o.listen, grpc::InsecureServerCredentials(), &impl_->port);
+  b.RegisterService(impl_->service.get());
+  b.SetMaxReceiveMessageSize(16 << 20);
+  impl_->server = b.BuildAndStart();
+  if (!impl_->server || impl_->port == 0) throw lt::Error("cannot listen on " + o.listen);
+  impl_->ticker = std::thread([this, &core, tick = o.tick_s] {
+    std::unique_lock lock(impl_->m);
+    while (!impl_->stopping) {
+      impl_->cv.wait_for(lock, std::chrono::duration<double>(tick));
+      if (impl_->stopping) break;
+      try {
+        core.tick();
+      } catch (const std::exception& e) {
+        log(0, "tick_failed", {{"error", e.what()}});
+      }
+    }
+  });
+}
+
+Server::~Server() {
+  shutdown();
+  impl_->server->Wait();
+  if (impl_->ticker.joinable()) impl_->ticker.join();
+}
+
+int Server::port() const { return impl_->port; }
+
+void Server::wait() { impl_->server->Wait(); }
+
+void Server::shutdown() {
+  {
+    std::lock_guard lock(impl_->m);
+    if (impl_->stopping.exchange(true)) return;
+  }
+  impl_->cv.notify_all();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+}  // namespace lt::coord

@@ -1,0 +1,105 @@
+// The core's records as wire messages and back.
+#include "wire.hpp"
+
+namespace lt::coord::wire {
+
+void to_wire(const db::Run& r, lanetune::v1::Result* o) {
+  o->set_knobs(r.knobs);
+  o->set_stage(r.stage);
+  o->set_repetitions(r.repetitions);
+  o->set_median_ms(r.median_ms);
+  o->set_spread_ms(r.spread_ms);
+  o->set_min_ms(r.min_ms);
+  o->set_max_ms(r.max_ms);
+  o->set_prefill_ms(r.prefill_ms);
+  o->set_tok_per_s(r.tok_per_s);
+  o->set_profile(r.profile);
+  o->set_logits_hash(r.logits_hash);
+  o->set_rel_l2(r.rel_l2);
+  o->set_argmax_agree(r.argmax_agree);
+  o->set_tokens_equal(r.tokens_equal);
+  o->set_stagger_equal(r.stagger_equal);
+  o->set_valid(r.valid);
+  o->set_reason(r.reason);
+  o->set_failure(r.failure);
+  o->set_error(r.error);
+  o->set_environment(r.environment);
+  o->set_gpu(r.gpu);
+  o->set_worker(r.worker_name);
+  o->set_compile_s(r.compile_s);
+}
+
+db::Run from_wire(const lanetune::v1::Result& o) {
+  db::Run r;
+  r.knobs = o.knobs();
+  r.stage = o.stage();
+  r.repetitions = o.repetitions();
+  r.median_ms = o.median_ms();
+  r.spread_ms = o.spread_ms();
+  r.min_ms = o.min_ms();
+  r.max_ms = o.max_ms();
+  r.prefill_ms = o.prefill_ms();
+  r.tok_per_s = o.tok_per_s();
+  r.profile = o.profile();
+  r.logits_hash = o.logits_hash();
+  r.rel_l2 = o.rel_l2();
+  r.argmax_agree = o.argmax_agree();
+  r.tokens_equal = o.tokens_equal();
+  r.stagger_equal = o.stagger_equal();
+  r.valid = o.valid();
+  r.reason = o.reason();
+  r.failure = o.failure();
+  r.error = o.error();
+  r.environment = o.environment();
+  r.gpu = o.gpu();
+  r.worker_name = o.worker();
+  r.compile_s = o.compile_s();
+  return r;
+}
+
+void to_wire(const JobStatus& s, lanetune::v1::JobStatus* o) {
+  versioned(*o);
+  o->set_job(s.job.id);
+  o->set_state(s.job.state);
+  o->set_checkpoint(s.job.checkpoint);
+  o->set_strategy(s.job.strategy);
+  o->set_time_left_s(s.time_left_s);
+  o->set_message(s.job.message);
+  o->set_created_at(s.job.created_at);
+  for (auto& p : s.gpus) {
+    auto* g = o->add_gpus();
+    g->set_gpu(p.gpu);
+    g->set_planned(p.planned);
+    g->set_done(p.done);
+    g->set_valid(p.valid);
+    g->set_failed(p.failed);
+    g->set_best_ms(p.best_ms);
+    g->set_best_knobs(p.best_knobs);
+  }
+}
+
+JobStatus from_wire(const lanetune::v1::JobStatus& o) {
+  JobStatus s;
+  s.job.id = o.job();
+  s.job.state = o.state();
+  s.job.checkpoint = o.checkpoint();
+  s.job.strategy = o.strategy();
+  s.job.message = o.message();
+  s.job.created_at = o.created_at();
+  s.time_left_s = o.time_left_s();
+  for (auto& g : o.gpus()) {
+    db::Progress p;
+    p.gpu = g.gpu();
+    p.planned = g.planned();
+    p.done = g.done();
+    p.valid = g.valid();
+    p.failed = g.failed();
+    p.best_ms = g.best_ms();
+    p.best_knobs = g.best_knobs();
+    s.job.gpus.push_back(p.gpu);
+    s.gpus.push_back(p);
+  }
+  return s;
+}
+
+}  // namespace lt::coord::wire

@@ -1,0 +1,24 @@
+// Translation between the core's records and the wire's messages (shared by the server and the client).
+#pragma once
+
+#include "coordinator/core.hpp"
+#include "proto/tuning.pb.h"
+
+namespace lt::coord::wire {
+
+inline constexpr uint32_t kMajor = 1;
+inline constexpr uint32_t kMinor = 0;
+
+template <class M>
+M& versioned(M& m) {
+  m.mutable_version()->set_major(kMajor);
+  m.mutable_version()->set_minor(kMinor);
+  return m;
+}
+
+void to_wire(const db::Run& r, lanetune::v1::Result* out);
+db::Run from_wire(const lanetune::v1::Result& r);
+void to_wire(const JobStatus& s, lanetune::v1::JobStatus* out);
+JobStatus from_wire(const lanetune::v1::JobStatus& s);
+
+}  // namespace lt::coord::wire

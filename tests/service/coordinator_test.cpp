@@ -1,0 +1,284 @@
+// The coordinator's core: leases and their expiry, idempotent results, each strategy, cancel, budgets, reuse.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "coordinator/core.hpp"
+#include "fake_compiler.hpp"
+#include "support/test_support.hpp"
+
+namespace lt::coord {
+namespace {
+
+// A coordinator on a fresh database, with a clock the test moves.
+struct Fixture {
+  test::TempDir dir;
+  double clock = 1000;
+  std::filesystem::path checkpoint = dir / "model.gguf";
+  std::unique_ptr<Coordinator> core;
+
+  explicit Fixture(int points = 6, Options o = {}) {
+    std::ofstream(checkpoint) << "GGUF and some bytes";
+    open(points, o);
+  }
+  void open(int points, Options o = {}) {
+    o.data_dir = dir / "data";
+    core.reset();
+    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points),
+                                         [this] { return clock; });
+  }
+  int64_t worker(const std::string& gpu = "h100", const std::string& env = "env-a") {
+    db::Worker w;
+    w.name = "w-" + gpu + "-" + env;
+    w.gpu = gpu;
+    w.environment_key = env;
+    return core->register_worker(w);
+  }
+  JobStatus submit(const std::string& strategy = "grid", uint32_t budget = 0, std::vector<std::string> gpus = {"h100"}) {
+    JobSpec s;
+    s.path = checkpoint.string();
+    s.gpus = std::move(gpus);
+    s.strategy = strategy;
+    s.budget = budget;
+    return core->submit(s);
+  }
+  // A valid result whose time is the configuration's id + 1 (so id 0 is fastest), unless `ms` says otherwise.
+  bool report(int64_t w, const Lease& l, double ms = -1) {
+    db::Run r;
+    r.valid = true;
+    r.median_ms = ms >= 0 ? ms : nlohmann::json::parse(l.plan.knobs)["id"].get<int>() + 1.0;
+    return core->report(w, l.plan.id, l.plan.lease, r);
+  }
+  // Leases and reports until nothing is left; returns the plans run.
+  int drain(int64_t w) {
+    int n = 0;
+    for (;;) {
+      auto ls = core->lease(w, 4);
+      if (ls.empty()) return n;
+      for (auto& l : ls) report(w, l), ++n;
+    }
+  }
+};
+
+TEST(Coordinator, GridPlansEveryPointPerGpuKind) {
+  Fixture f(5);
+  auto s = f.submit("grid", 0, {"h100", "a100"});
+  ASSERT_EQ(s.gpus.size(), 2u);
+  for (auto& g : s.gpus) EXPECT_EQ(g.planned, 5u);
+  EXPECT_EQ(f.drain(f.worker("h100")), 5);
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "running");
+  EXPECT_EQ(f.drain(f.worker("a100")), 5);
+  auto done = f.core->status(s.job.id);
+  EXPECT_EQ(done.job.state, "done");
+  for (auto& g : done.gpus) {
+    EXPECT_EQ(g.valid, 5u);
+    EXPECT_DOUBLE_EQ(g.best_ms, 1.0);
+  }
+}
+
+TEST(Coordinator, LeaseGoesOnlyToWorkersOfTheKind) {
+  Fixture f(3);
+  f.submit("grid", 0, {"h100"});
+  EXPECT_TRUE(f.core->lease(f.worker("a100"), 4).empty());
+  EXPECT_EQ(f.core->lease(f.worker("h100"), 2).size(), 2u);
+}
+
+TEST(Coordinator, ExpiredLeaseIsRequeuedAndHeartbeatsKeepIt) {
+  Fixture f(2);
+  f.submit();
+  int64_t a = f.worker(), b = f.worker();
+  auto la = f.core->lease(a, 1);
+  ASSERT_EQ(la.size(), 1u);
+  f.clock += f.core->options().lease_s * 0.8;
+  EXPECT_TRUE(f.core->heartbeat(a, {la[0].plan.lease}).empty());
+  f.clock += f.core->options().lease_s * 0.8;  // past the first deadline, within the extended one
+  auto lb = f.core->lease(b, 4);
+  ASSERT_EQ(lb.size(), 1u);
+  EXPECT_NE(lb[0].plan.id, la[0].plan.id);
+  f.clock += f.core->options().lease_s * 2;  // a dies: its lease expires and goes to b
+  auto again = f.core->lease(b, 4);
+  ASSERT_EQ(again.size(), 2u);  // a's plan and b's own expired one
+  EXPECT_FALSE(f.core->heartbeat(a, {la[0].plan.lease}).empty());  // a is told it lost the lease
+}
+
+TEST(Coordinator, ResultIsRecordedOnceHoweverOftenItArrives) {
+  Fixture f(1);
+  auto s = f.submit();
+  int64_t a = f.worker(), b = f.worker();
+  auto la = f.core->lease(a, 1);
+  f.clock += 1000;
+  auto lb = f.core->lease(b, 1);  // re-queued to b after a's lease expired
+  ASSERT_EQ(lb.size(), 1u);
+  EXPECT_TRUE(f.report(a, la[0], 5));
+  EXPECT_FALSE(f.report(a, la[0], 5));
+  EXPECT_FALSE(f.report(b, lb[0], 7));
+  auto runs = f.core->results(s.job.id, "", 0);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].median_ms, 5);
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+}
+
+TEST(Coordinator, RandomDrawsTheBudgetDeterministically) {
+  Fixture f(50);
+  auto s1 = f.submit("random", 7);
+  EXPECT_EQ(s1.gpus[0].planned, 7u);
+  auto s2 = f.submit("random", 7);
+  auto w = f.worker();
+  f.drain(w);
+  std::set<std::string> k1, k2;
+  for (auto& r : f.core->results(s1.job.id, "", 0)) k1.insert(r.knobs);
+  for (auto& r : f.core->results(s2.job.id, "", 0)) k2.insert(r.knobs);
+  EXPECT_EQ(k1.size(), 7u);
+  EXPECT_EQ(k1, k2);
+}
+
+TEST(Coordinator, SuccessiveHalvingPromotesTheFastestToLongerRuns) {
+  Fixture f(9);
+  auto s = f.submit("halving");
+  auto w = f.worker();
+  EXPECT_EQ(f.drain(w), 9 + 3 + 1);
+  auto runs = f.core->results(s.job.id, "h100", 0);
+  std::map<uint32_t, std::set<std::string>> by_stage;
+  std::map<uint32_t, uint32_t> reps;
+  for (auto& r : runs) by_stage[r.stage].insert(r.knobs), reps[r.stage] = r.repetitions;
+  EXPECT_EQ(by_stage[1], (std::set<std::string>{R"({"id":0})", R"({"id":1})", R"({"id":2})"}));
+  EXPECT_EQ(by_stage[2], (std::set<std::string>{R"({"id":0})"}));
+  EXPECT_EQ(reps[0] * 3, reps[1]);
+  EXPECT_EQ(reps[1] * 3, reps[2]);
+  auto best = f.core->best(s.job.id, "h100");
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].stage, 2u);
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+}
+
+TEST(Coordinator, InvalidResultsAreNeverBest) {
+  Fixture f(2);
+  auto s = f.submit();
+  auto w = f.worker();
+  auto ls = f.core->lease(w, 2);
+  db::Run bad;
+  bad.median_ms = 0.1;
+  bad.valid = false;
+  bad.reason = "logits differ under --stagger";
+  bad.failure = "race";
+  f.core->report(w, ls[0].plan.id, ls[0].plan.lease, bad);
+  f.report(w, ls[1], 3);
+  auto best = f.core->best(s.job.id, "");
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_DOUBLE_EQ(best[0].median_ms, 3);
+  EXPECT_EQ(f.core->status(s.job.id).gpus[0].failed, 1u);
+}
+
+TEST(Coordinator, CancelStopsTheJobAndKeepsTheBestSoFar) {
+  Fixture f(6);
+  auto s = f.submit();
+  auto w = f.worker();
+  auto ls = f.core->lease(w, 2);
+  f.report(w, ls[0]);
+  auto c = f.core->cancel(s.job.id);
+  EXPECT_EQ(c.job.state, "cancelled");
+  EXPECT_TRUE(f.core->lease(w, 4).empty());
+  EXPECT_FALSE(f.core->heartbeat(w, {ls[1].plan.lease}).empty());
+  EXPECT_EQ(f.core->best(s.job.id, "").size(), 1u);
+}
+
+TEST(Coordinator, TimeBudgetEndsTheJob) {
+  Fixture f(6);
+  JobSpec spec;
+  spec.path = f.checkpoint.string();
+  spec.gpus = {"h100"};
+  spec.time_budget_s = 60;
+  auto s = f.core->submit(spec);
+  EXPECT_NEAR(s.time_left_s, 60, 1e-6);
+  auto w = f.worker();
+  f.report(w, f.core->lease(w, 1)[0]);
+  f.clock += 61;
+  EXPECT_TRUE(f.core->lease(w, 4).empty());
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  EXPECT_EQ(st.gpus[0].done, 1u);
+}
+
+TEST(Coordinator, SameCheckpointReusesResultsOnlyUnderTheSameEnvironment) {
+  Fixture f(4);
+  auto first = f.submit();
+  f.drain(f.worker("h100", "env-a"));
+  auto again = f.submit();
+  EXPECT_TRUE(f.core->lease(f.worker("h100", "env-a"), 4).empty());  // every result reused
+  auto st = f.core->status(again.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  EXPECT_EQ(st.gpus[0].valid, 4u);
+  for (auto& r : f.core->results(again.job.id, "", 0)) EXPECT_NE(r.reused_from, 0);
+  auto third = f.submit();
+  EXPECT_EQ(f.core->lease(f.worker("h100", "env-b"), 4).size(), 4u);  // another environment measures anew
+  (void)first;
+  (void)third;
+}
+
+TEST(Coordinator, BadRequestsChangeNothing) {
+  Fixture f(3);
+  JobSpec s;
+  s.path = f.checkpoint.string();
+  s.gpus = {"h100", "z999"};
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.gpus = {"h100"};
+  s.strategy = "annealing";
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.strategy = "grid";
+  s.path = "relative.gguf";
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  std::ofstream(f.dir / "junk.gguf") << "not a checkpoint";
+  s.path = (f.dir / "junk.gguf").string();
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.path.clear();
+  s.digest = "0123";
+  EXPECT_THROW(f.core->submit(s), NotFound);
+  EXPECT_TRUE(f.core->list().empty());
+  EXPECT_THROW(f.core->status(1), NotFound);
+  EXPECT_THROW(f.core->lease(99, 1), NotFound);
+  auto job = f.submit();
+  auto w = f.worker();
+  auto l = f.core->lease(w, 1);
+  db::Run nan;
+  nan.median_ms = std::nan("");
+  nan.valid = true;
+  EXPECT_THROW(f.core->report(w, l[0].plan.id, l[0].plan.lease, nan), InvalidArgument);
+  EXPECT_TRUE(f.core->results(job.job.id, "", 0).empty());
+}
+
+TEST(Coordinator, RestartCarriesOn) {
+  Fixture f(4);
+  auto s = f.submit("halving");
+  auto w = f.worker();
+  auto ls = f.core->lease(w, 2);
+  f.report(w, ls[0]);
+  f.open(4);  // the coordinator restarts on the same database
+  EXPECT_TRUE(f.report(w, ls[1]));  // a lease from before the restart still reports
+  EXPECT_FALSE(f.report(w, ls[0]));
+  f.drain(w);
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  EXPECT_EQ(f.core->results(s.job.id, "", 0).size(), 4u + 2u + 1u);  // rounds of 4, 2, 1
+}
+
+TEST(Coordinator, UploadsAreStoredByContent) {
+  Fixture f(2);
+  Upload u(f.core->upload_dir());
+  u.append(0, "GGUF");
+  u.append(4, " rest");
+  EXPECT_THROW(u.append(3, "x"), InvalidArgument);
+  std::string d = f.core->add_checkpoint(u);
+  EXPECT_EQ(d.size(), 32u);
+  std::ofstream(f.dir / "same.gguf") << "GGUF rest";
+  EXPECT_EQ(content_digest(f.dir / "same.gguf"), d);
+  JobSpec s;
+  s.digest = d;
+  s.gpus = {"l4"};
+  EXPECT_EQ(f.core->submit(s).job.checkpoint, d);
+  Upload bad(f.core->upload_dir());
+  bad.append(0, "nope");
+  EXPECT_THROW(f.core->add_checkpoint(bad), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace lt::coord
