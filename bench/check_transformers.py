@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+"""Checks lane-tune's CPU reference against Hugging Face transformers on the same GGUF checkpoints.
+
+For each checkpoint: parse the GGUF here (header, metadata, tensor infos; F32/F16/BF16/Q8_0 data with numpy), load
+the dequantized weights into LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM (config from the GGUF metadata;
+llama's q/k rows un-permuted from llama.cpp's converter order back to transformers'), run `lane-tune reference` on a
+few prompts, feed transformers the prompt plus the reference's generated tokens, and compare the logits of every
+generated position: relative L2 error, worst row, max abs error, arg-max agreement.
+
+usage:
+  check_transformers.py LANE_TUNE GGUF [GGUF...] [--n-gen 8] [--prompt "1 2 3"]... [--dtype float64|float32]
+                        [--device cuda|cpu] [--tol 1e-5] [--threads N]
+  check_transformers.py --parse-only GGUF [GGUF]   (no torch needed: prints the parse, decodes every tensor's first
+                        row in pure Python and, with numpy, with numpy too; with two files, compares their rows)
+
+Prints a `CHECK:` line per prompt and a `RESULT:` line per checkpoint; exits 1 when any checkpoint fails.
+"""
+import argparse
+import math
+import mmap
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+# ggml types this script reads: type id -> (name, elements a block, bytes a block).
+GGML_TYPES = {0: ("f32", 1, 4), 1: ("f16", 1, 2), 8: ("q8_0", 32, 34), 30: ("bf16", 1, 2)}
+
+# GGUF metadata scalar types: id -> struct format.
+SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+class TensorInfo:
+    """One tensor's description: name, dims in ggml order (dims[0] is the row length), type id, data offset."""
+
+    def __init__(self, name, dims, type_id, offset):
+        self.name, self.dims, self.type, self.offset = name, dims, type_id, offset
+
+    def elements(self):
+        return math.prod(self.dims)
+
+    def row_bytes(self):
+        if self.type not in GGML_TYPES:
+            raise ValueError(f"tensor {self.name} has ggml type {self.type}, which this script cannot read "
+                             f"(synthesize with --type f32, f16, bf16 or q8_0)")
+        _, block_elems, block_bytes = GGML_TYPES[self.type]
+        return self.dims[0] // block_elems * block_bytes
+
+
+class GGUF:
+    """A GGUF file read the way llama.cpp reads it: header, metadata, tensor infos, and the data section's start."""
+
+    def __init__(self, path):
+        self.path = path
+        self._file = open(path, "rb")
+        self.buf = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        self.pos = 0
+        if self.buf[:4] != b"GGUF":
+            raise ValueError(f"{path} is not a GGUF file")
+        self.pos = 4
+        self.version = self._scalar(4)
+        if self.version not in (2, 3):
+            raise ValueError(f"{path}: unsupported GGUF version {self.version}")
+        n_tensors, n_kv = self._scalar(10), self._scalar(10)
+        self.meta = {}
+        for _ in range(n_kv):
+            key = self._string()
+            self.meta[key] = self._value(self._scalar(4))
+        self.tensors = {}
+        for _ in range(n_tensors):
+            name = self._string()
+            n_dims = self._scalar(4)
+            dims = [self._scalar(10) for _ in range(n_dims)]
+            self.tensors[name] = TensorInfo(name, dims, self._scalar(4), self._scalar(10))
+        align = int(self.meta.get("general.alignment", 32))
+        self.data_start = (self.pos + align - 1) // align * align
+
+    def _scalar(self, type_id):
+        fmt = SCALARS[type_id]
+        (v,) = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v
+
+    def _string(self):
+        n = self._scalar(10)
+        s = bytes(self.buf[self.pos:self.pos + n]).decode("utf-8", errors="replace")
+        self.pos += n
+        return s
+
+    def _value(self, type_id):
+        if type_id in SCALARS:
+            return self._scalar(type_id)
+        if type_id == 8:
+            return self._string()
+        if type_id == 9:
+            item_type, n = self._scalar(4), self._scalar(10)
+            return [self._value(item_type) for _ in range(n)]
+        raise ValueError(f"{self.path}: unknown metadata type {type_id} at byte {self.pos}")
+
+    def _start(self, info, row=0):
+        return self.data_start + info.offset + row * info.row_bytes()
+
+    def row_python(self, name, row):
+        """Row `row` of a tensor as floats, decoded with struct alone (the check on the numpy decoder)."""
+        info = self.tensors[name]
+        n, at = info.dims[0], self._start(info, row)
+        if info.type == 0:
+            return list(struct.unpack_from(f"<{n}f", self.buf, at))
+        if info.type == 1:
+            return list(struct.unpack_from(f"<{n}e", self.buf, at))
+        if info.type == 30:
+            halves = struct.unpack_from(f"<{n}H", self.buf, at)
+            return [struct.unpack("<f", struct.pack("<I", h << 16))[0] for h in halves]
+        if info.type == 8:
+            out = []
+            for b in range(n // 32):
+                (d,) = struct.unpack_from("<e", self.buf, at + 34 * b)
+                out.extend(d * q for q in struct.unpack_from("<32b", self.buf, at + 34 * b + 2))
+            return out
+        info.row_bytes()  # raises naming the type
+        return []
+
+    def array(self, name):
+        """A tensor dequantized to a float32 numpy array, shaped as transformers holds it (dims reversed)."""
+        import numpy as np
+
+        info = self.tensors[name]
+        n, at = info.elements(), self._start(info)
+        if info.type == 0:
+            a = np.frombuffer(self.buf, dtype="<f4", count=n, offset=at).astype(np.float32)
+        elif info.type == 1:
+            a = np.frombuffer(self.buf, dtype="<f2", count=n, offset=at).astype(np.float32)
+        elif info.type == 30:
+            h = np.frombuffer(self.buf, dtype="<u2", count=n, offset=at).astype(np.uint32)
+            a = (h << 16).view(np.float32)
+        elif info.type == 8:
+            raw = np.frombuffer(self.buf, dtype=np.uint8, count=n // 32 * 34, offset=at).reshape(-1, 34)
+            d = raw[:, :2].copy().view("<f2").astype(np.float32)
+            a = (raw[:, 2:].copy().view(np.int8).astype(np.float32) * d).reshape(-1)
+        else:
+            info.row_bytes()
+        return a.reshape(list(reversed(info.dims)))
+
+
+def parse_only(paths):
+    """Prints what the parser read and checks the data decoders: pure Python against numpy, file against file."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    files = [GGUF(p) for p in paths]
+    for g in files:
+        arch = g.meta.get("general.architecture")
+        print(f"PARSE: {g.path} version={g.version} tensors={len(g.tensors)} metadata={len(g.meta)} "
+              f"architecture={arch} data_start={g.data_start}")
+        for k, v in g.meta.items():
+            shown = f"[{len(v)} items]" if isinstance(v, list) else repr(v)
+            print(f"  {k} = {shown}")
+        end = 0
+        for info in g.tensors.values():
+            name = GGML_TYPES.get(info.type, (str(info.type),))[0]
+            print(f"  tensor {info.name} dims={info.dims} type={name} offset={info.offset}")
+            row = g.row_python(info.name, 0)
+            if len(row) != info.dims[0] or not all(math.isfinite(x) for x in row):
+                raise SystemExit(f"PARSE: {info.name}: row 0 did not decode to {info.dims[0]} finite values")
+            if np is not None:
+                full = g.array(info.name).reshape(-1, info.dims[0])
+                if not np.array_equal(full[0], np.array(row, dtype=np.float32)):
+                    raise SystemExit(f"PARSE: {info.name}: numpy and struct decoders disagree")
+            end = max(end, g.data_start + info.offset + info.row_bytes() * (info.elements() // info.dims[0]))
+        if end > len(g.buf):
+            raise SystemExit(f"PARSE: {g.path}: tensor data runs past the end of the file")
+        print(f"PARSE: {g.path} ok ({'numpy and struct decoders agree' if np else 'struct decoder only: no numpy'})")
+    if len(files) == 2:
+        a, b = files
+        worst = 0.0
+        for name, info in a.tensors.items():
+            if name not in b.tensors:
+                continue
+            ra, rb = a.row_python(name, 0), b.row_python(name, 0)
+            scale = max(max(abs(x) for x in ra), 1e-30)
+            diff = max(abs(x - y) for x, y in zip(ra, rb)) / scale
+            worst = max(worst, diff)
+            print(f"  row0 {name}: max |a-b| / max |a| = {diff:.3e}")
+        print(f"PARSE: worst relative row difference between the two files: {worst:.3e}")
+
+
+def rope_inv_freq(g, arch, head_dim):
+    """Rope's inverse frequencies as llama.cpp applies them: base^(-2i/d), divided by rope_freqs' factors (or the
+    llama3 factors the scaling keys give), and by a linear scaling factor."""
+    base = float(g.meta.get(f"{arch}.rope.freq_base", 10000.0))
+    f = [base ** (-2.0 * i / head_dim) for i in range(head_dim // 2)]
+    kind, params = rope_scaling(g, arch)
+    if "rope_freqs.weight" in g.tensors:
+        f = [x / c for x, c in zip(f, g.row_python("rope_freqs.weight", 0))]
+    elif kind == "llama3":
+        ctx, lo, hi, factor = (params["original_max_position_embeddings"], params["low_freq_factor"],
+                               params["high_freq_factor"], params["factor"])
+        out = []
+        for x in f:
+            wavelen = 2 * math.pi / x
+            if wavelen < ctx / hi:
+                out.append(x)
+            elif wavelen > ctx / lo:
+                out.append(x / factor)
+            else:
+                smooth = (ctx / wavelen - lo) / (hi - lo)
+                out.append(x * ((1 - smooth) / factor + smooth))
+        f = out
+    if kind == "linear":
+        f = [x / params["factor"] for x in f]
+    return f
+
+
+def rope_scaling(g, arch):
+    """The rope scaling kind ('default', 'llama3', 'linear') and its parameters, from the metadata."""
+    for prefix in ("lane_tune.rope.scaling.", f"{arch}.rope.scaling."):
+        kind = g.meta.get(prefix + "type", "")
+        if kind == "llama3":
+            return "llama3", {
+                "factor": float(g.meta.get(prefix + "factor", 8.0)),
+                "low_freq_factor": float(g.meta.get(prefix + "low_freq_factor", 1.0)),
+                "high_freq_factor": float(g.meta.get(prefix + "high_freq_factor", 4.0)),
+                "original_max_position_embeddings": int(g.meta.get(prefix + "original_context_length", 8192)),
+            }
+    factor = float(g.meta.get(f"{arch}.rope.scaling.factor", 0.0))
+    if g.meta.get(f"{arch}.rope.scaling.type", "linear") == "linear" and factor not in (0.0, 1.0):
+        return "linear", {"factor": factor}
+    return "default", {}
+
+
+def unpermute(w, n_head):
+    """Undoes llama.cpp's converter permutation of q/k rows (halves interleaved), back to transformers' order."""
+    rows = w.shape[0]
+    return w.reshape(n_head, rows // n_head // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def build_hf(g, torch, transformers, dtype, device):
+    """A transformers model holding the checkpoint's dequantized weights; returns (model, vocab)."""
+    import numpy as np
+
+    arch = g.meta["general.architecture"]
+    key = lambda k, default=None: g.meta.get(f"{arch}.{k}", default)  # noqa: E731
+    d, heads = int(key("embedding_length")), int(key("attention.head_count"))
+    kv = key("attention.head_count_kv", heads)
+    kv = int(kv[0] if isinstance(kv, list) else kv)
+    head_dim = int(key("attention.key_length", d // heads))
+    if int(key("attention.value_length", d // heads)) != head_dim:
+        raise SystemExit(f"{g.path}: value width differs from key width; transformers' {arch} cannot hold it")
+    vocab = int(key("vocab_size", g.tensors["token_embd.weight"].dims[1]))
+    layers = int(key("block_count"))
+    tied = "output.weight" not in g.tensors
+    bias = "blk.0.attn_q.bias" in g.tensors
+    classes = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
+               "qwen3": ("Qwen3Config", "Qwen3ForCausalLM")}
+    if arch not in classes:
+        raise SystemExit(f"{g.path}: architecture {arch} has no transformers counterpart here")
+    config_cls, model_cls = (getattr(transformers, n) for n in classes[arch])
+
+    common = dict(vocab_size=vocab, hidden_size=d, intermediate_size=int(key("feed_forward_length")),
+                  num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv, head_dim=head_dim,
+                  max_position_embeddings=int(key("context_length", 4096)),
+                  rms_norm_eps=float(key("attention.layer_norm_rms_epsilon")), tie_word_embeddings=tied,
+                  hidden_act="silu", attn_implementation="eager")
+    if arch != "qwen2":
+        common["attention_bias"] = bias
+    if arch == "llama":
+        common["mlp_bias"] = False
+    if arch == "qwen2":
+        common["use_sliding_window"] = False
+    base = float(key("rope.freq_base", 10000.0))
+    kind, params = rope_scaling(g, arch)
+    if int(transformers.__version__.split(".")[0]) >= 5:
+        config = config_cls(**common, rope_parameters={"rope_type": kind, "rope_theta": base, **params})
+    else:
+        scaling = {"rope_type": kind, **params} if kind != "default" else None
+        config = config_cls(**common, rope_theta=base, rope_scaling=scaling)
+    config._attn_implementation = "eager"
+
+    torch_dtype = {"float64": torch.float64, "float32": torch.float32}[dtype]
+    np_dtype = np.float64 if dtype == "float64" else np.float32
+    torch.manual_seed(0)
+    model = model_cls(config).to(torch_dtype)
+
+    def t(name, n_head=None):
+        a = g.array(name)
+        if n_head is not None and arch == "llama":
+            a = unpermute(a, n_head)
+        return torch.from_numpy(np.ascontiguousarray(a, dtype=np_dtype))
+
+    sd = {"model.embed_tokens.weight": t("token_embd.weight"), "model.norm.weight": t("output_norm.weight")}
+    if not tied:
+        sd["lm_head.weight"] = t("output.weight")
+    for i in range(layers):
+        b, p = f"blk.{i}.", f"model.layers.{i}."
+        sd[p + "input_layernorm.weight"] = t(b + "attn_norm.weight")
+        sd[p + "self_attn.q_proj.weight"] = t(b + "attn_q.weight", heads)
+        sd[p + "self_attn.k_proj.weight"] = t(b + "attn_k.weight", kv)
+        sd[p + "self_attn.v_proj.weight"] = t(b + "attn_v.weight")
+        sd[p + "self_attn.o_proj.weight"] = t(b + "attn_output.weight")
+        if bias:
+            sd[p + "self_attn.q_proj.bias"] = t(b + "attn_q.bias", heads)
+            sd[p + "self_attn.k_proj.bias"] = t(b + "attn_k.bias", kv)
+            sd[p + "self_attn.v_proj.bias"] = t(b + "attn_v.bias")
+        if arch == "qwen3":
+            sd[p + "self_attn.q_norm.weight"] = t(b + "attn_q_norm.weight")
+            sd[p + "self_attn.k_norm.weight"] = t(b + "attn_k_norm.weight")
+        sd[p + "post_attention_layernorm.weight"] = t(b + "ffn_norm.weight")
+        sd[p + "mlp.gate_proj.weight"] = t(b + "ffn_gate.weight")
+        sd[p + "mlp.up_proj.weight"] = t(b + "ffn_up.weight")
+        sd[p + "mlp.down_proj.weight"] = t(b + "ffn_down.weight")
+    missing, unexpected = model.load_state_dict(sd, strict=False)
+    if unexpected:
+        raise SystemExit(f"{g.path}: transformers' {arch} has no place for {unexpected}")
+    with torch.no_grad():
+        for name in missing:
+            if name.endswith("o_proj.bias"):  # llama's attention_bias adds one; llama.cpp's llama has none
+                model.get_parameter(name).zero_()
+            elif not (tied and name == "lm_head.weight"):
+                raise SystemExit(f"{g.path}: nothing in the checkpoint for transformers' {name}")
+        if tied:
+            try:
+                model.tie_weights()
+            except (AttributeError, TypeError):
+                pass
+            if not torch.equal(model.lm_head.weight, model.model.embed_tokens.weight):
+                model.lm_head.weight.copy_(model.model.embed_tokens.weight)
+    model = model.to(device).eval()
+
+    # Rope: compare transformers' inverse frequencies with llama.cpp's reading; use llama.cpp's when they differ.
+    expected = torch.tensor(rope_inv_freq(g, arch, head_dim), dtype=torch.float64)
+    rotary = model.model.rotary_emb
+    got = rotary.inv_freq.detach().double().cpu()
+    diff = float(((got - expected).abs() / expected).max())
+    note = ""
+    if diff > 1e-6:
+        with torch.no_grad():
+            rotary.inv_freq.copy_(expected.to(rotary.inv_freq.dtype))
+            if hasattr(rotary, "original_inv_freq") and torch.is_tensor(rotary.original_inv_freq):
+                rotary.original_inv_freq = rotary.inv_freq.clone()
+        note = " (transformers' differ: llama.cpp's used)"
+    print(f"ROPE: {os.path.basename(g.path)} scaling={kind} inv_freq max rel diff={diff:.2e}{note}")
+    return model, vocab
+
+
+def run_reference(lane_tune, path, prompt, n_gen, vocab, threads):
+    """`lane-tune reference`'s tokens and logits (n_gen x vocab, float64)."""
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "logits.bin")
+        cmd = [lane_tune, "reference", path, "--n-gen", str(n_gen), "--logits", out]
+        if threads:
+            cmd += ["--threads", str(threads)]
+        r = subprocess.run(cmd + [str(t) for t in prompt], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"lane-tune reference failed ({r.returncode}): {r.stderr.strip()}")
+        lines = [l for l in r.stdout.splitlines() if l.startswith("TOKENS:")]
+        if len(lines) != 1:
+            raise SystemExit(f"lane-tune reference printed no single TOKENS: line: {r.stdout!r}")
+        tokens = [int(x) for x in lines[0].split()[1:]]
+        logits = np.fromfile(out, dtype="<f4").astype(np.float64)
+    if len(tokens) != n_gen or logits.size != n_gen * vocab:
+        raise SystemExit(f"lane-tune reference gave {len(tokens)} tokens and {logits.size} logits, "
+                         f"expected {n_gen} and {n_gen * vocab}")
+    return tokens, logits.reshape(n_gen, vocab)
+
+
+def check(args):
+    """Runs every checkpoint through both implementations; returns the process's exit status."""
+    import numpy as np
+    import torch
+    import transformers
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    print(f"VERSIONS: torch={torch.__version__} transformers={transformers.__version__} numpy={np.__version__} "
+          f"device={device} dtype={args.dtype}")
+    failed = False
+    for path in args.gguf:
+        g = GGUF(path)
+        arch = g.meta.get("general.architecture")
+        model, vocab = build_hf(g, torch, transformers, args.dtype, device)
+        prompts = [[int(x) % vocab for x in p.split()] for p in args.prompt] or \
+                  [[(17 * i + 3) % vocab for i in range(n)] for n in (7, 19)]
+        num = den = 0.0
+        agree = rows = 0
+        worst = max_abs = 0.0
+        for prompt in prompts:
+            tokens, ref = run_reference(args.lane_tune, path, prompt, args.n_gen, vocab, args.threads)
+            seq = prompt + tokens[:-1]
+            with torch.no_grad():
+                out = model(input_ids=torch.tensor([seq], device=device), use_cache=False)
+            hf = out.logits[0, len(prompt) - 1:].double().cpu().numpy()
+            err = ref - hf
+            row_rel = np.linalg.norm(err, axis=1) / np.linalg.norm(hf, axis=1)
+            hits = int((hf.argmax(axis=1) == np.array(tokens)).sum())
+            print(f"CHECK: {os.path.basename(path)} prompt_len={len(prompt)} n_gen={args.n_gen} "
+                  f"rel_l2={np.linalg.norm(err) / np.linalg.norm(hf):.3e} worst_row={row_rel.max():.3e} "
+                  f"max_abs={np.abs(err).max():.3e} argmax={hits}/{args.n_gen} tokens={' '.join(map(str, tokens))}")
+            num += float((err ** 2).sum())
+            den += float((hf ** 2).sum())
+            worst, max_abs = max(worst, float(row_rel.max())), max(max_abs, float(np.abs(err).max()))
+            agree, rows = agree + hits, rows + args.n_gen
+        rel = math.sqrt(num / den)
+        ok = rel < args.tol and agree == rows
+        failed |= not ok
+        print(f"RESULT: {os.path.basename(path)} arch={arch} rel_l2={rel:.3e} worst_row={worst:.3e} "
+              f"max_abs={max_abs:.3e} argmax={agree}/{rows} tol={args.tol:g} {'PASS' if ok else 'FAIL'}")
+        del model
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--parse-only", action="store_true", help="check the GGUF parser only (no torch, no lane-tune)")
+    ap.add_argument("paths", nargs="+", help="LANE_TUNE GGUF... (or GGUF [GGUF] with --parse-only)")
+    ap.add_argument("--n-gen", type=int, default=8)
+    ap.add_argument("--prompt", action="append", default=[], help="token ids, space separated (repeatable)")
+    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    ap.add_argument("--device", choices=("cuda", "cpu"))
+    ap.add_argument("--tol", type=float, default=1e-5, help="relative L2 error a checkpoint must stay under")
+    ap.add_argument("--threads", type=int, default=0, help="lane-tune reference's threads (0: every core)")
+    args = ap.parse_args()
+    if args.parse_only:
+        parse_only(args.paths)
+        return 0
+    if len(args.paths) < 2:
+        ap.error("need the lane-tune binary and at least one GGUF")
+    args.lane_tune, args.gguf = args.paths[0], args.paths[1:]
+    if args.n_gen < 1:
+        ap.error("--n-gen must be at least 1")
+    return check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
