@@ -1,0 +1,221 @@
+// Synthesized checkpoints: llama.cpp's names, shapes and metadata, deterministic weights of sensible scale.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/synth.hpp"
+#include "support/test_support.hpp"
+
+namespace lt::synth {
+namespace {
+
+using test::TempDir;
+
+std::vector<uint8_t> slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::vector<float> values(const gguf::File& f, const std::string& name) {
+  const gguf::TensorInfo* t = f.tensor(name);
+  EXPECT_NE(t, nullptr) << name;
+  std::vector<float> out(t->elements());
+  ggml::dequantize(t->type, f.data(*t).data(), out);
+  return out;
+}
+
+uint64_t key(const gguf::File& f, const std::string& k) {
+  const gguf::Value* v = f.find(k);
+  EXPECT_NE(v, nullptr) << k;
+  return v ? v->as_uint() : 0;
+}
+
+TEST(Synth, TinyPresetsAreRealSmallModels) {
+  TempDir dir;
+  for (const std::string name : {"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-moe", "tiny-gpt-oss"}) {
+    const Preset& p = preset(name);
+    Options o;
+    o.preset = name;
+    uint64_t calls = 0;
+    o.progress = [&](uint64_t done, uint64_t total) {
+      ++calls;
+      EXPECT_LE(done, total);
+    };
+    const auto path = dir / (name + ".gguf");
+    const uint64_t size = write(o, path);
+    EXPECT_GT(calls, 0u);
+    EXPECT_LT(size, 8u << 20) << name;
+    gguf::File f = gguf::File::open(path);
+    EXPECT_EQ(f.size(), size);
+    const std::string a = p.architecture;
+    EXPECT_EQ(f.find("general.architecture")->as_string(), a);
+    EXPECT_EQ(f.find("tokenizer.ggml.model")->as_string(), "none");
+    EXPECT_EQ(key(f, "general.alignment"), 32u);
+    EXPECT_EQ(key(f, a + ".vocab_size"), p.vocab);
+    EXPECT_EQ(key(f, a + ".block_count"), p.layers);
+    EXPECT_EQ(key(f, a + ".embedding_length"), p.d_model);
+    EXPECT_EQ(key(f, a + ".feed_forward_length"), p.ffn);
+    EXPECT_EQ(key(f, a + ".attention.head_count"), p.heads);
+    EXPECT_EQ(key(f, a + ".attention.head_count_kv"), p.kv_heads);
+    EXPECT_EQ(key(f, a + ".attention.key_length"), p.head_dim);
+    EXPECT_EQ(key(f, a + ".context_length"), p.context);
+    EXPECT_FLOAT_EQ(float(f.find(a + ".rope.freq_base")->as_float()), p.rope_base);
+    EXPECT_FLOAT_EQ(float(f.find(a + ".attention.layer_norm_rms_epsilon")->as_float()), p.norm_eps);
+    EXPECT_LE(p.vocab, 1000u);
+    EXPECT_GE(p.vocab, 512u);
+
+    // shapes as llama.cpp creates them (ggml order)
+    EXPECT_EQ(f.tensor("token_embd.weight")->dims, (std::vector<uint64_t>{p.d_model, p.vocab}));
+    EXPECT_EQ(f.tensor("blk.0.attn_q.weight")->dims,
+              (std::vector<uint64_t>{p.d_model, uint64_t{p.heads} * p.head_dim}));
+    EXPECT_EQ(f.tensor("blk.1.attn_k.weight")->dims,
+              (std::vector<uint64_t>{p.d_model, uint64_t{p.kv_heads} * p.head_dim}));
+    EXPECT_EQ(f.tensor("blk.1.attn_output.weight")->dims,
+              (std::vector<uint64_t>{uint64_t{p.heads} * p.head_dim, p.d_model}));
+    EXPECT_EQ(f.tensor("output.weight") == nullptr, p.tied_output);
+    EXPECT_EQ(f.tensor("blk.0.attn_q.bias") != nullptr, p.qkv_bias);
+    EXPECT_EQ(f.tensor("blk.0.attn_q_norm.weight") != nullptr, p.qk_norm);
+    EXPECT_EQ(f.tensor("rope_freqs.weight") != nullptr, a == "llama");
+    if (p.experts) {
+      EXPECT_EQ(key(f, a + ".expert_count"), p.experts);
+      EXPECT_EQ(key(f, a + ".expert_used_count"), p.experts_used);
+      EXPECT_EQ(f.tensor("blk.0.ffn_gate_exps.weight")->dims,
+                (std::vector<uint64_t>{p.d_model, p.expert_ffn, p.experts}));
+      EXPECT_EQ(f.tensor("blk.0.ffn_down_exps.weight")->dims,
+                (std::vector<uint64_t>{p.expert_ffn, p.d_model, p.experts}));
+      EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.weight")->dims, (std::vector<uint64_t>{p.d_model, p.experts}));
+      EXPECT_EQ(f.tensor("blk.0.ffn_gate.weight"), nullptr);
+    } else {
+      EXPECT_EQ(f.tensor("blk.0.ffn_down.weight")->dims, (std::vector<uint64_t>{p.ffn, p.d_model}));
+    }
+    for (const auto& t : f.tensors()) {
+      if (t.dims.size() == 1) {
+        EXPECT_EQ(t.type, ggml::Type::F32) << t.name;
+      }
+      std::vector<float> v = values(f, t.name);
+      for (float x : v) ASSERT_TRUE(std::isfinite(x)) << t.name;
+    }
+    // weights of about 1/sqrt(inputs), norms near one
+    auto q = values(f, "blk.0.attn_q.weight");
+    double ss = 0;
+    for (float x : q) ss += double(x) * x;
+    EXPECT_NEAR(std::sqrt(ss / q.size()) * std::sqrt(double(p.d_model)), 1.0, 0.05) << name;
+    for (float x : values(f, "blk.0.attn_norm.weight")) EXPECT_NEAR(x, 1.f, 0.11f);
+    for (float x : values(f, "output_norm.weight")) EXPECT_NEAR(x, 1.f, 0.11f);
+  }
+}
+
+TEST(Synth, TinyLlamaCarriesLlama3RopeFactors) {
+  TempDir dir;
+  Options o;
+  o.preset = "tiny-llama";
+  write(o, dir / "l.gguf");
+  gguf::File f = gguf::File::open(dir / "l.gguf");
+  const Preset& p = preset("tiny-llama");
+  auto factors = values(f, "rope_freqs.weight");
+  ASSERT_EQ(factors.size(), p.head_dim / 2);
+  EXPECT_EQ(factors.front(), 1.f);
+  EXPECT_EQ(factors.back(), p.rope_scale_factor);
+  for (size_t i = 1; i < factors.size(); ++i) EXPECT_GE(factors[i], factors[i - 1]);
+  EXPECT_EQ(f.find("llama.rope.scaling.factor"), nullptr);  // llama.cpp would scale linearly on top
+  EXPECT_FLOAT_EQ(float(f.find("lane_tune.rope.scaling.factor")->as_float()), p.rope_scale_factor);
+  EXPECT_EQ(key(f, "llama.rope.dimension_count"), p.head_dim);
+  EXPECT_NE(f.tensor("output.weight"), nullptr);
+}
+
+TEST(Synth, GptOssHasSinksBiasesAndYarn) {
+  TempDir dir;
+  Options o;
+  o.preset = "tiny-gpt-oss";
+  write(o, dir / "g.gguf");
+  gguf::File f = gguf::File::open(dir / "g.gguf");
+  const Preset& p = preset("tiny-gpt-oss");
+  EXPECT_EQ(f.tensor("blk.0.attn_sinks.weight")->dims, (std::vector<uint64_t>{p.heads}));
+  EXPECT_EQ(f.tensor("blk.0.attn_output.bias")->dims, (std::vector<uint64_t>{p.d_model}));
+  EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.bias")->dims, (std::vector<uint64_t>{p.experts}));
+  EXPECT_EQ(f.tensor("blk.0.ffn_up_exps.bias")->dims, (std::vector<uint64_t>{p.expert_ffn, p.experts}));
+  EXPECT_EQ(f.tensor("blk.0.ffn_down_exps.bias")->dims, (std::vector<uint64_t>{p.d_model, p.experts}));
+  EXPECT_NE(f.tensor("blk.0.post_attention_norm.weight"), nullptr);
+  EXPECT_EQ(f.find("gpt-oss.rope.scaling.type")->as_string(), "yarn");
+  EXPECT_EQ(key(f, "gpt-oss.attention.sliding_window"), p.sliding_window);
+}
+
+TEST(Synth, SameSeedSameBytesOtherSeedOtherWeights) {
+  TempDir dir;
+  Options o;
+  o.preset = "tiny-qwen2";
+  o.seed = 42;
+  write(o, dir / "a.gguf");
+  write(o, dir / "b.gguf");
+  o.seed = 43;
+  write(o, dir / "c.gguf");
+  auto a = slurp(dir / "a.gguf"), b = slurp(dir / "b.gguf"), c = slurp(dir / "c.gguf");
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(a.size(), c.size());
+  EXPECT_NE(a, c);
+  EXPECT_EQ(gguf::File::open(dir / "a.gguf").digest(), gguf::File::open(dir / "c.gguf").digest());
+}
+
+TEST(Synth, TypesApplyToMatricesWithKQuantFallback) {
+  TempDir dir;
+  for (auto type : {ggml::Type::Q4_K, ggml::Type::Q6_K, ggml::Type::F16, ggml::Type::BF16, ggml::Type::F32}) {
+    Options o;
+    o.preset = "tiny-moe";
+    o.type = type;
+    write(o, dir / "m.gguf");
+    gguf::File f = gguf::File::open(dir / "m.gguf");
+    EXPECT_EQ(f.tensor("blk.0.attn_q.weight")->type, type);
+    EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.weight")->type, ggml::Type::F32);
+    EXPECT_EQ(f.tensor("blk.0.ffn_norm.weight")->type, ggml::Type::F32);
+  }
+  // gpt-oss-20b's 2880-wide rows do not fit 256-element blocks: q8_0 instead
+  Options o;
+  o.preset = "gpt-oss-20b";
+  o.type = ggml::Type::Q4_K;
+  for (const auto& t : plan(o)) {
+    if (t.dims.size() == 1 || t.name.ends_with(".bias") || t.name.ends_with("ffn_gate_inp.weight")) continue;
+    EXPECT_EQ(t.type, t.dims[0] % 256 == 0 ? ggml::Type::Q4_K : ggml::Type::Q8_0) << t.name;
+  }
+}
+
+TEST(Synth, RealPresetsHaveTheirModelsShapes) {
+  std::set<std::string> names;
+  for (const auto& p : presets()) names.insert(p.name);
+  for (const char* n : {"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-moe", "qwen3-0.6b", "qwen3-8b", "llama-3.2-1b",
+                        "llama-3.1-8b", "qwen2.5-7b", "qwen3-30b-a3b", "gpt-oss-20b"})
+    EXPECT_TRUE(names.count(n)) << n;
+  EXPECT_THROW(preset("gpt-5"), Error);
+  auto params = [](const std::string& name) {
+    Options o;
+    o.preset = name;
+    o.type = ggml::Type::F32;
+    uint64_t n = 0;
+    bool has_output = false;
+    for (const auto& t : plan(o)) {
+      uint64_t e = 1;
+      for (auto d : t.dims) e *= d;
+      n += e;
+      has_output |= t.name == "output.weight";
+    }
+    return std::pair{n, has_output};
+  };
+  // published parameter counts, to within a percent
+  auto near = [](uint64_t n, double want) { return std::fabs(double(n) / want - 1) < 0.01; };
+  EXPECT_TRUE(near(params("qwen3-0.6b").first, 596e6)) << params("qwen3-0.6b").first;
+  EXPECT_FALSE(params("qwen3-0.6b").second);
+  EXPECT_TRUE(near(params("llama-3.2-1b").first, 1.236e9)) << params("llama-3.2-1b").first;
+  EXPECT_FALSE(params("llama-3.2-1b").second);
+  EXPECT_TRUE(near(params("llama-3.1-8b").first, 8.03e9)) << params("llama-3.1-8b").first;
+  EXPECT_TRUE(params("llama-3.1-8b").second);
+  EXPECT_TRUE(near(params("qwen3-8b").first, 8.19e9)) << params("qwen3-8b").first;
+  EXPECT_TRUE(near(params("qwen2.5-7b").first, 7.62e9)) << params("qwen2.5-7b").first;
+  EXPECT_TRUE(near(params("qwen3-30b-a3b").first, 30.5e9)) << params("qwen3-30b-a3b").first;
+  EXPECT_TRUE(near(params("gpt-oss-20b").first, 20.9e9)) << params("gpt-oss-20b").first;
+}
+
+}  // namespace
+}  // namespace lt::synth
