@@ -236,10 +236,8 @@ def unpermute(w, n_head):
     return w.reshape(n_head, rows // n_head // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def build_hf(g, torch, transformers, dtype, device):
-    """A transformers model holding the checkpoint's dequantized weights; returns (model, vocab)."""
-    import numpy as np
-
+def hf_shape(g):
+    """The transformers configuration's figures, read from the GGUF metadata (as llama.cpp reads them)."""
     arch = g.meta["general.architecture"]
     key = lambda k, default=None: g.meta.get(f"{arch}.{k}", default)  # noqa: E731
     d, heads = int(key("embedding_length")), int(key("attention.head_count"))
@@ -248,68 +246,81 @@ def build_hf(g, torch, transformers, dtype, device):
     head_dim = int(key("attention.key_length", d // heads))
     if int(key("attention.value_length", d // heads)) != head_dim:
         raise SystemExit(f"{g.path}: value width differs from key width; transformers' {arch} cannot hold it")
-    vocab = int(key("vocab_size", g.tensors["token_embd.weight"].dims[1]))
-    layers = int(key("block_count"))
-    tied = "output.weight" not in g.tensors
-    bias = "blk.0.attn_q.bias" in g.tensors
+    kind, params = rope_scaling(g, arch)
+    return dict(arch=arch, d=d, heads=heads, kv=kv, head_dim=head_dim, layers=int(key("block_count")),
+                ffn=int(key("feed_forward_length")), vocab=int(key("vocab_size", g.tensors["token_embd.weight"].dims[1])),
+                context=int(key("context_length", 4096)), eps=float(key("attention.layer_norm_rms_epsilon")),
+                base=float(key("rope.freq_base", 10000.0)), tied="output.weight" not in g.tensors,
+                bias="blk.0.attn_q.bias" in g.tensors, rope_kind=kind, rope_params=params)
+
+
+def hf_weights(g, s):
+    """The checkpoint's tensors dequantized (float32) under transformers' names and in its layout."""
+    arch, layers = s["arch"], s["layers"]
+
+    def t(name, n_head=None):
+        a = g.array(name)
+        return unpermute(a, n_head) if n_head is not None and arch == "llama" else a
+
+    w = {"model.embed_tokens.weight": t("token_embd.weight"), "model.norm.weight": t("output_norm.weight")}
+    if not s["tied"]:
+        w["lm_head.weight"] = t("output.weight")
+    for i in range(layers):
+        b, p = f"blk.{i}.", f"model.layers.{i}."
+        w[p + "input_layernorm.weight"] = t(b + "attn_norm.weight")
+        w[p + "self_attn.q_proj.weight"] = t(b + "attn_q.weight", s["heads"])
+        w[p + "self_attn.k_proj.weight"] = t(b + "attn_k.weight", s["kv"])
+        w[p + "self_attn.v_proj.weight"] = t(b + "attn_v.weight")
+        w[p + "self_attn.o_proj.weight"] = t(b + "attn_output.weight")
+        if s["bias"]:
+            w[p + "self_attn.q_proj.bias"] = t(b + "attn_q.bias", s["heads"])
+            w[p + "self_attn.k_proj.bias"] = t(b + "attn_k.bias", s["kv"])
+            w[p + "self_attn.v_proj.bias"] = t(b + "attn_v.bias")
+        if arch == "qwen3":
+            w[p + "self_attn.q_norm.weight"] = t(b + "attn_q_norm.weight")
+            w[p + "self_attn.k_norm.weight"] = t(b + "attn_k_norm.weight")
+        w[p + "post_attention_layernorm.weight"] = t(b + "ffn_norm.weight")
+        w[p + "mlp.gate_proj.weight"] = t(b + "ffn_gate.weight")
+        w[p + "mlp.up_proj.weight"] = t(b + "ffn_up.weight")
+        w[p + "mlp.down_proj.weight"] = t(b + "ffn_down.weight")
+    return w
+
+
+def build_hf(g, torch, transformers, dtype, device):
+    """A transformers model holding the checkpoint's dequantized weights; returns (model, vocab)."""
+    import numpy as np
+
+    s = hf_shape(g)
+    arch, tied = s["arch"], s["tied"]
     classes = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
                "qwen3": ("Qwen3Config", "Qwen3ForCausalLM")}
     if arch not in classes:
         raise SystemExit(f"{g.path}: architecture {arch} has no transformers counterpart here")
     config_cls, model_cls = (getattr(transformers, n) for n in classes[arch])
 
-    common = dict(vocab_size=vocab, hidden_size=d, intermediate_size=int(key("feed_forward_length")),
-                  num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv, head_dim=head_dim,
-                  max_position_embeddings=int(key("context_length", 4096)),
-                  rms_norm_eps=float(key("attention.layer_norm_rms_epsilon")), tie_word_embeddings=tied,
-                  hidden_act="silu", attn_implementation="eager")
+    common = dict(vocab_size=s["vocab"], hidden_size=s["d"], intermediate_size=s["ffn"],
+                  num_hidden_layers=s["layers"], num_attention_heads=s["heads"], num_key_value_heads=s["kv"],
+                  head_dim=s["head_dim"], max_position_embeddings=s["context"], rms_norm_eps=s["eps"],
+                  tie_word_embeddings=tied, hidden_act="silu", attn_implementation="eager")
     if arch != "qwen2":
-        common["attention_bias"] = bias
+        common["attention_bias"] = s["bias"]
     if arch == "llama":
         common["mlp_bias"] = False
     if arch == "qwen2":
         common["use_sliding_window"] = False
-    base = float(key("rope.freq_base", 10000.0))
-    kind, params = rope_scaling(g, arch)
+    kind, params = s["rope_kind"], s["rope_params"]
     if int(transformers.__version__.split(".")[0]) >= 5:
-        config = config_cls(**common, rope_parameters={"rope_type": kind, "rope_theta": base, **params})
+        config = config_cls(**common, rope_parameters={"rope_type": kind, "rope_theta": s["base"], **params})
     else:
         scaling = {"rope_type": kind, **params} if kind != "default" else None
-        config = config_cls(**common, rope_theta=base, rope_scaling=scaling)
+        config = config_cls(**common, rope_theta=s["base"], rope_scaling=scaling)
     config._attn_implementation = "eager"
 
     torch_dtype = {"float64": torch.float64, "float32": torch.float32}[dtype]
     np_dtype = np.float64 if dtype == "float64" else np.float32
     torch.manual_seed(0)
     model = model_cls(config).to(torch_dtype)
-
-    def t(name, n_head=None):
-        a = g.array(name)
-        if n_head is not None and arch == "llama":
-            a = unpermute(a, n_head)
-        return torch.from_numpy(np.ascontiguousarray(a, dtype=np_dtype))
-
-    sd = {"model.embed_tokens.weight": t("token_embd.weight"), "model.norm.weight": t("output_norm.weight")}
-    if not tied:
-        sd["lm_head.weight"] = t("output.weight")
-    for i in range(layers):
-        b, p = f"blk.{i}.", f"model.layers.{i}."
-        sd[p + "input_layernorm.weight"] = t(b + "attn_norm.weight")
-        sd[p + "self_attn.q_proj.weight"] = t(b + "attn_q.weight", heads)
-        sd[p + "self_attn.k_proj.weight"] = t(b + "attn_k.weight", kv)
-        sd[p + "self_attn.v_proj.weight"] = t(b + "attn_v.weight")
-        sd[p + "self_attn.o_proj.weight"] = t(b + "attn_output.weight")
-        if bias:
-            sd[p + "self_attn.q_proj.bias"] = t(b + "attn_q.bias", heads)
-            sd[p + "self_attn.k_proj.bias"] = t(b + "attn_k.bias", kv)
-            sd[p + "self_attn.v_proj.bias"] = t(b + "attn_v.bias")
-        if arch == "qwen3":
-            sd[p + "self_attn.q_norm.weight"] = t(b + "attn_q_norm.weight")
-            sd[p + "self_attn.k_norm.weight"] = t(b + "attn_k_norm.weight")
-        sd[p + "post_attention_layernorm.weight"] = t(b + "ffn_norm.weight")
-        sd[p + "mlp.gate_proj.weight"] = t(b + "ffn_gate.weight")
-        sd[p + "mlp.up_proj.weight"] = t(b + "ffn_up.weight")
-        sd[p + "mlp.down_proj.weight"] = t(b + "ffn_down.weight")
+    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np_dtype)) for k, v in hf_weights(g, s).items()}
     missing, unexpected = model.load_state_dict(sd, strict=False)
     if unexpected:
         raise SystemExit(f"{g.path}: transformers' {arch} has no place for {unexpected}")
@@ -329,19 +340,19 @@ def build_hf(g, torch, transformers, dtype, device):
     model = model.to(device).eval()
 
     # Rope: compare transformers' inverse frequencies with llama.cpp's reading; use llama.cpp's when they differ.
-    expected = torch.tensor(rope_inv_freq(g, arch, head_dim), dtype=torch.float64)
+    expected = torch.tensor(rope_inv_freq(g, arch, s["head_dim"]), dtype=torch.float64)
     rotary = model.model.rotary_emb
     got = rotary.inv_freq.detach().double().cpu()
     diff = float(((got - expected).abs() / expected).max())
     note = ""
-    if diff > 1e-6:
+    if diff > 1e-5:
         with torch.no_grad():
             rotary.inv_freq.copy_(expected.to(rotary.inv_freq.dtype))
             if hasattr(rotary, "original_inv_freq") and torch.is_tensor(rotary.original_inv_freq):
                 rotary.original_inv_freq = rotary.inv_freq.clone()
         note = " (transformers' differ: llama.cpp's used)"
     print(f"ROPE: {os.path.basename(g.path)} scaling={kind} inv_freq max rel diff={diff:.2e}{note}")
-    return model, vocab
+    return model, s["vocab"]
 
 
 def run_reference(lane_tune, path, prompt, n_gen, vocab, threads):
