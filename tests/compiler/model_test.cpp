@@ -222,6 +222,12 @@ TEST(Model, UnsupportedArchitectureIsNamed) {
   EXPECT_NE(refusal(c).find("gpt2"), std::string::npos);
 }
 
+TEST(Model, ExpertsAreRefused) {
+  Checkpoint c = dense("qwen2");
+  c.set("qwen2.expert_count", gguf::Value::u32(8));
+  EXPECT_NE(refusal(c).find("qwen2.expert_count"), std::string::npos);
+}
+
 TEST(Model, MissingTensorIsNamed) {
   Checkpoint c = dense("llama");
   c.remove("blk.1.ffn_up.weight");

@@ -239,6 +239,9 @@ Model recognize(const gguf::File& file) {
   if (m.name.empty()) m.name = m.architecture;
 
   Reader r(file, m.architecture);
+  if (r.opt_uint("expert_count", 0) > 0)
+    throw Error(m.architecture + " with experts (" + r.key("expert_count") +
+                ") is not supported: lane-tune reads dense " + m.architecture + " only");
   m.layers = r.need_uint("block_count");
   m.d_model = r.need_uint("embedding_length");
   m.ffn = r.need_uint("feed_forward_length");
