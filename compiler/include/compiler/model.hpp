@@ -84,8 +84,9 @@ struct Model {
   uint64_t decode_bytes() const;
 };
 
-// Recognizes `file`; throws lt::Error naming an unsupported architecture, a missing tensor, or a tensor of the wrong
-// shape or type.
+// Recognizes `file`; throws lt::Error naming an unsupported architecture, a missing key, a missing tensor, a tensor of
+// the wrong shape or type, or a tensor the architecture does not use (llama.cpp refuses those too). The model points
+// into `file`'s tensor infos: keep the file alive while it is used.
 Model recognize(const gguf::File& file);
 
 const char* to_string(Arch a);

@@ -1,4 +1,5 @@
-// The CPU reference forward pass: f64 sums, weights dequantized as they are read, every core used.
+// The CPU reference forward pass: f64 sums, activations and caches, weights dequantized a row at a time as they are
+// read, every core used.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ class Reference {
   void reset();
   // Runs `tokens` at the next positions as one chunk; returns the logits of every row (rows x vocab).
   std::vector<float> forward(std::span<const int32_t> tokens);
-  // Prefills `prompt` from position 0, then generates greedily: n_gen tokens, n_gen logits rows.
+  // Prefills `prompt` from position 0, then generates greedily: n_gen tokens, n_gen logits rows (row 0: the prompt's
+  // last position; token i+1 is row i's arg-max, lowest index on ties, and is fed to give row i+1).
   Generation generate(std::span<const int32_t> prompt, int n_gen);
   int position() const;
 
