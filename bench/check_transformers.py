@@ -385,6 +385,8 @@ def check(args):
     import transformers
 
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    torch.backends.cuda.matmul.allow_tf32 = False  # float32 runs stay float32 (no TF32 tensor-core rounding)
+    torch.backends.cudnn.allow_tf32 = False
     print(f"VERSIONS: torch={torch.__version__} transformers={transformers.__version__} numpy={np.__version__} "
           f"device={device} dtype={args.dtype}")
     failed = False
