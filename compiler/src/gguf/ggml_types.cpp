@@ -122,6 +122,7 @@ uint16_t f32_to_bf16(float f) {
 void dequantize(Type t, const uint8_t* in, std::span<float> out) {
   Traits tr = traits_of(t);
   if (out.size() % tr.block_elems != 0) row_bytes(t, out.size());
+  if (out.empty()) return;
   const size_t blocks = out.size() / tr.block_elems;
   float* y = out.data();
   switch (t) {
@@ -145,6 +146,7 @@ void dequantize(Type t, const uint8_t* in, std::span<float> out) {
 void quantize(Type t, std::span<const float> in, uint8_t* out) {
   Traits tr = traits_of(t);
   if (in.size() % tr.block_elems != 0) row_bytes(t, in.size());
+  if (in.empty()) return;
   const size_t blocks = in.size() / tr.block_elems;
   const float* x = in.data();
   switch (t) {

@@ -205,7 +205,10 @@ File File::open(const std::filesystem::path& path) {
     f.mapping_ = std::move(mapping);
     return f;
   } catch (const FormatError& e) {
-    throw FormatError(path.string() + ": " + e.what(), e.offset());
+    std::string what = e.what();
+    const std::string suffix = " (at byte offset " + std::to_string(e.offset()) + ")";
+    if (what.ends_with(suffix)) what.resize(what.size() - suffix.size());
+    throw FormatError(path.string() + ": " + what, e.offset());
   }
 }
 
@@ -335,6 +338,7 @@ const TensorInfo* File::tensor(std::string_view name) const {
 }
 
 std::span<const uint8_t> File::data(const TensorInfo& t) const {
+  if (t.bytes == 0) return {};
   if (data_start_ > bytes_.size() || t.offset > bytes_.size() - data_start_ ||
       t.bytes > bytes_.size() - data_start_ - t.offset)
     throw lt::Error("tensor " + shown(t.name) + " does not lie inside this file's data section");
