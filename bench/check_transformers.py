@@ -9,7 +9,7 @@ generated position: relative L2 error, worst row, max abs error, arg-max agreeme
 
 usage:
   check_transformers.py LANE_TUNE GGUF [GGUF...] [--n-gen 8] [--prompt "1 2 3"]... [--dtype float64|float32]
-                        [--device cuda|cpu] [--tol 1e-5] [--threads N]
+                        [--device cuda|cpu] [--tol 1e-5] [--threads N] [--backend transformers|numpy]
   check_transformers.py --parse-only GGUF [GGUF]   (no torch needed: prints the parse, decodes every tensor's first
                         row in pure Python and, with numpy, with numpy too; with two files, compares their rows)
 
@@ -378,22 +378,93 @@ def run_reference(lane_tune, path, prompt, n_gen, vocab, threads):
     return tokens, logits.reshape(n_gen, vocab)
 
 
-def check(args):
-    """Runs every checkpoint through both implementations; returns the process's exit status."""
+def numpy_forward(s, w, ids):
+    """Every position's logits, computed with numpy the way transformers computes them (rotate_half rope with
+    transformers' llama3 frequencies, repeated key/value heads): the --backend numpy stand-in, for machines without
+    torch; it checks this script's reading and mapping of the checkpoint, not an outside implementation."""
     import numpy as np
-    import torch
-    import transformers
 
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    torch.backends.cuda.matmul.allow_tf32 = False  # float32 runs stay float32 (no TF32 tensor-core rounding)
-    torch.backends.cudnn.allow_tf32 = False
-    print(f"VERSIONS: torch={torch.__version__} transformers={transformers.__version__} numpy={np.__version__} "
-          f"device={device} dtype={args.dtype}")
+    T, hd = len(ids), s["head_dim"]
+    inv = 1.0 / (s["base"] ** (np.arange(0, hd, 2, dtype=np.float64) / hd))
+    if s["rope_kind"] == "llama3":
+        p = s["rope_params"]
+        factor, lo, hi = p["factor"], p["low_freq_factor"], p["high_freq_factor"]
+        old = p["original_max_position_embeddings"]
+        wavelen = 2 * math.pi / inv
+        scaled = np.where(wavelen > old / lo, inv / factor, inv)
+        smooth = (old / wavelen - lo) / (hi - lo)
+        medium = ~(wavelen < old / hi) & ~(wavelen > old / lo)
+        inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
+    elif s["rope_kind"] == "linear":
+        inv = inv / s["rope_params"]["factor"]
+    angles = np.arange(T)[:, None] * inv[None]
+    cos = np.cos(np.concatenate([angles, angles], -1))[:, None]
+    sin = np.sin(np.concatenate([angles, angles], -1))[:, None]
+
+    def rms(x, g):
+        return g * (x / np.sqrt((x * x).mean(-1, keepdims=True) + s["eps"]))
+
+    def rope(x):
+        return x * cos + np.concatenate([-x[..., hd // 2:], x[..., :hd // 2]], -1) * sin
+
+    x = w["model.embed_tokens.weight"][ids].astype(np.float64)
+    for i in range(s["layers"]):
+        p = f"model.layers.{i}."
+
+        def lin(n, h):
+            return h @ w[p + n + ".weight"].T.astype(np.float64) + w.get(p + n + ".bias", 0.0)
+
+        h = rms(x, w[p + "input_layernorm.weight"])
+        q = lin("self_attn.q_proj", h).reshape(T, s["heads"], hd)
+        k = lin("self_attn.k_proj", h).reshape(T, s["kv"], hd)
+        v = lin("self_attn.v_proj", h).reshape(T, s["kv"], hd)
+        if p + "self_attn.q_norm.weight" in w:
+            q, k = rms(q, w[p + "self_attn.q_norm.weight"]), rms(k, w[p + "self_attn.k_norm.weight"])
+        group = s["heads"] // s["kv"]
+        q, k, v = rope(q), np.repeat(rope(k), group, 1), np.repeat(v, group, 1)
+        scores = np.einsum("thd,uhd->htu", q, k) / math.sqrt(hd) + np.triu(np.full((T, T), -np.inf), 1)[None]
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        scores /= scores.sum(-1, keepdims=True)
+        x = x + lin("self_attn.o_proj", np.einsum("htu,uhd->thd", scores, v).reshape(T, -1))
+        h = rms(x, w[p + "post_attention_layernorm.weight"])
+        gate = lin("mlp.gate_proj", h)
+        x = x + lin("mlp.down_proj", gate / (1 + np.exp(-gate)) * lin("mlp.up_proj", h))
+    out = w["lm_head.weight"] if "lm_head.weight" in w else w["model.embed_tokens.weight"]
+    return rms(x, w["model.norm.weight"]) @ out.T.astype(np.float64)
+
+
+def check(args):
+    """Runs every checkpoint through the reference and the other implementation; returns the exit status."""
+    import numpy as np
+
+    if args.backend == "transformers":
+        import torch
+        import transformers
+
+        device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        torch.backends.cuda.matmul.allow_tf32 = False  # float32 runs stay float32 (no TF32 tensor-core rounding)
+        torch.backends.cudnn.allow_tf32 = False
+        print(f"VERSIONS: torch={torch.__version__} transformers={transformers.__version__} numpy={np.__version__} "
+              f"device={device} dtype={args.dtype}")
+    else:
+        print(f"VERSIONS: numpy={np.__version__} backend=numpy (this script's own forward, not transformers)")
     failed = False
     for path in args.gguf:
         g = GGUF(path)
         arch = g.meta.get("general.architecture")
-        model, vocab = build_hf(g, torch, transformers, args.dtype, device)
+        if args.backend == "transformers":
+            model, vocab = build_hf(g, torch, transformers, args.dtype, device)
+
+            def logits(seq):
+                with torch.no_grad():
+                    out = model(input_ids=torch.tensor([seq], device=device), use_cache=False)
+                return out.logits[0].double().cpu().numpy()
+        else:
+            shape = hf_shape(g)
+            weights, vocab = hf_weights(g, shape), shape["vocab"]
+
+            def logits(seq):
+                return numpy_forward(shape, weights, seq)
         prompts = [[int(x) % vocab for x in p.split()] for p in args.prompt] or \
                   [[(17 * i + 3) % vocab for i in range(n)] for n in (7, 19)]
         num = den = 0.0
@@ -401,28 +472,27 @@ def check(args):
         worst = max_abs = 0.0
         for prompt in prompts:
             tokens, ref = run_reference(args.lane_tune, path, prompt, args.n_gen, vocab, args.threads)
-            seq = prompt + tokens[:-1]
-            with torch.no_grad():
-                out = model(input_ids=torch.tensor([seq], device=device), use_cache=False)
-            hf = out.logits[0, len(prompt) - 1:].double().cpu().numpy()
-            err = ref - hf
-            row_rel = np.linalg.norm(err, axis=1) / np.linalg.norm(hf, axis=1)
-            hits = int((hf.argmax(axis=1) == np.array(tokens)).sum())
+            other = logits(prompt + tokens[:-1])[len(prompt) - 1:]
+            err = ref - other
+            row_rel = np.linalg.norm(err, axis=1) / np.linalg.norm(other, axis=1)
+            hits = int((other.argmax(axis=1) == np.array(tokens)).sum())
             print(f"CHECK: {os.path.basename(path)} prompt_len={len(prompt)} n_gen={args.n_gen} "
-                  f"rel_l2={np.linalg.norm(err) / np.linalg.norm(hf):.3e} worst_row={row_rel.max():.3e} "
+                  f"rel_l2={np.linalg.norm(err) / np.linalg.norm(other):.3e} worst_row={row_rel.max():.3e} "
                   f"max_abs={np.abs(err).max():.3e} argmax={hits}/{args.n_gen} tokens={' '.join(map(str, tokens))}")
             num += float((err ** 2).sum())
-            den += float((hf ** 2).sum())
+            den += float((other ** 2).sum())
             worst, max_abs = max(worst, float(row_rel.max())), max(max_abs, float(np.abs(err).max()))
             agree, rows = agree + hits, rows + args.n_gen
         rel = math.sqrt(num / den)
         ok = rel < args.tol and agree == rows
         failed |= not ok
-        print(f"RESULT: {os.path.basename(path)} arch={arch} rel_l2={rel:.3e} worst_row={worst:.3e} "
-              f"max_abs={max_abs:.3e} argmax={agree}/{rows} tol={args.tol:g} {'PASS' if ok else 'FAIL'}")
-        del model
-        if device == "cuda":
-            torch.cuda.empty_cache()
+        print(f"RESULT: {os.path.basename(path)} arch={arch} backend={args.backend} rel_l2={rel:.3e} "
+              f"worst_row={worst:.3e} max_abs={max_abs:.3e} argmax={agree}/{rows} tol={args.tol:g} "
+              f"{'PASS' if ok else 'FAIL'}")
+        if args.backend == "transformers":
+            del model
+            if device == "cuda":
+                torch.cuda.empty_cache()
     return 1 if failed else 0
 
 
@@ -436,6 +506,8 @@ def main():
     ap.add_argument("--device", choices=("cuda", "cpu"))
     ap.add_argument("--tol", type=float, default=1e-5, help="relative L2 error a checkpoint must stay under")
     ap.add_argument("--threads", type=int, default=0, help="lane-tune reference's threads (0: every core)")
+    ap.add_argument("--backend", choices=("transformers", "numpy"), default="transformers",
+                    help="numpy: this script's own forward pass, for a machine without torch (checks the plumbing)")
     args = ap.parse_args()
     if args.parse_only:
         parse_only(args.paths)
