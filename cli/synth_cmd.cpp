@@ -1,4 +1,7 @@
 // `lane-tune synth`: writes a checkpoint with random weights at a preset model's shapes.
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -41,6 +44,11 @@ const bool registered = lt::cli::add_command(
          auto type = lt::ggml::parse_type(args->type);
          if (!type) throw lt::Error("unknown type '" + args->type + "' (use q8_0, q4_k, q6_k, q4_0, f16, bf16 or f32)");
          o.type = *type;
+         if (!args->quiet && isatty(STDERR_FILENO))
+           o.progress = [](uint64_t done, uint64_t total) {
+             std::fprintf(stderr, "\r%5.1f%% of %.1f MB", 100.0 * done / std::max<uint64_t>(total, 1), total / 1e6);
+             if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
+           };
          const auto start = std::chrono::steady_clock::now();
          const uint64_t size = lt::synth::write(o, args->out);
          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

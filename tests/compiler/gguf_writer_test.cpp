@@ -144,6 +144,9 @@ TEST(GgufWriter, RefusesMisuse) {
   EXPECT_THROW(w.add_tensor("t", {32}, ggml::Type::Q8_0), Error);
   EXPECT_THROW(w.add_tensor("u", {30}, ggml::Type::Q8_0), Error);
   EXPECT_THROW(w.add_tensor("v", {1, 1, 1, 1, 1}, ggml::Type::F32), Error);
+  Writer mismatched(dir / "z", 64);
+  mismatched.set("general.alignment", Value::u32(32));
+  EXPECT_THROW(mismatched.begin_data(), Error);
 }
 
 TEST(GgufWriter, VersionTwoFilesReadTheSame) {

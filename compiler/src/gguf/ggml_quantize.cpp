@@ -23,13 +23,13 @@ float signed_absmax(const float* x, int n) {
   return max;
 }
 
-// Q8_0: d = max|x|/127, codes rounded to nearest.
+// Q8_0: d = max|x|/127, codes rounded half away from zero.
 void q8_0(const float* x, uint8_t* b) {
   float amax = 0;
   for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
   const float d = amax / 127.f, id = d != 0 ? 1.f / d : 0.f;
   store_u16(b, f32_to_f16(d));
-  for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(nearest(x[j] * id)));
+  for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::roundf(x[j] * id)));
 }
 
 // Q4_0: the largest-magnitude element maps to code 0 (-8·d), the rest are rounded and clamped to 15.

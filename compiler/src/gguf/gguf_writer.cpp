@@ -154,11 +154,15 @@ void Writer::add_tensor(std::string name, std::vector<uint64_t> dims, ggml::Type
 void Writer::begin_data() {
   Impl& w = *impl_;
   if (w.begun) throw lt::Error("GGUF begin_data called twice");
-  if (w.alignment != 32) {
-    bool has = false;
-    for (auto& [k, v] : w.metadata) has |= k == "general.alignment";
-    if (!has) w.metadata.insert(w.metadata.begin(), {"general.alignment", Value::u32(uint32_t(w.alignment))});
-  }
+  bool has_alignment = false;
+  for (auto& [k, v] : w.metadata)
+    if (k == "general.alignment") {
+      has_alignment = true;
+      if (v.type != ValueType::U32 || v.as_uint() != w.alignment)
+        throw lt::Error("general.alignment must be the writer's alignment, a u32 " + std::to_string(w.alignment));
+    }
+  if (!has_alignment && w.alignment != 32)
+    w.metadata.insert(w.metadata.begin(), {"general.alignment", Value::u32(uint32_t(w.alignment))});
   w.file = std::fopen(w.part.c_str(), "wb");
   if (!w.file) throw lt::Error("cannot create " + w.part.string() + ": " + std::strerror(errno));
   w.begun = true;
