@@ -393,5 +393,36 @@ TEST(Reference, CommandPrintsTokensAndWritesLogits) {
   EXPECT_NE(bad.out.find("token 99"), std::string::npos) << bad.out;
 }
 
+TEST(Reference, CommandRunsALanesPromptsFile) {
+  Fixture f(one_layer_shapes()[3]);
+  reference::Reference ref(f.file, f.model);
+  auto a = ref.generate(std::vector<int32_t>{1, 2, 3}, 2);
+  auto b = ref.generate(std::vector<int32_t>{30, 31, 32, 33, 34}, 4);
+  std::ofstream(f.dir / "p.txt") << "2 1 2 3\n\n4 30 31 32 33 34\n";
+  Output r = run(cli() + " reference " + (f.dir / "m.gguf").string() + " --prompts " + (f.dir / "p.txt").string() +
+                 " --logits " + (f.dir / "l.bin").string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto line = [](const std::vector<int32_t>& t) {
+    std::string s = "TOKENS:";
+    for (int32_t x : t) s += " " + std::to_string(x);
+    return s + "\n";
+  };
+  EXPECT_EQ(r.out, line(a.tokens) + line(b.tokens));
+  std::vector<float> expected = a.logits;
+  expected.insert(expected.end(), b.logits.begin(), b.logits.end());
+  std::ifstream in(f.dir / "l.bin", std::ios::binary);
+  std::vector<float> logits(expected.size());
+  in.read(reinterpret_cast<char*>(logits.data()), std::streamsize(logits.size() * sizeof(float)));
+  EXPECT_EQ(logits, expected);
+  EXPECT_EQ(in.peek(), std::char_traits<char>::eof());
+
+  std::ofstream(f.dir / "bad.txt") << "2 1 x 3\n";
+  Output bad = run(cli() + " reference " + (f.dir / "m.gguf").string() + " --prompts " + (f.dir / "bad.txt").string());
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("bad.txt:1"), std::string::npos) << bad.out;
+  Output none = run(cli() + " reference " + (f.dir / "m.gguf").string());
+  EXPECT_NE(none.status, 0);
+}
+
 }  // namespace
 }  // namespace lt::test
