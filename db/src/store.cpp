@@ -331,7 +331,7 @@ std::optional<Run> Store::reusable(const std::string& checkpoint, const std::str
   auto s = c_.prepare(std::string("SELECT ") + kRunCols +
                       " JOIN jobs j ON j.id = r.job WHERE j.checkpoint = ?1 AND r.gpu = ?2 AND c.key = ?3 "
                       "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
-                      "AND r.failure != 'lost' ORDER BY r.id LIMIT 1");
+                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded') ORDER BY r.id LIMIT 1");
   s.bind(1, checkpoint).bind(2, gpu).bind(3, key).bind(4, repetitions).bind(5, env_key);
   if (!s.next()) return std::nullopt;
   Run r = read_run(s);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "coordinator/core.hpp"
 
 namespace lt::coord {
@@ -48,5 +50,17 @@ class Client {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A job's progress in one line: per GPU kind done/planned, valid, failed, best so far; time left.
+std::string progress_line(const JobStatus& s);
+// A job's state as a few lines for `lane-tune status`.
+std::string describe(const JobStatus& s);
+// Results as a table for a terminal.
+std::string results_table(const std::vector<db::Run>& runs);
+// Results as JSON: the recording format the replay runner reads (`{"format": "lane-tune-results", "version": 1,
+// "job": N, "runs": [...]}`, knobs, profile and environment as objects).
+nlohmann::json results_json(int64_t job, const std::vector<db::Run>& runs);
+// A time budget written as 90, 90s, 30m or 2h; throws lt::Error otherwise.
+double parse_duration(const std::string& text);
 
 }  // namespace lt::coord

@@ -1,0 +1,60 @@
+// The lane output contract's parser: a full run, profiles, forward compatibility, and lines that break the contract.
+#include <gtest/gtest.h>
+
+#include "compiler/error.hpp"
+#include "compiler/lane_output.hpp"
+
+namespace lt::lane {
+namespace {
+
+TEST(LaneOutput, ParsesARunWithTwoPrompts) {
+  auto o = parse_output(
+      "LANE_CONTRACT: 1\nDEVICE_BYTES: 123456\nHOST_BYTES: 0\nMOVED: 2\n"
+      "TOKENS: 5 6 7\nPREFILL_MS: 1.5\nDECODE_MS_PER_TOKEN: 0.25\nDECODE_TOK_PER_S: 4000\n"
+      "TOKENS: 9\nPREFILL_MS: 0.75\n");
+  EXPECT_EQ(o.contract, 1);
+  EXPECT_EQ(o.device_bytes, 123456u);
+  EXPECT_EQ(o.moved, 2);
+  ASSERT_EQ(o.prompts.size(), 2u);
+  EXPECT_EQ(o.prompts[0].tokens, (std::vector<int32_t>{5, 6, 7}));
+  EXPECT_DOUBLE_EQ(o.prompts[0].decode_ms_per_token, 0.25);
+  EXPECT_DOUBLE_EQ(o.prompts[0].decode_tok_per_s, 4000);
+  EXPECT_DOUBLE_EQ(o.prompts[1].prefill_ms, 0.75);
+  EXPECT_DOUBLE_EQ(o.prompts[1].decode_ms_per_token, 0);
+}
+
+TEST(LaneOutput, ParsesProfiles) {
+  auto o = parse_output(
+      "LANE_CONTRACT: 1\nPROFILE: gemv_q8 attn_q 12.5\nPROFILE: attention attn_out 3\nPROFILE_TOTAL_US: 15.5\n"
+      "PROFILE_CHUNK: 8 gemm_q8 ffn_up 40\nPROFILE_CHUNK_TOTAL_US: 8 40\n");
+  ASSERT_EQ(o.profile.size(), 3u);
+  EXPECT_EQ(o.profile[0].rows, 1);
+  EXPECT_EQ(o.profile[0].kind, "gemv_q8");
+  EXPECT_EQ(o.profile[0].output, "attn_q");
+  EXPECT_DOUBLE_EQ(o.profile[0].us, 12.5);
+  EXPECT_EQ(o.profile[2].rows, 8);
+  EXPECT_DOUBLE_EQ(o.profile_total_us, 15.5);
+}
+
+TEST(LaneOutput, IgnoresLinesItDoesNotKnow) {
+  auto o = parse_output("warming up\nLANE_CONTRACT: 1\nNEW_FIGURE: 1 2 3\nnote: lower case\n\nTOKENS: 1\r\n");
+  ASSERT_EQ(o.prompts.size(), 1u);
+  EXPECT_EQ(o.prompts[0].tokens, (std::vector<int32_t>{1}));
+}
+
+TEST(LaneOutput, RefusesKnownLinesThatDoNotParse) {
+  for (const char* bad : {"DEVICE_BYTES: x", "DEVICE_BYTES: -1", "DEVICE_BYTES: 1 2", "PREFILL_MS: 1",
+                          "TOKENS: 1\nPREFILL_MS: nan", "TOKENS: 1 a", "TOKENS: -3", "PROFILE: gemv 1",
+                          "PROFILE_CHUNK: 0 k o 1", "LANE_CONTRACT: 2", "TOKENS: 1\nDECODE_TOK_PER_S: 1e999"}) {
+    EXPECT_THROW(parse_output(bad), lt::Error) << bad;
+  }
+  try {
+    parse_output("LANE_CONTRACT: 1\nMOVED: many\n");
+    FAIL();
+  } catch (const lt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lt::lane

@@ -1,0 +1,57 @@
+// What a worker measures and what it reports: a plan under a lease, and a configuration's result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lt::worker {
+
+// A prompt a lane runs: tokens to generate after the prompt's tokens.
+struct Prompt {
+  uint32_t n_gen = 1;
+  std::vector<int32_t> tokens;
+};
+
+// One configuration to measure, as leased from the coordinator.
+struct Plan {
+  int64_t plan = 0, lease = 0, job = 0;
+  std::string checkpoint;  // content digest
+  uint64_t checkpoint_size = 0;
+  std::string gpu;
+  nlohmann::json knobs;
+  uint32_t stage = 0, repetitions = 1, warmup = 1;
+  std::vector<Prompt> prompts;
+  std::vector<uint64_t> stagger_seeds;
+  double time_limit_s = 600;
+};
+
+// The failure classes a result may carry.
+namespace failure {
+inline constexpr const char* kCompileError = "compile_error";
+inline constexpr const char* kCudaError = "cuda_error";
+inline constexpr const char* kDoesNotFit = "does_not_fit";
+inline constexpr const char* kWrongResults = "wrong_results";
+inline constexpr const char* kRace = "race";
+inline constexpr const char* kTimeout = "timeout";
+inline constexpr const char* kBadOutput = "bad_output";
+inline constexpr const char* kNotRecorded = "not_recorded";
+}  // namespace failure
+
+// A measured configuration: timings (median and spread over repetitions), profile, checks, environment.
+struct Result {
+  double median_ms = 0, spread_ms = 0, min_ms = 0, max_ms = 0, prefill_ms = 0, tok_per_s = 0, compile_s = 0;
+  nlohmann::json profile = nlohmann::json::object();
+  std::string logits_hash;
+  double rel_l2 = 0, argmax_agree = 0;
+  bool tokens_equal = false, stagger_equal = false, valid = false;
+  std::string reason, failure, error;
+  nlohmann::json environment = nlohmann::json::object();
+
+  // An invalid result of class `failure_class` with its reason and, shortened, the output that shows it.
+  static Result invalid(std::string failure_class, std::string reason, std::string error = {});
+};
+
+}  // namespace lt::worker

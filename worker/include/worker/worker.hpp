@@ -1,0 +1,77 @@
+// The worker: registers its GPU, leases plans of its kind, prepares the next while measuring the current, reports.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/error.hpp"
+#include "worker/gpu.hpp"
+#include "worker/plan.hpp"
+#include "worker/runner.hpp"
+
+namespace lt::worker {
+
+// A coordinator call that failed; `retry` when the coordinator may simply be unreachable for now.
+class LinkError : public lt::Error {
+ public:
+  LinkError(const std::string& what, bool retry, bool unknown_worker = false)
+      : lt::Error(what), retry_(retry), unknown_worker_(unknown_worker) {}
+  bool retry() const { return retry_; }
+  bool unknown_worker() const { return unknown_worker_; }
+
+ private:
+  bool retry_, unknown_worker_;
+};
+
+// The worker's side of the wire.
+class Link {
+ public:
+  virtual ~Link() = default;
+  // Registers; returns the worker's id and the lease length in seconds.
+  virtual std::pair<int64_t, double> register_worker(const std::string& name, const Gpu& gpu) = 0;
+  virtual std::vector<Plan> lease(int64_t worker, uint32_t max) = 0;
+  // Returns the leases the worker lost.
+  virtual std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases) = 0;
+  virtual bool report(int64_t worker, const Plan& p, const Result& r) = 0;
+  // Streams the checkpoint into `path`.
+  virtual void fetch(const std::string& digest, const std::filesystem::path& path) = 0;
+};
+
+// A gRPC link to `address`, with the token every call presents.
+std::unique_ptr<Link> grpc_link(const std::string& address, const std::string& token);
+
+// The worker's settings.
+struct Options {
+  std::string name;
+  Gpu gpu;
+  std::filesystem::path cache_dir;  // checkpoints by digest
+  uint32_t prefetch = 2;            // plans held at once: one measured, the next prepared
+  double idle_poll_s = 1;
+  double give_up_s = 0;  // exit after this long without reaching the coordinator (0: never)
+  bool exit_when_idle = false;  // exit when the coordinator has nothing (for tests and one-shot runs)
+};
+
+// The worker's loop; run() returns when stop() is called (or when idle, with exit_when_idle).
+class Worker {
+ public:
+  Worker(Options o, std::unique_ptr<Link> link, std::unique_ptr<Runner> runner);
+  ~Worker();
+  void run();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The content digest of a file (XXH3-128, 32 hex digits), as the coordinator stores checkpoints by.
+std::string content_digest(const std::filesystem::path& path);
+
+// Worker logs: `key=value` lines on stderr; level 0 is quiet.
+int& log_level();
+void log(int level, const char* event, std::initializer_list<std::pair<const char*, std::string>> fields);
+
+}  // namespace lt::worker

@@ -1,0 +1,22 @@
+// Child processes with a time limit: fork/exec in their own process group, output captured, killed when late.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace lt::worker {
+
+// How a child process ended and what it printed.
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// Runs argv[0] (searched on PATH) with `timeout_s` (0: none); on timeout its whole process group is killed.
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s);
+
+}  // namespace lt::worker

@@ -1,0 +1,102 @@
+// The replay runner: answers plans from a recorded results file instead of a GPU (for strategies and CI).
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "compiler/error.hpp"
+#include "worker/runner.hpp"
+
+namespace lt::worker {
+namespace {
+
+nlohmann::json load(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw lt::Error("cannot read the recording " + path.string());
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded() || j.value("format", "") != "lane-tune-results" || !j.contains("runs") ||
+      !j["runs"].is_array())
+    throw lt::Error(path.string() + " is not a lane-tune recording (write one with `lane-tune results JOB --json`)");
+  if (j.value("version", 0) != 1)
+    throw lt::Error(path.string() + ": recording version " + std::to_string(j.value("version", 0)) +
+                    " is not the one this lane-tune reads (1)");
+  return j;
+}
+
+std::string text_of(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+
+// A recorded run as a worker's result.
+Result to_result(const nlohmann::json& r) {
+  Result x;
+  x.median_ms = r.value("median_ms", 0.0);
+  x.spread_ms = r.value("spread_ms", 0.0);
+  x.min_ms = r.value("min_ms", 0.0);
+  x.max_ms = r.value("max_ms", 0.0);
+  x.prefill_ms = r.value("prefill_ms", 0.0);
+  x.tok_per_s = r.value("tok_per_s", 0.0);
+  x.compile_s = r.value("compile_s", 0.0);
+  x.profile = r.value("profile", nlohmann::json::object());
+  x.logits_hash = r.value("logits_hash", "");
+  x.rel_l2 = r.value("rel_l2", 0.0);
+  x.argmax_agree = r.value("argmax_agree", 0.0);
+  x.tokens_equal = r.value("tokens_equal", false);
+  x.stagger_equal = r.value("stagger_equal", false);
+  x.valid = r.value("valid", false);
+  x.reason = r.value("reason", "");
+  x.failure = r.value("failure", "");
+  x.error = r.value("error", "");
+  x.environment = r.value("environment", nlohmann::json::object());
+  x.environment["replay"] = true;
+  if (!x.valid && x.reason.empty()) x.reason = "recorded invalid";
+  if (x.valid) x.failure.clear();
+  return x;
+}
+
+// Runs indexed by GPU kind and knobs; several repetitions of a configuration kept apart.
+class ReplayRunner : public Runner {
+ public:
+  ReplayRunner(const std::filesystem::path& path, double delay_ms) : delay_ms_(delay_ms) {
+    auto recording = load(path);
+    for (auto& r : recording["runs"])
+      runs_[{r.value("gpu", ""), text_of(r.at("knobs"))}][r.value("repetitions", 0u)] = r;
+  }
+  bool needs_checkpoint() const override { return false; }
+  std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
+    return [this, p] {
+      if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delay_ms_));
+      auto it = runs_.find({p.gpu, p.knobs.dump()});
+      if (it == runs_.end())
+        return Result::invalid(failure::kNotRecorded, "the recording has no run of this configuration on " + p.gpu);
+      auto exact = it->second.find(p.repetitions);
+      return to_result(exact != it->second.end() ? exact->second : it->second.rbegin()->second);
+    };
+  }
+
+ private:
+  double delay_ms_;
+  std::map<std::pair<std::string, std::string>, std::map<uint32_t, nlohmann::json>> runs_;
+};
+}  // namespace
+
+std::unique_ptr<Runner> replay_runner(const std::filesystem::path& recording, double delay_ms) {
+  return std::make_unique<ReplayRunner>(recording, delay_ms);
+}
+
+Gpu recorded_gpu(const std::filesystem::path& recording) {
+  auto j = load(recording);
+  if (j["runs"].empty()) throw lt::Error(recording.string() + " records no runs");
+  auto& r = j["runs"][0];
+  auto env = r.value("environment", nlohmann::json::object());
+  Gpu g;
+  g.kind = r.value("gpu", "");
+  g.name = env.value("gpu", g.kind);
+  g.driver = env.value("driver", "");
+  g.cuda = env.value("cuda", "");
+  g.nvcc = env.value("nvcc", "");
+  g.sm_clock_mhz = env.value("sm_clock_mhz", 0);
+  g.mem_clock_mhz = env.value("mem_clock_mhz", 0);
+  g.replay = true;
+  return g;
+}
+
+}  // namespace lt::worker

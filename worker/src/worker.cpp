@@ -1,0 +1,235 @@
+// The worker's loop: lease, prepare ahead on CPU threads, measure one at a time, report, heartbeat meanwhile.
+#include "worker/worker.hpp"
+
+#include <xxhash.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace lt::worker {
+
+std::string content_digest(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw lt::Error("cannot read " + path.string());
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_128bits_reset(st);
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+    XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
+  auto h = XXH3_128bits_digest(st);
+  XXH3_freeState(st);
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return hex;
+}
+
+namespace {
+// A leased plan whose CPU work runs ahead of its measurement.
+struct Pending {
+  Plan plan;
+  std::future<std::function<Result()>> prepared;
+};
+}  // namespace
+
+// The loop's state: the link, the leases held, the heartbeat thread.
+struct Worker::Impl {
+  Options o;
+  std::unique_ptr<Link> link;
+  std::unique_ptr<Runner> runner;
+  std::atomic<bool> stopping{false};
+  std::atomic<int64_t> id{0};
+  double lease_s = 30;
+  std::mutex m;  // guards active, lost
+  std::condition_variable cv;
+  std::set<int64_t> active, lost;
+  std::mutex cache_m;
+
+  void sleep(double s) {
+    std::unique_lock lock(m);
+    cv.wait_for(lock, std::chrono::duration<double>(s), [&] { return stopping.load(); });
+  }
+
+  // Registers, retrying while the coordinator is unreachable.
+  bool connect() {
+    auto start = std::chrono::steady_clock::now();
+    while (!stopping) {
+      try {
+        auto [wid, ls] = link->register_worker(o.name, o.gpu);
+        id = wid;
+        lease_s = ls;
+        log(0, "registered", {{"worker", std::to_string(wid)}, {"gpu", o.gpu.kind}, {"name", o.name}});
+        return true;
+      } catch (const LinkError& e) {
+        if (!e.retry()) throw;
+        log(1, "coordinator_unreachable", {{"error", e.what()}});
+      }
+      double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (o.give_up_s > 0 && waited > o.give_up_s) throw lt::Error("cannot reach the coordinator; giving up");
+      sleep(1);
+    }
+    return false;
+  }
+
+  void heartbeats() {
+    while (!stopping) {
+      sleep(std::max(0.2, lease_s / 3));
+      std::vector<int64_t> held;
+      {
+        std::lock_guard lock(m);
+        held.assign(active.begin(), active.end());
+      }
+      if (held.empty() || stopping) continue;
+      try {
+        auto gone = link->heartbeat(id, held);
+        std::lock_guard lock(m);
+        for (auto l : gone) lost.insert(l);
+      } catch (const LinkError& e) {
+        log(1, "heartbeat_failed", {{"error", e.what()}});
+      }
+    }
+  }
+
+  std::filesystem::path checkpoint(const Plan& p) {
+    auto path = o.cache_dir / "checkpoints" / (p.checkpoint + ".gguf");
+    std::lock_guard lock(cache_m);
+    std::error_code ec;
+    if (std::filesystem::exists(path) && std::filesystem::file_size(path, ec) == p.checkpoint_size) return path;
+    std::filesystem::create_directories(path.parent_path());
+    auto part = path;
+    part += ".part";
+    log(0, "fetching_checkpoint", {{"digest", p.checkpoint}, {"bytes", std::to_string(p.checkpoint_size)}});
+    link->fetch(p.checkpoint, part);
+    if (content_digest(part) != p.checkpoint)
+      throw lt::Error("the checkpoint fetched for " + p.checkpoint + " does not match its digest");
+    std::filesystem::rename(part, path);
+    return path;
+  }
+
+  Pending start(const Plan& p) {
+    {
+      std::lock_guard lock(m);
+      active.insert(p.lease);
+    }
+    Pending x{p, {}};
+    x.prepared = std::async(std::launch::async, [this, p] {
+      std::filesystem::path ck = runner->needs_checkpoint() ? checkpoint(p) : std::filesystem::path();
+      return runner->prepare(p, ck);
+    });
+    return x;
+  }
+
+  void release(int64_t lease) {
+    std::lock_guard lock(m);
+    active.erase(lease);
+    lost.erase(lease);
+  }
+
+  // Reports a result, retrying while the coordinator is unreachable (it may be restarting).
+  void report(const Plan& p, const Result& r) {
+    for (int attempt = 0; !stopping || attempt == 0; ++attempt) {
+      try {
+        bool rec = link->report(id, p, r);
+        log(1, "reported", {{"plan", std::to_string(p.plan)}, {"valid", r.valid ? "1" : "0"},
+                            {"median_ms", std::to_string(r.median_ms)}, {"recorded", rec ? "1" : "0"}});
+        return;
+      } catch (const LinkError& e) {
+        if (e.unknown_worker() && connect()) continue;
+        if (!e.retry()) {
+          log(0, "report_refused", {{"plan", std::to_string(p.plan)}, {"error", e.what()}});
+          return;
+        }
+        log(1, "report_retry", {{"plan", std::to_string(p.plan)}, {"error", e.what()}});
+      }
+      sleep(1);
+    }
+  }
+
+  void loop() {
+    if (!connect()) return;
+    std::thread heart([this] { heartbeats(); });
+    std::deque<Pending> queue;
+    try {
+      while (!stopping) {
+        if (queue.size() < o.prefetch) {
+          try {
+            for (auto& p : link->lease(id, uint32_t(o.prefetch - queue.size()))) {
+              log(1, "leased", {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)},
+                                {"knobs", p.knobs.dump()}});
+              queue.push_back(start(p));
+            }
+          } catch (const LinkError& e) {
+            if (e.unknown_worker()) {
+              connect();
+            } else {
+              log(1, "lease_failed", {{"error", e.what()}});
+              if (queue.empty()) sleep(1);
+            }
+          }
+        }
+        if (queue.empty()) {
+          if (o.exit_when_idle) break;
+          sleep(o.idle_poll_s);
+          continue;
+        }
+        Pending cur = std::move(queue.front());
+        queue.pop_front();
+        bool gone;
+        {
+          std::lock_guard lock(m);
+          gone = lost.count(cur.plan.lease) > 0;
+        }
+        std::function<Result()> measure;
+        try {
+          measure = cur.prepared.get();
+        } catch (const std::exception& e) {
+          log(0, "prepare_failed", {{"plan", std::to_string(cur.plan.plan)}, {"error", e.what()}});
+          release(cur.plan.lease);
+          continue;
+        }
+        if (gone) {
+          log(1, "lease_lost", {{"plan", std::to_string(cur.plan.plan)}});
+          release(cur.plan.lease);
+          continue;
+        }
+        Result r = measure();
+        if (r.environment.empty()) r.environment = o.gpu.environment();
+        report(cur.plan, r);
+        release(cur.plan.lease);
+      }
+    } catch (...) {
+      stopping = true;
+      cv.notify_all();
+      heart.join();
+      throw;
+    }
+    stopping = true;
+    cv.notify_all();
+    heart.join();
+  }
+};
+
+Worker::Worker(Options o, std::unique_ptr<Link> link, std::unique_ptr<Runner> runner)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->o = std::move(o);
+  impl_->link = std::move(link);
+  impl_->runner = std::move(runner);
+}
+
+Worker::~Worker() = default;
+
+void Worker::run() { impl_->loop(); }
+
+void Worker::stop() {
+  impl_->stopping = true;
+  impl_->cv.notify_all();
+}
+
+}  // namespace lt::worker
