@@ -1,0 +1,127 @@
+// End to end on loopback: a real coordinator process, replay worker processes and a SQLite file; a job completes,
+// survives a worker's SIGKILL and a coordinator's SIGKILL and restart, and a bad request changes nothing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cluster.hpp"
+
+namespace lt::test {
+namespace {
+
+// Every plan of the job has exactly one run and is done.
+void expect_complete(Cluster& c, int64_t job, int64_t planned) {
+  auto j = std::to_string(job);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE job = " + j), planned);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE job = " + j), planned);
+  EXPECT_EQ(c.query("SELECT COUNT(DISTINCT plan) FROM runs WHERE job = " + j), planned);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state != 'done' AND job = " + j), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE failure = 'not_recorded'"), 0);
+}
+
+// Polls until `sql` counts at least `n`, for up to `timeout_s`.
+bool wait_for(Cluster& c, const std::string& sql, int64_t n, double timeout_s) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (c.query(sql) >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+TEST(EndToEnd, HalvingJobRunsToCompletionOnTwoWorkers) {
+  Cluster c;
+  c.start_coordinator();
+  c.start_worker("a", 20);
+  c.start_worker("b", 20);
+  auto r = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy halving --budget 12 --wait");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("done"), std::string::npos) << r.out;
+  expect_complete(c, 1, 12 + 4 + 2);
+  auto best = c.cli("best 1 --gpu h200");
+  EXPECT_EQ(best.status, 0) << best.out;
+  EXPECT_NE(best.out.find("ms/token"), std::string::npos) << best.out;
+  auto json = c.cli("results 1 --json");
+  EXPECT_NE(json.out.find("\"lane-tune-results\""), std::string::npos) << json.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM best_configs WHERE job = 1 AND stage = 2"), 1);
+
+  // The same checkpoint again, for the same GPU kind: every measurement is reused, none measured anew.
+  int64_t again = c.submit("--gpus h200 --strategy halving --budget 12");
+  EXPECT_EQ(c.wait_done(again, 120), "done");
+  expect_complete(c, again, 18);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE reused_from = 0 AND job = " + std::to_string(again)), 0);
+}
+
+TEST(EndToEnd, WorkerKilledMidJobLosesNothing) {
+  Cluster c;
+  c.start_coordinator();
+  c.start_worker("a", 300);
+  c.start_worker("b", 300);
+  int64_t job = c.submit("--gpus h200 --strategy random --budget 16");
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE worker_name = 'a'", 1, 120));
+  c.kill_worker("a");
+  EXPECT_EQ(c.wait_done(job, 180), "done");
+  expect_complete(c, job, 16);
+}
+
+TEST(EndToEnd, CoordinatorKilledAndRestartedFinishesTheJob) {
+  Cluster c;
+  c.start_coordinator();
+  c.start_worker("a", 250);
+  c.start_worker("b", 250);
+  int64_t job = c.submit("--gpus h200 --strategy random --budget 16");
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs", 3, 120));
+  int port = std::stoi(c.address().substr(c.address().rfind(':') + 1));
+  c.kill_coordinator();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  c.start_coordinator(port);
+  EXPECT_EQ(c.wait_done(job, 180), "done");
+  expect_complete(c, job, 16);
+}
+
+TEST(EndToEnd, BadRequestsGetInvalidArgumentAndChangeNothing) {
+  Cluster c("s3cret");
+  c.start_coordinator();
+  auto anon = c.cli("status", false);
+  EXPECT_NE(anon.status, 0);
+  EXPECT_NE(anon.out.find("UNAUTHENTICATED"), std::string::npos) << anon.out;
+
+  auto gpu = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200,z999");
+  EXPECT_NE(gpu.status, 0);
+  EXPECT_NE(gpu.out.find("INVALID_ARGUMENT"), std::string::npos) << gpu.out;
+  auto strategy = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200 --strategy annealing");
+  EXPECT_NE(strategy.out.find("INVALID_ARGUMENT"), std::string::npos) << strategy.out;
+  auto junk_path = c.path("junk.gguf");
+  run("head -c 4096 /dev/urandom > " + junk_path.string());
+  auto junk = c.cli("submit " + junk_path.string() + " --gpus h200");
+  EXPECT_NE(junk.out.find("INVALID_ARGUMENT"), std::string::npos) << junk.out;
+  auto missing = c.cli("status 42");
+  EXPECT_NE(missing.out.find("NOT_FOUND"), std::string::npos) << missing.out;
+
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM jobs"), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM checkpoints"), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans"), 0);
+}
+
+TEST(EndToEnd, CancelKeepsTheJobAndStopsIt) {
+  Cluster c;
+  c.start_coordinator();
+  int64_t job = c.submit("--gpus h200,a100 --strategy grid");
+  auto r = c.cli("cancel " + std::to_string(job));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("cancelled"), std::string::npos) << r.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state = 'pending'"), 0);
+  auto best = c.cli("best " + std::to_string(job));
+  EXPECT_EQ(best.status, 1);
+}
+
+TEST(EndToEnd, WorkerWithoutAGpuOrARecordingRefusesToStart) {
+  if (run("nvidia-smi -L").status == 0) GTEST_SKIP() << "this machine has a GPU";
+  auto r = run(cli() + " worker --coordinator 127.0.0.1:1");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("no NVIDIA GPU"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace lt::test
