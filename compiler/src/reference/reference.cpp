@@ -128,6 +128,18 @@ void rms_norm(double* x, size_t rows, size_t n, const std::vector<double>& w, do
   }
 }
 
+// The dot product of a row (weights, or a cached key) with an activation row in f64: eight interleaved partial sums in
+// a fixed order, so a result depends neither on the chunk size nor on the thread count.
+template <class Row>
+double dot(const Row* w, const double* x, size_t n) {
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (size_t k = 0; k < 8; ++k) s[k] += double(w[i + k]) * x[i + k];
+  for (; i < n; ++i) s[i % 8] += double(w[i]) * x[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 void add_bias(std::vector<double>& y, const std::vector<double>& b) {
   if (b.empty()) return;
   for (size_t i = 0; i < y.size(); ++i) y[i] += b[i % b.size()];
@@ -173,12 +185,7 @@ struct Reference::Impl {
       std::span<float> row(row_buffer[worker].data(), in);
       for (size_t r = task * per_task; r < std::min(out, (task + 1) * per_task); ++r) {
         ggml::dequantize(w.type, base + r * row_bytes, row);
-        for (size_t t = 0; t < rows; ++t) {
-          const double* xt = x.data() + t * in;
-          double s = 0;
-          for (size_t i = 0; i < in; ++i) s += double(row[i]) * xt[i];
-          y[t * out + r] = s;
-        }
+        for (size_t t = 0; t < rows; ++t) y[t * out + r] = dot(row.data(), x.data() + t * in, in);
       }
     });
     return y;
@@ -218,10 +225,7 @@ struct Reference::Impl {
       score.resize(n);
       double top = -INFINITY;
       for (size_t j = 0; j < n; ++j) {
-        const double* kv = K.data() + j * k_width + kvh * hd;
-        double s = 0;
-        for (size_t i = 0; i < hd; ++i) s += qv[i] * kv[i];
-        score[j] = s * scale;
+        score[j] = dot(K.data() + j * k_width + kvh * hd, qv, hd) * scale;
         top = std::max(top, score[j]);
       }
       double sum = 0;
