@@ -16,7 +16,7 @@
 #include "compiler/lane.hpp"
 #include "compiler/lane_output.hpp"
 #include "compiler/model.hpp"
-#include "process.hpp"
+#include "worker/process.hpp"
 #include "worker/checks.hpp"
 #include "worker/runner.hpp"
 #include "worker/worker.hpp"

@@ -7,7 +7,7 @@
 
 #include "compiler/error.hpp"
 #include "compiler/version.hpp"
-#include "process.hpp"
+#include "worker/process.hpp"
 
 namespace lt::worker {
 namespace {

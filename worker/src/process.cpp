@@ -1,5 +1,5 @@
 // Child processes: fork, exec, poll both pipes, kill the process group past the time limit.
-#include "process.hpp"
+#include "worker/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

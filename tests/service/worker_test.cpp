@@ -1,0 +1,135 @@
+// The worker's parts that need no GPU: GPU detection's parsing, timing statistics, the logits checks, the replay
+// runner, and child processes killed past their time limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "compiler/error.hpp"
+#include "support/test_support.hpp"
+#include "worker/checks.hpp"
+#include "worker/gpu.hpp"
+#include "worker/process.hpp"
+#include "worker/runner.hpp"
+
+namespace lt::worker {
+namespace {
+
+const std::filesystem::path kFixture = std::filesystem::path(LT_SOURCE_DIR) / "tests/service/fixtures/synthetic-h200.json";
+
+TEST(Gpu, ParsesNvidiaSmi) {
+  auto g = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
+  EXPECT_EQ(g.kind, "h200");
+  EXPECT_EQ(g.driver, "550.54.15");
+  EXPECT_DOUBLE_EQ(g.memory_mib, 143771);
+  EXPECT_EQ(g.sm_clock_mhz, 1980);
+  EXPECT_EQ(g.arch, 90);
+  EXPECT_EQ(g.sms, 132);
+  EXPECT_THROW(parse_nvidia_smi_line("No devices were found"), lt::Error);
+  EXPECT_THROW(parse_nvidia_smi_line("NVIDIA H200, 550, [N/A], 1980 MHz, 2619 MHz, 9.0"), lt::Error);
+}
+
+TEST(Gpu, NamesKinds) {
+  EXPECT_EQ(kind_of("NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(kind_of("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(kind_of("NVIDIA GH200 480GB"), "gh200");
+  EXPECT_EQ(kind_of("NVIDIA L4"), "l4");
+  EXPECT_EQ(kind_of("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(kind_of("NVIDIA GeForce RTX 4090"), "rtx4090");
+}
+
+TEST(Gpu, EnvironmentKeyLeavesOutTheClocks) {
+  auto a = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
+  auto b = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1500 MHz, 2619 MHz, 9.0");
+  EXPECT_EQ(a.environment_key(), b.environment_key());
+  EXPECT_NE(a.environment(), b.environment());
+  b.driver = "560.1";
+  EXPECT_NE(a.environment_key(), b.environment_key());
+}
+
+TEST(Checks, TimingIsMedianAndAbsoluteDeviation) {
+  auto t = timing({1.0, 5.0, 2.0, 3.0, 100.0});
+  EXPECT_DOUBLE_EQ(t.median, 3.0);
+  EXPECT_DOUBLE_EQ(t.spread, 2.0);
+  EXPECT_DOUBLE_EQ(t.min, 1.0);
+  EXPECT_DOUBLE_EQ(t.max, 100.0);
+  EXPECT_DOUBLE_EQ(timing({2.0, 4.0}).median, 3.0);
+}
+
+TEST(Checks, ComparesLogitsWithTheReference) {
+  std::vector<float> ref = {1, 2, 3, 0, 5, 1}, same = ref, off = {1, 2, 3, 9, 5, 1};
+  auto g = compare_logits(same, ref, 3);
+  EXPECT_DOUBLE_EQ(g.rel_l2, 0);
+  EXPECT_DOUBLE_EQ(g.argmax_agree, 1);
+  auto h = compare_logits(off, ref, 3);
+  EXPECT_GT(h.rel_l2, 0.5);
+  EXPECT_DOUBLE_EQ(h.argmax_agree, 0.5);
+  EXPECT_THROW(compare_logits(std::vector<float>{1, 2}, ref, 3), lt::Error);
+  EXPECT_EQ(logits_hash(ref), logits_hash(same));
+  EXPECT_NE(logits_hash(ref), logits_hash(off));
+  EXPECT_EQ(logits_hash(ref).size(), 16u);
+  EXPECT_LT(tolerance("precise").rel_l2, tolerance("dequant").rel_l2);
+}
+
+Plan plan_for(const nlohmann::json& knobs, uint32_t reps) {
+  Plan p;
+  p.gpu = "h200";
+  p.knobs = knobs;
+  p.repetitions = reps;
+  return p;
+}
+
+TEST(Replay, AnswersFromTheRecording) {
+  auto r = replay_runner(kFixture, 0);
+  EXPECT_FALSE(r->needs_checkpoint());
+  nlohmann::json fast = {{"attn_splits", 4}, {"cuda_graphs", true}, {"gemv_rows_per_warp", 1}, {"gemv_warps", 8},
+                         {"max_chunk", 16},  {"numerics", "dequant"}};
+  auto a = r->prepare(plan_for(fast, 3), {})();
+  EXPECT_TRUE(a.valid);
+  EXPECT_DOUBLE_EQ(a.median_ms, 0.80);
+  EXPECT_EQ(a.environment["gpu"], "NVIDIA H200");
+  EXPECT_TRUE(a.environment["replay"].get<bool>());
+  EXPECT_DOUBLE_EQ(r->prepare(plan_for(fast, 9), {})().median_ms, 0.78);  // the longer measurement
+  EXPECT_DOUBLE_EQ(r->prepare(plan_for(fast, 27), {})().median_ms, 0.78);  // the longest there is
+  auto racy = fast;
+  racy["attn_splits"] = 16;
+  racy["cuda_graphs"] = false;
+  racy["gemv_rows_per_warp"] = 4;
+  racy["max_chunk"] = 64;
+  auto b = r->prepare(plan_for(racy, 3), {})();
+  EXPECT_FALSE(b.valid);
+  EXPECT_EQ(b.failure, "race");
+  auto unknown = fast;
+  unknown["gemv_warps"] = 2;
+  auto c = r->prepare(plan_for(unknown, 3), {})();
+  EXPECT_FALSE(c.valid);
+  EXPECT_EQ(c.failure, failure::kNotRecorded);
+  auto g = recorded_gpu(kFixture);
+  EXPECT_EQ(g.kind, "h200");
+  EXPECT_TRUE(g.replay);
+  EXPECT_EQ(g.environment_key().rfind("replay|NVIDIA H200|", 0), 0u);
+}
+
+TEST(Replay, RefusesWhatIsNotARecording) {
+  test::TempDir dir;
+  std::ofstream(dir / "x.json") << R"({"format": "something else"})";
+  EXPECT_THROW(replay_runner(dir / "x.json", 0), lt::Error);
+  EXPECT_THROW(replay_runner(dir / "missing.json", 0), lt::Error);
+}
+
+TEST(Process, CapturesOutputAndExitStatus) {
+  auto r = run_process({"sh", "-c", "echo out; echo err >&2; exit 3"}, 10);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_FALSE(r.timed_out);
+}
+
+TEST(Process, KillsTheProcessGroupPastItsTimeLimit) {
+  auto r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, 0.5);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 10);
+}
+
+}  // namespace
+}  // namespace lt::worker
