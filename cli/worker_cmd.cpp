@@ -57,6 +57,8 @@ const bool registered = lt::cli::add_command({43, [](CLI::App& app) {
       runner = lt::worker::replay_runner(a->replay, a->replay_delay_ms);
     } else {
       o.gpu = lt::worker::detect_gpu(a->gpu);
+      // The lanes run on this worker's GPU and no other.
+      if (!o.gpu.uuid.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpu.uuid.c_str(), 1);
       runner = lt::worker::cuda_runner({o.gpu, o.cache_dir / "lanes"});
     }
     if (!a->kind.empty()) o.gpu.kind = a->kind;

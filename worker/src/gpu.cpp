@@ -79,6 +79,8 @@ Gpu detect_gpu(int index) {
                     " here (nvidia-smi failed); a worker needs a GPU, or --replay FILE to answer from a recording");
   Gpu g = parse_nvidia_smi_line(trim(r.out.substr(0, r.out.find('\n'))));
   g.index = index;
+  auto uuid = run_process({"nvidia-smi", "--query-gpu=uuid", "--format=csv,noheader", "-i", std::to_string(index)}, 30);
+  if (uuid.exit_code == 0) g.uuid = trim(uuid.out);
   auto smi = run_process({"nvidia-smi"}, 30);
   auto at = smi.out.find("CUDA Version:");
   if (at != std::string::npos) g.cuda = trim(smi.out.substr(at + 13, smi.out.find_first_of("|\n", at) - at - 13));

@@ -12,6 +12,7 @@ struct Gpu {
   int index = 0;
   std::string kind;  // a100, h100, h200, l4, ...
   std::string name;  // "NVIDIA H200"
+  std::string uuid;  // what CUDA_VISIBLE_DEVICES names it by, for the lanes the worker runs
   std::string driver;
   std::string cuda;  // the driver's CUDA version
   std::string nvcc;  // nvcc --version's release line
