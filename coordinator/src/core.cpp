@@ -270,10 +270,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   double at = now();
   store_.touch_worker(worker, at);
   store_.requeue_expired(at, o_.max_attempts);
-  for (auto& j : store_.jobs()) {
-    check_budget_locked(j);
-    if (j.state == "running") advance_locked(j.id);
-  }
+  for (auto& j : store_.jobs()) check_budget_locked(j);
   std::vector<Lease> out;
   std::map<int64_t, db::Job> jobs;
   std::map<std::string, db::Checkpoint> checkpoints;
