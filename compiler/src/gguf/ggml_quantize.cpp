@@ -1,6 +1,8 @@
 // Block formats written from f32: the legacy 32-element blocks, Q4_K and Q6_K super-blocks, and MXFP4.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "compiler/ggml_types.hpp"
 #include "ggml_blocks.hpp"
@@ -8,8 +10,21 @@
 namespace lt::ggml::detail {
 namespace {
 
+// Rounds to nearest, ties to even, by adding 1.5·2^23 so the float unit does it (|x| < 2^22), without a call.
 int nearest(float x) {
-  return static_cast<int>(std::lrintf(x));
+  if (!(std::fabs(x) < 4194303.f)) return x > 0 ? INT32_MAX / 2 : -INT32_MAX / 2;
+  const float shifted = x + 12582912.f;
+  int32_t bits;
+  std::memcpy(&bits, &shifted, 4);
+  return (bits & 0x007fffff) - 0x00400000;
+}
+
+// Rounds half away from zero, as roundf does, for |x| < 2^23, without a library call.
+int round_away(float x) {
+  int i = static_cast<int>(x);
+  const float frac = x - static_cast<float>(i);
+  i += (frac >= 0.5f) - (frac <= -0.5f);
+  return i;
 }
 
 // The element of `x` with the largest magnitude, sign kept.
@@ -29,7 +44,7 @@ void q8_0(const float* x, uint8_t* b) {
   for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
   const float d = amax / 127.f, id = d != 0 ? 1.f / d : 0.f;
   store_u16(b, f32_to_f16(d));
-  for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::roundf(x[j] * id)));
+  for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(round_away(x[j] * id)));
 }
 
 // Q4_0: the largest-magnitude element maps to code 0 (-8·d), the rest are rounded and clamped to 15.
@@ -98,9 +113,10 @@ void fit_group_q4(const float* x, float& scale, float& min) {
     return;
   }
   float s = (hi - lo) / 15.f;
+  const float is = 1.f / s;
   float sum_l = 0, sum_l2 = 0, sum_x = 0, sum_xl = 0;
   for (int j = 0; j < 32; ++j) {
-    const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) / s), 0, 15));
+    const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) * is), 0, 15));
     sum_l += l;
     sum_l2 += l * l;
     sum_x += x[j];
@@ -153,9 +169,9 @@ void q4_k(const float* x, uint8_t* b) {
   for (int g = 0; g < 8; ++g) {
     uint8_t sc, m;
     scale_min_k4(g, sm, sc, m);
-    const float ds = d * sc, dm = dmin * m;
+    const float ds = d * sc, dm = dmin * m, ids = ds != 0 ? 1.f / ds : 0.f;
     for (int j = 0; j < 32; ++j) {
-      const int l = ds != 0 ? nearest((x[32 * g + j] + dm) / ds) : 0;
+      const int l = nearest((x[32 * g + j] + dm) * ids);
       codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, 15));
     }
   }
@@ -190,9 +206,9 @@ void q6_k(const float* x, uint8_t* b) {
   uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     sc[g] = static_cast<int8_t>(std::clamp(nearest(iscale * scales[g]), -128, 127));
-    const float ds = d * sc[g];
+    const float ds = d * sc[g], ids = ds != 0 ? 1.f / ds : 0.f;
     for (int j = 0; j < 16; ++j) {
-      const int l = ds != 0 ? nearest(x[16 * g + j] / ds) : 0;
+      const int l = nearest(x[16 * g + j] * ids);
       codes[16 * g + j] = static_cast<uint8_t>(std::clamp(l, -32, 31) + 32);
     }
   }

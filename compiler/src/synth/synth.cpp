@@ -2,6 +2,7 @@
 // quantized and streamed to disk a slab of rows at a time.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <numbers>
 #include <thread>
 
@@ -260,41 +261,67 @@ uint64_t write(const Options& options, const std::filesystem::path& out) {
 
   const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   constexpr uint64_t kSlabBytes = 8ull << 20;
-  std::vector<uint8_t> slab;
-  uint64_t written = 0;
-  for (const auto& t : tensors) {
-    const uint64_t seed_state = options.seed ^ hash_name(t.plan.name);
-    uint64_t s = seed_state;
-    const uint64_t tensor_seed = splitmix(s);
-    const uint64_t width = t.plan.dims[0];
-    const uint64_t rows = rows_of(t.plan.dims);
-    const uint64_t row_bytes = ggml::row_bytes(t.plan.type, width);
-    if (t.fill == Fill::RopeFactors) {
-      const auto f = llama3_rope_factors(p);
-      w.write({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4});
-      written += f.size() * 4;
-      if (options.progress) options.progress(written, total);
-      continue;
-    }
-    const uint64_t slab_rows = std::max<uint64_t>(1, kSlabBytes / row_bytes);
-    slab.resize(std::min(rows, slab_rows) * row_bytes);
-    for (uint64_t first = 0; first < rows; first += slab_rows) {
-      const uint64_t last = std::min(rows, first + slab_rows);
-      const uint64_t n = last - first;
-      const unsigned parts = static_cast<unsigned>(std::min<uint64_t>(threads, (n + 15) / 16));
-      if (parts <= 1) {
-        make_rows(t, tensor_seed, first, last, slab.data());
-      } else {
-        std::vector<std::jthread> pool;
-        for (unsigned i = 0; i < parts; ++i) {
-          const uint64_t a = first + n * i / parts, b = first + n * (i + 1) / parts;
-          pool.emplace_back([&, a, b] { make_rows(t, tensor_seed, a, b, slab.data() + (a - first) * row_bytes); });
-        }
+  // Two slabs: one being written to disk by `writing` while the next is generated into the other.
+  std::vector<uint8_t> slabs[2];
+  int current = 0;
+  std::jthread writing;
+  std::exception_ptr write_error;
+  auto wait_for_write = [&] {
+    if (writing.joinable()) writing.join();
+    if (write_error) std::rethrow_exception(write_error);
+  };
+  auto write_async = [&](std::span<const uint8_t> bytes) {
+    wait_for_write();
+    writing = std::jthread([&w, &write_error, bytes] {
+      try {
+        w.write(bytes);
+      } catch (...) {
+        write_error = std::current_exception();
       }
-      w.write({slab.data(), n * row_bytes});
-      written += n * row_bytes;
+    });
+  };
+  uint64_t written = 0;
+  try {
+    for (const auto& t : tensors) {
+      uint64_t s = options.seed ^ hash_name(t.plan.name);
+      const uint64_t tensor_seed = splitmix(s);
+      const uint64_t width = t.plan.dims[0];
+      const uint64_t rows = rows_of(t.plan.dims);
+      const uint64_t row_bytes = ggml::row_bytes(t.plan.type, width);
+      if (t.fill == Fill::RopeFactors) {
+        const auto f = llama3_rope_factors(p);
+        wait_for_write();
+        w.write({reinterpret_cast<const uint8_t*>(f.data()), f.size() * 4});
+        written += f.size() * 4;
+        if (options.progress) options.progress(written, total);
+        continue;
+      }
+      const uint64_t slab_rows = std::max<uint64_t>(1, kSlabBytes / row_bytes);
+      for (uint64_t first = 0; first < rows; first += slab_rows) {
+        const uint64_t last = std::min(rows, first + slab_rows);
+        const uint64_t n = last - first;
+        std::vector<uint8_t>& slab = slabs[current];
+        current ^= 1;
+        if (slab.size() < n * row_bytes) slab.resize(n * row_bytes);
+        const unsigned parts = static_cast<unsigned>(std::min<uint64_t>(threads, (n + 15) / 16));
+        if (parts <= 1) {
+          make_rows(t, tensor_seed, first, last, slab.data());
+        } else {
+          std::vector<std::jthread> pool;
+          for (unsigned i = 0; i < parts; ++i) {
+            const uint64_t a = first + n * i / parts, b = first + n * (i + 1) / parts;
+            pool.emplace_back([&, a, b] { make_rows(t, tensor_seed, a, b, slab.data() + (a - first) * row_bytes); });
+          }
+        }
+        write_async({slab.data(), n * row_bytes});
+        written += n * row_bytes;
+      }
+      if (options.progress) options.progress(written, total);
     }
-    if (options.progress) options.progress(written, total);
+    wait_for_write();
+  } catch (...) {
+    if (writing.joinable()) writing.join();
+    throw;
   }
   w.finish();
   return std::filesystem::file_size(out);
