@@ -52,18 +52,18 @@ for P in $PRESETS; do
     tol=1e-4; [[ $KS == *precise* ]] && tol=1e-6
     if ! "$LT" compile "$F" --knobs "$W/knobs.json" -o "$D" > /dev/null 2> "$D.err"; then row "$P" "$KS" "compile FAIL $(head -c 200 "$D.err")"; fail=1; continue; fi
     if ! "$LT" build "$D" --arch sm_90 > /dev/null 2> "$D.err"; then row "$P" "$KS" "nvcc FAIL"; head -30 "$D.err"; fail=1; continue; fi
-    "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
+    timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
     rc=$?
     if [ $rc -ne 0 ]; then row "$P" "$KS" "run rc=$rc $(head -c 300 "$D/run.err")"; fail=1; continue; fi
     cmp=$(python3 "$HERE/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
     stag=ok
     for s in 1 2 3; do
-      "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st$s.bin" --stagger $s > /dev/null 2>&1 || stag="rc$?"
+      timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st$s.bin" --stagger $s > /dev/null 2>&1 || stag="rc$?"
       cmp -s "$D/out.bin" "$D/st$s.bin" || { stag="DIFFERS(seed $s)"; fail=1; }
     done
     # --profile: the decode step's launches summed, against the step's time unprofiled (its own long run).
-    "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 > "$D/time.txt" 2>&1
-    "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 --profile > "$D/prof.txt" 2>&1
+    timeout 60 "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 > "$D/time.txt" 2>&1
+    timeout 60 "$D/lane" "$F" "$D/lane.sidecar" 64 1 2 3 --profile > "$D/prof.txt" 2>&1
     step=$(awk '/DECODE_MS_PER_TOKEN/ {print $2*1000}' "$D/time.txt")
     prof=$(awk '/PROFILE_TOTAL_US/ {print $2}' "$D/prof.txt")
     pr=$(python3 -c "print(f'{$prof/$step:.2f}')" 2>/dev/null || echo "?")

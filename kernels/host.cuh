@@ -247,6 +247,24 @@ static T* lk_zeroed(size_t n) {
   return d;
 }
 
+// The stagger's switch and seed, from the command line.
+static bool lk_stagger = false;
+static unsigned long long lk_seed = 0;
+
+// Before launch `i` of form `form`: its --profile event (when `ev`), and under --stagger its stall. Any error of the
+// launches before it surfaces here.
+static __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {
+  CKL();
+  if (ev) CK(cudaEventRecord(ev[i], st));
+  if (lk_stagger) lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(lk_seed, form, i));
+}
+
+// After a step's `n` launches: its last launch checked, and its closing --profile event.
+static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
+  CKL();
+  if (ev) CK(cudaEventRecord(ev[n], st));
+}
+
 // One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
 struct lk_form {
   int rows;

@@ -94,7 +94,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             Ref x = op.x, y = op.y;
             x.offset += size_t(at) * w.cols;
             y.offset += size_t(at) * w.rows;
-            if (at) o << "\n    CKL();\n    ";
+            if (at) o << "\n  ";
             o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << "><<<"
               << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x)
               << ", " << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
@@ -176,6 +176,34 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   for (size_t i = 0; i < p.matrices.size(); ++i) cu << (i ? ", " : "") << p.matrices[i].device_bytes() << "UL";
   cu << "};\n\n";
 
+  // Every array the steps use, at file scope so that each step's launches can sit in small functions.
+  std::ostringstream globals, body;
+  for (const Matrix& w : p.matrices) globals << "static " << format_type(w.type) << " " << w.name << ";\n";
+  for (const Vector& v : p.vectors) globals << "static const float* " << v.name << ";\n";
+  for (const SideArray& s : p.side) globals << "static const lk_act* " << s.name << ";\n";
+  for (const auto& [name, b] : p.carried) globals << "static " << c_type(p, b.elem) << "* s_" << name << ";\n";
+  for (const Form& f : p.forms) {
+    Names n(p, f);
+    for (const auto& [name, slot] : f.slots) {
+      const Elem e = f.buffers.at(name).elem;
+      globals << "static " << (e == Elem::Acc ? "lk_acc" : c_type(p, e)) << "* " << n.name(name) << ";\n";
+    }
+  }
+  cu << globals.str() << "\n";
+  // Each form's launches in functions of at most a layer's worth, each launch after the hook that records its
+  // --profile event and, under --stagger, its stall.
+  for (const Form& f : p.forms) {
+    Names n(p, f);
+    const size_t per = 24;
+    for (size_t at = 0, part = 0; at < f.launches.size(); at += per, ++part) {
+      cu << "static void step" << f.rows << "_" << part << "(cudaStream_t st, const cudaEvent_t* ev) {\n";
+      for (size_t i = at; i < std::min(f.launches.size(), at + per); ++i)
+        cu << "  lk_before(st, ev, " << f.rows << ", " << i << ");\n  " << launch(f.launches[i], p, n) << "\n";
+      cu << "}\n";
+    }
+  }
+  cu << "\n";
+
   cu << "int main(int argc, char** argv) {\n"
      << "  setenv(\"CUDA_MODULE_LOADING\", \"EAGER\", 1);\n"
      << "  lk_args a;\n"
@@ -189,19 +217,19 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     const uint64_t off = file.data_start() + w.tensor->offset;
     const std::string host = "moved > " + std::to_string(i);
     if (w.type == ggml::Type::Q8_0)
-      cu << "  const lk_q8 " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", "
+      cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", "
          << host << ");\n";
     else
-      cu << "  const " << format_type(w.type) << " " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
+      cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
          << ", " << w.cols << ", " << host << ");\n";
   }
   for (const Vector& v : p.vectors)
-    cu << "  const float* " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, "
+    cu << "  " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, "
        << v.n << ");\n";
   for (const SideArray& s : p.side)
-    cu << "  const lk_act* " << s.name << " = lk_upload_side(side, " << s.offset << ", " << s.count << ");\n";
+    cu << "  " << s.name << " = lk_upload_side(side, " << s.offset << ", " << s.count << ");\n";
   for (const auto& [name, b] : p.carried)
-    cu << "  " << c_type(p, b.elem) << "* s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count
+    cu << "  s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count
        << ");\n";
   // The arena, poisoned so that a read of a byte no launch of the step wrote is a NaN.
   cu << "  unsigned char* arena = lk_carve<unsigned char>(" << p.arena_bytes << ", false);\n"
@@ -209,9 +237,9 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   for (const Form& f : p.forms) {
     Names n(p, f);
     for (const auto& [name, slot] : f.slots) {
-      const std::string ty = c_type(p, f.buffers.at(name).elem);
-      const std::string ct = f.buffers.at(name).elem == Elem::Acc ? "lk_acc" : ty;
-      cu << "  " << ct << "* " << n.name(name) << " = (" << ct << "*)(arena + " << slot.offset << ");\n";
+      const Elem e = f.buffers.at(name).elem;
+      const std::string ct = e == Elem::Acc ? "lk_acc" : c_type(p, e);
+      cu << "  " << n.name(name) << " = (" << ct << "*)(arena + " << slot.offset << ");\n";
     }
   }
   cu << "  if (lk_pool_at != lk_pool_bytes || lk_hpool_at != lk_hpool_bytes) {\n"
@@ -226,33 +254,23 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     cu << "  CK(cudaFuncSetAttribute(lk_attention<" << m.group() << ", " << cdiv(m.head_dim, 32) << ", "
        << cdiv(m.value_dim, 32) << ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " << attn_smem << "));\n";
 
-  cu << "#define LK_AT(FORM, I)                                                          \\\n"
-     << "  do {                                                                        \\\n"
-     << "    if (ev) CK(cudaEventRecord(ev[I], st));                                   \\\n"
-     << "    if (a.stagger) {                                                          \\\n"
-     << "      lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(a.seed, FORM, I));                \\\n"
-     << "      CKL();                                                                  \\\n"
-     << "    }                                                                         \\\n"
-     << "  } while (0)\n"
-     << "  std::vector<lk_form> forms;\n";
+  cu << "  lk_stagger = a.stagger;\n  lk_seed = a.seed;\n  std::vector<lk_form> forms;\n";
   nlohmann::json forms_json = nlohmann::json::array();
   for (const Form& f : p.forms) {
     Names n(p, f);
-    cu << "  forms.push_back(lk_form{" << f.rows << ", [&](cudaStream_t st, const cudaEvent_t* ev) {\n";
+    cu << "  forms.push_back(lk_form{" << f.rows << ", [](cudaStream_t st, const cudaEvent_t* ev) {\n";
     std::ostringstream kinds, outs;
     for (size_t i = 0; i < f.launches.size(); ++i) {
-      const Launch& l = f.launches[i];
-      cu << "    LK_AT(" << f.rows << ", " << i << ");\n    " << launch(l, p, n) << "\n    CKL();\n";
-      kinds << (i ? ", " : "") << '"' << l.kind << '"';
-      outs << (i ? ", " : "") << '"' << l.output << '"';
+      kinds << (i ? ", " : "") << '"' << f.launches[i].kind << '"';
+      outs << (i ? ", " : "") << '"' << f.launches[i].output << '"';
     }
-    cu << "    if (ev) CK(cudaEventRecord(ev[" << f.launches.size() << "], st));\n"
+    for (size_t part = 0; part * 24 < f.launches.size(); ++part) cu << "    step" << f.rows << "_" << part << "(st, ev);\n";
+    cu << "    lk_after(st, ev, " << f.launches.size() << ");\n"
        << "  }, " << n.name(f.token) << ", " << n.name(f.logits) << ", {" << kinds.str() << "}, {" << outs.str()
        << "}});\n";
     forms_json.push_back({{"rows", f.rows}, {"launches", f.launches.size()}, {"arena_bytes", f.arena_bytes}});
   }
-  cu << "#undef LK_AT\n"
-     << "  const lk_state state{s_pos, s_tok, s_gen, s_count, s_prompt, VOCAB, CTX};\n"
+  cu << "  const lk_state state{s_pos, s_tok, s_gen, s_count, s_prompt, VOCAB, CTX};\n"
      << "  return lk_drive(a, forms, state, GRAPHS);\n}\n";
 
   Program prog;
