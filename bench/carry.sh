@@ -10,4 +10,5 @@ cp "$bin" "$dir/lane-tune"
 ldd "$bin" | awk '/=>/ {print $3}' | grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do
   cp -L "$lib" "$dir/lib/"
 done
+strip "$dir/lane-tune" "$dir"/lib/* 2>/dev/null || true
 du -sh "$dir"
