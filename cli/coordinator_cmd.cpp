@@ -11,56 +11,60 @@
 #include "coordinator/server.hpp"
 
 namespace {
-const bool registered = lt::cli::add_command({40, [](CLI::App& app) {
-  auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
-  struct Args {
-    std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file;
-    double lease_s = 30, time_limit_s = 600;
-    int verbose = 0;
-  };
-  auto a = std::make_shared<Args>();
-  c->add_option("--db", a->db, "The SQLite database (created when missing)")->capture_default_str();
-  c->add_option("--listen", a->listen, "host:port to listen on (port 0: any free port)")->capture_default_str();
-  c->add_option("--token", a->token, "A token every client and worker must present (default $LT_TOKEN)");
-  c->add_option("--data", a->data, "Where uploaded checkpoints are kept (default: beside the database)");
-  c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")->capture_default_str();
-  c->add_option("--time-limit", a->time_limit_s, "Seconds a lane may run before it is killed")->capture_default_str();
-  c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
-  c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
-  c->callback([a] {
-    lt::coord::log_level() = a->verbose;
-    if (a->token.empty()) a->token = lt::coord::default_token();
-    // Signals are taken by a thread of their own so that shutdown runs outside a handler.
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-    lt::coord::Options o;
-    o.data_dir = a->data;
-    o.lease_s = a->lease_s;
-    o.time_limit_s = a->time_limit_s;
-    auto db = std::filesystem::absolute(a->db);
-    if (o.data_dir.empty()) o.data_dir = db.parent_path() / (db.filename().string() + ".data");
-    lt::coord::Coordinator core(db, o, lt::coord::compiler());
-    lt::coord::Server server(core, {a->listen, a->token, 1.0});
-    std::string host = a->listen.substr(0, a->listen.rfind(':'));
-    lt::coord::log(0, "listening", {{"address", host + ":" + std::to_string(server.port())}, {"db", db.string()},
-                                    {"auth", a->token.empty() ? "none" : "token"}});
-    if (!a->port_file.empty()) {
-      auto tmp = a->port_file + ".tmp";
-      std::ofstream(tmp) << server.port() << "\n";
-      std::filesystem::rename(tmp, a->port_file);
-    }
-    std::thread signals([&] {
-      int sig = 0;
-      sigwait(&set, &sig);
-      lt::coord::log(0, "stopping", {{"signal", std::to_string(sig)}});
-      server.shutdown();
-    });
-    server.wait();
-    pthread_kill(signals.native_handle(), SIGTERM);
-    signals.join();
-  });
-}});
+const bool registered = lt::cli::add_command(
+    {40, [](CLI::App& app) {
+       auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
+       struct Args {
+         std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file;
+         double lease_s = 30, time_limit_s = 600;
+         int verbose = 0;
+       };
+       auto a = std::make_shared<Args>();
+       c->add_option("--db", a->db, "The SQLite database (created when missing)")->capture_default_str();
+       c->add_option("--listen", a->listen, "host:port to listen on (port 0: any free port)")->capture_default_str();
+       c->add_option("--token", a->token, "A token every client and worker must present (default $LT_TOKEN)");
+       c->add_option("--data", a->data, "Where uploaded checkpoints are kept (default: beside the database)");
+       c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")->capture_default_str();
+       c->add_option("--time-limit", a->time_limit_s, "Seconds a lane may run before it is killed")
+           ->capture_default_str();
+       c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
+       c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
+       c->callback([a] {
+         lt::coord::log_level() = a->verbose;
+         if (a->token.empty()) a->token = lt::coord::default_token();
+         // Signals are taken by a thread of their own so that shutdown runs outside a handler.
+         sigset_t set;
+         sigemptyset(&set);
+         sigaddset(&set, SIGINT);
+         sigaddset(&set, SIGTERM);
+         pthread_sigmask(SIG_BLOCK, &set, nullptr);
+         lt::coord::Options o;
+         o.data_dir = a->data;
+         o.lease_s = a->lease_s;
+         o.time_limit_s = a->time_limit_s;
+         auto db = std::filesystem::absolute(a->db);
+         if (o.data_dir.empty()) o.data_dir = db.parent_path() / (db.filename().string() + ".data");
+         lt::coord::Coordinator core(db, o, lt::coord::compiler());
+         lt::coord::Server server(core, {a->listen, a->token, 1.0});
+         std::string host = a->listen.substr(0, a->listen.rfind(':'));
+         lt::coord::log(0, "listening",
+                        {{"address", host + ":" + std::to_string(server.port())},
+                         {"db", db.string()},
+                         {"auth", a->token.empty() ? "none" : "token"}});
+         if (!a->port_file.empty()) {
+           auto tmp = a->port_file + ".tmp";
+           std::ofstream(tmp) << server.port() << "\n";
+           std::filesystem::rename(tmp, a->port_file);
+         }
+         std::thread signals([&] {
+           int sig = 0;
+           sigwait(&set, &sig);
+           lt::coord::log(0, "stopping", {{"signal", std::to_string(sig)}});
+           server.shutdown();
+         });
+         server.wait();
+         pthread_kill(signals.native_handle(), SIGTERM);
+         signals.join();
+       });
+     }});
 }  // namespace

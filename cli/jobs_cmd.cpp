@@ -15,85 +15,86 @@ struct Remote {
   }
 };
 
-const bool registered = lt::cli::add_command({42, [](CLI::App& app) {
-  {
-    auto* c = app.add_subcommand("status", "A job's progress (every job's without JOB)");
-    auto r = std::make_shared<Remote>();
-    auto job = std::make_shared<int64_t>(0);
-    c->add_option("job", *job, "The job");
-    r->add(c);
-    c->callback([r, job] {
-      lt::coord::Client client(r->coordinator, r->token);
-      if (*job) {
-        std::printf("%s", lt::coord::describe(client.status(*job)).c_str());
-        return;
-      }
-      auto jobs = client.list();
-      if (jobs.empty()) std::printf("no jobs\n");
-      for (auto& s : jobs) std::printf("%s\n", lt::coord::progress_line(s).c_str());
-    });
-  }
-  {
-    auto* c = app.add_subcommand("results", "A job's measured configurations, fastest valid first");
-    struct Args : Remote {
-      int64_t job = 0;
-      std::string gpu;
-      uint32_t top = 0;
-      bool json = false;
-    };
-    auto a = std::make_shared<Args>();
-    c->add_option("job", a->job, "The job")->required();
-    c->add_option("--gpu", a->gpu, "Only this GPU kind");
-    c->add_option("--top", a->top, "The first N per GPU kind");
-    c->add_flag("--json", a->json, "JSON (the format `lane-tune worker --replay` reads)");
-    a->add(c);
-    c->callback([a] {
-      lt::coord::Client client(a->coordinator, a->token);
-      auto runs = client.results(a->job, a->gpu, a->top);
-      if (a->json)
-        std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
-      else
-        std::printf("%s", lt::coord::results_table(runs).c_str());
-    });
-  }
-  {
-    auto* c = app.add_subcommand("best", "A job's best valid configuration per GPU kind");
-    struct Args : Remote {
-      int64_t job = 0;
-      std::string gpu;
-      bool json = false;
-    };
-    auto a = std::make_shared<Args>();
-    c->add_option("job", a->job, "The job")->required();
-    c->add_option("--gpu", a->gpu, "Only this GPU kind");
-    c->add_flag("--json", a->json, "JSON");
-    a->add(c);
-    c->callback([a] {
-      lt::coord::Client client(a->coordinator, a->token);
-      auto runs = client.best(a->job, a->gpu);
-      if (a->json) {
-        std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
-        return;
-      }
-      if (runs.empty()) {
-        std::printf("no valid configuration yet\n");
-        lt::cli::exit_status() = 1;
-      }
-      for (auto& r : runs)
-        std::printf("%s %.4f ms/token (spread %.4f, %u reps, %.1f tok/s) %s\n", r.gpu.c_str(), r.median_ms,
-                    r.spread_ms, r.repetitions, r.tok_per_s, r.knobs.c_str());
-    });
-  }
-  {
-    auto* c = app.add_subcommand("cancel", "Stop a job; the results so far and its best are kept");
-    auto r = std::make_shared<Remote>();
-    auto job = std::make_shared<int64_t>(0);
-    c->add_option("job", *job, "The job")->required();
-    r->add(c);
-    c->callback([r, job] {
-      lt::coord::Client client(r->coordinator, r->token);
-      std::printf("%s", lt::coord::describe(client.cancel(*job)).c_str());
-    });
-  }
-}});
+const bool registered = lt::cli::add_command(
+    {42, [](CLI::App& app) {
+       {
+         auto* c = app.add_subcommand("status", "A job's progress (every job's without JOB)");
+         auto r = std::make_shared<Remote>();
+         auto job = std::make_shared<int64_t>(0);
+         c->add_option("job", *job, "The job");
+         r->add(c);
+         c->callback([r, job] {
+           lt::coord::Client client(r->coordinator, r->token);
+           if (*job) {
+             std::printf("%s", lt::coord::describe(client.status(*job)).c_str());
+             return;
+           }
+           auto jobs = client.list();
+           if (jobs.empty()) std::printf("no jobs\n");
+           for (auto& s : jobs) std::printf("%s\n", lt::coord::progress_line(s).c_str());
+         });
+       }
+       {
+         auto* c = app.add_subcommand("results", "A job's measured configurations, fastest valid first");
+         struct Args : Remote {
+           int64_t job = 0;
+           std::string gpu;
+           uint32_t top = 0;
+           bool json = false;
+         };
+         auto a = std::make_shared<Args>();
+         c->add_option("job", a->job, "The job")->required();
+         c->add_option("--gpu", a->gpu, "Only this GPU kind");
+         c->add_option("--top", a->top, "The first N per GPU kind");
+         c->add_flag("--json", a->json, "JSON (the format `lane-tune worker --replay` reads)");
+         a->add(c);
+         c->callback([a] {
+           lt::coord::Client client(a->coordinator, a->token);
+           auto runs = client.results(a->job, a->gpu, a->top);
+           if (a->json)
+             std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
+           else
+             std::printf("%s", lt::coord::results_table(runs).c_str());
+         });
+       }
+       {
+         auto* c = app.add_subcommand("best", "A job's best valid configuration per GPU kind");
+         struct Args : Remote {
+           int64_t job = 0;
+           std::string gpu;
+           bool json = false;
+         };
+         auto a = std::make_shared<Args>();
+         c->add_option("job", a->job, "The job")->required();
+         c->add_option("--gpu", a->gpu, "Only this GPU kind");
+         c->add_flag("--json", a->json, "JSON");
+         a->add(c);
+         c->callback([a] {
+           lt::coord::Client client(a->coordinator, a->token);
+           auto runs = client.best(a->job, a->gpu);
+           if (a->json) {
+             std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
+             return;
+           }
+           if (runs.empty()) {
+             std::printf("no valid configuration yet\n");
+             lt::cli::exit_status() = 1;
+           }
+           for (auto& r : runs)
+             std::printf("%s %.4f ms/token (spread %.4f, %u reps, %.1f tok/s) %s\n", r.gpu.c_str(), r.median_ms,
+                         r.spread_ms, r.repetitions, r.tok_per_s, r.knobs.c_str());
+         });
+       }
+       {
+         auto* c = app.add_subcommand("cancel", "Stop a job; the results so far and its best are kept");
+         auto r = std::make_shared<Remote>();
+         auto job = std::make_shared<int64_t>(0);
+         c->add_option("job", *job, "The job")->required();
+         r->add(c);
+         c->callback([r, job] {
+           lt::coord::Client client(r->coordinator, r->token);
+           std::printf("%s", lt::coord::describe(client.cancel(*job)).c_str());
+         });
+       }
+     }});
 }  // namespace

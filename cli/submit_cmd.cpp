@@ -8,61 +8,62 @@
 #include "coordinator/client.hpp"
 
 namespace {
-const bool registered = lt::cli::add_command({41, [](CLI::App& app) {
-  auto* c = app.add_subcommand("submit", "Start tuning a checkpoint for some GPU kinds");
-  struct Args {
-    std::string file, gpus, strategy = "grid", time_budget, coordinator = lt::coord::default_coordinator(),
-                                              token = lt::coord::default_token();
-    uint32_t budget = 0;
-    uint64_t seed = 0;
-    bool wait = false, by_path = false;
-  };
-  auto a = std::make_shared<Args>();
-  c->add_option("file", a->file, "The GGUF checkpoint")->required();
-  c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")->required();
-  c->add_option("--strategy", a->strategy, "grid, random or halving")->capture_default_str();
-  c->add_option("--budget", a->budget, "Configurations per GPU kind (random, halving; 0: all)");
-  c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept");
-  c->add_option("--seed", a->seed, "The seed of the random draws and the prompts");
-  c->add_flag("--path", a->by_path, "Do not upload: the coordinator reads FILE itself (same path there)");
-  c->add_flag("--wait", a->wait, "Wait for the job, with a live progress line");
-  c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
-  c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
-  c->callback([a] {
-    lt::coord::Client client(a->coordinator, a->token);
-    lt::coord::JobSpec s;
-    std::stringstream gpus(a->gpus);
-    for (std::string g; std::getline(gpus, g, ',');)
-      if (!g.empty()) s.gpus.push_back(g);
-    s.strategy = a->strategy;
-    s.budget = a->budget;
-    s.seed = a->seed;
-    if (!a->time_budget.empty()) s.time_budget_s = lt::coord::parse_duration(a->time_budget);
-    bool tty = isatty(STDERR_FILENO);
-    if (a->by_path) {
-      s.path = std::filesystem::absolute(a->file).string();
-    } else {
-      s.digest = client.upload(a->file, [tty](uint64_t done, uint64_t total) {
-        if (tty) std::fprintf(stderr, "\ruploading %.0f%%", total ? 100.0 * double(done) / double(total) : 100.0);
-      });
-      if (tty) std::fprintf(stderr, "\r\033[K");
-    }
-    auto st = client.submit(s);
-    std::printf("job %lld\n", static_cast<long long>(st.job.id));
-    std::fflush(stdout);
-    if (!a->wait) return;
-    lt::coord::JobStatus last = st;
-    client.watch(st.job.id, [&](const lt::coord::JobStatus& now) {
-      last = now;
-      if (tty)
-        std::fprintf(stderr, "\r\033[K%s", lt::coord::progress_line(now).c_str());
-      else
-        std::fprintf(stderr, "%s\n", lt::coord::progress_line(now).c_str());
-      return true;
-    });
-    if (tty) std::fprintf(stderr, "\n");
-    std::printf("%s", lt::coord::describe(last).c_str());
-    lt::cli::exit_status() = last.job.state == "done" ? 0 : 1;
-  });
-}});
+const bool registered = lt::cli::add_command(
+    {41, [](CLI::App& app) {
+       auto* c = app.add_subcommand("submit", "Start tuning a checkpoint for some GPU kinds");
+       struct Args {
+         std::string file, gpus, strategy = "grid", time_budget, coordinator = lt::coord::default_coordinator(),
+                                 token = lt::coord::default_token();
+         uint32_t budget = 0;
+         uint64_t seed = 0;
+         bool wait = false, by_path = false;
+       };
+       auto a = std::make_shared<Args>();
+       c->add_option("file", a->file, "The GGUF checkpoint")->required();
+       c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")->required();
+       c->add_option("--strategy", a->strategy, "grid, random or halving")->capture_default_str();
+       c->add_option("--budget", a->budget, "Configurations per GPU kind (random, halving; 0: all)");
+       c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept");
+       c->add_option("--seed", a->seed, "The seed of the random draws and the prompts");
+       c->add_flag("--path", a->by_path, "Do not upload: the coordinator reads FILE itself (same path there)");
+       c->add_flag("--wait", a->wait, "Wait for the job, with a live progress line");
+       c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
+       c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
+       c->callback([a] {
+         lt::coord::Client client(a->coordinator, a->token);
+         lt::coord::JobSpec s;
+         std::stringstream gpus(a->gpus);
+         for (std::string g; std::getline(gpus, g, ',');)
+           if (!g.empty()) s.gpus.push_back(g);
+         s.strategy = a->strategy;
+         s.budget = a->budget;
+         s.seed = a->seed;
+         if (!a->time_budget.empty()) s.time_budget_s = lt::coord::parse_duration(a->time_budget);
+         bool tty = isatty(STDERR_FILENO);
+         if (a->by_path) {
+           s.path = std::filesystem::absolute(a->file).string();
+         } else {
+           s.digest = client.upload(a->file, [tty](uint64_t done, uint64_t total) {
+             if (tty) std::fprintf(stderr, "\ruploading %.0f%%", total ? 100.0 * double(done) / double(total) : 100.0);
+           });
+           if (tty) std::fprintf(stderr, "\r\033[K");
+         }
+         auto st = client.submit(s);
+         std::printf("job %lld\n", static_cast<long long>(st.job.id));
+         std::fflush(stdout);
+         if (!a->wait) return;
+         lt::coord::JobStatus last = st;
+         client.watch(st.job.id, [&](const lt::coord::JobStatus& now) {
+           last = now;
+           if (tty)
+             std::fprintf(stderr, "\r\033[K%s", lt::coord::progress_line(now).c_str());
+           else
+             std::fprintf(stderr, "%s\n", lt::coord::progress_line(now).c_str());
+           return true;
+         });
+         if (tty) std::fprintf(stderr, "\n");
+         std::printf("%s", lt::coord::describe(last).c_str());
+         lt::cli::exit_status() = last.job.state == "done" ? 0 : 1;
+       });
+     }});
 }  // namespace

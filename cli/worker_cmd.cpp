@@ -15,72 +15,74 @@ std::string env_or(const char* name, const char* fallback) {
   return e && *e ? e : fallback;
 }
 
-const bool registered = lt::cli::add_command({43, [](CLI::App& app) {
-  auto* c = app.add_subcommand("worker", "Measure plans for a coordinator on one GPU (or from a recording: --replay)");
-  struct Args {
-    std::string coordinator = env_or("LT_COORDINATOR", "127.0.0.1:7117"), token = env_or("LT_TOKEN", ""), replay,
-                kind, name, cache;
-    int gpu = 0, verbose = 0;
-    double replay_delay_ms = 0, give_up_s = 0;
-    uint32_t prefetch = 2;
-  };
-  auto a = std::make_shared<Args>();
-  c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
-  c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
-  c->add_option("--gpu", a->gpu, "The GPU's index (nvidia-smi's)")->capture_default_str();
-  c->add_option("--replay", a->replay, "Answer plans from a recording (`lane-tune results JOB --json`), no GPU");
-  c->add_option("--replay-delay", a->replay_delay_ms, "Milliseconds each replayed plan takes");
-  c->add_option("--kind", a->kind, "The GPU kind to register as (default: detected, or the recording's)");
-  c->add_option("--name", a->name, "The worker's name (default host:gpu)");
-  c->add_option("--cache", a->cache, "Checkpoints and compiled lanes (default ~/.cache/lane-tune)");
-  c->add_option("--prefetch", a->prefetch, "Plans held at once: one measured, the rest compiled ahead")
-      ->capture_default_str();
-  c->add_option("--give-up", a->give_up_s, "Exit after this many seconds without reaching the coordinator");
-  c->add_flag("-v,--verbose", a->verbose, "Log every plan (-vv: more)");
-  c->callback([a] {
-    lt::worker::log_level() = a->verbose;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGUSR2);  // wakes the signal thread when the worker ends by itself
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+const bool registered = lt::cli::add_command(
+    {43, [](CLI::App& app) {
+       auto* c =
+           app.add_subcommand("worker", "Measure plans for a coordinator on one GPU (or from a recording: --replay)");
+       struct Args {
+         std::string coordinator = env_or("LT_COORDINATOR", "127.0.0.1:7117"), token = env_or("LT_TOKEN", ""), replay,
+                     kind, name, cache;
+         int gpu = 0, verbose = 0;
+         double replay_delay_ms = 0, give_up_s = 0;
+         uint32_t prefetch = 2;
+       };
+       auto a = std::make_shared<Args>();
+       c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
+       c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
+       c->add_option("--gpu", a->gpu, "The GPU's index (nvidia-smi's)")->capture_default_str();
+       c->add_option("--replay", a->replay, "Answer plans from a recording (`lane-tune results JOB --json`), no GPU");
+       c->add_option("--replay-delay", a->replay_delay_ms, "Milliseconds each replayed plan takes");
+       c->add_option("--kind", a->kind, "The GPU kind to register as (default: detected, or the recording's)");
+       c->add_option("--name", a->name, "The worker's name (default host:gpu)");
+       c->add_option("--cache", a->cache, "Checkpoints and compiled lanes (default ~/.cache/lane-tune)");
+       c->add_option("--prefetch", a->prefetch, "Plans held at once: one measured, the rest compiled ahead")
+           ->capture_default_str();
+       c->add_option("--give-up", a->give_up_s, "Exit after this many seconds without reaching the coordinator");
+       c->add_flag("-v,--verbose", a->verbose, "Log every plan (-vv: more)");
+       c->callback([a] {
+         lt::worker::log_level() = a->verbose;
+         sigset_t set;
+         sigemptyset(&set);
+         sigaddset(&set, SIGINT);
+         sigaddset(&set, SIGTERM);
+         sigaddset(&set, SIGUSR2);  // wakes the signal thread when the worker ends by itself
+         pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
-    lt::worker::Options o;
-    o.cache_dir = a->cache.empty() ? std::filesystem::path(env_or("HOME", "/tmp")) / ".cache" / "lane-tune"
-                                   : std::filesystem::path(a->cache);
-    o.prefetch = std::max(1u, a->prefetch);
-    o.give_up_s = a->give_up_s;
-    std::unique_ptr<lt::worker::Runner> runner;
-    if (!a->replay.empty()) {
-      o.gpu = lt::worker::recorded_gpu(a->replay);
-      runner = lt::worker::replay_runner(a->replay, a->replay_delay_ms);
-    } else {
-      o.gpu = lt::worker::detect_gpu(a->gpu);
-      // The lanes run on this worker's GPU and no other.
-      if (!o.gpu.uuid.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpu.uuid.c_str(), 1);
-      runner = lt::worker::cuda_runner({o.gpu, o.cache_dir / "lanes"});
-    }
-    if (!a->kind.empty()) o.gpu.kind = a->kind;
-    char host[256] = "host";
-    gethostname(host, sizeof host - 1);
-    o.name = a->name.empty() ? std::string(host) + ":" + std::to_string(a->gpu) : a->name;
-    lt::worker::Worker w(o, lt::worker::grpc_link(a->coordinator, a->token), std::move(runner));
-    std::thread signals([&] {
-      int sig = 0;
-      sigwait(&set, &sig);
-      if (sig == SIGTERM || sig == SIGINT) lt::worker::log(0, "stopping", {{"signal", std::to_string(sig)}});
-      w.stop();
-    });
-    try {
-      w.run();
-    } catch (...) {
-      pthread_kill(signals.native_handle(), SIGUSR2);
-      signals.detach();
-      throw;
-    }
-    pthread_kill(signals.native_handle(), SIGUSR2);
-    signals.join();
-  });
-}});
+         lt::worker::Options o;
+         o.cache_dir = a->cache.empty() ? std::filesystem::path(env_or("HOME", "/tmp")) / ".cache" / "lane-tune"
+                                        : std::filesystem::path(a->cache);
+         o.prefetch = std::max(1u, a->prefetch);
+         o.give_up_s = a->give_up_s;
+         std::unique_ptr<lt::worker::Runner> runner;
+         if (!a->replay.empty()) {
+           o.gpu = lt::worker::recorded_gpu(a->replay);
+           runner = lt::worker::replay_runner(a->replay, a->replay_delay_ms);
+         } else {
+           o.gpu = lt::worker::detect_gpu(a->gpu);
+           // The lanes run on this worker's GPU and no other.
+           if (!o.gpu.uuid.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpu.uuid.c_str(), 1);
+           runner = lt::worker::cuda_runner({o.gpu, o.cache_dir / "lanes"});
+         }
+         if (!a->kind.empty()) o.gpu.kind = a->kind;
+         char host[256] = "host";
+         gethostname(host, sizeof host - 1);
+         o.name = a->name.empty() ? std::string(host) + ":" + std::to_string(a->gpu) : a->name;
+         lt::worker::Worker w(o, lt::worker::grpc_link(a->coordinator, a->token), std::move(runner));
+         std::thread signals([&] {
+           int sig = 0;
+           sigwait(&set, &sig);
+           if (sig == SIGTERM || sig == SIGINT) lt::worker::log(0, "stopping", {{"signal", std::to_string(sig)}});
+           w.stop();
+         });
+         try {
+           w.run();
+         } catch (...) {
+           pthread_kill(signals.native_handle(), SIGUSR2);
+           signals.detach();
+           throw;
+         }
+         pthread_kill(signals.native_handle(), SIGUSR2);
+         signals.join();
+       });
+     }});
 }  // namespace

@@ -11,9 +11,9 @@ namespace {
 
 const std::vector<GpuKind>& kinds() {
   static const std::vector<GpuKind> k = {
-      {"a100", 108, 80}, {"a10", 72, 86},   {"a40", 84, 86},  {"l4", 58, 89},   {"l40s", 142, 89},
-      {"h100", 132, 90}, {"h200", 132, 90}, {"gh200", 132, 90}, {"b200", 148, 100}, {"rtx4090", 128, 89},
-      {"t4", 40, 75},    {"v100", 80, 70},
+      {"a100", 108, 80},  {"a10", 72, 86},      {"a40", 84, 86},   {"l4", 58, 89},
+      {"l40s", 142, 89},  {"h100", 132, 90},    {"h200", 132, 90}, {"gh200", 132, 90},
+      {"b200", 148, 100}, {"rtx4090", 128, 89}, {"t4", 40, 75},    {"v100", 80, 70},
   };
   return k;
 }
@@ -61,6 +61,8 @@ std::vector<std::string> gpu_kind_names() {
   return v;
 }
 
-std::unique_ptr<Compiler> compiler() { return std::make_unique<RealCompiler>(); }
+std::unique_ptr<Compiler> compiler() {
+  return std::make_unique<RealCompiler>();
+}
 
 }  // namespace lt::coord

@@ -28,7 +28,13 @@ nlohmann::json make_prompts(uint32_t vocab, uint64_t seed) {
   return prompts;
 }
 
-bool finite_nonneg(double x) { return std::isfinite(x) && x >= 0; }
+bool is_digest(const std::string& d) {
+  return d.size() == 32 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+bool finite_nonneg(double x) {
+  return std::isfinite(x) && x >= 0;
+}
 
 }  // namespace
 
@@ -39,7 +45,9 @@ Coordinator::Coordinator(const std::filesystem::path& db_path, Options o, std::u
   std::filesystem::create_directories(upload_dir());
 }
 
-std::filesystem::path Coordinator::upload_dir() const { return o_.data_dir / "checkpoints"; }
+std::filesystem::path Coordinator::upload_dir() const {
+  return o_.data_dir / "checkpoints";
+}
 
 std::string Coordinator::add_checkpoint(Upload& u) {
   std::string d = u.finish();
@@ -58,6 +66,7 @@ std::string Coordinator::add_checkpoint(Upload& u) {
 }
 
 std::filesystem::path Coordinator::checkpoint_path(const std::string& digest) {
+  if (!is_digest(digest)) throw InvalidArgument("'" + digest + "' is not a checkpoint digest (32 hex digits)");
   std::lock_guard lock(m_);
   auto c = store_.checkpoint(digest);
   if (!c) throw NotFound("no checkpoint with digest " + digest);
@@ -84,6 +93,8 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
 
   db::Checkpoint ck;
   if (!spec.digest.empty()) {
+    if (!is_digest(spec.digest))
+      throw InvalidArgument("'" + spec.digest + "' is not a checkpoint digest (32 hex digits)");
     std::lock_guard lock(m_);
     auto c = store_.checkpoint(spec.digest);
     if (!c) throw NotFound("no checkpoint with digest " + spec.digest + " (upload it first)");
@@ -169,6 +180,7 @@ std::vector<JobStatus> Coordinator::list() {
 }
 
 std::vector<db::Run> Coordinator::results(int64_t job, const std::string& gpu, uint32_t top) {
+  if (!gpu.empty() && !find_gpu_kind(gpu)) throw InvalidArgument("unknown GPU kind '" + gpu + "'");
   std::lock_guard lock(m_);
   if (!store_.job(job)) throw NotFound("no job " + std::to_string(job));
   auto runs = store_.runs(job, gpu);
@@ -196,6 +208,7 @@ std::vector<db::Run> Coordinator::best_locked(int64_t job, const std::string& gp
 }
 
 std::vector<db::Run> Coordinator::best(int64_t job, const std::string& gpu) {
+  if (!gpu.empty() && !find_gpu_kind(gpu)) throw InvalidArgument("unknown GPU kind '" + gpu + "'");
   std::lock_guard lock(m_);
   return best_locked(job, gpu);
 }
@@ -234,8 +247,8 @@ void Coordinator::advance_locked(int64_t job) {
   bool complete = true;
   for (auto& g : j->gpus) {
     auto plans = store_.plans(job, g);
-    bool open = std::any_of(plans.begin(), plans.end(),
-                            [](auto& p) { return p.state == "pending" || p.state == "leased"; });
+    bool open =
+        std::any_of(plans.begin(), plans.end(), [](auto& p) { return p.state == "pending" || p.state == "leased"; });
     if (open) {
       complete = false;
       continue;

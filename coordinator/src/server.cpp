@@ -25,7 +25,7 @@ class Service final : public pb::Coordinator::Service {
       : core_(core), token_(std::move(token)), stopping_(stopping) {}
 
   grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
-                          pb::CheckpointRef* out) override {
+                                pb::CheckpointRef* out) override {
     return call(ctx, static_cast<const pb::CheckpointChunk*>(nullptr), [&] {
       Upload u(core_.upload_dir());
       pb::CheckpointChunk c;
@@ -162,8 +162,11 @@ class Service final : public pb::Coordinator::Service {
       if (!r->has_result()) throw InvalidArgument("a report carries a result");
       bool rec = core_.report(r->worker(), r->plan(), r->lease(), wire::from_wire(r->result()));
       wire::versioned(*out).set_recorded(rec);
-      log(1, "result", {{"plan", std::to_string(r->plan())}, {"worker", std::to_string(r->worker())},
-                        {"valid", r->result().valid() ? "1" : "0"}, {"recorded", rec ? "1" : "0"}});
+      log(1, "result",
+          {{"plan", std::to_string(r->plan())},
+           {"worker", std::to_string(r->worker())},
+           {"valid", r->result().valid() ? "1" : "0"},
+           {"recorded", rec ? "1" : "0"}});
     });
   }
 
@@ -211,7 +214,8 @@ class Service final : public pb::Coordinator::Service {
   // Runs one RPC's body, turning the core's errors into status codes.
   template <class Req, class F>
   grpc::Status call(ServerContext* ctx, const Req* req, F&& body) {
-    if (!authorized(ctx)) return grpc::Status{StatusCode::UNAUTHENTICATED, "a valid token is required (--token or $LT_TOKEN)"};
+    if (!authorized(ctx))
+      return grpc::Status{StatusCode::UNAUTHENTICATED, "a valid token is required (--token or $LT_TOKEN)"};
     try {
       if (req) check_version(*req);
       body();
@@ -274,9 +278,13 @@ Server::~Server() {
   if (impl_->ticker.joinable()) impl_->ticker.join();
 }
 
-int Server::port() const { return impl_->port; }
+int Server::port() const {
+  return impl_->port;
+}
 
-void Server::wait() { impl_->server->Wait(); }
+void Server::wait() {
+  impl_->server->Wait();
+}
 
 void Server::shutdown() {
   {

@@ -7,7 +7,9 @@
 
 namespace lt::coord {
 
-bool known_strategy(const std::string& s) { return s == "grid" || s == "random" || s == "halving"; }
+bool known_strategy(const std::string& s) {
+  return s == "grid" || s == "random" || s == "halving";
+}
 
 std::vector<nlohmann::json> initial_configs(const SearchSpace& space, const std::string& strategy, uint32_t budget,
                                             uint64_t seed) {

@@ -121,7 +121,9 @@ constexpr const char* kMigrations[] = {kV1};
 
 }  // namespace
 
-int schema_version() { return int(std::size(kMigrations)); }
+int schema_version() {
+  return int(std::size(kMigrations));
+}
 
 // Applies the migrations the file has not seen, each in its own transaction.
 void migrate(Connection& c) {

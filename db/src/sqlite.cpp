@@ -17,7 +17,9 @@ Stmt::Stmt(sqlite3* db, std::string_view sql) : db_(db) {
     fail(db, "cannot prepare `" + std::string(sql) + "`");
 }
 
-Stmt::~Stmt() { sqlite3_finalize(s_); }
+Stmt::~Stmt() {
+  sqlite3_finalize(s_);
+}
 
 Stmt& Stmt::bind(int i, int64_t v) {
   if (sqlite3_bind_int64(s_, i, v) != SQLITE_OK) fail(db_, "bind");
@@ -50,13 +52,19 @@ int Stmt::exec() {
   return sqlite3_changes(db_);
 }
 
-int64_t Stmt::i64(int col) const { return sqlite3_column_int64(s_, col); }
-double Stmt::f64(int col) const { return sqlite3_column_double(s_, col); }
+int64_t Stmt::i64(int col) const {
+  return sqlite3_column_int64(s_, col);
+}
+double Stmt::f64(int col) const {
+  return sqlite3_column_double(s_, col);
+}
 std::string Stmt::text(int col) const {
   auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, col));
   return p ? std::string(p, size_t(sqlite3_column_bytes(s_, col))) : std::string();
 }
-bool Stmt::is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+bool Stmt::is_null(int col) const {
+  return sqlite3_column_type(s_, col) == SQLITE_NULL;
+}
 
 Connection::Connection(const std::filesystem::path& path, int busy_timeout_ms) {
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
@@ -69,7 +77,9 @@ Connection::Connection(const std::filesystem::path& path, int busy_timeout_ms) {
   exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
 }
 
-Connection::~Connection() { sqlite3_close_v2(db_); }
+Connection::~Connection() {
+  sqlite3_close_v2(db_);
+}
 
 void Connection::exec_script(const char* sql) {
   char* err = nullptr;
@@ -80,9 +90,13 @@ void Connection::exec_script(const char* sql) {
   }
 }
 
-int64_t Connection::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Connection::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_);
+}
 
-Transaction::Transaction(Connection& c) : c_(c) { c_.exec_script("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Connection& c) : c_(c) {
+  c_.exec_script("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(c_.raw(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -104,7 +104,9 @@ Run read_run(Stmt& s) {
 }
 }  // namespace
 
-Store::Store(const std::filesystem::path& path) : c_(path) { migrate(c_); }
+Store::Store(const std::filesystem::path& path) : c_(path) {
+  migrate(c_);
+}
 
 void Store::put_checkpoint(const Checkpoint& c) {
   c_.prepare(

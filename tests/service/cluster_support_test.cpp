@@ -71,12 +71,15 @@ Cluster::~Cluster() {
 void Cluster::start_coordinator(int port) {
   auto port_file = dir_ / "port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> argv = {test::cli(),      "coordinator", "--db", (dir_ / "lt.db").string(),
-                                   "--listen", "127.0.0.1:" + std::to_string(port), "--port-file",
-                                   port_file.string(), "--lease", "2", "-v"};
+  std::vector<std::string> argv = {test::cli(),   "coordinator",
+                                   "--db",        (dir_ / "lt.db").string(),
+                                   "--listen",    "127.0.0.1:" + std::to_string(port),
+                                   "--port-file", port_file.string(),
+                                   "--lease",     "2",
+                                   "-v"};
   if (!token_.empty()) argv.insert(argv.end(), {"--token", token_});
-  coordinator_ = std::make_unique<Process>(
-      argv, dir_ / ("coordinator-" + std::to_string(++coordinator_starts_) + ".log"));
+  coordinator_ =
+      std::make_unique<Process>(argv, dir_ / ("coordinator-" + std::to_string(++coordinator_starts_) + ".log"));
   auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!std::filesystem::exists(port_file)) {
     ASSERT_LT(std::chrono::steady_clock::now(), end) << "the coordinator did not start";
@@ -93,9 +96,19 @@ void Cluster::kill_coordinator() {
 }
 
 void Cluster::start_worker(const std::string& name, double delay_ms) {
-  std::vector<std::string> argv = {test::cli(),    "worker", "--coordinator", address_,   "--replay",
-                                   recording_.string(), "--replay-delay", std::to_string(delay_ms),
-                                   "--name", name,     "--cache",         (dir_ / ("cache-" + name)).string(), "-v"};
+  std::vector<std::string> argv = {test::cli(),
+                                   "worker",
+                                   "--coordinator",
+                                   address_,
+                                   "--replay",
+                                   recording_.string(),
+                                   "--replay-delay",
+                                   std::to_string(delay_ms),
+                                   "--name",
+                                   name,
+                                   "--cache",
+                                   (dir_ / ("cache-" + name)).string(),
+                                   "-v"};
   if (!token_.empty()) argv.insert(argv.end(), {"--token", token_});
   workers_[name] = std::make_unique<Process>(argv, dir_ / ("worker-" + name + ".log"));
 }

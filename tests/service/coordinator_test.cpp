@@ -34,7 +34,8 @@ struct Fixture {
     w.environment_key = env;
     return core->register_worker(w);
   }
-  JobStatus submit(const std::string& strategy = "grid", uint32_t budget = 0, std::vector<std::string> gpus = {"h100"}) {
+  JobStatus submit(const std::string& strategy = "grid", uint32_t budget = 0,
+                   std::vector<std::string> gpus = {"h100"}) {
     JobSpec s;
     s.path = checkpoint.string();
     s.gpus = std::move(gpus);
@@ -97,7 +98,7 @@ TEST(Coordinator, ExpiredLeaseIsRequeuedAndHeartbeatsKeepIt) {
   EXPECT_NE(lb[0].plan.id, la[0].plan.id);
   f.clock += f.core->options().lease_s * 2;  // a dies: its lease expires and goes to b
   auto again = f.core->lease(b, 4);
-  ASSERT_EQ(again.size(), 2u);  // a's plan and b's own expired one
+  ASSERT_EQ(again.size(), 2u);                                     // a's plan and b's own expired one
   EXPECT_FALSE(f.core->heartbeat(a, {la[0].plan.lease}).empty());  // a is told it lost the lease
 }
 
@@ -232,7 +233,10 @@ TEST(Coordinator, BadRequestsChangeNothing) {
   EXPECT_THROW(f.core->submit(s), InvalidArgument);
   s.path.clear();
   s.digest = "0123";
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.digest = std::string(32, 'a');
   EXPECT_THROW(f.core->submit(s), NotFound);
+  EXPECT_THROW(f.core->results(1, "z999", 0), InvalidArgument);
   EXPECT_TRUE(f.core->list().empty());
   EXPECT_THROW(f.core->status(1), NotFound);
   EXPECT_THROW(f.core->lease(99, 1), NotFound);
@@ -252,7 +256,7 @@ TEST(Coordinator, RestartCarriesOn) {
   auto w = f.worker();
   auto ls = f.core->lease(w, 2);
   f.report(w, ls[0]);
-  f.open(4);  // the coordinator restarts on the same database
+  f.open(4);                        // the coordinator restarts on the same database
   EXPECT_TRUE(f.report(w, ls[1]));  // a lease from before the restart still reports
   EXPECT_FALSE(f.report(w, ls[0]));
   f.drain(w);

@@ -15,7 +15,8 @@
 namespace lt::worker {
 namespace {
 
-const std::filesystem::path kFixture = std::filesystem::path(LT_SOURCE_DIR) / "tests/service/fixtures/synthetic-h200.json";
+const std::filesystem::path kFixture =
+    std::filesystem::path(LT_SOURCE_DIR) / "tests/service/fixtures/synthetic-h200.json";
 
 TEST(Gpu, ParsesNvidiaSmi) {
   auto g = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
@@ -82,14 +83,14 @@ Plan plan_for(const nlohmann::json& knobs, uint32_t reps) {
 TEST(Replay, AnswersFromTheRecording) {
   auto r = replay_runner(kFixture, 0);
   EXPECT_FALSE(r->needs_checkpoint());
-  nlohmann::json fast = {{"attn_splits", 4}, {"cuda_graphs", true}, {"gemv_rows_per_warp", 1}, {"gemv_warps", 8},
-                         {"max_chunk", 16},  {"numerics", "dequant"}};
+  nlohmann::json fast = {{"attn_splits", 4}, {"cuda_graphs", true}, {"gemv_rows_per_warp", 1},
+                         {"gemv_warps", 8},  {"max_chunk", 16},     {"numerics", "dequant"}};
   auto a = r->prepare(plan_for(fast, 3), {})();
   EXPECT_TRUE(a.valid);
   EXPECT_DOUBLE_EQ(a.median_ms, 0.80);
   EXPECT_EQ(a.environment["gpu"], "NVIDIA H200");
   EXPECT_TRUE(a.environment["replay"].get<bool>());
-  EXPECT_DOUBLE_EQ(r->prepare(plan_for(fast, 9), {})().median_ms, 0.78);  // the longer measurement
+  EXPECT_DOUBLE_EQ(r->prepare(plan_for(fast, 9), {})().median_ms, 0.78);   // the longer measurement
   EXPECT_DOUBLE_EQ(r->prepare(plan_for(fast, 27), {})().median_ms, 0.78);  // the longest there is
   auto racy = fast;
   racy["attn_splits"] = 16;

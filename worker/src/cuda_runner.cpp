@@ -4,20 +4,20 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <optional>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
 #include "compiler/lane_output.hpp"
 #include "compiler/model.hpp"
-#include "worker/process.hpp"
 #include "worker/checks.hpp"
+#include "worker/process.hpp"
 #include "worker/runner.hpp"
 #include "worker/worker.hpp"
 
@@ -47,11 +47,13 @@ struct Reference {
 // How a lane's run failed, as a failure class and a reason.
 Result classify(const ProcessResult& r, double limit) {
   if (r.timed_out)
-    return Result::invalid(failure::kTimeout, "the lane ran past its time limit of " + std::to_string(int(limit)) + " s",
-                           r.err);
+    return Result::invalid(failure::kTimeout,
+                           "the lane ran past its time limit of " + std::to_string(int(limit)) + " s", r.err);
   switch (r.exit_code) {
-    case lane::kDoesNotFit: return Result::invalid(failure::kDoesNotFit, "the lane does not fit the device", r.err);
-    case lane::kCudaError: return Result::invalid(failure::kCudaError, "the lane hit a CUDA error", r.err + r.out);
+    case lane::kDoesNotFit:
+      return Result::invalid(failure::kDoesNotFit, "the lane does not fit the device", r.err);
+    case lane::kCudaError:
+      return Result::invalid(failure::kCudaError, "the lane hit a CUDA error", r.err + r.out);
     default:
       return Result::invalid(failure::kCudaError,
                              r.signal ? "the lane died of signal " + std::to_string(r.signal)
@@ -222,8 +224,11 @@ class CudaRunner : public Runner {
     try {
       auto out = lane::parse_output(pr.out);
       nlohmann::json launches = nlohmann::json::array();
-      for (auto& l : out.profile) launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
-      r.profile = {{"total_us", out.profile_total_us}, {"launches", launches}, {"device_bytes", out.device_bytes},
+      for (auto& l : out.profile)
+        launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
+      r.profile = {{"total_us", out.profile_total_us},
+                   {"launches", launches},
+                   {"device_bytes", out.device_bytes},
                    {"host_bytes", out.host_bytes}};
     } catch (const std::exception& e) {
       return Result::invalid(failure::kBadOutput, "the lane's --profile output breaks the contract", e.what());
@@ -276,7 +281,8 @@ class CudaRunner : public Runner {
       r.reason = "relative L2 error " + std::to_string(r.rel_l2) + " exceeds " + std::to_string(tol.rel_l2);
     } else if (r.argmax_agree < tol.argmax_agree) {
       r.failure = failure::kWrongResults;
-      r.reason = "arg-max agreement " + std::to_string(r.argmax_agree) + " is below " + std::to_string(tol.argmax_agree);
+      r.reason =
+          "arg-max agreement " + std::to_string(r.argmax_agree) + " is below " + std::to_string(tol.argmax_agree);
     } else {
       r.valid = true;
     }
@@ -309,6 +315,8 @@ class CudaRunner : public Runner {
 };
 }  // namespace
 
-std::unique_ptr<Runner> cuda_runner(const CudaOptions& o) { return std::make_unique<CudaRunner>(o); }
+std::unique_ptr<Runner> cuda_runner(const CudaOptions& o) {
+  return std::make_unique<CudaRunner>(o);
+}
 
 }  // namespace lt::worker

@@ -23,9 +23,9 @@ std::string lower(std::string s) {
 }
 // Multiprocessors per kind (nvidia-smi does not report them).
 int sms_of(const std::string& kind) {
-  static const std::pair<const char*, int> table[] = {
-      {"a100", 108}, {"a10", 72}, {"a40", 84}, {"l4", 58}, {"l40s", 142}, {"h100", 132}, {"h200", 132},
-      {"gh200", 132}, {"b200", 148}, {"rtx4090", 128}, {"t4", 40}, {"v100", 80}};
+  static const std::pair<const char*, int> table[] = {{"a100", 108}, {"a10", 72},      {"a40", 84},   {"l4", 58},
+                                                      {"l40s", 142}, {"h100", 132},    {"h200", 132}, {"gh200", 132},
+                                                      {"b200", 148}, {"rtx4090", 128}, {"t4", 40},    {"v100", 80}};
   for (auto& [k, n] : table)
     if (kind == k) return n;
   return 0;
@@ -98,9 +98,13 @@ nlohmann::json Gpu::properties() const {
 }
 
 nlohmann::json Gpu::environment() const {
-  nlohmann::json e = {{"gpu", name},         {"driver", driver},          {"cuda", cuda},
-                       {"nvcc", nvcc},        {"lane_tune", lt::version()}, {"sm_clock_mhz", sm_clock_mhz},
-                       {"mem_clock_mhz", mem_clock_mhz}};
+  nlohmann::json e = {{"gpu", name},
+                      {"driver", driver},
+                      {"cuda", cuda},
+                      {"nvcc", nvcc},
+                      {"lane_tune", lt::version()},
+                      {"sm_clock_mhz", sm_clock_mhz},
+                      {"mem_clock_mhz", mem_clock_mhz}};
   if (replay) e["replay"] = true;
   return e;
 }

@@ -14,8 +14,7 @@ nlohmann::json load(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw lt::Error("cannot read the recording " + path.string());
   auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || j.value("format", "") != "lane-tune-results" || !j.contains("runs") ||
-      !j["runs"].is_array())
+  if (j.is_discarded() || j.value("format", "") != "lane-tune-results" || !j.contains("runs") || !j["runs"].is_array())
     throw lt::Error(path.string() + " is not a lane-tune recording (write one with `lane-tune results JOB --json`)");
   if (j.value("version", 0) != 1)
     throw lt::Error(path.string() + ": recording version " + std::to_string(j.value("version", 0)) +
@@ -23,7 +22,9 @@ nlohmann::json load(const std::filesystem::path& path) {
   return j;
 }
 
-std::string text_of(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+std::string text_of(const nlohmann::json& j) {
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
 
 // A recorded run as a worker's result.
 Result to_result(const nlohmann::json& r) {

@@ -137,8 +137,11 @@ struct Worker::Impl {
     for (int attempt = 0; !stopping || attempt == 0; ++attempt) {
       try {
         bool rec = link->report(id, p, r);
-        log(1, "reported", {{"plan", std::to_string(p.plan)}, {"valid", r.valid ? "1" : "0"},
-                            {"median_ms", std::to_string(r.median_ms)}, {"recorded", rec ? "1" : "0"}});
+        log(1, "reported",
+            {{"plan", std::to_string(p.plan)},
+             {"valid", r.valid ? "1" : "0"},
+             {"median_ms", std::to_string(r.median_ms)},
+             {"recorded", rec ? "1" : "0"}});
         return;
       } catch (const LinkError& e) {
         if (e.unknown_worker() && connect()) continue;
@@ -161,8 +164,8 @@ struct Worker::Impl {
         if (queue.size() < o.prefetch) {
           try {
             for (auto& p : link->lease(id, uint32_t(o.prefetch - queue.size()))) {
-              log(1, "leased", {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)},
-                                {"knobs", p.knobs.dump()}});
+              log(1, "leased",
+                  {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)}, {"knobs", p.knobs.dump()}});
               queue.push_back(start(p));
             }
           } catch (const LinkError& e) {
@@ -225,7 +228,9 @@ Worker::Worker(Options o, std::unique_ptr<Link> link, std::unique_ptr<Runner> ru
 
 Worker::~Worker() = default;
 
-void Worker::run() { impl_->loop(); }
+void Worker::run() {
+  impl_->loop();
+}
 
 void Worker::stop() {
   impl_->stopping = true;

@@ -16,8 +16,7 @@ namespace lt::coord {
 // A failed call: the gRPC status code's name and the coordinator's message.
 class CallError : public lt::Error {
  public:
-  CallError(std::string code, const std::string& message)
-      : lt::Error(code + ": " + message), code_(std::move(code)) {}
+  CallError(std::string code, const std::string& message) : lt::Error(code + ": " + message), code_(std::move(code)) {}
   const std::string& code() const { return code_; }
 
  private:

@@ -13,9 +13,9 @@ namespace lt::coord {
 
 // How much each strategy measures.
 struct SearchOptions {
-  uint32_t repetitions = 10;          // grid and random: timed repetitions per configuration
-  uint32_t halving_repetitions = 3;   // successive halving's first round; each later round multiplies it by eta
-  uint32_t eta = 3;                   // successive halving keeps the best 1/eta of a round
+  uint32_t repetitions = 10;         // grid and random: timed repetitions per configuration
+  uint32_t halving_repetitions = 3;  // successive halving's first round; each later round multiplies it by eta
+  uint32_t eta = 3;                  // successive halving keeps the best 1/eta of a round
   uint32_t max_stages = 3;
 };
 

@@ -50,7 +50,7 @@ struct Options {
   std::filesystem::path cache_dir;  // checkpoints by digest
   uint32_t prefetch = 2;            // plans held at once: one measured, the next prepared
   double idle_poll_s = 1;
-  double give_up_s = 0;  // exit after this long without reaching the coordinator (0: never)
+  double give_up_s = 0;         // exit after this long without reaching the coordinator (0: never)
   bool exit_when_idle = false;  // exit when the coordinator has nothing (for tests and one-shot runs)
 };
 
