@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "compiler/gguf.hpp"
@@ -66,6 +67,23 @@ std::string hex(uint64_t x) {
   return buf;
 }
 
+// The architecture's main hyperparameters, as (short name, key suffix) pairs, in the order they are shown.
+constexpr std::pair<const char*, const char*> kHyperparameters[] = {
+    {"layers", "block_count"},
+    {"d_model", "embedding_length"},
+    {"heads", "attention.head_count"},
+    {"kv_heads", "attention.head_count_kv"},
+    {"head_dim", "attention.key_length"},
+    {"ffn", "feed_forward_length"},
+    {"experts", "expert_count"},
+    {"experts_used", "expert_used_count"},
+    {"expert_ffn", "expert_feed_forward_length"},
+    {"vocab", "vocab_size"},
+    {"context", "context_length"},
+    {"rope_base", "rope.freq_base"},
+    {"norm_eps", "attention.layer_norm_rms_epsilon"},
+};
+
 void inspect(const std::string& path, bool json) {
   const auto f = lt::gguf::File::open(path);
   std::string arch;
@@ -81,6 +99,10 @@ void inspect(const std::string& path, bool json) {
     ++count;
     b += t.bytes;
   }
+  std::vector<std::pair<std::string, nlohmann::json>> hyper;
+  for (const auto& [short_name, suffix] : kHyperparameters)
+    if (const Value* v = f.find(arch + "." + suffix); v && v->type != ValueType::Array && v->type != ValueType::String)
+      hyper.emplace_back(short_name, to_json(*v));
   if (json) {
     nlohmann::json j;
     j["file"] = path;
@@ -91,6 +113,8 @@ void inspect(const std::string& path, bool json) {
     j["data_start"] = f.data_start();
     j["architecture"] = arch;
     j["name"] = name;
+    auto& h = j["hyperparameters"] = nlohmann::json::object();
+    for (const auto& [k, v] : hyper) h[k] = v;
     auto& md = j["metadata"] = nlohmann::json::object();
     for (const auto& [k, v] : f.metadata()) md[k] = to_json(v);
     auto& ts = j["tensors"] = nlohmann::json::array();
@@ -114,7 +138,9 @@ void inspect(const std::string& path, bool json) {
               f.data_start());
   std::printf("architecture: %s\n", arch.empty() ? "(none)" : arch.c_str());
   std::printf("name:         %s\n", name.empty() ? "(none)" : name.c_str());
-  std::printf("\nmetadata:\n");
+  std::printf("hyperparameters:");
+  for (const auto& [k, v] : hyper) std::printf(" %s=%s", k.c_str(), v.dump().c_str());
+  std::printf("\n\nmetadata:\n");
   for (const auto& [k, v] : f.metadata()) std::printf("  %-48s %s\n", k.c_str(), to_text(v).c_str());
   std::printf("\n%-40s %-8s %-24s %14s\n", "tensor", "type", "shape", "bytes");
   for (const auto& t : f.tensors())

@@ -19,8 +19,8 @@ TEST(SynthInspect, SynthWritesWhatInspectDescribes) {
 
   Output t = run(cli() + " inspect " + file);
   ASSERT_EQ(t.status, 0) << t.out;
-  for (const char* want : {"architecture: qwen3", "qwen3.attention.key_length", "blk.1.attn_q_norm.weight", "q4_k",
-                           "256 x 512", "totals:", "digest xxh64:"})
+  for (const char* want : {"architecture: qwen3", "hyperparameters: layers=2", "qwen3.attention.key_length",
+                           "blk.1.attn_q_norm.weight", "q4_k", "256 x 512", "totals:", "digest xxh64:"})
     EXPECT_NE(t.out.find(want), std::string::npos) << want << "\n" << t.out;
 
   Output j = run(cli() + " inspect --json " + file);
@@ -33,6 +33,8 @@ TEST(SynthInspect, SynthWritesWhatInspectDescribes) {
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(f.digest()));
   EXPECT_EQ(doc["digest"], digest);
   EXPECT_EQ(doc["metadata"]["qwen3.block_count"], 2);
+  EXPECT_EQ(doc["hyperparameters"]["layers"], 2);
+  EXPECT_EQ(doc["hyperparameters"]["head_dim"], 128);
   EXPECT_EQ(doc["metadata"]["qwen3.attention.layer_norm_rms_epsilon"], 1e-6);
   EXPECT_EQ(doc["tensors"].size(), f.tensors().size());
   EXPECT_EQ(doc["tensors"][0]["name"], "token_embd.weight");
