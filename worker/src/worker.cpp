@@ -171,6 +171,7 @@ struct Worker::Impl {
           } catch (const LinkError& e) {
             if (e.unknown_worker()) {
               connect();
+              continue;
             } else {
               log(1, "lease_failed", {{"error", e.what()}});
               if (queue.empty()) sleep(1);

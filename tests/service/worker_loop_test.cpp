@@ -1,0 +1,137 @@
+// The worker's loop against a stand-in coordinator: prepares the next plan while measuring the current one, skips
+// plans whose lease was lost, retries reports while the coordinator is away, registers again when forgotten.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "support/test_support.hpp"
+#include "worker/worker.hpp"
+
+namespace lt::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A coordinator in memory: a queue of plans, leases lost on demand, reports that fail a few times first.
+struct FakeLink : Link {
+  std::mutex m;
+  std::vector<Plan> queue;
+  std::vector<std::pair<int64_t, Result>> reports;
+  std::set<int64_t> lost;
+  int registrations = 0;
+  int fail_reports = 0;        // the next reports that find the coordinator unavailable
+  bool forget_worker = false;  // the next lease finds this worker unknown
+
+  std::pair<int64_t, double> register_worker(const std::string&, const Gpu&) override {
+    std::lock_guard l(m);
+    ++registrations;
+    return {registrations, 0.6};
+  }
+  std::vector<Plan> lease(int64_t, uint32_t max) override {
+    std::lock_guard l(m);
+    if (forget_worker) {
+      forget_worker = false;
+      throw LinkError("no worker 1 (register again)", false, true);
+    }
+    std::vector<Plan> v;
+    while (!queue.empty() && v.size() < max) v.push_back(queue.front()), queue.erase(queue.begin());
+    return v;
+  }
+  std::vector<int64_t> heartbeat(int64_t, const std::vector<int64_t>& leases) override {
+    std::lock_guard l(m);
+    std::vector<int64_t> v;
+    for (auto x : leases)
+      if (lost.count(x)) v.push_back(x);
+    return v;
+  }
+  bool report(int64_t, const Plan& p, const Result& r) override {
+    std::lock_guard l(m);
+    if (fail_reports > 0) {
+      --fail_reports;
+      throw LinkError("unavailable", true);
+    }
+    reports.emplace_back(p.plan, r);
+    return true;
+  }
+  void fetch(const std::string&, const std::filesystem::path&) override { FAIL() << "no checkpoint is needed"; }
+};
+
+// A runner that records when it prepared and measured each plan; a measurement takes `ms`.
+struct FakeRunner : Runner {
+  std::mutex m;
+  std::map<int64_t, Clock::time_point> prepared, measured_start, measured_end;
+  int ms = 150;
+  bool needs_checkpoint() const override { return false; }
+  std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
+    {
+      std::lock_guard l(m);
+      prepared[p.plan] = Clock::now();
+    }
+    return [this, p] {
+      {
+        std::lock_guard l(m);
+        measured_start[p.plan] = Clock::now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      std::lock_guard l(m);
+      measured_end[p.plan] = Clock::now();
+      Result r;
+      r.valid = true;
+      r.median_ms = double(p.plan);
+      return r;
+    };
+  }
+};
+
+Plan plan(int64_t id) {
+  Plan p;
+  p.plan = id;
+  p.lease = 100 + id;
+  p.gpu = "h200";
+  return p;
+}
+
+Options options() {
+  Options o;
+  o.name = "test";
+  o.gpu.kind = "h200";
+  o.exit_when_idle = true;
+  o.idle_poll_s = 0.05;
+  return o;
+}
+
+TEST(WorkerLoop, PreparesTheNextPlanWhileMeasuringAndReportsEach) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  for (int i = 1; i <= 4; ++i) l->queue.push_back(plan(i));
+  l->fail_reports = 2;
+  Worker w(options(), std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(l->reports[i].first, int64_t(i + 1));
+  EXPECT_LT(r->prepared[2], r->measured_end[1]);  // compiled ahead
+  EXPECT_FALSE(l->reports[0].second.environment.empty());
+}
+
+TEST(WorkerLoop, SkipsPlansWhoseLeaseWasLostAndRegistersAgain) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  runner->ms = 1500;  // long enough for a heartbeat while plan 2 waits
+  l->queue = {plan(1), plan(2), plan(3)};
+  l->lost.insert(plan(2).lease);
+  l->forget_worker = true;
+  Worker w(options(), std::move(link), std::move(runner));
+  w.run();
+  std::set<int64_t> got;
+  for (auto& [id, res] : l->reports) got.insert(id);
+  EXPECT_EQ(got, (std::set<int64_t>{1, 3}));
+  EXPECT_EQ(l->registrations, 2);
+}
+
+}  // namespace
+}  // namespace lt::worker
