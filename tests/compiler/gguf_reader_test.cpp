@@ -224,6 +224,20 @@ TEST(GgufReader, FilesOpenOrSayWhy) {
   }
 }
 
+TEST(GgufReader, EmptyTensorsReadAsEmpty) {
+  // the fuzzer's two findings: a zero-element tensor, and one declared where an unpadded file has already ended
+  Image img;
+  img.header(2, 0).tensor("none", {0, 3}, 0, 0).tensor("also", {32, 0}, 8, 0);
+  File f = File::parse(img.b);
+  EXPECT_GT(f.data_start(), f.size());
+  for (const auto& t : f.tensors()) {
+    EXPECT_EQ(t.bytes, 0u);
+    EXPECT_TRUE(f.data(t).empty());
+    std::vector<float> out;
+    ggml::dequantize(t.type, f.data(t).data(), out);
+  }
+}
+
 TEST(GgufReader, RandomCorruptionNeverCrashes) {
   const Image img = valid_file();
   std::mt19937_64 rng(1);

@@ -133,6 +133,8 @@ class File {
 // the order declared (memory independent of the file's size).
 class Writer {
  public:
+  // Writes to `path` + ".part", renamed to `path` by finish(). An alignment other than 32 is recorded as
+  // general.alignment (first in the metadata) unless the caller sets that key, which must then agree.
   explicit Writer(std::filesystem::path path, uint64_t alignment = 32);
   ~Writer();
   void set(std::string key, Value v);
