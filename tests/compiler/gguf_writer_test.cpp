@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include "compiler/gguf.hpp"
@@ -165,6 +166,46 @@ TEST(GgufWriter, VersionTwoFilesReadTheSame) {
   EXPECT_EQ(f.version(), 2u);
   EXPECT_EQ(f.find("general.architecture")->as_string(), "llama");
   EXPECT_EQ(f.data(f.tensors()[0])[5], 7);
+}
+
+TEST(GgufWriter, EveryReadableFuzzInputSurvivesARewrite) {
+  TempDir dir;
+  int rewritten = 0;
+  for (const auto& e :
+       std::filesystem::recursive_directory_iterator(std::filesystem::path(LT_SOURCE_DIR) / "tests/fuzz/corpus")) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    std::optional<File> original;
+    try {
+      original.emplace(File::parse(bytes));
+    } catch (const FormatError&) {
+      continue;
+    }
+    SCOPED_TRACE(e.path().string());
+    const auto out = dir / "rewrite.gguf";
+    {
+      Writer w(out, original->alignment());
+      for (const auto& [k, v] : original->metadata()) w.set(k, v);
+      for (const auto& t : original->tensors()) w.add_tensor(t.name, t.dims, t.type);
+      w.begin_data();
+      for (const auto& t : original->tensors()) w.write(original->data(t));
+      w.finish();
+    }
+    File again = File::open(out);
+    EXPECT_EQ(again.metadata(), original->metadata());
+    ASSERT_EQ(again.tensors().size(), original->tensors().size());
+    for (size_t i = 0; i < again.tensors().size(); ++i) {
+      const auto &a = again.tensors()[i], &b = original->tensors()[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.dims, b.dims);
+      EXPECT_EQ(a.type, b.type);
+      auto da = again.data(a), db = original->data(b);
+      EXPECT_TRUE(std::equal(da.begin(), da.end(), db.begin(), db.end()));
+    }
+    ++rewritten;
+  }
+  EXPECT_GT(rewritten, 10);
 }
 
 }  // namespace
