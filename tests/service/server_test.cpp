@@ -1,0 +1,159 @@
+// The gRPC server in process: status codes for bad tokens, versions and requests, and a plan's round trip.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "coordinator/server.hpp"
+#include "fake_compiler.hpp"
+#include "proto/tuning.grpc.pb.h"
+#include "support/test_support.hpp"
+
+namespace lt::coord {
+namespace {
+namespace pb = lanetune::v1;
+
+// A coordinator core behind a server on a free port, and a stub to call it.
+struct Served {
+  test::TempDir dir;
+  std::unique_ptr<Coordinator> core;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<pb::Coordinator::Stub> stub;
+  std::string token = "t0k3n";
+
+  Served() {
+    Options o;
+    o.data_dir = dir / "data";
+    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
+    server = std::make_unique<Server>(*core, ServerOptions{"127.0.0.1:0", token, 0.2});
+    stub = pb::Coordinator::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+  }
+  std::unique_ptr<grpc::ClientContext> ctx(const std::string& t) {
+    auto c = std::make_unique<grpc::ClientContext>();
+    if (!t.empty()) c->AddMetadata("authorization", "Bearer " + t);
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return c;
+  }
+  template <class M>
+  static M v1(M m) {
+    m.mutable_version()->set_major(1);
+    return m;
+  }
+};
+
+TEST(Server, ChecksTheTokenOnEveryCall) {
+  Served s;
+  pb::JobList out;
+  EXPECT_EQ(s.stub->List(s.ctx("").get(), Served::v1(pb::ListRequest()), &out).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(s.stub->List(s.ctx("wrong").get(), Served::v1(pb::ListRequest()), &out).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(s.stub->List(s.ctx(s.token).get(), Served::v1(pb::ListRequest()), &out).ok());
+}
+
+TEST(Server, RefusesAnotherProtocolVersion) {
+  Served s;
+  pb::JobList out;
+  pb::ListRequest r;
+  EXPECT_EQ(s.stub->List(s.ctx(s.token).get(), r, &out).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  r.mutable_version()->set_major(2);
+  EXPECT_EQ(s.stub->List(s.ctx(s.token).get(), r, &out).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST(Server, AnswersBadRequestsWithInvalidArgumentOrNotFound) {
+  Served s;
+  pb::JobStatus st;
+  pb::SubmitRequest sub;
+  sub.add_gpus("h100");
+  EXPECT_EQ(s.stub->Submit(s.ctx(s.token).get(), Served::v1(sub), &st).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);  // no checkpoint
+  pb::JobRef job;
+  job.set_job(5);
+  EXPECT_EQ(s.stub->Status(s.ctx(s.token).get(), Served::v1(job), &st).error_code(), grpc::StatusCode::NOT_FOUND);
+  pb::RegisterRequest reg;
+  reg.set_name("w");
+  reg.set_gpu("h100");
+  reg.set_properties("{not json");
+  pb::RegisterReply rr;
+  EXPECT_EQ(s.stub->Register(s.ctx(s.token).get(), Served::v1(reg), &rr).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  pb::LeaseRequest lease;
+  lease.set_worker(1);
+  lease.set_max_plans(0);
+  pb::LeaseReply lr;
+  EXPECT_EQ(s.stub->Lease(s.ctx(s.token).get(), Served::v1(lease), &lr).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  pb::FetchRequest fetch;
+  fetch.set_digest("../../etc/passwd");
+  auto c = s.ctx(s.token);
+  auto reader = s.stub->FetchCheckpoint(c.get(), Served::v1(fetch));
+  pb::CheckpointChunk chunk;
+  while (reader->Read(&chunk)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(s.core->list().empty());
+}
+
+TEST(Server, CarriesAPlanFromUploadToReport) {
+  Served s;
+  pb::CheckpointRef ref;
+  {
+    auto c = s.ctx(s.token);
+    auto w = s.stub->UploadCheckpoint(c.get(), &ref);
+    pb::CheckpointChunk chunk;
+    chunk.set_data("GGUF bytes");
+    ASSERT_TRUE(w->Write(Served::v1(chunk)));
+    w->WritesDone();
+    ASSERT_TRUE(w->Finish().ok());
+  }
+  EXPECT_EQ(ref.digest().size(), 32u);
+  pb::SubmitRequest sub;
+  sub.set_digest(ref.digest());
+  sub.add_gpus("l4");
+  pb::JobStatus st;
+  ASSERT_TRUE(s.stub->Submit(s.ctx(s.token).get(), Served::v1(sub), &st).ok());
+  pb::RegisterRequest reg;
+  reg.set_name("w");
+  reg.set_gpu("l4");
+  pb::RegisterReply rr;
+  ASSERT_TRUE(s.stub->Register(s.ctx(s.token).get(), Served::v1(reg), &rr).ok());
+  pb::LeaseRequest lease;
+  lease.set_worker(rr.worker());
+  lease.set_max_plans(1);
+  pb::LeaseReply lr;
+  ASSERT_TRUE(s.stub->Lease(s.ctx(s.token).get(), Served::v1(lease), &lr).ok());
+  ASSERT_EQ(lr.plans_size(), 1);
+  EXPECT_EQ(lr.plans(0).prompts_size(), 4);
+  EXPECT_EQ(lr.plans(0).checkpoint(), ref.digest());
+
+  std::string fetched;
+  {
+    pb::FetchRequest fetch;
+    fetch.set_digest(ref.digest());
+    auto c = s.ctx(s.token);
+    auto reader = s.stub->FetchCheckpoint(c.get(), Served::v1(fetch));
+    pb::CheckpointChunk chunk;
+    while (reader->Read(&chunk)) fetched += chunk.data();
+    EXPECT_TRUE(reader->Finish().ok());
+  }
+  EXPECT_EQ(fetched, "GGUF bytes");
+
+  pb::ReportRequest rep;
+  rep.set_worker(rr.worker());
+  rep.set_plan(lr.plans(0).plan());
+  rep.set_lease(lr.plans(0).lease());
+  rep.mutable_result()->set_valid(true);
+  rep.mutable_result()->set_median_ms(-1);
+  pb::ReportReply out;
+  EXPECT_EQ(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  rep.mutable_result()->set_median_ms(1.5);
+  ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
+  EXPECT_TRUE(out.recorded());
+  ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
+  EXPECT_FALSE(out.recorded());
+}
+
+}  // namespace
+}  // namespace lt::coord
