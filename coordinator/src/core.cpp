@@ -43,6 +43,7 @@ Coordinator::Coordinator(const std::filesystem::path& db_path, Options o, std::u
     : store_(db_path), o_(std::move(o)), compiler_(std::move(compiler)), clock_(clock ? clock : system_now) {
   if (o_.data_dir.empty()) o_.data_dir = db_path.parent_path() / "lane-tune-data";
   std::filesystem::create_directories(upload_dir());
+  store_.extend_all(now() + o_.lease_s);
 }
 
 std::filesystem::path Coordinator::upload_dir() const {
@@ -294,7 +295,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
       if (!jobs.count(p.job)) jobs[p.job] = *store_.job(p.job);
       auto& j = jobs[p.job];
       if (!checkpoints.count(j.checkpoint)) checkpoints[j.checkpoint] = *store_.checkpoint(j.checkpoint);
-      if (auto r = store_.reusable(j.checkpoint, p.gpu, p.key, p.repetitions, w->environment_key)) {
+      if (auto r = store_.reusable(j.checkpoint, j.prompts, p.gpu, p.key, p.repetitions, w->environment_key)) {
         db::Run copy = *r;
         copy.reused_from = r->reused_from ? r->reused_from : r->id;
         copy.plan = p.id;

@@ -272,6 +272,10 @@ std::vector<int64_t> Store::extend(int64_t worker, const std::vector<int64_t>& l
   return lost;
 }
 
+void Store::extend_all(double deadline) {
+  c_.prepare("UPDATE plans SET deadline = MAX(deadline, ?1) WHERE state = 'leased'").bind(1, deadline).exec();
+}
+
 int Store::skip_pending(int64_t job) {
   return c_.prepare("UPDATE plans SET state = 'skipped' WHERE job = ?1 AND state = 'pending'").bind(1, job).exec();
 }
@@ -328,13 +332,13 @@ std::vector<Run> Store::runs(int64_t job, const std::string& gpu) {
   return v;
 }
 
-std::optional<Run> Store::reusable(const std::string& checkpoint, const std::string& gpu, const std::string& key,
-                                   uint32_t repetitions, const std::string& env_key) {
+std::optional<Run> Store::reusable(const std::string& checkpoint, const std::string& prompts, const std::string& gpu,
+                                   const std::string& key, uint32_t repetitions, const std::string& env_key) {
   auto s = c_.prepare(std::string("SELECT ") + kRunCols +
                       " JOIN jobs j ON j.id = r.job WHERE j.checkpoint = ?1 AND r.gpu = ?2 AND c.key = ?3 "
                       "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
-                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded') ORDER BY r.id LIMIT 1");
-  s.bind(1, checkpoint).bind(2, gpu).bind(3, key).bind(4, repetitions).bind(5, env_key);
+                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded') AND j.prompts = ?6 ORDER BY r.id LIMIT 1");
+  s.bind(1, checkpoint).bind(2, gpu).bind(3, key).bind(4, repetitions).bind(5, env_key).bind(6, prompts);
   if (!s.next()) return std::nullopt;
   Run r = read_run(s);
   s.exec();

@@ -177,7 +177,7 @@ class CudaRunner : public Runner {
 
   Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Built& lane, const Built& precise,
                  uint32_t vocab, const std::string& numerics) {
-    clocks_at_start_ = clocks();
+    clocks_at_start_ = read_clocks(o_.gpu.index);
     auto prompts = prompts_file(p);
     const Reference& ref = reference(p, checkpoint, precise, prompts);
     if (!ref.error.empty()) return Result::invalid(failure::kWrongResults, "the precise lane failed", ref.error);
@@ -289,16 +289,6 @@ class CudaRunner : public Runner {
     r.environment = o_.gpu.environment();
     r.environment.update(clocks_at_start_);
     return r;
-  }
-
-  // The GPU's clocks now, as the environment records them at a measurement's start.
-  nlohmann::json clocks() const {
-    try {
-      auto g = detect_gpu(o_.gpu.index);
-      return {{"sm_clock_mhz", g.sm_clock_mhz}, {"mem_clock_mhz", g.mem_clock_mhz}};
-    } catch (const std::exception&) {
-      return nlohmann::json::object();
-    }
   }
 
   // The lock that keeps two threads from building the same lane at once.

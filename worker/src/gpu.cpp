@@ -93,6 +93,20 @@ Gpu detect_gpu(int index) {
   return g;
 }
 
+nlohmann::json read_clocks(int index) {
+  try {
+    auto r = run_process({"nvidia-smi", "--query-gpu=clocks.sm,clocks.mem", "--format=csv,noheader,nounits", "-i",
+                          std::to_string(index)},
+                         10);
+    auto comma = r.out.find(',');
+    if (r.exit_code == 0 && comma != std::string::npos)
+      return {{"sm_clock_mhz", std::stoi(r.out.substr(0, comma))},
+              {"mem_clock_mhz", std::stoi(r.out.substr(comma + 1))}};
+  } catch (const std::exception&) {
+  }
+  return nlohmann::json::object();
+}
+
 nlohmann::json Gpu::properties() const {
   return {{"name", name}, {"memory_mib", memory_mib}, {"compute_capability", arch}, {"sms", sms}, {"index", index}};
 }

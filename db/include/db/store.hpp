@@ -123,15 +123,18 @@ class Store {
   int requeue_expired(double now, int max_attempts);
   // Extends the worker's leases to `deadline`; returns the leases it no longer holds.
   std::vector<int64_t> extend(int64_t worker, const std::vector<int64_t>& leases, double deadline);
+  // Moves every lease's deadline to at least `deadline` (a restarted coordinator gives workers time to call back).
+  void extend_all(double deadline);
   // Marks the job's pending plans skipped (cancel, time budget).
   int skip_pending(int64_t job);
 
   // Records the plan's run and marks it done; false (and nothing changed) when it has a run already.
   bool insert_run(const Run& r);
   std::vector<Run> runs(int64_t job, const std::string& gpu = "");
-  // A run of another job on the same checkpoint, GPU kind, configuration and repetitions, under `env_key`.
-  std::optional<Run> reusable(const std::string& checkpoint, const std::string& gpu, const std::string& key,
-                              uint32_t repetitions, const std::string& env_key);
+  // A run of a job on the same checkpoint and prompts, of the same GPU kind, configuration and repetitions, measured
+  // under `env_key`.
+  std::optional<Run> reusable(const std::string& checkpoint, const std::string& prompts, const std::string& gpu,
+                              const std::string& key, uint32_t repetitions, const std::string& env_key);
   std::vector<Progress> progress(int64_t job);
 
   int64_t register_worker(const Worker& w);

@@ -36,6 +36,9 @@ std::string kind_of(const std::string& name);
 // --format=csv,noheader`; throws lt::Error when it does not parse.
 Gpu parse_nvidia_smi_line(const std::string& line);
 
+// GPU `index`'s clocks now ({"sm_clock_mhz", "mem_clock_mhz"}; empty when nvidia-smi cannot tell).
+nlohmann::json read_clocks(int index);
+
 // Detects GPU `index` with nvidia-smi (and nvcc's version); throws lt::Error when there is none.
 Gpu detect_gpu(int index);
 
