@@ -1,0 +1,279 @@
+// The lane compiler: its knobs and space, its plan (the arena packed by liveness, every buffer written before it is
+// read), knobs that change the program, the lanes of every dense tiny preset built with nvcc without warnings, and
+// the program's refusals that need no GPU.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/lane.hpp"
+#include "compiler/lane_plan.hpp"
+#include "compiler/model.hpp"
+#include "compiler/synth.hpp"
+#include "compiler/version.hpp"
+#include "support/test_support.hpp"
+
+// The lane's own xxh64, held to libxxhash's below.
+#include "../kernels/xxh64.cuh"
+
+namespace lt::test {
+namespace {
+
+using nlohmann::json;
+const char* const kDense[] = {"tiny-llama", "tiny-qwen2", "tiny-qwen3"};
+
+// A synthesized tiny checkpoint per preset, written once for the whole suite.
+const std::filesystem::path& checkpoint(const std::string& preset) {
+  static TempDir dir;
+  static std::map<std::string, std::filesystem::path> made;
+  auto it = made.find(preset);
+  if (it != made.end()) return it->second;
+  synth::Options o;
+  o.preset = preset;
+  o.seed = 3;
+  synth::write(o, dir / (preset + ".gguf"));
+  return made[preset] = dir / (preset + ".gguf");
+}
+
+struct Loaded {
+  gguf::File file;
+  model::Model model;
+};
+Loaded load(const std::string& preset) {
+  gguf::File f = gguf::File::open(checkpoint(preset));
+  model::Model m = model::recognize(f);
+  return Loaded{std::move(f), std::move(m)};
+}
+
+knobs::Knobs knobs_of(const json& j) { return knobs::Knobs::from_json(j); }
+
+TEST(Knobs, JsonRoundTripsAndDefaultsFillTheRest) {
+  knobs::Knobs k = knobs_of({{"numerics", "precise"}, {"attn_splits", 8}});
+  EXPECT_EQ(k.numerics, knobs::Numerics::Precise);
+  EXPECT_EQ(k.attn_splits, 8);
+  EXPECT_EQ(k.gemv_warps, knobs::Knobs{}.gemv_warps);
+  EXPECT_EQ(knobs::Knobs::from_json(k.to_json()), k);
+  EXPECT_EQ(k.key(), knobs::Knobs::from_json(json::parse(k.key())).key());
+}
+
+TEST(Knobs, BadKnobsAreErrorsThatNameThem) {
+  auto message = [](const json& j) {
+    try {
+      knobs_of(j);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"bogus", 1}}).find("unknown knob \"bogus\""), std::string::npos);
+  EXPECT_NE(message({{"numerics", "fast"}}).find("numerics"), std::string::npos);
+  EXPECT_NE(message({{"attn_splits", "4"}}).find("attn_splits"), std::string::npos);
+  EXPECT_NE(message({{"cuda_graphs", 1}}).find("cuda_graphs"), std::string::npos);
+  EXPECT_NE(message(json::array()).find("object"), std::string::npos);
+}
+
+TEST(Knobs, SpaceChecksDomainsAndConstraints) {
+  Loaded l = load("tiny-qwen3");
+  knobs::Space s = knobs::space(l.model, {132, 90});
+  EXPECT_TRUE(s.why_invalid(knobs::Knobs{}).empty());
+  EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 3}})).find("outside its domain"), std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"gemv_warps", 5}})).find("gemv_warps"), std::string::npos);
+  size_t product = 1;
+  for (const auto& d : s.domains) product *= d.values.size();
+  const auto all = s.enumerate();
+  EXPECT_EQ(all.size(), product);  // no constraint binds for a 4096-position model
+  std::set<std::string> keys;
+  for (const auto& k : all) keys.insert(k.key());
+  EXPECT_EQ(keys.size(), all.size());
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 20; ++i) EXPECT_TRUE(s.why_invalid(s.sample(rng)).empty());
+  model::Model small = l.model;
+  small.context = 8;
+  EXPECT_NE(knobs::space(small, {132, 90}).why_invalid(knobs_of({{"max_chunk", 16}})).find("context"),
+            std::string::npos);
+  EXPECT_THROW(lane::compile(l.file, l.model, knobs_of({{"gemv_rows_per_warp", 3}}), {132, 90}), Error);
+}
+
+// Every step-local buffer is written by a launch before a launch reads it, and no two buffers that are live at once
+// share a byte of the arena.
+void check_form(const lane::Plan& p, const lane::Form& f) {
+  std::set<std::string> written;
+  for (const lane::Launch& l : f.launches) {
+    for (const std::string& r : l.reads)
+      if (f.buffers.count(r)) EXPECT_TRUE(written.count(r)) << "form " << f.rows << " reads " << r << " unwritten";
+      else EXPECT_TRUE(p.carried.count(r)) << r << " is neither step-local nor carried";
+    for (const std::string& w : l.writes) written.insert(w);
+  }
+  for (const auto& [a, sa] : f.slots) {
+    EXPECT_LE(sa.offset + sa.bytes, f.arena_bytes);
+    EXPECT_GE(sa.bytes, p.bytes_of(f.buffers.at(a)));
+    for (const auto& [b, sb] : f.slots) {
+      if (a >= b) continue;
+      const bool live_together = sa.first <= sb.last && sb.first <= sa.last;
+      const bool share = sa.offset < sb.offset + sb.bytes && sb.offset < sa.offset + sa.bytes;
+      EXPECT_FALSE(live_together && share) << a << " and " << b << " overlap in form " << f.rows;
+    }
+  }
+}
+
+TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
+  for (const char* preset : kDense) {
+    Loaded l = load(preset);
+    for (const json& k : {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
+                          json{{"max_chunk", 64}, {"attn_splits", 16}}}) {
+      lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
+      ASSERT_EQ(p.forms.front().rows, 1);
+      size_t total = 0;
+      for (const lane::Form& f : p.forms) {
+        check_form(p, f);
+        size_t sum = 0;
+        for (const auto& [n, s] : f.slots) sum += s.bytes;
+        EXPECT_LT(f.arena_bytes, sum) << "liveness packing reuses the arena";
+        total = std::max(total, f.arena_bytes);
+      }
+      EXPECT_EQ(p.arena_bytes, total);
+      EXPECT_EQ(p.forms.size(), 1 + knobs_of(k).chunks().size());
+    }
+  }
+}
+
+TEST(Plan, UnsupportedModelsAreClearErrors) {
+  Loaded l = load("tiny-qwen3");
+  model::Model m = l.model;
+  gguf::TensorInfo q4 = *m.layer[0].wq;
+  q4.type = ggml::Type::Q4_K;
+  m.layer[0].wq = &q4;
+  try {
+    lane::plan(l.file, m, {}, {132, 90});
+    FAIL() << "a q4_k matrix planned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blk.0.attn_q.weight"), std::string::npos) << e.what();
+  }
+}
+
+// The program emitted under `j`.
+std::string program(const Loaded& l, const json& j) { return lane::compile(l.file, l.model, knobs_of(j), {132, 90}).cu; }
+
+TEST(Emit, EveryKnobChangesTheProgram) {
+  Loaded l = load("tiny-qwen3");
+  const std::string base = program(l, json::object());
+  const knobs::Space s = knobs::space(l.model, {132, 90});
+  const json defaults = knobs::Knobs{}.to_json();
+  for (const auto& d : s.domains)
+    for (const json& v : d.values) {
+      if (v == defaults[d.name]) continue;
+      EXPECT_NE(program(l, {{d.name, v}}), base) << d.name << " = " << v.dump() << " changes nothing";
+    }
+  // How: the numbers the program computes in, the GEMV's shape, the attention's splits and fold, the graphs, the
+  // forms.
+  EXPECT_NE(program(l, {{"numerics", "precise"}}).find("typedef double lk_act;"), std::string::npos);
+  EXPECT_NE(program(l, {{"gemv_rows_per_warp", 4}}).find("lk_gemv<lk_q8, 4, 1>"), std::string::npos);
+  EXPECT_NE(program(l, {{"gemv_warps", 4}}).find(", 128, 0, st>>>(w_"), std::string::npos);
+  EXPECT_EQ(program(l, {{"attn_splits", 1}}).find("lk_attention_fold<<<"), std::string::npos);
+  EXPECT_NE(base.find("lk_attention_fold<<<"), std::string::npos);
+  EXPECT_NE(program(l, {{"cuda_graphs", false}}).find("GRAPHS = false"), std::string::npos);
+  EXPECT_EQ(program(l, {{"max_chunk", 1}}).find("step2_0"), std::string::npos);
+  EXPECT_NE(program(l, {{"max_chunk", 64}}).find("step64_0"), std::string::npos);
+}
+
+TEST(Emit, TheProgramCarriesItsCheckpointAndSidecarIdentity) {
+  Loaded l = load("tiny-llama");
+  lane::Program p = lane::compile(l.file, l.model, {}, {132, 90});
+  EXPECT_NE(p.cu.find("CKPT_DIGEST = " + std::to_string(l.file.digest()) + "ULL"), std::string::npos);
+  EXPECT_NE(p.cu.find("SIDECAR_DIGEST = " + std::to_string(XXH64(p.sidecar.data(), p.sidecar.size(), 0)) + "ULL"),
+            std::string::npos);
+  EXPECT_EQ(p.description["checkpoint"]["size"], l.file.size());
+  EXPECT_EQ(p.description["contract"], 1);
+}
+
+TEST(Emit, LaneXxh64IsXxh64) {
+  std::mt19937 rng(5);
+  std::vector<uint8_t> buf(300);
+  for (auto& b : buf) b = static_cast<uint8_t>(rng());
+  for (size_t n : {0, 1, 3, 4, 7, 8, 31, 32, 33, 63, 64, 100, 299, 300})
+    EXPECT_EQ(lk_xxh64(buf.data(), n), XXH64(buf.data(), n, 0)) << n;
+}
+
+// Whether nvcc is here to build lanes.
+bool have_nvcc() { return !nvcc_path().empty() && std::filesystem::exists(nvcc_path()); }
+
+// The lanes of every dense tiny preset under each numerics build for sm_80 and sm_90 with nvcc, warnings as errors.
+class LaneBuild : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(LaneBuild, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  auto [preset, numerics] = GetParam();
+  Loaded l = load(preset);
+  TempDir dir;
+  lane::write(lane::compile(l.file, l.model, knobs_of({{"numerics", numerics}}), {132, 90}), dir.path());
+  for (int arch : {80, 90}) {
+    std::string log;
+    ASSERT_NO_THROW(lane::build(dir.path(), arch, &log)) << preset << " " << numerics << " sm_" << arch;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+    EXPECT_TRUE(std::filesystem::exists(dir / "lane"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,
+                         ::testing::Combine(::testing::ValuesIn(kDense), ::testing::Values("dequant", "precise")));
+
+// The program's refusals that come before it touches a GPU: usage errors exit 2, a checkpoint or sidecar other than
+// its own exits 3.
+TEST(LaneProgram, RefusesBadArgumentsAndForeignFilesWithoutAGpu) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  Loaded l = load("tiny-qwen3");
+  TempDir dir;
+  lane::write(lane::compile(l.file, l.model, {}, {132, 90}), dir.path());
+  const std::string bin = lane::build(dir.path(), 90).string();
+  const std::string ck = checkpoint("tiny-qwen3").string(), side = (dir / "lane.sidecar").string();
+  auto status = [&](const std::string& args) { return run(bin + " " + args).status; };
+  EXPECT_EQ(status(""), 2);
+  EXPECT_EQ(status(ck + " " + side + " 4 1 2 999999"), 2);  // a token outside the vocabulary
+  EXPECT_EQ(status(ck + " " + side + " 0 1 2"), 2);         // no token to generate
+  EXPECT_EQ(status(ck + " " + side + " 5000 1 2"), 2);      // past the caches
+  EXPECT_EQ(status(ck + " " + side + " 4 x"), 2);
+  EXPECT_EQ(status(ck + " " + side + " 4 1 --bogus"), 2);
+  EXPECT_EQ(status(ck + " " + side + " 4 1 --stagger"), 2);
+  EXPECT_EQ(status(ck + " " + side + " --prompts " + (dir / "none").string()), 2);
+  {
+    std::ofstream(dir / "bad.prompts") << "4 1 2 oops\n";
+    EXPECT_EQ(status(ck + " " + side + " --prompts " + (dir / "bad.prompts").string()), 2);
+  }
+  EXPECT_EQ(status(checkpoint("tiny-llama").string() + " " + side + " 4 1 2"), 3);
+  EXPECT_EQ(status(ck + " " + (dir / "lane.json").string() + " 4 1 2"), 3);
+  const Output o = run(bin + " " + ck + " " + (dir / "lane.json").string() + " 4 1 2");
+  EXPECT_NE(o.out.find("is not this program's sidecar"), std::string::npos) << o.out;
+}
+
+TEST(Cli, CompileKnobsAndBuildCommands) {
+  TempDir dir;
+  const std::string ck = checkpoint("tiny-qwen2").string();
+  Output k = run(cli() + " knobs " + ck + " --json");
+  ASSERT_EQ(k.status, 0) << k.out;
+  EXPECT_EQ(json::parse(k.out)["knobs"].size(), knobs::space(load("tiny-qwen2").model, {132, 90}).domains.size());
+  std::ofstream(dir / "k.json") << R"({"attn_splits": 3})";
+  Output bad = run(cli() + " compile " + ck + " --knobs " + (dir / "k.json").string() + " -o " + (dir / "l").string());
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.out.find("attn_splits"), std::string::npos) << bad.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "l" / "lane.cu"));
+  std::ofstream(dir / "k.json") << R"({"attn_splits": 2})";
+  Output ok = run(cli() + " compile " + ck + " --knobs " + (dir / "k.json").string() + " -o " + (dir / "l").string());
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "l" / "lane.cu"));
+  EXPECT_NE(run(cli() + " build " + (dir / "l").string() + " --arch 90").status, 0);  // sm_NN only
+}
+
+TEST(Cli, MixtureOfExpertsIsRefusedClearly) {
+  Output o = run(cli() + " compile " + checkpoint("tiny-moe").string() + " -o /nonexistent/x");
+  EXPECT_NE(o.status, 0);
+  EXPECT_NE(o.out.find("unsupported architecture 'qwen3moe'"), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace lt::test
