@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include "command.hpp"
 #include "coordinator/client.hpp"
@@ -53,14 +54,23 @@ const bool registered = lt::cli::add_command(
          std::fflush(stdout);
          if (!a->wait) return;
          lt::coord::JobStatus last = st;
-         client.watch(st.job.id, [&](const lt::coord::JobStatus& now) {
-           last = now;
-           if (tty)
-             std::fprintf(stderr, "\r\033[K%s", lt::coord::progress_line(now).c_str());
-           else
-             std::fprintf(stderr, "%s\n", lt::coord::progress_line(now).c_str());
-           return true;
-         });
+         // A coordinator that restarts mid-job is waited for (up to two minutes at a time).
+         for (int lost_s = 0; last.job.state == "running";) {
+           try {
+             client.watch(st.job.id, [&](const lt::coord::JobStatus& now) {
+               last = now;
+               lost_s = 0;
+               if (tty)
+                 std::fprintf(stderr, "\r\033[K%s", lt::coord::progress_line(now).c_str());
+               else
+                 std::fprintf(stderr, "%s\n", lt::coord::progress_line(now).c_str());
+               return true;
+             });
+           } catch (const lt::coord::CallError& e) {
+             if (e.code() != "UNAVAILABLE" || ++lost_s > 120) throw;
+             std::this_thread::sleep_for(std::chrono::seconds(1));
+           }
+         }
          if (tty) std::fprintf(stderr, "\n");
          std::printf("%s", lt::coord::describe(last).c_str());
          lt::cli::exit_status() = last.job.state == "done" ? 0 : 1;

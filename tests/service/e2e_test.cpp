@@ -70,14 +70,18 @@ TEST(EndToEnd, CoordinatorKilledAndRestartedFinishesTheJob) {
   c.start_coordinator();
   c.start_worker("a", 250);
   c.start_worker("b", 250);
-  int64_t job = c.submit("--gpus h200 --strategy random --budget 16");
+  // The client waits through the restart too.
+  Process submit({cli(), "submit", c.checkpoint().string(), "--gpus", "h200", "--strategy", "random", "--budget", "16",
+                  "--wait", "--coordinator", c.address()},
+                 c.path("submit.log"));
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs", 3, 120));
   int port = std::stoi(c.address().substr(c.address().rfind(':') + 1));
   c.kill_coordinator();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   c.start_coordinator(port);
-  EXPECT_EQ(c.wait_done(job, 180), "done");
-  expect_complete(c, job, 16);
+  EXPECT_EQ(c.wait_done(1, 180), "done");
+  EXPECT_EQ(submit.wait(60), 0);
+  expect_complete(c, 1, 16);
 }
 
 TEST(EndToEnd, BadRequestsGetInvalidArgumentAndChangeNothing) {
