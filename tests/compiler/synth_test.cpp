@@ -169,6 +169,10 @@ TEST(Synth, TypesApplyToMatricesWithKQuantFallback) {
     write(o, dir / "m.gguf");
     gguf::File f = gguf::File::open(dir / "m.gguf");
     EXPECT_EQ(f.tensor("blk.0.attn_q.weight")->type, type);
+    auto q = values(f, "blk.0.attn_q.weight");
+    double ss = 0;
+    for (float x : q) ss += double(x) * x;
+    EXPECT_NEAR(std::sqrt(ss / q.size() * 256), 1.0, 0.1) << ggml::traits_of(type).name;
     EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.weight")->type, ggml::Type::F32);
     EXPECT_EQ(f.tensor("blk.0.ffn_norm.weight")->type, ggml::Type::F32);
   }

@@ -16,6 +16,9 @@ using BlockQuantizer = void (*)(const float* in, uint8_t* out);
 // The block converter of a block format, or nullptr when lane-tune has none.
 BlockDequantizer block_dequantizer(Type t);
 BlockQuantizer block_quantizer(Type t);
+// A quicker quantizer of `t` with coarser fits (Q4_K, Q6_K), for random weights where speed matters more than
+// accuracy; the same as block_quantizer for other types.
+BlockQuantizer block_quantizer_fast(Type t);
 
 // The 6-bit scale and min of group j (0..7) in a Q4_K/Q5_K super-block's 12 packed bytes.
 void scale_min_k4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m);

@@ -135,13 +135,74 @@ void fit_group_q4(const float* x, float& scale, float& min) {
   min = -lo;
 }
 
-// Q4_K: eight groups of 32 fitted as scale·q - min, the scales and mins themselves stored as 6-bit multiples of
-// the super-block's d and dmin.
+// Fits value ≈ scale·q - min to a 32-element group as ggml's reference Q4_K quantizer does: errors weighted by
+// (rms + |x|), twenty candidate inverse scales around 15/range, each refined by weighted least squares, the best kept.
+void search_group_q4(const float* x, float& scale, float& min) {
+  float sum_x2 = 0;
+  for (int j = 0; j < 32; ++j) sum_x2 += x[j] * x[j];
+  const float av_x = std::sqrt(sum_x2 / 32);
+  float w[32], sum_w = 0, sum_wx = 0;
+  for (int j = 0; j < 32; ++j) {
+    w[j] = av_x + std::fabs(x[j]);
+    sum_w += w[j];
+    sum_wx += w[j] * x[j];
+  }
+  float lo = std::min(0.f, *std::min_element(x, x + 32));
+  const float hi = *std::max_element(x, x + 32);
+  if (hi <= lo) {
+    scale = 0;
+    min = -lo;
+    return;
+  }
+  auto error_of = [&](float s, float m, const int* l) {
+    float e = 0;
+    for (int j = 0; j < 32; ++j) {
+      const float diff = s * static_cast<float>(l[j]) + m - x[j];
+      e += w[j] * diff * diff;
+    }
+    return e;
+  };
+  int l[32];
+  float inv = 15.f / (hi - lo);
+  float best_scale = 1 / inv, best_lo = lo;
+  for (int j = 0; j < 32; ++j) l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, 15);
+  float best = error_of(best_scale, best_lo, l);
+  for (int step = 0; step <= 20; ++step) {
+    inv = (-1.f + 0.1f * static_cast<float>(step) + 15.f) / (hi - lo);
+    float sum_l = 0, sum_l2 = 0, sum_xl = 0;
+    for (int j = 0; j < 32; ++j) {
+      l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, 15);
+      sum_l += w[j] * static_cast<float>(l[j]);
+      sum_l2 += w[j] * static_cast<float>(l[j] * l[j]);
+      sum_xl += w[j] * static_cast<float>(l[j]) * x[j];
+    }
+    const float det = sum_w * sum_l2 - sum_l * sum_l;
+    if (det <= 0) continue;
+    float s = (sum_w * sum_xl - sum_wx * sum_l) / det;
+    float m = (sum_l2 * sum_wx - sum_l * sum_xl) / det;
+    if (m > 0) {
+      m = 0;
+      s = sum_xl / sum_l2;
+    }
+    const float e = error_of(s, m, l);
+    if (e < best) {
+      best = e;
+      best_scale = s;
+      best_lo = m;
+    }
+  }
+  scale = best_scale;
+  min = -best_lo;
+}
+
+// Q4_K: eight groups of 32 fitted as scale·q - min by `Fit`, the scales and mins themselves stored as 6-bit
+// multiples of the super-block's d and dmin.
+template <void (*Fit)(const float*, float&, float&)>
 void q4_k(const float* x, uint8_t* b) {
   float scales[8], mins[8];
   float max_scale = 0, max_min = 0;
   for (int g = 0; g < 8; ++g) {
-    fit_group_q4(x + 32 * g, scales[g], mins[g]);
+    Fit(x + 32 * g, scales[g], mins[g]);
     max_scale = std::max(max_scale, scales[g]);
     max_min = std::max(max_min, mins[g]);
   }
@@ -180,13 +241,46 @@ void q4_k(const float* x, uint8_t* b) {
     for (int l = 0; l < 32; ++l) q[l] = static_cast<uint8_t>(codes[j + l] | (codes[j + l + 32] << 4));
 }
 
-// Q6_K: sixteen groups of 16, each scaled so its largest-magnitude element is code -32; the group scales are
-// stored as signed 8-bit multiples of d.
+// The scale of a 16-element Q6_K group that maps its largest-magnitude element to code -32.
+float absmax_scale_q6(const float* x) {
+  return signed_absmax(x, 16) / -32.f;
+}
+
+// The scale of a 16-element Q6_K group as ggml's reference quantizer picks it: from the absmax scale and eighteen
+// neighbours, the one whose codes best fit x in the least-squares sense weighted by x².
+float search_scale_q6(const float* x) {
+  const float max = signed_absmax(x, 16);
+  if (std::fabs(max) < 1e-15f) return 0;
+  float best_scale = 0, best = 0;
+  for (int step = 0; step <= 18; ++step) {
+    const int offset = step == 0 ? 0 : (step <= 9 ? step - 10 : step - 9);  // 0, then -9..-1, 1..9
+    const float inv = -(32.f + 0.1f * static_cast<float>(offset)) / max;
+    float sum_lx = 0, sum_l2 = 0;
+    for (int j = 0; j < 16; ++j) {
+      const float l = static_cast<float>(std::clamp(nearest(inv * x[j]), -32, 31));
+      const float w = x[j] * x[j];
+      sum_lx += w * x[j] * l;
+      sum_l2 += w * l * l;
+    }
+    if (step == 0) {
+      best_scale = sum_l2 > 0 ? sum_lx / sum_l2 : 0;
+      best = best_scale * sum_lx;
+    } else if (sum_l2 > 0 && sum_lx * sum_lx > best * sum_l2) {
+      best_scale = sum_lx / sum_l2;
+      best = best_scale * sum_lx;
+    }
+  }
+  return best_scale;
+}
+
+// Q6_K: sixteen groups of 16, each with the scale `Scale` picks; the group scales are stored as signed 8-bit
+// multiples of d.
+template <float (*Scale)(const float*)>
 void q6_k(const float* x, uint8_t* b) {
   float scales[16];
   float max_scale = 0, amax_scale = 0;
   for (int g = 0; g < 16; ++g) {
-    scales[g] = signed_absmax(x + 16 * g, 16) / -32.f;
+    scales[g] = Scale(x + 16 * g);
     if (std::fabs(scales[g]) > amax_scale) {
       amax_scale = std::fabs(scales[g]);
       max_scale = scales[g];
@@ -259,13 +353,24 @@ BlockQuantizer block_quantizer(Type t) {
     case Type::Q8_0:
       return q8_0;
     case Type::Q4_K:
-      return q4_k;
+      return q4_k<search_group_q4>;
     case Type::Q6_K:
-      return q6_k;
+      return q6_k<search_scale_q6>;
     case Type::MXFP4:
       return mxfp4;
     default:
       return nullptr;
+  }
+}
+
+BlockQuantizer block_quantizer_fast(Type t) {
+  switch (t) {
+    case Type::Q4_K:
+      return q4_k<fit_group_q4>;
+    case Type::Q6_K:
+      return q6_k<absmax_scale_q6>;
+    default:
+      return block_quantizer(t);
   }
 }
 

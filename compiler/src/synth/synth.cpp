@@ -1,11 +1,13 @@
 // Synthesized checkpoints: a preset's tensors in llama.cpp's names and shapes, filled with seeded random weights,
-// quantized and streamed to disk a slab of rows at a time.
+// quantized (with the quick K-quant fits: random weights need speed, not accuracy) and streamed to disk a slab of
+// rows at a time.
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <numbers>
 #include <thread>
 
+#include "../gguf/ggml_blocks.hpp"
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/synth.hpp"
@@ -229,10 +231,18 @@ void make_rows(const Planned& t, uint64_t tensor_seed, uint64_t first, uint64_t 
     case Fill::RopeFactors:
       break;
   }
+  const auto tr = ggml::traits_of(t.plan.type);
+  const auto fast = tr.block_elems > 1 ? ggml::detail::block_quantizer_fast(t.plan.type) : nullptr;
   std::vector<float> row(width);
   for (uint64_t r = first; r < last; ++r) {
     random_row(tensor_seed, r, center, amp, row);
-    ggml::quantize(t.plan.type, row, out + (r - first) * row_bytes);
+    uint8_t* dst = out + (r - first) * row_bytes;
+    if (!fast) {
+      ggml::quantize(t.plan.type, row, dst);
+      continue;
+    }
+    for (uint64_t b = 0; b < width / tr.block_elems; ++b)
+      fast(row.data() + b * tr.block_elems, dst + b * tr.block_bytes);
   }
 }
 
