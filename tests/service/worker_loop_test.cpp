@@ -74,7 +74,8 @@ struct FakeRunner : Runner {
         std::lock_guard l(m);
         measured_start[p.plan] = Clock::now();
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      auto end = Clock::now() + std::chrono::milliseconds(ms);
+      while (Clock::now() < end && !*p.cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       std::lock_guard l(m);
       measured_end[p.plan] = Clock::now();
       Result r;
@@ -131,6 +132,20 @@ TEST(WorkerLoop, SkipsPlansWhoseLeaseWasLostAndRegistersAgain) {
   for (auto& [id, res] : l->reports) got.insert(id);
   EXPECT_EQ(got, (std::set<int64_t>{1, 3}));
   EXPECT_EQ(l->registrations, 2);
+}
+
+TEST(WorkerLoop, StopsMeasuringWhenTheLeaseIsLost) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  runner->ms = 20000;
+  l->queue = {plan(1)};
+  l->lost.insert(plan(1).lease);  // the job was cancelled: the next heartbeat says so
+  Worker w(options(), std::move(link), std::move(runner));
+  auto start = Clock::now();
+  w.run();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
+  EXPECT_TRUE(l->reports.empty());
 }
 
 }  // namespace

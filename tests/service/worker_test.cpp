@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <thread>
 
 #include "compiler/error.hpp"
 #include "support/test_support.hpp"
@@ -129,6 +130,19 @@ TEST(Process, CapturesOutputAndExitStatus) {
 TEST(Process, KillsTheProcessGroupPastItsTimeLimit) {
   auto r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, 0.5);
   EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 10);
+}
+
+TEST(Process, KillsTheProcessGroupWhenCancelled) {
+  std::atomic<bool> cancel{false};
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  auto r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, 60, &cancel);
+  t.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.timed_out);
   EXPECT_LT(r.seconds, 10);
 }
 

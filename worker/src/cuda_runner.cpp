@@ -46,6 +46,7 @@ struct Reference {
 
 // How a lane's run failed, as a failure class and a reason.
 Result classify(const ProcessResult& r, double limit) {
+  if (r.cancelled) return Result::invalid(failure::kCancelled, "the lease was lost; the run was stopped");
   if (r.timed_out)
     return Result::invalid(failure::kTimeout,
                            "the lane ran past its time limit of " + std::to_string(int(limit)) + " s", r.err);
@@ -161,7 +162,7 @@ class CudaRunner : public Runner {
     auto cmd = command(precise, checkpoint, prompts);
     cmd.insert(cmd.end(), {"--logits", logits.string()});
     log(0, "reference", {{"job", std::to_string(p.job)}, {"gpu", p.gpu}});
-    auto run = run_process(cmd, p.time_limit_s);
+    auto run = run_process(cmd, p.time_limit_s, p.cancelled.get());
     if (run.exit_code != 0) {
       ref.error = classify(run, p.time_limit_s).reason + ": " + run.err.substr(0, 2000);
     } else {
@@ -186,8 +187,8 @@ class CudaRunner : public Runner {
     auto run = [&](std::vector<std::string> extra, ProcessResult& out) -> std::optional<Result> {
       auto cmd = base;
       cmd.insert(cmd.end(), extra.begin(), extra.end());
-      out = run_process(cmd, limit);
-      if (out.exit_code != 0 || out.timed_out) return classify(out, limit);
+      out = run_process(cmd, limit, p.cancelled.get());
+      if (out.exit_code != 0 || out.timed_out || out.cancelled) return classify(out, limit);
       return std::nullopt;
     };
     ProcessResult pr;

@@ -14,7 +14,7 @@
 
 namespace lt::worker {
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s) {
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::atomic<bool>* cancel) {
   if (argv.empty()) throw lt::Error("run_process: no command");
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) throw lt::Error("cannot create a pipe");
@@ -45,6 +45,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     int wait_ms = 200;
     if (timeout_s > 0 && elapsed() > timeout_s) {
       r.timed_out = true;
+      kill(-pid, SIGKILL);
+      break;
+    }
+    if (cancel && *cancel) {
+      r.cancelled = true;
       kill(-pid, SIGKILL);
       break;
     }

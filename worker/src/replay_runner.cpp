@@ -64,7 +64,10 @@ class ReplayRunner : public Runner {
   bool needs_checkpoint() const override { return false; }
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
     return [this, p] {
-      if (delay_ms_ > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(delay_ms_));
+      auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(delay_ms_);
+      while (std::chrono::steady_clock::now() < end && !*p.cancelled)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (*p.cancelled) return Result::invalid(failure::kCancelled, "the lease was lost");
       auto it = runs_.find({p.gpu, p.knobs.dump()});
       if (it == runs_.end())
         return Result::invalid(failure::kNotRecorded, "the recording has no run of this configuration on " + p.gpu);

@@ -9,6 +9,7 @@
 #include <deque>
 #include <fstream>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -49,7 +50,8 @@ struct Worker::Impl {
   double lease_s = 30;
   std::mutex m;  // guards active, lost
   std::condition_variable cv;
-  std::set<int64_t> active, lost;
+  std::map<int64_t, std::shared_ptr<std::atomic<bool>>> active;  // leases held, and the flag that stops each
+  std::set<int64_t> lost;
   std::mutex cache_m;
 
   void sleep(double s) {
@@ -84,13 +86,16 @@ struct Worker::Impl {
       std::vector<int64_t> held;
       {
         std::lock_guard lock(m);
-        held.assign(active.begin(), active.end());
+        for (auto& [lease, flag] : active) held.push_back(lease);
       }
       if (held.empty() || stopping) continue;
       try {
         auto gone = link->heartbeat(id, held);
         std::lock_guard lock(m);
-        for (auto l : gone) lost.insert(l);
+        for (auto l : gone) {
+          lost.insert(l);
+          if (auto it = active.find(l); it != active.end()) *it->second = true;
+        }
       } catch (const LinkError& e) {
         log(1, "heartbeat_failed", {{"error", e.what()}});
       }
@@ -116,7 +121,7 @@ struct Worker::Impl {
   Pending start(const Plan& p) {
     {
       std::lock_guard lock(m);
-      active.insert(p.lease);
+      active[p.lease] = p.cancelled;
     }
     Pending x{p, {}};
     x.prepared = std::async(std::launch::async, [this, p] {
@@ -204,6 +209,11 @@ struct Worker::Impl {
           continue;
         }
         Result r = measure();
+        if (*cur.plan.cancelled) {
+          log(1, "lease_lost", {{"plan", std::to_string(cur.plan.plan)}, {"while", "measuring"}});
+          release(cur.plan.lease);
+          continue;
+        }
         if (r.environment.empty()) r.environment = o.gpu.environment();
         report(cur.plan, r);
         release(cur.plan.lease);

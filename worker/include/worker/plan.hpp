@@ -1,7 +1,9 @@
 // What a worker measures and what it reports: a plan under a lease, and a configuration's result.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,8 @@ struct Plan {
   std::vector<Prompt> prompts;
   std::vector<uint64_t> stagger_seeds;
   double time_limit_s = 600;
+  // Raised when the lease is lost (expired, job cancelled or out of time): the runner stops measuring.
+  std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
 };
 
 // The failure classes a result may carry.
@@ -38,6 +42,7 @@ inline constexpr const char* kRace = "race";
 inline constexpr const char* kTimeout = "timeout";
 inline constexpr const char* kBadOutput = "bad_output";
 inline constexpr const char* kNotRecorded = "not_recorded";
+inline constexpr const char* kCancelled = "cancelled";
 }  // namespace failure
 
 // A measured configuration: timings (median and spread over repetitions), profile, checks, environment.
