@@ -312,6 +312,27 @@ TEST(GgmlTypes, RoundTripErrorStaysWithinEachFormatsBound) {
   }
 }
 
+TEST(GgmlTypes, QuantizersSurviveNonFiniteAndExtremeInput) {
+  std::vector<float> x(256);
+  const float specials[] = {INFINITY, -INFINITY, NAN, 1e30f, -1e30f, 1e-30f, 1e-45f, 0.f, -0.f, 65504.f, 70000.f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 3 == 0) ? specials[i % std::size(specials)] : float(i) - 128.f;
+  for (Type t : {Type::F32, Type::F16, Type::BF16, Type::Q8_0, Type::Q4_0, Type::Q4_1, Type::Q5_0, Type::Q5_1,
+                 Type::Q4_K, Type::Q6_K, Type::MXFP4}) {
+    std::vector<uint8_t> q(row_bytes(t, x.size()));
+    quantize(t, x, q.data());
+    std::vector<float> y(x.size());
+    dequantize(t, q.data(), y);
+  }
+  std::vector<float> tiny(256, 1e-40f);
+  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K}) {
+    std::vector<uint8_t> q(row_bytes(t, tiny.size()));
+    quantize(t, tiny, q.data());
+    std::vector<float> y(tiny.size());
+    dequantize(t, q.data(), y);
+    for (float v : y) EXPECT_TRUE(std::isfinite(v)) << traits_of(t).name;
+  }
+}
+
 TEST(GgmlTypes, QuantizersKeepZerosAndExactGrids) {
   std::vector<float> zeros(256, 0.f), y(256);
   for (Type t : {Type::Q8_0, Type::Q4_0, Type::Q4_K, Type::Q6_K, Type::MXFP4}) {

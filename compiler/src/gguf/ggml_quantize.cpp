@@ -10,9 +10,15 @@
 namespace lt::ggml::detail {
 namespace {
 
+// Truncates toward zero as a cast does, with NaN read as 0 and magnitudes past 2^30 clamped (non-finite input).
+int truncate(float x) {
+  if (!(std::fabs(x) < 1073741824.f)) return std::isnan(x) ? 0 : (x > 0 ? 1073741824 : -1073741824);
+  return static_cast<int>(x);
+}
+
 // Rounds to nearest, ties to even, by adding 1.5·2^23 so the float unit does it (|x| < 2^22), without a call.
 int nearest(float x) {
-  if (!(std::fabs(x) < 4194303.f)) return x > 0 ? INT32_MAX / 2 : -INT32_MAX / 2;
+  if (!(std::fabs(x) < 4194303.f)) return truncate(x);
   const float shifted = x + 12582912.f;
   int32_t bits;
   std::memcpy(&bits, &shifted, 4);
@@ -21,6 +27,7 @@ int nearest(float x) {
 
 // Rounds half away from zero, as roundf does, for |x| < 2^23, without a library call.
 int round_away(float x) {
+  if (!(std::fabs(x) < 8388608.f)) return truncate(x);
   int i = static_cast<int>(x);
   const float frac = x - static_cast<float>(i);
   i += (frac >= 0.5f) - (frac <= -0.5f);
@@ -52,8 +59,8 @@ void q4_0(const float* x, uint8_t* b) {
   const float d = signed_absmax(x, 32) / -8.f, id = d != 0 ? 1.f / d : 0.f;
   store_u16(b, f32_to_f16(d));
   for (int j = 0; j < 16; ++j) {
-    const int lo = std::min(15, static_cast<int>(x[j] * id + 8.5f));
-    const int hi = std::min(15, static_cast<int>(x[j + 16] * id + 8.5f));
+    const int lo = std::min(15, std::max(0, truncate(x[j] * id + 8.5f)));
+    const int hi = std::min(15, std::max(0, truncate(x[j + 16] * id + 8.5f)));
     b[2 + j] = static_cast<uint8_t>(lo | (hi << 4));
   }
 }
@@ -65,8 +72,8 @@ void q4_1(const float* x, uint8_t* b) {
   store_u16(b, f32_to_f16(d));
   store_u16(b + 2, f32_to_f16(lo));
   for (int j = 0; j < 16; ++j) {
-    const int q0 = std::min(15, static_cast<int>((x[j] - lo) * id + 0.5f));
-    const int q1 = std::min(15, static_cast<int>((x[j + 16] - lo) * id + 0.5f));
+    const int q0 = std::min(15, std::max(0, truncate((x[j] - lo) * id + 0.5f)));
+    const int q1 = std::min(15, std::max(0, truncate((x[j + 16] - lo) * id + 0.5f)));
     b[4 + j] = static_cast<uint8_t>(q0 | (q1 << 4));
   }
 }
@@ -87,7 +94,7 @@ void q5_0(const float* x, uint8_t* b) {
   const float d = signed_absmax(x, 32) / -16.f, id = d != 0 ? 1.f / d : 0.f;
   store_u16(b, f32_to_f16(d));
   int q[32];
-  for (int j = 0; j < 32; ++j) q[j] = std::min(31, static_cast<int>(x[j] * id + 16.5f));
+  for (int j = 0; j < 32; ++j) q[j] = std::min(31, std::max(0, truncate(x[j] * id + 16.5f)));
   pack_q5(q, b + 2, b + 6);
 }
 
@@ -98,7 +105,7 @@ void q5_1(const float* x, uint8_t* b) {
   store_u16(b, f32_to_f16(d));
   store_u16(b + 2, f32_to_f16(lo));
   int q[32];
-  for (int j = 0; j < 32; ++j) q[j] = std::min(31, static_cast<int>((x[j] - lo) * id + 0.5f));
+  for (int j = 0; j < 32; ++j) q[j] = std::min(31, std::max(0, truncate((x[j] - lo) * id + 0.5f)));
   pack_q5(q, b + 4, b + 8);
 }
 
@@ -320,7 +327,7 @@ void q6_k(const float* x, uint8_t* b) {
 void mxfp4(const float* x, uint8_t* b) {
   float amax = 0;
   for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
-  const int e = amax > 0 ? std::clamp(static_cast<int>(std::floor(std::log2(amax))) - 2 + 127, 0, 254) : 0;
+  const int e = amax > 0 ? std::clamp(truncate(std::floor(std::log2(amax))) - 2 + 127, 0, 254) : 0;
   b[0] = static_cast<uint8_t>(e);
   const float d = mxfp4_scale(b[0]);
   auto code = [&](float v) {
