@@ -1,5 +1,6 @@
-// The GGUF reader's fuzz entry point: any bytes either parse into a File whose every tensor reads back, or raise a
-// FormatError; anything else (a crash, another exception, a sanitizer report) is a bug.
+// The GGUF reader's fuzz entry point: any bytes either parse into a File whose every tensor reads back (and, for the
+// types lane-tune writes, quantizes again from whatever floats it held), or raise a FormatError; anything else (a
+// crash, another exception, a sanitizer report) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -16,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (value.type == lt::gguf::ValueType::Array) (void)value.as_array().items.size();
     }
     std::vector<float> out;
+    std::vector<uint8_t> requantized;
     for (const auto& t : f.tensors()) {
       auto bytes = f.data(t);
       const auto traits = lt::ggml::traits_of(t.type);
@@ -23,6 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       out.resize(t.elements());
       if (bytes.size() != lt::ggml::row_bytes(t.type, out.size())) __builtin_trap();
       lt::ggml::dequantize(t.type, bytes.data(), out);
+      if (!traits.quantizable) continue;
+      requantized.resize(bytes.size());
+      lt::ggml::quantize(t.type, out, requantized.data());
     }
   } catch (const lt::gguf::FormatError&) {
   }
