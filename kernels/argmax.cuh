@@ -1,5 +1,19 @@
-// The arg-max that ends a step: the next token from the logits, the first index of the largest value; it advances
-// the token, the generated run and the position on the device, so generation needs no round trip to the host.
+// The arg-max that ends a step, and its warp reduction.
+
+// A warp's largest (value, index), the first index among equal values, every lane holding it after.
+LK_DEVICE void lk_warp_argmax(lk_act& best, int& bi) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const lk_act ov = __shfl_xor_sync(0xffffffffu, best, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+    if (ov > best || (ov == best && oi < bi)) {
+      best = ov;
+      bi = oi;
+    }
+  }
+}
+
+// The next token from the logits, the first index of the largest value; it advances the token, the generated run and
+// the position on the device, so generation needs no round trip to the host.
 __global__ void __launch_bounds__(1024) lk_argmax(const lk_act* __restrict__ x, int n, int* __restrict__ tok,
                                                   int* __restrict__ gen, int* __restrict__ count, int* __restrict__ pos,
                                                   int rows) {
@@ -12,14 +26,7 @@ __global__ void __launch_bounds__(1024) lk_argmax(const lk_act* __restrict__ x, 
       best = x[i];
       bi = i;
     }
-  for (int o = 16; o > 0; o >>= 1) {
-    const lk_act ov = __shfl_xor_sync(0xffffffffu, best, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-    if (ov > best || (ov == best && oi < bi)) {
-      best = ov;
-      bi = oi;
-    }
-  }
+  lk_warp_argmax(best, bi);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if (lane == 0) {
     sv[warp] = best;
@@ -30,14 +37,7 @@ __global__ void __launch_bounds__(1024) lk_argmax(const lk_act* __restrict__ x, 
     const int warps = blockDim.x >> 5;
     best = lane < warps ? sv[lane] : (lk_act)-INFINITY;
     bi = lane < warps ? si[lane] : n;
-    for (int o = 16; o > 0; o >>= 1) {
-      const lk_act ov = __shfl_xor_sync(0xffffffffu, best, o);
-      const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-      if (ov > best || (ov == best && oi < bi)) {
-        best = ov;
-        bi = oi;
-      }
-    }
+    lk_warp_argmax(best, bi);
     if (lane == 0) {
       const int t = bi < n ? bi : 0;
       *tok = t;
