@@ -15,7 +15,7 @@ const bool registered = lt::cli::add_command(
     {40, [](CLI::App& app) {
        auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
        struct Args {
-         std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file;
+         std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file, tls_cert, tls_key;
          double lease_s = 30, time_limit_s = 600;
          int verbose = 0;
        };
@@ -27,6 +27,8 @@ const bool registered = lt::cli::add_command(
        c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")->capture_default_str();
        c->add_option("--time-limit", a->time_limit_s, "Seconds a lane may run before it is killed")
            ->capture_default_str();
+       c->add_option("--tls-cert", a->tls_cert, "Serve TLS with this certificate (PEM; with --tls-key)");
+       c->add_option("--tls-key", a->tls_key, "The TLS certificate's private key (PEM)");
        c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
        c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
        c->callback([a] {
@@ -45,12 +47,13 @@ const bool registered = lt::cli::add_command(
          auto db = std::filesystem::absolute(a->db);
          if (o.data_dir.empty()) o.data_dir = db.parent_path() / (db.filename().string() + ".data");
          lt::coord::Coordinator core(db, o, lt::coord::compiler());
-         lt::coord::Server server(core, {a->listen, a->token, 1.0});
+         lt::coord::Server server(core, {a->listen, a->token, a->tls_cert, a->tls_key, 1.0});
          std::string host = a->listen.substr(0, a->listen.rfind(':'));
          lt::coord::log(0, "listening",
                         {{"address", host + ":" + std::to_string(server.port())},
                          {"db", db.string()},
-                         {"auth", a->token.empty() ? "none" : "token"}});
+                         {"auth", a->token.empty() ? "none" : "token"},
+                         {"tls", a->tls_cert.empty() ? "off" : "on"}});
          if (!a->port_file.empty()) {
            auto tmp = a->port_file + ".tmp";
            std::ofstream(tmp) << server.port() << "\n";

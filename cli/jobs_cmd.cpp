@@ -9,9 +9,11 @@ namespace {
 struct Remote {
   std::string coordinator = lt::coord::default_coordinator();
   std::string token = lt::coord::default_token();
+  std::string tls_ca = lt::coord::default_tls_ca();
   void add(CLI::App* c) {
     c->add_option("--coordinator", coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
     c->add_option("--token", token, "The coordinator's token (default $LT_TOKEN)");
+    c->add_option("--tls-ca", tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
   }
 };
 
@@ -24,7 +26,7 @@ const bool registered = lt::cli::add_command(
          c->add_option("job", *job, "The job");
          r->add(c);
          c->callback([r, job] {
-           lt::coord::Client client(r->coordinator, r->token);
+           lt::coord::Client client(r->coordinator, r->token, 30, r->tls_ca);
            if (*job) {
              std::printf("%s", lt::coord::describe(client.status(*job)).c_str());
              return;
@@ -49,7 +51,7 @@ const bool registered = lt::cli::add_command(
          c->add_flag("--json", a->json, "JSON (the format `lane-tune worker --replay` reads)");
          a->add(c);
          c->callback([a] {
-           lt::coord::Client client(a->coordinator, a->token);
+           lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
            auto runs = client.results(a->job, a->gpu, a->top);
            if (a->json)
              std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
@@ -70,7 +72,7 @@ const bool registered = lt::cli::add_command(
          c->add_flag("--json", a->json, "JSON");
          a->add(c);
          c->callback([a] {
-           lt::coord::Client client(a->coordinator, a->token);
+           lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
            auto runs = client.best(a->job, a->gpu);
            if (a->json) {
              std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
@@ -92,7 +94,7 @@ const bool registered = lt::cli::add_command(
          c->add_option("job", *job, "The job")->required();
          r->add(c);
          c->callback([r, job] {
-           lt::coord::Client client(r->coordinator, r->token);
+           lt::coord::Client client(r->coordinator, r->token, 30, r->tls_ca);
            std::printf("%s", lt::coord::describe(client.cancel(*job)).c_str());
          });
        }

@@ -14,7 +14,7 @@ const bool registered = lt::cli::add_command(
        auto* c = app.add_subcommand("submit", "Start tuning a checkpoint for some GPU kinds");
        struct Args {
          std::string file, gpus, strategy = "grid", time_budget, coordinator = lt::coord::default_coordinator(),
-                                 token = lt::coord::default_token();
+                                 token = lt::coord::default_token(), tls_ca = lt::coord::default_tls_ca();
          uint32_t budget = 0;
          uint64_t seed = 0;
          bool wait = false, by_path = false;
@@ -30,8 +30,9 @@ const bool registered = lt::cli::add_command(
        c->add_flag("--wait", a->wait, "Wait for the job, with a live progress line");
        c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
        c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
+       c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
        c->callback([a] {
-         lt::coord::Client client(a->coordinator, a->token);
+         lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
          lt::coord::JobSpec s;
          std::stringstream gpus(a->gpus);
          for (std::string g; std::getline(gpus, g, ',');)

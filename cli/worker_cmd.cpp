@@ -20,8 +20,8 @@ const bool registered = lt::cli::add_command(
        auto* c =
            app.add_subcommand("worker", "Measure plans for a coordinator on one GPU (or from a recording: --replay)");
        struct Args {
-         std::string coordinator = env_or("LT_COORDINATOR", "127.0.0.1:7117"), token = env_or("LT_TOKEN", ""), replay,
-                     kind, name, cache;
+         std::string coordinator = env_or("LT_COORDINATOR", "127.0.0.1:7117"), token = env_or("LT_TOKEN", ""),
+                     tls_ca = env_or("LT_TLS_CA", ""), replay, kind, name, cache;
          int gpu = 0, verbose = 0;
          double replay_delay_ms = 0, give_up_s = 0;
          uint32_t prefetch = 2;
@@ -29,6 +29,7 @@ const bool registered = lt::cli::add_command(
        auto a = std::make_shared<Args>();
        c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
        c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
+       c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
        c->add_option("--gpu", a->gpu, "The GPU's index (nvidia-smi's)")->capture_default_str();
        c->add_option("--replay", a->replay, "Answer plans from a recording (`lane-tune results JOB --json`), no GPU");
        c->add_option("--replay-delay", a->replay_delay_ms, "Milliseconds each replayed plan takes");
@@ -67,7 +68,7 @@ const bool registered = lt::cli::add_command(
          char host[256] = "host";
          gethostname(host, sizeof host - 1);
          o.name = a->name.empty() ? std::string(host) + ":" + std::to_string(a->gpu) : a->name;
-         lt::worker::Worker w(o, lt::worker::grpc_link(a->coordinator, a->token), std::move(runner));
+         lt::worker::Worker w(o, lt::worker::grpc_link(a->coordinator, a->token, a->tls_ca), std::move(runner));
          std::thread signals([&] {
            int sig = 0;
            sigwait(&set, &sig);

@@ -68,14 +68,28 @@ struct Client::Impl {
   }
 };
 
-Client::Client(const std::string& address, const std::string& token, double timeout_s)
+std::string default_tls_ca() {
+  const char* e = std::getenv("LT_TLS_CA");
+  return e ? e : "";
+}
+
+std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const std::string& tls_ca) {
+  if (tls_ca.empty()) return grpc::InsecureChannelCredentials();
+  std::ifstream in(tls_ca);
+  if (!in) throw lt::Error("cannot read the TLS CA certificate " + tls_ca);
+  grpc::SslCredentialsOptions o;
+  o.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return grpc::SslCredentials(o);
+}
+
+Client::Client(const std::string& address, const std::string& token, double timeout_s, const std::string& tls_ca)
     : impl_(std::make_unique<Impl>()) {
   impl_->address = address;
   impl_->token = token;
   impl_->timeout_s = timeout_s;
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  impl_->stub = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  impl_->stub = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, channel_credentials(tls_ca), args));
 }
 
 Client::~Client() = default;

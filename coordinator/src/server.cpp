@@ -237,6 +237,11 @@ class Service final : public pb::Coordinator::Service {
   std::string token_;
   std::atomic<bool>& stopping_;
 };
+std::string read_pem(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw lt::Error("cannot read the TLS file " + path + " (--tls-cert and --tls-key go together)");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 }  // namespace
 
 // The server, its service and the thread that expires leases and checks time budgets.
@@ -253,7 +258,13 @@ struct Server::Impl {
 Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_unique<Impl>()) {
   impl_->service = std::make_unique<Service>(core, o.token, impl_->stopping);
   grpc::ServerBuilder b;
-  b.AddListeningPort(o.listen, grpc::InsecureServerCredentials(), &impl_->port);
+  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+  if (!o.tls_cert.empty() || !o.tls_key.empty()) {
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({read_pem(o.tls_key), read_pem(o.tls_cert)});
+    creds = grpc::SslServerCredentials(ssl);
+  }
+  b.AddListeningPort(o.listen, creds, &impl_->port);
   b.RegisterService(impl_->service.get());
   b.SetMaxReceiveMessageSize(16 << 20);
   impl_->server = b.BuildAndStart();

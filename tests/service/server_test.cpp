@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "coordinator/client.hpp"
 #include "coordinator/server.hpp"
 #include "fake_compiler.hpp"
 #include "proto/tuning.grpc.pb.h"
@@ -25,7 +26,7 @@ struct Served {
     Options o;
     o.data_dir = dir / "data";
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
-    server = std::make_unique<Server>(*core, ServerOptions{"127.0.0.1:0", token, 0.2});
+    server = std::make_unique<Server>(*core, ServerOptions{"127.0.0.1:0", token, "", "", 0.2});
     stub = pb::Coordinator::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
   }
@@ -153,6 +154,26 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   EXPECT_TRUE(out.recorded());
   ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
   EXPECT_FALSE(out.recorded());
+}
+
+TEST(Server, ServesTlsToClientsThatTrustItsCertificate) {
+  test::TempDir dir;
+  auto key = dir / "key.pem", cert = dir / "cert.pem";
+  auto gen = test::run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext "
+                       "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+                       key.string() + " -out " + cert.string());
+  if (gen.status != 0) GTEST_SKIP() << "openssl cannot make a certificate here: " << gen.out;
+  Options o;
+  o.data_dir = dir / "data";
+  Coordinator core(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
+  ServerOptions so;
+  so.listen = "127.0.0.1:0";
+  so.tls_cert = cert.string();
+  so.tls_key = key.string();
+  Server server(core, so);
+  std::string address = "127.0.0.1:" + std::to_string(server.port());
+  EXPECT_TRUE(Client(address, "", 10, cert.string()).list().empty());
+  EXPECT_THROW(Client(address, "", 5, "").list(), CallError);
 }
 
 }  // namespace

@@ -47,10 +47,18 @@ Plan from_wire(const pb::Plan& w) {
 // The link over one channel.
 class GrpcLink : public Link {
  public:
-  GrpcLink(const std::string& address, std::string token) : token_(std::move(token)) {
+  GrpcLink(const std::string& address, std::string token, const std::string& tls_ca) : token_(std::move(token)) {
+    std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
+    if (!tls_ca.empty()) {
+      std::ifstream in(tls_ca);
+      if (!in) throw lt::Error("cannot read the TLS CA certificate " + tls_ca);
+      grpc::SslCredentialsOptions o;
+      o.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      creds = grpc::SslCredentials(o);
+    }
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
-    stub_ = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+    stub_ = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, creds, args));
   }
 
   std::pair<int64_t, double> register_worker(const std::string& name, const Gpu& gpu) override {
@@ -150,8 +158,8 @@ class GrpcLink : public Link {
 };
 }  // namespace
 
-std::unique_ptr<Link> grpc_link(const std::string& address, const std::string& token) {
-  return std::make_unique<GrpcLink>(address, token);
+std::unique_ptr<Link> grpc_link(const std::string& address, const std::string& token, const std::string& tls_ca) {
+  return std::make_unique<GrpcLink>(address, token, tls_ca);
 }
 
 }  // namespace lt::worker

@@ -11,6 +11,10 @@
 
 #include "coordinator/core.hpp"
 
+namespace grpc {
+class ChannelCredentials;
+}
+
 namespace lt::coord {
 
 // A failed call: the gRPC status code's name and the coordinator's message.
@@ -27,11 +31,17 @@ class CallError : public lt::Error {
 std::string default_coordinator();
 // The token: --token, else $LT_TOKEN, else none.
 std::string default_token();
+// The CA certificate (PEM file) a TLS coordinator is checked against: --tls-ca, else $LT_TLS_CA, else none
+// (plaintext).
+std::string default_tls_ca();
+// The channel credentials for `tls_ca` (empty: plaintext); throws lt::Error when the file cannot be read.
+std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const std::string& tls_ca);
 
 // A connection to the coordinator; every call throws CallError when the coordinator refuses or is unreachable.
 class Client {
  public:
-  Client(const std::string& address, const std::string& token, double timeout_s = 30);
+  Client(const std::string& address, const std::string& token, double timeout_s = 30,
+         const std::string& tls_ca = default_tls_ca());
   ~Client();
 
   // Uploads a checkpoint; returns its content digest. `progress` sees bytes sent so far.

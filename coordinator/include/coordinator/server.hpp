@@ -12,7 +12,8 @@ namespace lt::coord {
 struct ServerOptions {
   std::string listen = "127.0.0.1:7117";
   std::string token;
-  double tick_s = 1;  // how often expired leases and time budgets are checked
+  std::string tls_cert, tls_key;  // PEM files: serve TLS (none: plaintext, for loopback and trusted networks)
+  double tick_s = 1;              // how often expired leases and time budgets are checked
 };
 
 // A running server; stops when destroyed.

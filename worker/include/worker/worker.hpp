@@ -40,8 +40,8 @@ class Link {
   virtual void fetch(const std::string& digest, const std::filesystem::path& path) = 0;
 };
 
-// A gRPC link to `address`, with the token every call presents.
-std::unique_ptr<Link> grpc_link(const std::string& address, const std::string& token);
+// A gRPC link to `address`, with the token every call presents; TLS checked against `tls_ca` (a PEM file) when set.
+std::unique_ptr<Link> grpc_link(const std::string& address, const std::string& token, const std::string& tls_ca = "");
 
 // The worker's settings.
 struct Options {
