@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include "proto/tuning.grpc.pb.h"
 #include "wire.hpp"
@@ -14,28 +15,29 @@ namespace pb = lanetune::v1;
 
 namespace {
 const char* code_name(grpc::StatusCode c) {
-  switch (c) {
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    default:
-      return "ERROR";
-  }
+  static const char* const names[] = {"OK",
+                                      "CANCELLED",
+                                      "UNKNOWN",
+                                      "INVALID_ARGUMENT",
+                                      "DEADLINE_EXCEEDED",
+                                      "NOT_FOUND",
+                                      "ALREADY_EXISTS",
+                                      "PERMISSION_DENIED",
+                                      "RESOURCE_EXHAUSTED",
+                                      "FAILED_PRECONDITION",
+                                      "ABORTED",
+                                      "OUT_OF_RANGE",
+                                      "UNIMPLEMENTED",
+                                      "INTERNAL",
+                                      "UNAVAILABLE",
+                                      "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
+  auto i = static_cast<size_t>(c);
+  return i < std::size(names) ? names[i] : "ERROR";
 }
 void check(const grpc::Status& s, const std::string& address) {
   if (s.ok()) return;
-  std::string msg = s.error_message();
+  std::string msg = s.error_message().empty() ? "(no message)" : s.error_message();
   if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
     msg = "cannot reach the coordinator at " + address + " (" + msg + "); is `lane-tune coordinator` running?";
   throw CallError(code_name(s.error_code()), msg);
