@@ -10,6 +10,7 @@
 
 #include "coordinator/log.hpp"
 #include "proto/tuning.grpc.pb.h"
+#include "release_server.hpp"
 #include "wire.hpp"
 
 namespace lt::coord {
@@ -248,6 +249,7 @@ std::string read_pem(const std::string& path) {
 struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::unique_ptr<Service> service;
+  std::unique_ptr<grpc::Service> releases;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::thread ticker;
@@ -266,6 +268,7 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
   }
   b.AddListeningPort(o.listen, creds, &impl_->port);
   b.RegisterService(impl_->service.get());
+  b.RegisterService((impl_->releases = release_service(core, o.token)).get());
   b.SetMaxReceiveMessageSize(16 << 20);
   impl_->server = b.BuildAndStart();
   if (!impl_->server || impl_->port == 0) throw lt::Error("cannot listen on " + o.listen);

@@ -5,6 +5,8 @@
 #include <random>
 #include <set>
 
+#include "compiler/error.hpp"
+
 namespace lt::coord {
 
 bool known_strategy(const std::string& s) {
@@ -23,6 +25,15 @@ std::vector<nlohmann::json> initial_configs(const SearchSpace& space, const std:
     if (keys.insert(space.key(k)).second) picked.push_back(std::move(k));
   }
   return picked;
+}
+
+std::vector<nlohmann::json> fixed_configs(const SearchSpace& space, const std::vector<nlohmann::json>& knobs) {
+  std::set<std::string> points;
+  for (auto& k : space.enumerate()) points.insert(space.key(k));
+  for (auto& k : knobs)
+    if (!points.count(space.key(k)))
+      throw lt::Error("the configuration " + k.dump() + " is not in this checkpoint's knob space any more");
+  return knobs;
 }
 
 uint32_t repetitions(const std::string& strategy, uint32_t stage, const SearchOptions& o) {

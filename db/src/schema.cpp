@@ -117,7 +117,51 @@ CREATE VIEW failures AS
   SELECT job, gpu, failure, reason, COUNT(*) AS runs FROM runs WHERE valid = 0 GROUP BY job, gpu, failure, reason;
 )SQL";
 
-constexpr const char* kMigrations[] = {kV1};
+// Migration 2: releases (frozen winners) and the nightly runs that re-measure them.
+constexpr const char* kV2 = R"SQL(
+CREATE TABLE releases (
+  id          INTEGER PRIMARY KEY,
+  job         INTEGER NOT NULL REFERENCES jobs(id),
+  gpu         TEXT NOT NULL,
+  run         INTEGER NOT NULL REFERENCES runs(id),  -- the measurement frozen: the baseline
+  checkpoint  TEXT NOT NULL REFERENCES checkpoints(digest),
+  knobs       TEXT NOT NULL,              -- JSON
+  prompts     TEXT NOT NULL,              -- JSON: the prompts the reference checksums are over
+  median_ms   REAL NOT NULL,
+  spread_ms   REAL NOT NULL,
+  repetitions INTEGER NOT NULL,
+  logits_hash TEXT NOT NULL,              -- the reference checksum nightly runs must reproduce
+  directory   TEXT NOT NULL,              -- where export wrote it (on the exporting machine)
+  manifest    TEXT NOT NULL,              -- JSON: manifest.json as written
+  created_at  REAL NOT NULL
+);
+CREATE TABLE nightly_runs (
+  id                 INTEGER PRIMARY KEY,
+  night              INTEGER NOT NULL,    -- one `lane-tune nightly` invocation
+  release            INTEGER NOT NULL REFERENCES releases(id),
+  gpu                TEXT NOT NULL,
+  job                INTEGER NOT NULL REFERENCES jobs(id),  -- the job that measured it
+  baseline_ms        REAL NOT NULL,
+  baseline_spread_ms REAL NOT NULL,
+  median_ms          REAL NOT NULL DEFAULT 0,
+  spread_ms          REAL NOT NULL DEFAULT 0,
+  repetitions        INTEGER NOT NULL DEFAULT 0,
+  change_pct         REAL NOT NULL DEFAULT 0,
+  logits_hash        TEXT NOT NULL DEFAULT '',
+  verdict            TEXT NOT NULL CHECK (verdict IN ('pending', 'faster', 'same', 'slower', 'wrong', 'failed')),
+  reason             TEXT NOT NULL DEFAULT '',
+  started_at         REAL NOT NULL,
+  judged_at          REAL NOT NULL DEFAULT 0,
+  UNIQUE (night, release, gpu)
+);
+CREATE INDEX nightly_by_release ON nightly_runs (release, night);
+CREATE VIEW release_history AS
+  SELECT n.night, n.release, n.gpu, c.name AS checkpoint, n.baseline_ms, n.median_ms, n.change_pct, n.verdict,
+         n.reason, n.started_at
+  FROM nightly_runs n JOIN releases r ON r.id = n.release JOIN checkpoints c ON c.digest = r.checkpoint;
+)SQL";
+
+constexpr const char* kMigrations[] = {kV1, kV2};
 
 }  // namespace
 

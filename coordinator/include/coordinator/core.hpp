@@ -118,6 +118,13 @@ class Coordinator {
   // Re-queues expired leases and ends jobs that are complete or past their time budget.
   void tick();
   const Options& options() const { return o_; }
+  // Runs `f(store, now)` on the database under the coordinator's lock (the releases' core, releases.cpp).
+  template <class F>
+  auto with_store(F&& f) {
+    std::lock_guard lock(m_);
+    return f(store_, now());
+  }
+  Compiler& compiler() { return *compiler_; }
 
  private:
   double now() const { return clock_(); }

@@ -26,6 +26,10 @@ bool known_strategy(const std::string& s);
 std::vector<nlohmann::json> initial_configs(const SearchSpace& space, const std::string& strategy, uint32_t budget,
                                             uint64_t seed);
 
+// The fixed strategy (nightly runs of releases): exactly the given configurations, each checked to be a point of the
+// space; throws lt::Error naming the first that is not.
+std::vector<nlohmann::json> fixed_configs(const SearchSpace& space, const std::vector<nlohmann::json>& knobs);
+
 // Repetitions for a round of a strategy.
 uint32_t repetitions(const std::string& strategy, uint32_t stage, const SearchOptions& o);
 

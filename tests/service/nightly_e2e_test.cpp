@@ -1,0 +1,151 @@
+// End to end on loopback with the replay runner: tune, export the winner (manifest, README, refusals), and nightly
+// runs that pass on the same figures and fail when a worker's recording is slower or changes the logits.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster.hpp"
+#include "compiler/version.hpp"
+
+namespace lt::test {
+namespace {
+
+nlohmann::json read_json(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+// The cluster's recording with every run changed by `change`, written to `name`.
+std::filesystem::path altered_recording(Cluster& c, const std::string& name,
+                                        const std::function<void(nlohmann::json&)>& change) {
+  auto j = read_json(c.path("recording.json"));
+  for (auto& r : j["runs"]) change(r);
+  auto path = c.path(name);
+  std::ofstream(path) << j.dump();
+  return path;
+}
+
+// A replay worker answering from `recording`.
+std::unique_ptr<Process> replay_worker(Cluster& c, const std::string& name, const std::filesystem::path& recording) {
+  return std::make_unique<Process>(
+      std::vector<std::string>{cli(), "worker", "--coordinator", c.address(), "--replay", recording.string(),
+                               "--replay-delay", "5", "--name", name, "--cache", c.path("cache-" + name).string()},
+      c.path("worker-" + name + ".log"));
+}
+
+TEST(NightlyEndToEnd, ExportRefusesAJobWithoutAValidConfigurationAndANonEmptyDirectory) {
+  Cluster c;
+  c.start_coordinator();
+  int64_t job = c.submit("--gpus h200 --strategy random --budget 3");
+  c.cli("cancel " + std::to_string(job));
+  auto out = c.path("release");
+  auto none = c.cli("export " + std::to_string(job) + " --gpu h200 -o " + out.string());
+  EXPECT_NE(none.status, 0);
+  EXPECT_NE(none.out.find("FAILED_PRECONDITION"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("no valid configuration for h200"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(out / "manifest.json"));
+
+  auto kind = c.cli("export " + std::to_string(job) + " --gpu a100 -o " + out.string());
+  EXPECT_NE(kind.out.find("did not tune for a100"), std::string::npos) << kind.out;
+  auto missing = c.cli("export 42 --gpu h200 -o " + out.string());
+  EXPECT_NE(missing.out.find("NOT_FOUND"), std::string::npos) << missing.out;
+
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "keep.txt") << "mine";
+  auto full = c.cli("export " + std::to_string(job) + " --gpu h200 -o " + out.string());
+  EXPECT_NE(full.status, 0);
+  EXPECT_NE(full.out.find("is not empty; pass --force"), std::string::npos) << full.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM releases"), 0);
+}
+
+TEST(NightlyEndToEnd, TuneExportNightlyPassesThenSlowerOrWrongFails) {
+  Cluster c;
+  c.start_coordinator();
+  auto worker = replay_worker(c, "a", c.path("recording.json"));
+  auto tuned = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy random --budget 4 --wait");
+  ASSERT_EQ(tuned.status, 0) << tuned.out;
+
+  auto out = c.path("release");
+  // The binary is built where nvcc is (CI); elsewhere the release holds the sources only.
+  bool nvcc = !lt::nvcc_path().empty() && access(lt::nvcc_path().c_str(), X_OK) == 0;
+  auto ex = c.cli("export 1 --gpu h200 -o " + out.string() + (nvcc ? "" : " --no-build"));
+  ASSERT_EQ(ex.status, 0) << ex.out;
+  EXPECT_NE(ex.out.find("release 1"), std::string::npos) << ex.out;
+  for (auto f : {"lane.cu", "lane.sidecar", "lane.json", "prompts.txt", "README.md", "manifest.json"})
+    EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
+  auto m = read_json(out / "manifest.json");
+  EXPECT_EQ(m["format"], "lane-tune-release");
+  EXPECT_EQ(m["release"], 1);
+  EXPECT_EQ(m["gpu"], "h200");
+  EXPECT_EQ(m["arch"], "sm_90");
+  EXPECT_EQ(m["checkpoint"]["size"], std::filesystem::file_size(c.checkpoint()));
+  EXPECT_EQ(m["checkpoint"]["digest"].get<std::string>().size(), 32u);
+  EXPECT_FALSE(m["checkpoint"]["name"].get<std::string>().empty());
+  EXPECT_TRUE(m["knobs"].is_object() && !m["knobs"].empty());
+  EXPECT_GT(m["measured"]["median_ms_per_token"].get<double>(), 0);
+  EXPECT_TRUE(m["measured"].contains("spread_ms"));
+  EXPECT_GT(m["measured"]["repetitions"].get<int>(), 0);
+  EXPECT_EQ(m["reference"]["logits_hash"].get<std::string>().size(), 16u);
+  EXPECT_TRUE(m["environment"].is_object());
+  EXPECT_EQ(m["lane_tune"], lt::version());
+  EXPECT_FALSE(m["exported_at"].get<std::string>().empty());
+  if (!nvcc) {
+    EXPECT_TRUE(m["files"]["binary"].is_null());
+  } else {
+    EXPECT_EQ(m["files"]["binary"], "lane");
+    EXPECT_TRUE(std::filesystem::exists(out / "lane"));
+  }
+  std::ifstream readme(out / "README.md");
+  std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  auto file = m["checkpoint"]["file"].get<std::string>();
+  EXPECT_EQ(std::filesystem::file_size(file), std::filesystem::file_size(c.checkpoint()));
+  EXPECT_NE(text.find("./lane " + file + " lane.sidecar --prompts prompts.txt"), std::string::npos) << text;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM releases WHERE job = 1 AND gpu = 'h200'"), 1);
+
+  auto same = c.cli("nightly --gpus h200");
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_NE(same.out.find("same"), std::string::npos) << same.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs WHERE night = 1 AND verdict = 'same'"), 1);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs r JOIN nightly_runs n ON n.job = r.job WHERE r.reused_from != 0"), 0);
+
+  worker->signal(SIGKILL);
+  worker->wait(30);
+  worker = replay_worker(c, "slow", altered_recording(c, "slow.json", [](nlohmann::json& r) {
+                           r["median_ms"] = r["median_ms"].get<double>() * 1.5;
+                         }));
+  auto slower = c.cli("nightly --json");
+  EXPECT_EQ(slower.status, 1) << slower.out;
+  auto j = nlohmann::json::parse(slower.out.substr(slower.out.find('{')));
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["rows"][0]["verdict"], "slower");
+  EXPECT_NEAR(j["rows"][0]["change_pct"].get<double>(), 50, 1e-6);
+
+  worker->signal(SIGKILL);
+  worker->wait(30);
+  worker = replay_worker(
+      c, "wrong", altered_recording(c, "wrong.json", [](nlohmann::json& r) { r["logits_hash"] = "0123456789abcdef"; }));
+  auto wrong = c.cli("nightly");
+  EXPECT_EQ(wrong.status, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("wrong"), std::string::npos) << wrong.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs"), 3);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM release_history WHERE verdict IN ('slower', 'wrong')"), 2);
+}
+
+TEST(NightlyEndToEnd, NoWorkerOfTheKindFailsTheNightAfterItsTimeout) {
+  Cluster c;
+  c.start_coordinator();
+  auto worker = replay_worker(c, "a", c.path("recording.json"));
+  ASSERT_EQ(c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy random --budget 2 --wait").status, 0);
+  ASSERT_EQ(c.cli("export 1 --gpu h200 --no-build -o " + c.path("rel").string()).status, 0);
+  worker->signal(SIGKILL);
+  worker->wait(30);
+  auto r = c.cli("nightly --timeout 2s");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("failed"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace lt::test
