@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "command.hpp"
+#include "compiler/error.hpp"
+#include "compiler/version.hpp"
 #include "worker/runner.hpp"
 #include "worker/worker.hpp"
 
@@ -60,6 +62,9 @@ const bool registered = lt::cli::add_command(
            runner = lt::worker::replay_runner(a->replay, a->replay_delay_ms);
          } else {
            o.gpu = lt::worker::detect_gpu(a->gpu);
+           std::string nvcc = lt::nvcc_path();
+           if (nvcc.empty() || !std::filesystem::exists(nvcc))
+             throw lt::Error("no nvcc here: a GPU worker builds lanes; install the CUDA toolkit or set $LT_NVCC");
            // The lanes run on this worker's GPU and no other.
            if (!o.gpu.uuid.empty()) setenv("CUDA_VISIBLE_DEVICES", o.gpu.uuid.c_str(), 1);
            runner = lt::worker::cuda_runner({o.gpu, o.cache_dir / "lanes"});
