@@ -159,9 +159,10 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
 TEST(Server, ServesTlsToClientsThatTrustItsCertificate) {
   test::TempDir dir;
   auto key = dir / "key.pem", cert = dir / "cert.pem";
-  auto gen = test::run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext "
-                       "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
-                       key.string() + " -out " + cert.string());
+  auto gen = test::run(
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext "
+      "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+      key.string() + " -out " + cert.string());
   if (gen.status != 0) GTEST_SKIP() << "openssl cannot make a certificate here: " << gen.out;
   Options o;
   o.data_dir = dir / "data";
