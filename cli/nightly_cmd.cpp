@@ -126,6 +126,26 @@ void nightly(const Args& a) {
   if (!ok) lt::cli::exit_status() = 1;
 }
 
+// `lane-tune releases`: the recorded releases with their baselines.
+void list_releases(const Args& a) {
+  lt::coord::ReleaseClient releases(a.coordinator, a.token, 60, a.tls_ca);
+  auto all = releases.list();
+  if (all.empty()) std::printf("no releases (export one with `lane-tune export JOB --gpu KIND -o DIR`)\n");
+  for (auto& r : all)
+    std::printf("release %lld: job %lld on %s, %.4f ms/token (spread %.4f, %u reps), logits %s, %s\n",
+                static_cast<long long>(r.id), static_cast<long long>(r.job), r.gpu.c_str(), r.median_ms, r.spread_ms,
+                r.repetitions, r.logits_hash.c_str(), r.directory.c_str());
+}
+
+const bool listed = lt::cli::add_command({46, [](CLI::App& app) {
+                                            auto* c = app.add_subcommand("releases", "The recorded releases");
+                                            auto a = std::make_shared<Args>();
+                                            c->add_option("--coordinator", a->coordinator, "host:port");
+                                            c->add_option("--token", a->token, "The coordinator's token");
+                                            c->add_option("--tls-ca", a->tls_ca, "The TLS coordinator's CA");
+                                            c->callback([a] { list_releases(*a); });
+                                          }});
+
 const bool registered = lt::cli::add_command(
     {45, [](CLI::App& app) {
        auto* c = app.add_subcommand("nightly", "Re-measure the releases; fail on a regression or a wrong result");

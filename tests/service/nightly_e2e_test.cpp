@@ -139,12 +139,24 @@ TEST(NightlyEndToEnd, NoWorkerOfTheKindFailsTheNightAfterItsTimeout) {
   c.start_coordinator();
   auto worker = replay_worker(c, "a", c.path("recording.json"));
   ASSERT_EQ(c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy random --budget 2 --wait").status, 0);
-  ASSERT_EQ(c.cli("export 1 --gpu h200 --no-build -o " + c.path("rel").string()).status, 0);
+  auto rel = " --gpu h200 --no-build -o " + c.path("rel").string();
+  ASSERT_EQ(c.cli("export 1" + rel).status, 0);
+  auto again = c.cli("export 1" + rel);
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.out.find("pass --force"), std::string::npos) << again.out;
+  auto forced = c.cli("export 1 --force" + rel);
+  EXPECT_EQ(forced.status, 0) << forced.out;
+  EXPECT_EQ(read_json(c.path("rel") / "manifest.json")["release"], 2);
+  EXPECT_TRUE(read_json(c.path("rel") / "manifest.json")["files"]["binary"].is_null());
+  auto list = c.cli("releases");
+  EXPECT_EQ(list.status, 0) << list.out;
+  EXPECT_NE(list.out.find(c.path("rel").string()), std::string::npos) << list.out;
   worker->signal(SIGKILL);
   worker->wait(30);
   auto r = c.cli("nightly --timeout 2s");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("failed"), std::string::npos) << r.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs WHERE verdict = 'failed'"), 2);
 }
 
 }  // namespace
