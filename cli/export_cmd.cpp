@@ -116,7 +116,7 @@ nlohmann::json manifest(const lt::coord::Candidate& c, const fs::path& checkpoin
         {"description", lt::lane::kDescription},
         {"prompts", "prompts.txt"},
         {"binary", built ? nlohmann::json(lt::lane::kBinary) : nlohmann::json(nullptr)}}},
-      {"build", {{"nvcc", lt::nvcc_path()}, {"log", nvcc_log}}},
+      {"build", {{"nvcc", built ? nlohmann::json(lt::nvcc_path()) : nlohmann::json(nullptr)}, {"log", nvcc_log}}},
       {"lane_tune", lt::version()},
       {"exported_at", utc_now()},
   };
@@ -142,7 +142,9 @@ std::string readme(const lt::coord::Candidate& c, const fs::path& checkpoint, bo
        "error, 3 a wrong checkpoint or sidecar, 4 a device too small, 1 a CUDA error.\n\n";
   s += "## Check it\n\n    ./lane " + ck +
        " lane.sidecar --prompts prompts.txt --logits logits.f32\n    xxhsum -H1 logits.f32   # expect " +
-       c.run.logits_hash + " (manifest.json: reference.logits_hash)\n\n";
+       c.run.logits_hash +
+       " (manifest.json: reference.logits_hash)\n\n(xxhsum is in the xxhash package; the "
+       "checksum holds on the GPU kind the release was tuned on.)\n\n";
   s += "Measured: " + std::to_string(c.run.median_ms) + " ms per token (spread " + std::to_string(c.run.spread_ms) +
        ", " + std::to_string(c.run.repetitions) + " repetitions). `lane-tune nightly` re-measures every release.\n";
   return s;

@@ -37,9 +37,9 @@ std::string night_table(const lt::coord::Night& n) {
   s += line;
   for (auto& r : n.rows) {
     char base[64], now[64], change[32];
-    std::snprintf(base, sizeof base, "%.4f ±%.4f", r.baseline_ms, r.baseline_spread_ms);
+    std::snprintf(base, sizeof base, "%.4f +-%.4f", r.baseline_ms, r.baseline_spread_ms);
     if (r.median_ms > 0)
-      std::snprintf(now, sizeof now, "%.4f ±%.4f", r.median_ms, r.spread_ms);
+      std::snprintf(now, sizeof now, "%.4f +-%.4f", r.median_ms, r.spread_ms);
     else
       std::snprintf(now, sizeof now, "-");
     if (r.median_ms > 0 && r.baseline_ms > 0)
