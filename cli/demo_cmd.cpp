@@ -64,11 +64,11 @@ void stop(pid_t pid) {
   waitpid(pid, nullptr, 0);
 }
 
-// The H200 recording of a real tuning job when the source tree has it, else the synthetic one the tests use.
+// The H200 recording of a real tuning job of the demo's checkpoint when the source tree has it, else none (the demo
+// then writes a synthetic one and says so).
 std::string default_recording() {
-  const fs::path dir = LT_FIXTURES;
-  return fs::exists(dir / "h200-tiny-qwen3.json") ? (dir / "h200-tiny-qwen3.json").string()
-                                                  : (dir / "synthetic-h200.json").string();
+  const fs::path real = fs::path(LT_FIXTURES) / "h200-tiny-qwen3.json";
+  return fs::exists(real) ? real.string() : std::string();
 }
 
 struct Demo {
@@ -82,6 +82,7 @@ struct Demo {
 };
 
 void run_demo(const Demo& d) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // our lines in order with the children's
   const fs::path dir = fs::absolute(d.dir);
   fs::create_directories(dir);
   const fs::path ckpt = dir / (d.preset + ".gguf");
@@ -102,11 +103,20 @@ void run_demo(const Demo& d) {
     }
   }
   if (kind.empty()) {
-    if (!fs::exists(d.replay)) throw lt::Error("no GPU here and no recording at " + d.replay + " (give --replay FILE)");
-    std::ifstream f(d.replay);
+    std::string replay = d.replay;
+    if (replay.empty()) {
+      replay = (dir / "synthetic-recording.json").string();
+      if (run({self(), "record", "--synthetic", ckpt.string(), "--gpu", "h200", "-o", replay}) != 0)
+        throw lt::Error("cannot write a synthetic recording");
+      std::printf("demo: no GPU and no recording of a real job here: the worker answers from a SYNTHETIC recording "
+                  "(made-up figures, not measurements)\n");
+    } else if (!fs::exists(replay)) {
+      throw lt::Error("no GPU here and no recording at " + replay + " (give --replay FILE)");
+    }
+    std::ifstream f(replay);
     kind = nlohmann::json::parse(f).at("runs").at(0).at("gpu").get<std::string>();
-    worker.insert(worker.end(), {"--replay", d.replay, "--replay-delay", "50"});
-    std::printf("demo: no GPU here: the worker answers from the %s recording %s\n", kind.c_str(), d.replay.c_str());
+    worker.insert(worker.end(), {"--replay", replay, "--replay-delay", "50"});
+    std::printf("demo: no GPU here: the worker answers from the %s recording %s\n", kind.c_str(), replay.c_str());
   } else {
     std::printf("demo: the worker measures on this machine's %s\n", kind.c_str());
   }
