@@ -255,14 +255,42 @@ static unsigned long long lk_seed = 0;
 // launches before it surfaces here.
 static __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {
   CKL();
-  if (ev) CK(cudaEventRecord(ev[i], st));
+  if (ev) CK(cudaEventRecordWithFlags(ev[i], st, cudaEventRecordExternal));
   if (lk_stagger) lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(lk_seed, form, i));
 }
 
 // After a step's `n` launches: its last launch checked, and its closing --profile event.
 static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
   CKL();
-  if (ev) CK(cudaEventRecord(ev[n], st));
+  if (ev) CK(cudaEventRecordWithFlags(ev[n], st, cudaEventRecordExternal));
+}
+
+// Whether events recorded as nodes of a CUDA graph can be timed here: a graph of a 2-microsecond stall between two
+// external event records, captured, run once and timed. A stream capture turns a plain event record into an edge
+// between streams, not a node, which is why --profile uses external records.
+static bool lk_graph_events_timed(cudaStream_t st) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  cudaGraph_t g = nullptr;
+  cudaGraphExec_t x = nullptr;
+  bool ok = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal) == cudaSuccess;
+  if (ok) {
+    ok = cudaEventRecordWithFlags(e0, st, cudaEventRecordExternal) == cudaSuccess;
+    lk_stall<<<1, 1, 0, st>>>(2000);
+    ok = cudaEventRecordWithFlags(e1, st, cudaEventRecordExternal) == cudaSuccess && ok;
+    ok = cudaStreamEndCapture(st, &g) == cudaSuccess && ok;
+  }
+  ok = ok && cudaGraphInstantiate(&x, g, 0) == cudaSuccess && cudaGraphLaunch(x, st) == cudaSuccess &&
+       cudaStreamSynchronize(st) == cudaSuccess;
+  float ms = 0.f;
+  ok = ok && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess && ms > 0.f;
+  (void)cudaGetLastError();
+  if (x) CK(cudaGraphExecDestroy(x));
+  if (g) CK(cudaGraphDestroy(g));
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  return ok;
 }
 
 // One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
@@ -288,10 +316,12 @@ struct lk_state {
 static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
-  // Under --profile the steps run uncaptured, an event before each launch, so each launch is timed alone. (Events
-  // captured into the graphs were tried on the H200, CUDA 13.0: every captured lane failed under --profile; the
-  // cause is not established yet.)
-  const bool captured = graphs && !a.prof;
+  // Under --profile a captured step records its events as nodes of its graph (external event records), so each
+  // launch is timed as the graph runs it and the times add up to the step's; where the probe finds that such events
+  // cannot be timed, the steps run uncaptured with an event before each launch.
+  const bool graph_prof = a.prof && graphs && lk_graph_events_timed(st);
+  const bool captured = graphs && (!a.prof || graph_prof);
+  if (a.prof) printf("PROFILE_TIMING: %s\n", graph_prof ? "graph" : "stream");
   for (auto& f : forms) {
     if (a.prof) {
       f.events.resize(f.kinds.size() + 1);
@@ -301,7 +331,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     if (captured) {
       cudaGraph_t g;
       CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-      f.step(st, nullptr);
+      f.step(st, graph_prof ? f.events.data() : nullptr);
       CK(cudaStreamEndCapture(st, &g));
       CK(cudaGraphInstantiate(&f.exec, g, 0));
       CK(cudaGraphDestroy(g));
