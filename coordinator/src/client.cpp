@@ -12,25 +12,8 @@
 
 namespace lt::coord {
 namespace pb = lanetune::v1;
+using wire::check;
 
-namespace {
-const char* code_name(grpc::StatusCode c) {
-  static const char* const names[] = {
-      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
-      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
-      "DATA_LOSS", "UNAUTHENTICATED"};
-  auto i = static_cast<size_t>(c);
-  return i < std::size(names) ? names[i] : "ERROR";
-}
-void check(const grpc::Status& s, const std::string& address) {
-  if (s.ok()) return;
-  std::string msg = s.error_message().empty() ? "(no message)" : s.error_message();
-  if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
-    msg = "cannot reach the coordinator at " + address + " (" + msg + "); is `lane-tune coordinator` running?";
-  throw CallError(code_name(s.error_code()), msg);
-}
-}  // namespace
 
 std::string default_coordinator() {
   const char* e = std::getenv("LT_COORDINATOR");

@@ -13,27 +13,6 @@ namespace lt::coord {
 namespace pb = lanetune::v1;
 
 namespace {
-std::string code_name(grpc::StatusCode c) {
-  switch (c) {
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::INTERNAL:
-      return "INTERNAL";
-    default:
-      return "ERROR";
-  }
-}
-
 NightRow from_wire(const pb::NightRow& o) {
   NightRow r;
   r.release = o.release();
@@ -73,13 +52,7 @@ struct ReleaseClient::Impl {
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout)));
     return c;
   }
-  void check(const grpc::Status& s) const {
-    if (s.ok()) return;
-    std::string msg = s.error_message();
-    if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
-      msg = "cannot reach the coordinator at " + address + " (" + msg + "); is `lane-tune coordinator` running?";
-    throw CallError(code_name(s.error_code()), msg);
-  }
+  void check(const grpc::Status& s) const { wire::check(s, address); }
 };
 
 ReleaseClient::ReleaseClient(const std::string& address, const std::string& token, double timeout_s,

@@ -1,6 +1,8 @@
 // The core's records as wire messages and back.
 #include "wire.hpp"
 
+#include "coordinator/client.hpp"
+
 namespace lt::coord::wire {
 
 void to_wire(const db::Run& r, lanetune::v1::Result* o) {
@@ -100,6 +102,27 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
     s.gpus.push_back(p);
   }
   return s;
+}
+
+namespace {
+// The name of a gRPC status code.
+const char* code_name(grpc::StatusCode c) {
+  static const char* const names[] = {
+      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
+  auto i = static_cast<size_t>(c);
+  return i < std::size(names) ? names[i] : "ERROR";
+}
+}  // namespace
+
+void check(const grpc::Status& s, const std::string& address) {
+  if (s.ok()) return;
+  std::string msg = s.error_message().empty() ? "(no message)" : s.error_message();
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
+    msg = "cannot reach the coordinator at " + address + " (" + msg + "); is `lane-tune coordinator` running?";
+  throw CallError(code_name(s.error_code()), msg);
 }
 
 }  // namespace lt::coord::wire

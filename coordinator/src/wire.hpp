@@ -1,6 +1,8 @@
 // Translation between the core's records and the wire's messages (shared by the server and the client).
 #pragma once
 
+#include <grpcpp/support/status.h>
+
 #include "coordinator/core.hpp"
 #include "proto/tuning.pb.h"
 
@@ -20,5 +22,9 @@ void to_wire(const db::Run& r, lanetune::v1::Result* out);
 db::Run from_wire(const lanetune::v1::Result& r);
 void to_wire(const JobStatus& s, lanetune::v1::JobStatus* out);
 JobStatus from_wire(const lanetune::v1::JobStatus& s);
+
+// Throws CallError for a failed call to the coordinator at `address`, its status code named and its message (or
+// what to do about an unreachable coordinator).
+void check(const grpc::Status& s, const std::string& address);
 
 }  // namespace lt::coord::wire

@@ -56,6 +56,8 @@ struct Bench {
   std::unique_ptr<Runner> runner;
   Plan plan;
 
+  ~Bench() { unsetenv("LT_NVCC"); }  // the stand-in nvcc is this bench's alone
+
   Bench() {
     auto s = test::run(test::cli() + " synth --preset tiny-qwen3 -q -o " + checkpoint.string());
     EXPECT_EQ(s.status, 0) << s.out;
