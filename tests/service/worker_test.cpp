@@ -28,7 +28,10 @@ TEST(Gpu, ParsesNvidiaSmi) {
   EXPECT_EQ(g.arch, 90);
   EXPECT_EQ(g.sms, 132);
   EXPECT_THROW(parse_nvidia_smi_line("No devices were found"), lt::Error);
-  EXPECT_THROW(parse_nvidia_smi_line("NVIDIA H200, 550, [N/A], 1980 MHz, 2619 MHz, 9.0"), lt::Error);
+  EXPECT_THROW(parse_nvidia_smi_line("NVIDIA H200, 550, 1 MiB, 1980 MHz, 2619 MHz, [N/A]"), lt::Error);
+  auto mig = parse_nvidia_smi_line("NVIDIA H100 80GB HBM3, 550.54.15, [N/A], [N/A], [N/A], 9.0");
+  EXPECT_EQ(mig.kind, "h100");
+  EXPECT_EQ(mig.sm_clock_mhz, 0);
 }
 
 TEST(Gpu, NamesKinds) {

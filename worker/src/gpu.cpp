@@ -53,15 +53,19 @@ Gpu parse_nvidia_smi_line(const std::string& line) {
   g.name = f[0];
   g.kind = kind_of(g.name);
   g.driver = f[1];
-  try {
-    g.memory_mib = std::stod(f[2]);
-    g.sm_clock_mhz = std::stoi(f[3]);
-    g.mem_clock_mhz = std::stoi(f[4]);
-    double cc = std::stod(f[5]);
-    g.arch = int(cc * 10 + 0.5);
-  } catch (const std::exception&) {
-    throw lt::Error("nvidia-smi printed an unexpected line: " + line);
-  }
+  // Memory and clocks may read "[N/A]" (MIG, some boards): recorded as 0; the compute capability is required.
+  auto number = [](const std::string& s) {
+    try {
+      return std::stod(s);
+    } catch (const std::exception&) {
+      return 0.0;
+    }
+  };
+  g.memory_mib = number(f[2]);
+  g.sm_clock_mhz = int(number(f[3]));
+  g.mem_clock_mhz = int(number(f[4]));
+  g.arch = int(number(f[5]) * 10 + 0.5);
+  if (g.arch == 0) throw lt::Error("nvidia-smi printed an unexpected line: " + line);
   g.sms = sms_of(g.kind);
   return g;
 }
