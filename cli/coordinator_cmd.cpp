@@ -18,6 +18,7 @@ const bool registered = lt::cli::add_command(
          std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file, tls_cert, tls_key;
          double lease_s = 30, time_limit_s = 600;
          int verbose = 0;
+         lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
        };
        auto a = std::make_shared<Args>();
        c->add_option("--db", a->db, "The SQLite database (created when missing)")->capture_default_str();
@@ -26,6 +27,16 @@ const bool registered = lt::cli::add_command(
        c->add_option("--data", a->data, "Where uploaded checkpoints are kept (default: beside the database)");
        c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")->capture_default_str();
        c->add_option("--time-limit", a->time_limit_s, "Seconds a lane may run before it is killed")
+           ->capture_default_str();
+       c->add_option("--warmup", a->measure.warmup, "Untimed runs before a configuration's repetitions")
+           ->capture_default_str();
+       c->add_option("--repetitions", a->measure.search.repetitions, "Timed runs per configuration (grid, random)")
+           ->capture_default_str();
+       c->add_option("--halving-repetitions", a->measure.search.halving_repetitions,
+                     "Timed runs in successive halving's first round (times 3 each later round)")
+           ->capture_default_str();
+       c->add_option("--stagger-seeds", a->measure.stagger_seeds, "The --stagger seeds every configuration runs with")
+           ->delimiter(',')
            ->capture_default_str();
        c->add_option("--tls-cert", a->tls_cert, "Serve TLS with this certificate (PEM; with --tls-key)");
        c->add_option("--tls-key", a->tls_key, "The TLS certificate's private key (PEM)");
@@ -40,7 +51,7 @@ const bool registered = lt::cli::add_command(
          sigaddset(&set, SIGINT);
          sigaddset(&set, SIGTERM);
          pthread_sigmask(SIG_BLOCK, &set, nullptr);
-         lt::coord::Options o;
+         lt::coord::Options o = a->measure;
          o.data_dir = a->data;
          o.lease_s = a->lease_s;
          o.time_limit_s = a->time_limit_s;

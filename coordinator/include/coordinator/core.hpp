@@ -33,7 +33,7 @@ struct Options {
   std::filesystem::path data_dir;  // uploaded checkpoints live in data_dir/checkpoints/<digest>.gguf
   double lease_s = 30;             // a lease's length; a heartbeat extends it by as much
   double time_limit_s = 600;       // how long a lane may run before the worker kills it
-  uint32_t warmup = 2;
+  uint32_t warmup = 1;
   std::vector<uint64_t> stagger_seeds = {1, 2, 3};
   int max_attempts = 3;  // leases a plan may lose before it is given up
   SearchOptions search;
