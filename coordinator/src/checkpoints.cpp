@@ -17,19 +17,6 @@ std::string hex128(XXH128_hash_t h) {
 }
 }  // namespace
 
-std::string content_digest(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw lt::Error("cannot read " + path.string());
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_128bits_reset(st);
-  std::vector<char> buf(1 << 20);
-  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
-    XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
-  std::string d = hex128(XXH3_128bits_digest(st));
-  XXH3_freeState(st);
-  return d;
-}
-
 // An upload's open file and running digest.
 struct Upload::Impl {
   std::filesystem::path dir, tmp;

@@ -3,6 +3,7 @@
 
 #include "coordinator/log.hpp"
 #include "proto/release.grpc.pb.h"
+#include "serve.hpp"
 #include "wire.hpp"
 
 namespace lt::coord {
@@ -95,42 +96,10 @@ class ReleaseService final : public pb::Releases::Service {
   }
 
  private:
-  // A peer speaking another major version (FAILED_PRECONDITION).
-  struct VersionMismatch : lt::Error {
-    using lt::Error::Error;
-  };
-
-  bool authorized(ServerContext* ctx) const {
-    if (token_.empty()) return true;
-    auto& md = ctx->client_metadata();
-    auto it = md.find("authorization");
-    return it != md.end() && std::string(it->second.data(), it->second.size()) == "Bearer " + token_;
-  }
-
-  // Runs one RPC's body, turning the core's errors into status codes.
+  // Runs one RPC's body: the token, the version, the status codes (serve.hpp).
   template <class Req, class F>
   grpc::Status call(ServerContext* ctx, const Req* req, F&& body) {
-    if (!authorized(ctx))
-      return grpc::Status{StatusCode::UNAUTHENTICATED, "a valid token is required (--token or $LT_TOKEN)"};
-    try {
-      if (req->version().major() != wire::kMajor)
-        throw VersionMismatch("protocol version " + std::to_string(req->version().major()) + " is not spoken here (" +
-                              std::to_string(wire::kMajor) + ")");
-      body();
-      return grpc::Status::OK;
-    } catch (const VersionMismatch& e) {
-      return grpc::Status{StatusCode::FAILED_PRECONDITION, e.what()};
-    } catch (const FailedPrecondition& e) {
-      return grpc::Status{StatusCode::FAILED_PRECONDITION, e.what()};
-    } catch (const InvalidArgument& e) {
-      log(1, "invalid_request", {{"error", e.what()}});
-      return grpc::Status{StatusCode::INVALID_ARGUMENT, e.what()};
-    } catch (const NotFound& e) {
-      return grpc::Status{StatusCode::NOT_FOUND, e.what()};
-    } catch (const std::exception& e) {
-      log(0, "internal_error", {{"error", e.what()}});
-      return grpc::Status{StatusCode::INTERNAL, e.what()};
-    }
+    return serve::call(ctx, token_, req, std::forward<F>(body));
   }
 
   Releases core_;

@@ -11,6 +11,7 @@
 #include "coordinator/log.hpp"
 #include "proto/tuning.grpc.pb.h"
 #include "release_server.hpp"
+#include "serve.hpp"
 #include "wire.hpp"
 
 namespace lt::coord {
@@ -31,7 +32,7 @@ class Service final : public pb::Coordinator::Service {
       Upload u(core_.upload_dir());
       pb::CheckpointChunk c;
       while (in->Read(&c)) {
-        check_version(c);
+        serve::check_version(c.version().major());
         u.append(c.offset(), c.data());
       }
       std::string d = core_.add_checkpoint(u);
@@ -194,50 +195,18 @@ class Service final : public pb::Coordinator::Service {
   }
 
  private:
-  template <class M>
-  static void check_version(const M& m) {
-    if (m.version().major() != wire::kMajor)
-      throw VersionMismatch("protocol version " + std::to_string(m.version().major()) + " is not spoken here (" +
-                            std::to_string(wire::kMajor) + ")");
-  }
-  // A peer speaking another major version (FAILED_PRECONDITION).
-  struct VersionMismatch : lt::Error {
-    using lt::Error::Error;
-  };
-
-  bool authorized(ServerContext* ctx) const {
-    if (token_.empty()) return true;
-    auto& md = ctx->client_metadata();
-    auto it = md.find("authorization");
-    return it != md.end() && std::string(it->second.data(), it->second.size()) == "Bearer " + token_;
-  }
-
-  // Runs one RPC's body, turning the core's errors into status codes.
+  // Runs one RPC's body: the token, the version, the status codes (serve.hpp).
   template <class Req, class F>
   grpc::Status call(ServerContext* ctx, const Req* req, F&& body) {
-    if (!authorized(ctx))
-      return grpc::Status{StatusCode::UNAUTHENTICATED, "a valid token is required (--token or $LT_TOKEN)"};
-    try {
-      if (req) check_version(*req);
-      body();
-      return grpc::Status::OK;
-    } catch (const VersionMismatch& e) {
-      return grpc::Status{StatusCode::FAILED_PRECONDITION, e.what()};
-    } catch (const InvalidArgument& e) {
-      log(1, "invalid_request", {{"error", e.what()}});
-      return grpc::Status{StatusCode::INVALID_ARGUMENT, e.what()};
-    } catch (const NotFound& e) {
-      return grpc::Status{StatusCode::NOT_FOUND, e.what()};
-    } catch (const std::exception& e) {
-      log(0, "internal_error", {{"error", e.what()}});
-      return grpc::Status{StatusCode::INTERNAL, e.what()};
-    }
+    return serve::call(ctx, token_, req, std::forward<F>(body));
   }
 
   Coordinator& core_;
   std::string token_;
   std::atomic<bool>& stopping_;
 };
+
+// A TLS file's text.
 std::string read_pem(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw lt::Error("cannot read the TLS file " + path + " (--tls-cert and --tls-key go together)");

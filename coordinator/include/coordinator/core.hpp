@@ -1,6 +1,8 @@
 // The coordinator's core: jobs, plans under leases, idempotent results, all in SQLite; the gRPC server calls it.
 #pragma once
 
+#include "compiler/digest.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -84,8 +86,7 @@ class Upload {
   uint64_t size_ = 0;
 };
 
-// The content digest of a file (XXH3-128, 32 hex digits).
-std::string content_digest(const std::filesystem::path& path);
+using lt::content_digest;  // compiler/digest.hpp
 
 // The coordinator: every method is one transaction on the database and safe to call from several threads.
 class Coordinator {

@@ -1,6 +1,10 @@
 // The worker: registers its GPU, leases plans of its kind, prepares the next while measuring the current, reports.
 #pragma once
 
+#include "compiler/digest.hpp"
+
+#include "compiler/log.hpp"
+
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -67,11 +71,12 @@ class Worker {
   std::unique_ptr<Impl> impl_;
 };
 
-// The content digest of a file (XXH3-128, 32 hex digits), as the coordinator stores checkpoints by.
-std::string content_digest(const std::filesystem::path& path);
+using lt::content_digest;  // compiler/digest.hpp
 
 // Worker logs: `key=value` lines on stderr; level 0 is quiet.
-int& log_level();
-void log(int level, const char* event, std::initializer_list<std::pair<const char*, std::string>> fields);
+inline int& log_level() { return logging::level(); }
+inline void log(int level, const char* event, std::initializer_list<std::pair<const char*, std::string>> fields) {
+  logging::write(level, "worker", event, fields);
+}
 
 }  // namespace lt::worker

@@ -1,27 +1,28 @@
-// The coordinator's structured log lines.
-#include "coordinator/log.hpp"
+// lane-tune's structured log lines.
+#include "compiler/log.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
 
-namespace lt::coord {
+namespace lt::logging {
 
-int& log_level() {
+int& level() {
   static int level = 0;
   return level;
 }
 
-void log(int level, const char* event, std::initializer_list<std::pair<const char*, std::string>> fields) {
-  if (level > log_level()) return;
+void write(int lvl, const char* component, const char* event,
+           std::initializer_list<std::pair<const char*, std::string>> fields) {
+  if (lvl > level()) return;
   static std::mutex m;
   auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char ts[32];
   std::tm tm{};
   gmtime_r(&now, &tm);
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::string line = std::string("ts=") + ts + " component=coordinator event=" + event;
+  std::string line = std::string("ts=") + ts + " component=" + component + " event=" + event;
   for (auto& [k, v] : fields) {
     bool quote = v.empty() || v.find_first_of(" \t\"=") != std::string::npos;
     line += std::string(" ") + k + "=" + (quote ? "\"" + v + "\"" : v);
@@ -30,4 +31,4 @@ void log(int level, const char* event, std::initializer_list<std::pair<const cha
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
-}  // namespace lt::coord
+}  // namespace lt::logging
