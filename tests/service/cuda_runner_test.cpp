@@ -14,8 +14,9 @@
 namespace lt::worker {
 namespace {
 
-// The stand-in nvcc: writes, at -o, a lane that prints the contract's lines and zero logits (the precise lane
-// always behaves; others misbehave as $FAKE_LANE_MODE says: race, wrong, fit, slow).
+// The stand-in nvcc: writes, at -o, a lane that prints the contract's lines with the CPU reference's tokens and
+// logits (`lane-tune reference`, as a correct lane would), the precise lane always so unless $FAKE_PRECISE_OFF is
+// set; other lanes misbehave as $FAKE_LANE_MODE says: race, wrong, fit, slow.
 constexpr const char* kFakeNvcc = R"SH(#!/bin/sh
 [ -n "$FAKE_NVCC_FAIL" ] && { echo "lane.cu(1): error: fake failure" >&2; exit 1; }
 out=""; prev=""; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; src=$a; done
@@ -23,7 +24,8 @@ ref=0; grep -q '"numerics": "precise"' "$(dirname "$src")/lane.json" && ref=1
 cat > "$out" <<LANE
 #!/bin/sh
 mode=\${FAKE_LANE_MODE:-ok}; [ $ref = 1 ] && mode=ok
-vocab=\$FAKE_VOCAB
+[ $ref = 1 ] && [ -n "\$FAKE_PRECISE_OFF" ] && mode=wrong
+ckpt=\$1
 shift 2; logits=""; profile=0; stagger=""; prompts=""
 while [ \$# -gt 0 ]; do case "\$1" in
   --prompts) prompts=\$2; shift;; --logits) logits=\$2; shift;; --profile) profile=1;; --stagger) stagger=\$2; shift;;
@@ -31,19 +33,20 @@ esac; shift; done
 [ \$mode = fit ] && { echo "lane: does not fit" >&2; exit 4; }
 [ \$mode = slow ] && sleep 30
 echo "LANE_CONTRACT: 1"; echo "DEVICE_BYTES: 1000"; echo "HOST_BYTES: 0"; echo "MOVED: 0"
-total=0
-while read n toks; do
-  total=\$((total + n)); echo "TOKENS: 7 7"; echo "PREFILL_MS: 1.5"; echo "DECODE_MS_PER_TOKEN: 0.5"; echo "DECODE_TOK_PER_S: 2000"
-done < \$prompts
+out=\$(mktemp); ref=\$(mktemp)
+"\$FAKE_LT" reference "\$ckpt" --prompts \$prompts --logits \$ref > \$out || exit 1
+while read line; do
+  echo "\$line"; echo "PREFILL_MS: 1.5"; echo "DECODE_MS_PER_TOKEN: 0.5"; echo "DECODE_TOK_PER_S: 2000"
+done < \$out
 [ \$profile = 1 ] && { echo "PROFILE: gemv_q8 attn_q 12.5"; echo "PROFILE_TOTAL_US: 12.5"; }
 if [ -n "\$logits" ]; then
-  bytes=\$((total * vocab * 4))
   if [ \$mode = wrong ] || { [ \$mode = race ] && [ -n "\$stagger" ]; }; then
-    head -c \$bytes /dev/zero | tr '\0' '\077' > \$logits
+    head -c \$(stat -c %s \$ref) /dev/zero | tr '\0' '\077' > \$logits
   else
-    head -c \$bytes /dev/zero > \$logits
+    cp \$ref \$logits
   fi
 fi
+rm -f \$out \$ref
 exit 0
 LANE
 chmod +x "$out"
@@ -65,8 +68,7 @@ struct Bench {
     std::ofstream(nvcc) << kFakeNvcc;
     std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
     setenv("LT_NVCC", nvcc.c_str(), 1);
-    auto f = gguf::File::open(checkpoint);
-    setenv("FAKE_VOCAB", std::to_string(model::recognize(f).vocab).c_str(), 1);
+    setenv("FAKE_LT", test::cli().c_str(), 1);
     unsetenv("FAKE_NVCC_FAIL");
     CudaOptions o;
     o.gpu = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
@@ -115,6 +117,16 @@ TEST(CudaRunner, ClassifiesFailures) {
   b.plan.time_limit_s = 1;
   auto slow = b.measure("slow");
   EXPECT_EQ(slow.failure, failure::kTimeout) << slow.reason;
+}
+
+TEST(CudaRunner, APreciseLaneThatDisagreesWithTheCpuReferenceFailsEveryPlan) {
+  Bench b;
+  setenv("FAKE_PRECISE_OFF", "1", 1);
+  auto r = b.measure("ok");
+  unsetenv("FAKE_PRECISE_OFF");
+  EXPECT_FALSE(r.valid);
+  EXPECT_EQ(r.failure, failure::kWrongResults);
+  EXPECT_NE(r.error.find("CPU reference"), std::string::npos) << r.reason << ": " << r.error;
 }
 
 TEST(CudaRunner, ReportsACompileError) {

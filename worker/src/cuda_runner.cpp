@@ -16,6 +16,7 @@
 #include "compiler/lane.hpp"
 #include "compiler/lane_output.hpp"
 #include "compiler/model.hpp"
+#include "compiler/reference.hpp"
 #include "worker/checks.hpp"
 #include "worker/process.hpp"
 #include "worker/runner.hpp"
@@ -36,6 +37,10 @@ struct Built {
   std::string error;  // nvcc's or the emitter's message when it failed
   double compile_s = 0;
 };
+
+// How far the precise lane's logits may stray from the CPU reference's (relative L2; measured on the H200: 0 to
+// 3.4e-8).
+constexpr double kPreciseAgainstCpu = 1e-6;
 
 // What the precise lane printed for a job's prompts: the reference every configuration is judged against.
 struct Reference {
@@ -169,11 +174,35 @@ class CudaRunner : public Runner {
       try {
         for (auto& q : lane::parse_output(run.out).prompts) ref.tokens.push_back(q.tokens);
         ref.logits = read_logits(logits.string());
+        ref.error = against_cpu_reference(p, checkpoint, ref);
       } catch (const std::exception& e) {
         ref.error = e.what();
       }
     }
     return refs_.emplace(key, std::move(ref)).first->second;
+  }
+
+  // Why the precise lane's tokens and logits are not the CPU reference's (f64, on this machine's cores), or empty:
+  // the precise lane is the reference every configuration is judged against, so it is judged first.
+  static std::string against_cpu_reference(const Plan& p, const std::filesystem::path& checkpoint,
+                                           const Reference& lane) {
+    auto file = gguf::File::open(checkpoint);
+    auto model = model::recognize(file);
+    reference::Reference cpu(file, model);
+    std::vector<float> logits;
+    std::vector<std::vector<int32_t>> tokens;
+    for (auto& q : p.prompts) {
+      auto g = cpu.generate(q.tokens, static_cast<int>(q.n_gen));
+      tokens.push_back(g.tokens);
+      logits.insert(logits.end(), g.logits.begin(), g.logits.end());
+    }
+    if (tokens != lane.tokens) return "the precise lane's tokens differ from the CPU reference's";
+    const Agreement a = compare_logits(lane.logits, logits, model.vocab);
+    if (!(a.rel_l2 <= kPreciseAgainstCpu))
+      return "the precise lane's logits differ from the CPU reference's: relative L2 error " +
+             std::to_string(a.rel_l2) + " (at most " + std::to_string(kPreciseAgainstCpu) + ")";
+    log(1, "reference_checked", {{"job", std::to_string(p.job)}, {"rel_l2", std::to_string(a.rel_l2)}});
+    return {};
   }
 
   Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Built& lane, const Built& precise,
