@@ -77,7 +77,7 @@ struct Demo {
   uint64_t seed = 1;
   std::string replay = default_recording();
   std::string strategy = "halving";
-  int budget = 24;
+  int budget = 12;  // as bench/h200_service.sh records the fixture
   bool force_replay = false;
 };
 
