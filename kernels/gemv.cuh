@@ -1,16 +1,11 @@
 // The GEMV: R activation rows times a matrix, RPW output rows a warp, the weights streamed once in 16-byte units.
 
-// y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
-// consecutive output rows; its lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a
-// row at a time; the sums stay in lk_acc.
+// The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
+// the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
-                                               lk_act* __restrict__ y, int k, int n) {
+LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R]) {
   constexpr int E = lk_fmt<M>::E;
   const int lane = threadIdx.x & 31;
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
-  if (row0 >= n) return;
-  lk_acc acc[RPW][R];
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -37,12 +32,78 @@ __global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x
     }
   }
 #pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
+}
+
+// Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias.
+template <int RPW, int R>
+LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restrict__ bias, lk_act* __restrict__ y, int n,
+                             int row0) {
+  if ((threadIdx.x & 31) != 0) return;
+#pragma unroll
   for (int i = 0; i < RPW; ++i) {
     const int row = row0 + i;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const lk_acc v = lk_warp_sum(acc[i][r]);
-      if (lane == 0 && row < n) y[(size_t)r * n + row] = (lk_act)(v + (bias ? (lk_acc)bias[row] : (lk_acc)0));
-    }
+    for (int r = 0; r < R; ++r)
+      if (row < n) y[(size_t)r * n + row] = (lk_act)(acc[i][r] + (bias ? (lk_acc)bias[row] : (lk_acc)0));
   }
+}
+
+// y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
+// consecutive output rows; the sums stay in lk_acc.
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+                                               lk_act* __restrict__ y, int k, int n) {
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  if (row0 >= n) return;
+  lk_acc acc[RPW][R];
+  lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
+  lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
+}
+
+// Up to three matrices one input feeds (q, k and v), side by side: part p has n[p] rows (a multiple of the warps'
+// rows), its bias and its output.
+template <class M>
+struct lk_parts {
+  M m[3];
+  const float* bias[3];
+  lk_act* y[3];
+  int n[3];
+};
+
+// The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_act* __restrict__ x, int k) {
+  int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
+  row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
+  const int n = p == 0 ? ps.n[0] : p == 1 ? ps.n[1] : ps.n[2];
+  if (row0 >= n) return;
+  const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
+  lk_acc acc[RPW][R];
+  lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
+  lk_gemv_store<RPW, R>(acc, p == 0 ? ps.bias[0] : p == 1 ? ps.bias[1] : ps.bias[2],
+                        p == 0 ? ps.y[0] : p == 1 ? ps.y[1] : ps.y[2], n, row0);
+}
+
+// The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv_glu(M g, M u, const lk_act* __restrict__ x, lk_act* __restrict__ y,
+                                                   int k, int n) {
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  if (row0 >= n) return;
+  lk_acc ag[RPW][R], au[RPW][R];
+  lk_gemv_sums<M, RPW, R>(g, x, k, n, row0, ag);
+  lk_gemv_sums<M, RPW, R>(u, x, k, n, row0, au);
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      // Rounded to lk_act as the unfused launches store g and u before SwiGLU reads them.
+      const lk_acc a = (lk_acc)(lk_act)ag[i][r];
+      ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
+    }
+  lk_gemv_store<RPW, R>(ag, nullptr, y, n, row0);
 }

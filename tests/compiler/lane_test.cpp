@@ -126,7 +126,8 @@ TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
   for (const char* preset : kDense) {
     Loaded l = load(preset);
     for (const json& k : {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
-                          json{{"max_chunk", 64}, {"attn_splits", 16}}}) {
+                          json{{"max_chunk", 64}, {"attn_splits", 16}},
+                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"max_chunk", 64}}}) {
       lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
       size_t total = 0;
@@ -180,6 +181,30 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(program(l, {{"cuda_graphs", false}}).find("GRAPHS = false"), std::string::npos);
   EXPECT_EQ(program(l, {{"max_chunk", 1}}).find("step2_0"), std::string::npos);
   EXPECT_NE(program(l, {{"max_chunk", 64}}).find("step64_0"), std::string::npos);
+  const std::string qkv = program(l, {{"fuse_qkv", true}});
+  EXPECT_NE(qkv.find("lk_gemv_parts<lk_q8, 1, 1><<<"), std::string::npos);
+  EXPECT_EQ(qkv.find("lk_gemv<lk_q8, 1, 1><<<64, 256, 0, st>>>(w_blk_0_attn_q"), std::string::npos);
+  const std::string glu = program(l, {{"fuse_glu", true}});
+  EXPECT_NE(glu.find("lk_gemv_glu<lk_q8, 1, 1><<<"), std::string::npos);
+  EXPECT_EQ(glu.find("lk_swiglu<<<"), std::string::npos);
+}
+
+TEST(Emit, FusionsNeedMatricesOfOneFormatAndWholeWarps) {
+  Loaded l = load("tiny-qwen3");
+  model::Model m = l.model;
+  gguf::TensorInfo f16 = *m.layer[0].wk;
+  f16.type = ggml::Type::F16;
+  m.layer[0].wk = &f16;
+  const knobs::Space s = knobs::space(m, {132, 90});
+  EXPECT_NE(s.why_invalid(knobs_of({{"fuse_qkv", true}})).find("one format"), std::string::npos);
+  EXPECT_TRUE(s.why_invalid(knobs_of({{"fuse_glu", true}})).empty());
+  model::Model odd = l.model;
+  odd.kv_heads = 1;
+  odd.head_dim = 6;
+  odd.value_dim = 6;
+  EXPECT_NE(knobs::space(odd, {132, 90}).why_invalid(knobs_of({{"fuse_qkv", true}, {"gemv_rows_per_warp", 4}}))
+                .find("gemv_rows_per_warp"),
+            std::string::npos);
 }
 
 TEST(Emit, TheProgramCarriesItsCheckpointAndSidecarIdentity) {
@@ -218,6 +243,19 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     EXPECT_TRUE(std::filesystem::exists(dir / "lane"));
   }
+}
+
+// The fused launches (biases in the parts: qwen2) build too.
+TEST(LaneFusedBuild, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  Loaded l = load("tiny-qwen2");
+  TempDir dir;
+  lane::write(lane::compile(l.file, l.model, knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 2}}),
+                            {132, 90}),
+              dir.path());
+  std::string log;
+  ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << log;
+  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,

@@ -25,6 +25,8 @@ struct Knobs {
   int gemv_rows_per_warp = 1;  // output rows a warp of the GEMV computes
   int gemv_warps = 8;          // warps a GEMV block holds
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
+  bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
+  bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -76,6 +76,16 @@ struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   Ref y;
   int rows;
 };
+struct GemvParts {  // y_p = W_p x (+ bias_p) for the parts p, one launch
+  Ref x;
+  std::vector<Gemv> parts;  // each part's matrix, bias and output (their x is `x`)
+  int rows;
+};
+struct GemvGlu {  // out = silu(G x) * (U x)
+  std::string wg, wu;
+  Ref x, out;
+  int rows;
+};
 struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn are set
   Ref q, k;
   std::optional<std::string> qn, kn;
@@ -105,7 +115,7 @@ struct ArgMax {  // advances the token, the generated run and the position by `r
   Ref logits;
   int rows;
 };
-using Op = std::variant<Embed, AddNorm, Gemv, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
+using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
 
 // One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), and the names
 // --profile prints for it.

@@ -99,6 +99,47 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
               << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x)
               << ", " << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
           }
+        } else if constexpr (std::is_same_v<T, GemvParts>) {
+          const Matrix& w0 = p.matrix(op.parts[0].w);
+          const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          size_t total = 0;
+          for (const Gemv& g : op.parts) total += p.matrix(g.w).rows;
+          for (int at = 0; at < op.rows; at += 8) {
+            const int r = std::min(8, op.rows - at);
+            std::ostringstream ms, bs, ys, ns;
+            for (size_t i = 0; i < 3; ++i) {
+              const bool real = i < op.parts.size();
+              const Gemv& g = op.parts[real ? i : 0];
+              const Matrix& w = p.matrix(g.w);
+              Ref y = g.y;
+              y.offset += size_t(at) * w.rows;
+              ms << (i ? ", " : "") << w.name;
+              bs << (i ? ", " : "") << (real && g.bias ? *g.bias : "nullptr");
+              ys << (i ? ", " : "") << (real ? n(y) : "nullptr");
+              ns << (i ? ", " : "") << (real ? w.rows : 0);
+            }
+            Ref x = op.x;
+            x.offset += size_t(at) * w0.cols;
+            if (at) o << "\n  ";
+            o << "lk_gemv_parts<" << format_type(w0.type) << ", " << rpw << ", " << r << "><<<"
+              << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(lk_parts<" << format_type(w0.type)
+              << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str() << "}, {" << ns.str() << "}}, " << n(x)
+              << ", " << w0.cols << ");";
+          }
+        } else if constexpr (std::is_same_v<T, GemvGlu>) {
+          const Matrix& g = p.matrix(op.wg);
+          const Matrix& u = p.matrix(op.wu);
+          const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          for (int at = 0; at < op.rows; at += 8) {
+            const int r = std::min(8, op.rows - at);
+            Ref x = op.x, y = op.out;
+            x.offset += size_t(at) * g.cols;
+            y.offset += size_t(at) * g.rows;
+            if (at) o << "\n  ";
+            o << "lk_gemv_glu<" << format_type(g.type) << ", " << rpw << ", " << r << "><<<"
+              << cdiv(g.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << g.name << ", " << u.name
+              << ", " << n(x) << ", " << n(y) << ", " << g.cols << ", " << g.rows << ");";
+          }
         } else if constexpr (std::is_same_v<T, Rope>) {
           const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
           o << "lk_rope<" << (m.rope_mode == model::RopeMode::Neox ? "true" : "false") << ", "

@@ -38,7 +38,8 @@ const char* to_string(Numerics n) { return kNumerics[static_cast<int>(n)]; }
 
 json Knobs::to_json() const {
   return json{{"numerics", to_string(numerics)}, {"cuda_graphs", cuda_graphs},   {"max_chunk", max_chunk},
-              {"gemv_rows_per_warp", gemv_rows_per_warp}, {"gemv_warps", gemv_warps}, {"attn_splits", attn_splits}};
+              {"gemv_rows_per_warp", gemv_rows_per_warp}, {"gemv_warps", gemv_warps}, {"attn_splits", attn_splits},
+              {"fuse_qkv", fuse_qkv}, {"fuse_glu", fuse_glu}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -51,6 +52,8 @@ Knobs Knobs::from_json(const json& j) {
     else if (name == "gemv_rows_per_warp") k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
     else if (name == "gemv_warps") k.gemv_warps = parse_int(v, "gemv_warps");
     else if (name == "attn_splits") k.attn_splits = parse_int(v, "attn_splits");
+    else if (name == "fuse_qkv") k.fuse_qkv = parse_bool(v, "fuse_qkv");
+    else if (name == "fuse_glu") k.fuse_glu = parse_bool(v, "fuse_glu");
     else throw Error("unknown knob \"" + name + "\"");
   }
   return k;
@@ -77,6 +80,8 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
       {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
       {"gemv_warps", "warps in a GEMV block", {4, 8}},
       {"attn_splits", "decode attention: the positions split over this many blocks, folded after", {1, 2, 4, 8, 16}},
+      {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
+      {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
   };
 }
 
@@ -96,6 +101,8 @@ Space space(const model::Model& m, const Target& t) {
   s.constraints = {
       "every knob takes a value of its domain",
       "max_chunk is at most the lane's context",
+      "fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
+      "fuse_qkv / fuse_glu: the fused matrices share one format",
   };
   return s;
 }
@@ -108,6 +115,19 @@ std::string Space::why_invalid(const Knobs& k) const {
   }
   if (static_cast<uint32_t>(k.max_chunk) > std::max<uint32_t>(model.context, 1))
     return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " + std::to_string(model.context);
+  for (const model::Layer& L : model.layer) {
+    if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
+      return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ";
+    if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
+      return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
+  }
+  if (k.fuse_qkv) {
+    for (uint64_t rows : {uint64_t(model.heads) * model.head_dim, uint64_t(model.kv_heads) * model.head_dim,
+                          uint64_t(model.kv_heads) * model.value_dim})
+      if (rows % static_cast<uint64_t>(k.gemv_rows_per_warp) != 0)
+        return "fuse_qkv: a projection of " + std::to_string(rows) + " rows is not a multiple of gemv_rows_per_warp " +
+               std::to_string(k.gemv_rows_per_warp);
+  }
   return {};
 }
 

@@ -70,9 +70,15 @@ void build_form(Plan& p, Form& f) {
     else
       b.add(AddNorm{x, Ref{prev_add}, V(L.attn_norm), h, R}, {"x", prev_add}, {"x", h.buf}, "add_norm", h.buf);
     Ref q = b.buf(t + "q", R * hq * hd), k = b.buf(t + "k", R * hk * hd), v = b.buf(t + "v", R * hk * vd);
-    b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
-    b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
-    b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
+    if (p.knobs.fuse_qkv) {
+      std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
+                                 Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
+      b.add(GemvParts{h, std::move(parts), R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
+    } else {
+      b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
+      b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
+      b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
+    }
     b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R}, {q.buf, k.buf}, {q.buf, k.buf}, "rope", q.buf);
     const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
     b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
@@ -90,10 +96,15 @@ void build_form(Plan& p, Form& f) {
     // Feed-forward.
     Ref h2 = b.buf(t + "h2", R * d);
     b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
-    Ref g = b.buf(t + "g", R * ff), u = b.buf(t + "u", R * ff), s = b.buf(t + "s", R * ff);
-    b.add(Gemv{W(L.w_gate), h2, std::nullopt, g, R}, {h2.buf}, {g.buf}, "gemv", g.buf);
-    b.add(Gemv{W(L.w_up), h2, std::nullopt, u, R}, {h2.buf}, {u.buf}, "gemv", u.buf);
-    b.add(SwiGlu{g, u, s, R * ff}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
+    Ref s = b.buf(t + "s", R * ff);
+    if (p.knobs.fuse_glu) {
+      b.add(GemvGlu{W(L.w_gate), W(L.w_up), h2, s, R}, {h2.buf}, {s.buf}, "gemv_glu", s.buf);
+    } else {
+      Ref g = b.buf(t + "g", R * ff), u = b.buf(t + "u", R * ff);
+      b.add(Gemv{W(L.w_gate), h2, std::nullopt, g, R}, {h2.buf}, {g.buf}, "gemv", g.buf);
+      b.add(Gemv{W(L.w_up), h2, std::nullopt, u, R}, {h2.buf}, {u.buf}, "gemv", u.buf);
+      b.add(SwiGlu{g, u, s, R * ff}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
+    }
     Ref dn = b.buf(t + "dn", R * d);
     b.add(Gemv{W(L.w_down), s, std::nullopt, dn, R}, {s.buf}, {dn.buf}, "gemv", dn.buf);
     prev_add = dn.buf;
