@@ -22,7 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // This binary, to start the coordinator, the worker and the clients as the user would.
-std::string self() { return fs::read_symlink("/proc/self/exe").string(); }
+std::string self() {
+  return fs::read_symlink("/proc/self/exe").string();
+}
 
 // Starts `args` as a child whose output goes to `log` (or to ours when empty); returns its pid.
 pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
@@ -108,8 +110,9 @@ void run_demo(const Demo& d) {
       replay = (dir / "synthetic-recording.json").string();
       if (run({self(), "record", "--synthetic", ckpt.string(), "--gpu", "h200", "-o", replay}) != 0)
         throw lt::Error("cannot write a synthetic recording");
-      std::printf("demo: no GPU and no recording of a real job here: the worker answers from a SYNTHETIC recording "
-                  "(made-up figures, not measurements)\n");
+      std::printf(
+          "demo: no GPU and no recording of a real job here: the worker answers from a SYNTHETIC recording "
+          "(made-up figures, not measurements)\n");
     } else if (!fs::exists(replay)) {
       throw lt::Error("no GPU here and no recording at " + replay + " (give --replay FILE)");
     }
@@ -123,9 +126,9 @@ void run_demo(const Demo& d) {
 
   const fs::path port_file = dir / "coordinator.port", db = dir / "lane-tune.db";
   fs::remove(port_file);
-  pid_t coord = spawn({self(), "coordinator", "--db", db.string(), "--listen", "127.0.0.1:0", "--port-file",
-                       port_file.string()},
-                      dir / "coordinator.log");
+  pid_t coord =
+      spawn({self(), "coordinator", "--db", db.string(), "--listen", "127.0.0.1:0", "--port-file", port_file.string()},
+            dir / "coordinator.log");
   pid_t work = -1;
   try {
     std::string port;
@@ -153,18 +156,19 @@ void run_demo(const Demo& d) {
   stop(coord);
 }
 
-const bool registered = lt::cli::add_command({5, [](CLI::App& app) {
-  auto* c = app.add_subcommand("demo",
-                               "The main job on an embedded default: a synthesized checkpoint tuned by a local "
-                               "coordinator and worker into a SQLite file");
-  auto d = std::make_shared<Demo>();
-  c->add_option("--dir", d->dir, "Where the checkpoint, the database and the logs go")->capture_default_str();
-  c->add_option("--preset", d->preset, "The checkpoint to synthesize")->capture_default_str();
-  c->add_option("--strategy", d->strategy, "grid, random or halving")->capture_default_str();
-  c->add_option("--budget", d->budget, "Configurations to try")->capture_default_str();
-  c->add_option("--replay", d->replay, "The recording a worker without a GPU answers from")->capture_default_str();
-  c->add_flag("--replay-only", d->force_replay, "Answer from the recording even where there is a GPU");
-  c->callback([d] { run_demo(*d); });
-}});
+const bool registered = lt::cli::add_command(
+    {5, [](CLI::App& app) {
+       auto* c = app.add_subcommand("demo",
+                                    "The main job on an embedded default: a synthesized checkpoint tuned by a local "
+                                    "coordinator and worker into a SQLite file");
+       auto d = std::make_shared<Demo>();
+       c->add_option("--dir", d->dir, "Where the checkpoint, the database and the logs go")->capture_default_str();
+       c->add_option("--preset", d->preset, "The checkpoint to synthesize")->capture_default_str();
+       c->add_option("--strategy", d->strategy, "grid, random or halving")->capture_default_str();
+       c->add_option("--budget", d->budget, "Configurations to try")->capture_default_str();
+       c->add_option("--replay", d->replay, "The recording a worker without a GPU answers from")->capture_default_str();
+       c->add_flag("--replay-only", d->force_replay, "Answer from the recording even where there is a GPU");
+       c->callback([d] { run_demo(*d); });
+     }});
 
 }  // namespace

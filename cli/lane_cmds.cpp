@@ -38,63 +38,69 @@ void print_space(const lt::knobs::Space& s) {
   for (const auto& c : s.constraints) std::printf("  - %s\n", c.c_str());
 }
 
-const bool registered = lt::cli::add_command({30, [](CLI::App& app) {
-  {
-    auto* c = app.add_subcommand("knobs", "Print the knob space of a checkpoint for a GPU (domains and constraints)");
-    auto file = std::make_shared<std::string>();
-    auto sms = std::make_shared<int>(132);
-    auto arch = std::make_shared<int>(90);
-    auto json = std::make_shared<bool>(false);
-    c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
-    c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
-    c->add_option("--arch", *arch, "the GPU's compute capability (90: sm_90)")->check(CLI::Range(50, 120));
-    c->add_flag("--json", *json, "print JSON");
-    c->callback([=] {
-      auto f = lt::gguf::File::open(*file);
-      auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch});
-      if (*json) std::printf("%s\n", s.to_json().dump(2).c_str());
-      else print_space(s);
-    });
-  }
-  {
-    auto* c = app.add_subcommand("compile", "Emit the lane (lane.cu, its sidecar, lane.json) of a checkpoint");
-    auto file = std::make_shared<std::string>();
-    auto knobs = std::make_shared<std::string>();
-    auto out = std::make_shared<std::string>();
-    auto sms = std::make_shared<int>(132);
-    auto arch = std::make_shared<int>(90);
-    c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
-    c->add_option("--knobs", *knobs, "a JSON file of knobs (defaults for those absent)")->check(CLI::ExistingFile);
-    c->add_option("-o,--out", *out, "the lane's directory")->required();
-    c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
-    c->add_option("--arch", *arch, "the GPU's compute capability")->check(CLI::Range(50, 120));
-    c->callback([=] {
-      auto f = lt::gguf::File::open(*file);
-      auto m = lt::model::recognize(f);
-      auto p = lt::lane::compile(f, m, read_knobs(*knobs), {*sms, *arch});
-      lt::lane::write(p, *out);
-      std::printf("wrote %s/%s (%zu bytes) and its sidecar (%zu bytes)\n", out->c_str(), lt::lane::kSource, p.cu.size(),
-                  p.sidecar.size());
-    });
-  }
-  {
-    auto* c = app.add_subcommand("build", "Build a lane's program with nvcc");
-    auto dir = std::make_shared<std::string>();
-    auto arch = std::make_shared<std::string>("sm_90");
-    c->add_option("DIR", *dir, "the lane's directory (from lane-tune compile)")->required()->check(CLI::ExistingDirectory);
-    c->add_option("--arch", *arch, "the GPU architecture: sm_80, sm_90, ...");
-    c->callback([=] {
-      if (arch->rfind("sm_", 0) != 0) throw lt::Error("--arch takes sm_NN, not " + *arch);
-      int a = 0;
-      try {
-        a = std::stoi(arch->substr(3));
-      } catch (...) {
-        throw lt::Error("--arch takes sm_NN, not " + *arch);
-      }
-      auto bin = lt::lane::build(*dir, a);
-      std::printf("built %s\n", bin.c_str());
-    });
-  }
-}});
+const bool registered = lt::cli::add_command(
+    {30, [](CLI::App& app) {
+       {
+         auto* c =
+             app.add_subcommand("knobs", "Print the knob space of a checkpoint for a GPU (domains and constraints)");
+         auto file = std::make_shared<std::string>();
+         auto sms = std::make_shared<int>(132);
+         auto arch = std::make_shared<int>(90);
+         auto json = std::make_shared<bool>(false);
+         c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
+         c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
+         c->add_option("--arch", *arch, "the GPU's compute capability (90: sm_90)")->check(CLI::Range(50, 120));
+         c->add_flag("--json", *json, "print JSON");
+         c->callback([=] {
+           auto f = lt::gguf::File::open(*file);
+           auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch});
+           if (*json)
+             std::printf("%s\n", s.to_json().dump(2).c_str());
+           else
+             print_space(s);
+         });
+       }
+       {
+         auto* c = app.add_subcommand("compile", "Emit the lane (lane.cu, its sidecar, lane.json) of a checkpoint");
+         auto file = std::make_shared<std::string>();
+         auto knobs = std::make_shared<std::string>();
+         auto out = std::make_shared<std::string>();
+         auto sms = std::make_shared<int>(132);
+         auto arch = std::make_shared<int>(90);
+         c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
+         c->add_option("--knobs", *knobs, "a JSON file of knobs (defaults for those absent)")->check(CLI::ExistingFile);
+         c->add_option("-o,--out", *out, "the lane's directory")->required();
+         c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
+         c->add_option("--arch", *arch, "the GPU's compute capability")->check(CLI::Range(50, 120));
+         c->callback([=] {
+           auto f = lt::gguf::File::open(*file);
+           auto m = lt::model::recognize(f);
+           auto p = lt::lane::compile(f, m, read_knobs(*knobs), {*sms, *arch});
+           lt::lane::write(p, *out);
+           std::printf("wrote %s/%s (%zu bytes) and its sidecar (%zu bytes)\n", out->c_str(), lt::lane::kSource,
+                       p.cu.size(), p.sidecar.size());
+         });
+       }
+       {
+         auto* c = app.add_subcommand("build", "Build a lane's program with nvcc");
+         auto dir = std::make_shared<std::string>();
+         auto arch = std::make_shared<std::string>("sm_90");
+         c->add_option("DIR", *dir, "the lane's directory (from lane-tune compile)")
+             ->required()
+             ->check(CLI::ExistingDirectory);
+         c->add_option("--arch", *arch, "the GPU architecture: sm_80, sm_90, ...");
+         c->callback([=] {
+           if (arch->rfind("sm_", 0) != 0) throw lt::Error("--arch takes sm_NN, not " + *arch);
+           int a = 0;
+           try {
+             a = std::stoi(arch->substr(3));
+           } catch (...) {
+             throw lt::Error("--arch takes sm_NN, not " + *arch);
+           }
+           auto bin = lt::lane::build(*dir, a);
+           std::printf("built %s\n", bin.c_str());
+         });
+       }
+     }});
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 namespace lt {
 
-const char* version() { return LT_VERSION; }
+const char* version() {
+  return LT_VERSION;
+}
 
 std::string nvcc_path() {
   if (const char* env = std::getenv("LT_NVCC"); env && *env) return env;

@@ -51,7 +51,9 @@ Loaded load(const std::string& preset) {
   return Loaded{std::move(f), std::move(m)};
 }
 
-knobs::Knobs knobs_of(const json& j) { return knobs::Knobs::from_json(j); }
+knobs::Knobs knobs_of(const json& j) {
+  return knobs::Knobs::from_json(j);
+}
 
 TEST(Knobs, JsonRoundTripsAndDefaultsFillTheRest) {
   knobs::Knobs k = knobs_of({{"numerics", "precise"}, {"attn_splits", 8}});
@@ -106,8 +108,10 @@ void check_form(const lane::Plan& p, const lane::Form& f) {
   std::set<std::string> written;
   for (const lane::Launch& l : f.launches) {
     for (const std::string& r : l.reads)
-      if (f.buffers.count(r)) EXPECT_TRUE(written.count(r)) << "form " << f.rows << " reads " << r << " unwritten";
-      else EXPECT_TRUE(p.carried.count(r)) << r << " is neither step-local nor carried";
+      if (f.buffers.count(r))
+        EXPECT_TRUE(written.count(r)) << "form " << f.rows << " reads " << r << " unwritten";
+      else
+        EXPECT_TRUE(p.carried.count(r)) << r << " is neither step-local nor carried";
     for (const std::string& w : l.writes) written.insert(w);
   }
   for (const auto& [a, sa] : f.slots) {
@@ -159,7 +163,9 @@ TEST(Plan, UnsupportedModelsAreClearErrors) {
 }
 
 // The program emitted under `j`.
-std::string program(const Loaded& l, const json& j) { return lane::compile(l.file, l.model, knobs_of(j), {132, 90}).cu; }
+std::string program(const Loaded& l, const json& j) {
+  return lane::compile(l.file, l.model, knobs_of(j), {132, 90}).cu;
+}
 
 TEST(Emit, EveryKnobChangesTheProgram) {
   Loaded l = load("tiny-qwen3");
@@ -202,7 +208,8 @@ TEST(Emit, FusionsNeedMatricesOfOneFormatAndWholeWarps) {
   odd.kv_heads = 1;
   odd.head_dim = 6;
   odd.value_dim = 6;
-  EXPECT_NE(knobs::space(odd, {132, 90}).why_invalid(knobs_of({{"fuse_qkv", true}, {"gemv_rows_per_warp", 4}}))
+  EXPECT_NE(knobs::space(odd, {132, 90})
+                .why_invalid(knobs_of({{"fuse_qkv", true}, {"gemv_rows_per_warp", 4}}))
                 .find("gemv_rows_per_warp"),
             std::string::npos);
 }
@@ -226,7 +233,9 @@ TEST(Emit, LaneXxh64IsXxh64) {
 }
 
 // Whether nvcc is here to build lanes.
-bool have_nvcc() { return !nvcc_path().empty() && std::filesystem::exists(nvcc_path()); }
+bool have_nvcc() {
+  return !nvcc_path().empty() && std::filesystem::exists(nvcc_path());
+}
 
 // The lanes of every dense tiny preset under each numerics build for sm_80 and sm_90 with nvcc, warnings as errors.
 class LaneBuild : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -250,8 +259,8 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
   TempDir dir;
-  lane::write(lane::compile(l.file, l.model, knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 2}}),
-                            {132, 90}),
+  lane::write(lane::compile(l.file, l.model,
+                            knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 2}}), {132, 90}),
               dir.path());
   std::string log;
   ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << log;

@@ -38,6 +38,8 @@ Output run(const std::string& command) {
   return r;
 }
 
-std::string cli() { return LT_CLI; }
+std::string cli() {
+  return LT_CLI;
+}
 
 }  // namespace lt::test

@@ -20,8 +20,8 @@ const char* to_string(Numerics n);
 // One configuration of a lane. Every field changes the emitted program.
 struct Knobs {
   Numerics numerics = Numerics::Dequant;
-  bool cuda_graphs = true;  // each form's step captured once as a CUDA graph
-  int max_chunk = 16;       // the largest prefill chunk; the chunks are 2, 4, ... max_chunk (1: no chunks)
+  bool cuda_graphs = true;     // each form's step captured once as a CUDA graph
+  int max_chunk = 16;          // the largest prefill chunk; the chunks are 2, 4, ... max_chunk (1: no chunks)
   int gemv_rows_per_warp = 1;  // output rows a warp of the GEMV computes
   int gemv_warps = 8;          // warps a GEMV block holds
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded

@@ -147,7 +147,7 @@ struct Plan {
   model::Model model;
   knobs::Knobs knobs;
   knobs::Target target;
-  int ctx = 0;  // positions the caches hold
+  int ctx = 0;                   // positions the caches hold
   std::vector<Matrix> matrices;  // in the order they move to host memory under --device-bytes (largest first)
   std::vector<Vector> vectors;
   std::vector<SideArray> side;

@@ -39,8 +39,16 @@ std::vector<std::string> nvcc_command(const std::filesystem::path& dir, int arch
   const std::string nvcc = nvcc_path();
   if (nvcc.empty()) throw Error("no nvcc: install the CUDA toolkit or point $LT_NVCC at nvcc to build lanes");
   const std::string a = std::to_string(arch);
-  return {nvcc,           "-O3",          "-std=c++17",        "-lineinfo", "-gencode",
-          "arch=compute_" + a + ",code=sm_" + a, "-Werror", "all-warnings", "-o", (dir / kBinary).string(),
+  return {nvcc,
+          "-O3",
+          "-std=c++17",
+          "-lineinfo",
+          "-gencode",
+          "arch=compute_" + a + ",code=sm_" + a,
+          "-Werror",
+          "all-warnings",
+          "-o",
+          (dir / kBinary).string(),
           (dir / kSource).string()};
 }
 
@@ -58,7 +66,8 @@ std::filesystem::path build(const std::filesystem::path& dir, int arch, std::str
   while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
   const int status = pclose(pipe);
   if (log) *log = out;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw Error("nvcc failed on " + (dir / kSource).string() + ":\n" + out);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error("nvcc failed on " + (dir / kSource).string() + ":\n" + out);
   return dir / kBinary;
 }
 

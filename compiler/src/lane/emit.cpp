@@ -17,27 +17,35 @@ namespace lt::lane {
 
 namespace {
 
-size_t cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+size_t cdiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
 
 // The kernel library files every lane includes, in order.
-const char* const kLibrary[] = {"prelude.cuh", "stall.cuh",     "formats.cuh", "embed.cuh",  "norm.cuh",
-                                "gemv.cuh",    "rope.cuh",      "kv.cuh",      "attention.cuh", "swiglu.cuh",
-                                "argmax.cuh",  "xxh64.cuh",     "host.cuh"};
+const char* const kLibrary[] = {"prelude.cuh", "stall.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",
+                                "gemv.cuh",    "rope.cuh",  "kv.cuh",      "attention.cuh", "swiglu.cuh",
+                                "argmax.cuh",  "xxh64.cuh", "host.cuh"};
 
 // The C type a matrix format's handle takes in the kernels, and the elements of its 16-byte unit.
 std::string format_type(ggml::Type t) {
   switch (t) {
-    case ggml::Type::Q8_0: return "lk_q8";
-    case ggml::Type::F16: return "lk_plain<__half>";
-    case ggml::Type::BF16: return "lk_plain<__nv_bfloat16>";
-    default: return "lk_plain<float>";
+    case ggml::Type::Q8_0:
+      return "lk_q8";
+    case ggml::Type::F16:
+      return "lk_plain<__half>";
+    case ggml::Type::BF16:
+      return "lk_plain<__nv_bfloat16>";
+    default:
+      return "lk_plain<float>";
   }
 }
 // The element type of a plain matrix format.
 std::string plain_elem(ggml::Type t) {
   return t == ggml::Type::F16 ? "__half" : t == ggml::Type::BF16 ? "__nv_bfloat16" : "float";
 }
-int unit_elems(ggml::Type t) { return t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8; }
+int unit_elems(ggml::Type t) {
+  return t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
+}
 
 std::string flit(double v) {
   std::ostringstream o;
@@ -66,7 +74,9 @@ class Names {
 };
 
 // Threads of a norm block over a row of d.
-int norm_threads(size_t d) { return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024; }
+int norm_threads(size_t d) {
+  return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
+}
 
 // The launch statements of one launch.
 std::string launch(const Launch& l, const Plan& p, const Names& n) {
@@ -122,9 +132,9 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             x.offset += size_t(at) * w0.cols;
             if (at) o << "\n  ";
             o << "lk_gemv_parts<" << format_type(w0.type) << ", " << rpw << ", " << r << "><<<"
-              << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(lk_parts<" << format_type(w0.type)
-              << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str() << "}, {" << ns.str() << "}}, " << n(x)
-              << ", " << w0.cols << ");";
+              << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(lk_parts<"
+              << format_type(w0.type) << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str() << "}, {"
+              << ns.str() << "}}, " << n(x) << ", " << w0.cols << ");";
           }
         } else if constexpr (std::is_same_v<T, GemvGlu>) {
           const Matrix& g = p.matrix(op.wg);
@@ -166,8 +176,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           o << "lk_swiglu<<<" << cdiv(op.n, 256) << ", 256, 0, st>>>(" << n(op.g) << ", " << n(op.u) << ", "
             << n(op.out) << ", " << op.n << ");";
         } else if constexpr (std::is_same_v<T, ArgMax>) {
-          o << "lk_argmax<<<1, 1024, 0, st>>>(" << n(op.logits) << ", " << m.vocab
-            << ", s_tok, s_gen, s_count, s_pos, " << op.rows << ");";
+          o << "lk_argmax<<<1, 1024, 0, st>>>(" << n(op.logits) << ", " << m.vocab << ", s_tok, s_gen, s_count, s_pos, "
+            << op.rows << ");";
         }
       },
       l.op);
@@ -179,7 +189,9 @@ std::string c_type(const Plan& p, Elem e) {
   return p.act_bytes() == 8 ? "double" : "float";
 }
 
-size_t rounded(size_t n) { return (n + 255) / 256 * 256; }
+size_t rounded(size_t n) {
+  return (n + 255) / 256 * 256;
+}
 
 }  // namespace
 
@@ -258,20 +270,19 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     const uint64_t off = file.data_start() + w.tensor->offset;
     const std::string host = "moved > " + std::to_string(i);
     if (w.type == ggml::Type::Q8_0)
-      cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", "
-         << host << ");\n";
+      cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", " << host
+         << ");\n";
     else
       cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
          << ", " << w.cols << ", " << host << ");\n";
   }
   for (const Vector& v : p.vectors)
-    cu << "  " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, "
-       << v.n << ");\n";
+    cu << "  " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, " << v.n
+       << ");\n";
   for (const SideArray& s : p.side)
     cu << "  " << s.name << " = lk_upload_side(side, " << s.offset << ", " << s.count << ");\n";
   for (const auto& [name, b] : p.carried)
-    cu << "  s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count
-       << ");\n";
+    cu << "  s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count << ");\n";
   // The arena, poisoned so that a read of a byte no launch of the step wrote is a NaN.
   cu << "  unsigned char* arena = lk_carve<unsigned char>(" << p.arena_bytes << ", false);\n"
      << "  CK(cudaMemset(arena, 0xff, " << p.arena_bytes << "));\n";
@@ -305,7 +316,8 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
       kinds << (i ? ", " : "") << '"' << f.launches[i].kind << '"';
       outs << (i ? ", " : "") << '"' << f.launches[i].output << '"';
     }
-    for (size_t part = 0; part * 24 < f.launches.size(); ++part) cu << "    step" << f.rows << "_" << part << "(st, ev);\n";
+    for (size_t part = 0; part * 24 < f.launches.size(); ++part)
+      cu << "    step" << f.rows << "_" << part << "(st, ev);\n";
     cu << "    lk_after(st, ev, " << f.launches.size() << ");\n"
        << "  }, " << n.name(f.token) << ", " << n.name(f.logits) << ", {" << kinds.str() << "}, {" << outs.str()
        << "}});\n";
@@ -317,18 +329,19 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   Program prog;
   prog.cu = cu.str();
   prog.sidecar = p.sidecar;
-  prog.description = {{"model", m.name},
-                      {"architecture", m.architecture},
-                      {"knobs", k.to_json()},
-                      {"target", {{"sms", t.sms}, {"arch", t.arch}}},
-                      {"context", p.ctx},
-                      {"vocab", m.vocab},
-                      {"forms", forms_json},
-                      {"arena_bytes", p.arena_bytes},
-                      {"fixed_bytes", fixed},
-                      {"checkpoint", {{"size", file.size()}, {"data_start", file.data_start()}, {"digest", file.digest()}}},
-                      {"contract", kContractVersion},
-                      {"lane_tune", version()}};
+  prog.description = {
+      {"model", m.name},
+      {"architecture", m.architecture},
+      {"knobs", k.to_json()},
+      {"target", {{"sms", t.sms}, {"arch", t.arch}}},
+      {"context", p.ctx},
+      {"vocab", m.vocab},
+      {"forms", forms_json},
+      {"arena_bytes", p.arena_bytes},
+      {"fixed_bytes", fixed},
+      {"checkpoint", {{"size", file.size()}, {"data_start", file.data_start()}, {"digest", file.digest()}}},
+      {"contract", kContractVersion},
+      {"lane_tune", version()}};
   return prog;
 }
 

@@ -34,32 +34,50 @@ bool parse_bool(const json& v, const char* name) {
 
 }  // namespace
 
-const char* to_string(Numerics n) { return kNumerics[static_cast<int>(n)]; }
+const char* to_string(Numerics n) {
+  return kNumerics[static_cast<int>(n)];
+}
 
 json Knobs::to_json() const {
-  return json{{"numerics", to_string(numerics)}, {"cuda_graphs", cuda_graphs},   {"max_chunk", max_chunk},
-              {"gemv_rows_per_warp", gemv_rows_per_warp}, {"gemv_warps", gemv_warps}, {"attn_splits", attn_splits},
-              {"fuse_qkv", fuse_qkv}, {"fuse_glu", fuse_glu}};
+  return json{{"numerics", to_string(numerics)},
+              {"cuda_graphs", cuda_graphs},
+              {"max_chunk", max_chunk},
+              {"gemv_rows_per_warp", gemv_rows_per_warp},
+              {"gemv_warps", gemv_warps},
+              {"attn_splits", attn_splits},
+              {"fuse_qkv", fuse_qkv},
+              {"fuse_glu", fuse_glu}};
 }
 
 Knobs Knobs::from_json(const json& j) {
   if (!j.is_object()) throw Error("knobs must be a JSON object, not " + j.dump());
   Knobs k;
   for (auto& [name, v] : j.items()) {
-    if (name == "numerics") k.numerics = parse_numerics(v);
-    else if (name == "cuda_graphs") k.cuda_graphs = parse_bool(v, "cuda_graphs");
-    else if (name == "max_chunk") k.max_chunk = parse_int(v, "max_chunk");
-    else if (name == "gemv_rows_per_warp") k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
-    else if (name == "gemv_warps") k.gemv_warps = parse_int(v, "gemv_warps");
-    else if (name == "attn_splits") k.attn_splits = parse_int(v, "attn_splits");
-    else if (name == "fuse_qkv") k.fuse_qkv = parse_bool(v, "fuse_qkv");
-    else if (name == "fuse_glu") k.fuse_glu = parse_bool(v, "fuse_glu");
-    else throw Error("unknown knob \"" + name + "\"");
+    if (name == "numerics")
+      k.numerics = parse_numerics(v);
+    else if (name == "cuda_graphs")
+      k.cuda_graphs = parse_bool(v, "cuda_graphs");
+    else if (name == "max_chunk")
+      k.max_chunk = parse_int(v, "max_chunk");
+    else if (name == "gemv_rows_per_warp")
+      k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
+    else if (name == "gemv_warps")
+      k.gemv_warps = parse_int(v, "gemv_warps");
+    else if (name == "attn_splits")
+      k.attn_splits = parse_int(v, "attn_splits");
+    else if (name == "fuse_qkv")
+      k.fuse_qkv = parse_bool(v, "fuse_qkv");
+    else if (name == "fuse_glu")
+      k.fuse_glu = parse_bool(v, "fuse_glu");
+    else
+      throw Error("unknown knob \"" + name + "\"");
   }
   return k;
 }
 
-std::string Knobs::key() const { return to_json().dump(); }
+std::string Knobs::key() const {
+  return to_json().dump();
+}
 
 std::vector<int> Knobs::chunks() const {
   std::vector<int> c;
@@ -72,10 +90,12 @@ namespace {
 // Each knob's domain, in the order `enumerate` walks them.
 std::vector<Domain> domains_for(const model::Model&, const Target&) {
   return {
-      {"numerics", "how the lane computes: f32 activations with weights dequantized in registers, or f64 sums",
+      {"numerics",
+       "how the lane computes: f32 activations with weights dequantized in registers, or f64 sums",
        {"dequant", "precise"}},
       {"cuda_graphs", "capture each form's step once as a CUDA graph", {true, false}},
-      {"max_chunk", "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
+      {"max_chunk",
+       "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
        {1, 4, 16, 64}},
       {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
       {"gemv_warps", "warps in a GEMV block", {4, 8}},

@@ -12,7 +12,9 @@ namespace lt::lane {
 
 namespace {
 
-size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+size_t round_up(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
 constexpr size_t kAlign = 256;
 
 // A tensor's C name: letters, digits and underscores, after a prefix saying what it is.
@@ -40,7 +42,8 @@ class FormBuilder {
 
   void add(Op op, std::vector<std::string> reads, std::vector<std::string> writes, std::string kind,
            std::string output) {
-    f_.launches.push_back(Launch{std::move(op), std::move(reads), std::move(writes), std::move(kind), std::move(output)});
+    f_.launches.push_back(
+        Launch{std::move(op), std::move(reads), std::move(writes), std::move(kind), std::move(output)});
   }
 
   Plan& p_;
@@ -128,9 +131,13 @@ uint64_t Matrix::device_bytes() const {
   return round_up(rows * cols * elem, kAlign);
 }
 
-size_t Plan::act_bytes() const { return knobs.numerics == knobs::Numerics::Precise ? 8 : 4; }
+size_t Plan::act_bytes() const {
+  return knobs.numerics == knobs::Numerics::Precise ? 8 : 4;
+}
 
-size_t Plan::bytes_of(const Buffer& b) const { return b.count * (b.elem == Elem::Int ? 4 : act_bytes()); }
+size_t Plan::bytes_of(const Buffer& b) const {
+  return b.count * (b.elem == Elem::Int ? 4 : act_bytes());
+}
 
 const Matrix& Plan::matrix(const std::string& name) const {
   for (const Matrix& m : matrices)
@@ -138,7 +145,9 @@ const Matrix& Plan::matrix(const std::string& name) const {
   throw Error("the lane's plan has no matrix " + name);
 }
 
-int lane_context(const model::Model& m) { return static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096)); }
+int lane_context(const model::Model& m) {
+  return static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096));
+}
 
 void pack_arena(Form& f, const Plan& p) {
   std::map<std::string, Slot> live;
