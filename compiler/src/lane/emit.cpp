@@ -230,7 +230,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "};\n\n";
 
   // Every array the steps use, at file scope so that each step's launches can sit in small functions.
-  std::ostringstream globals, body;
+  std::ostringstream globals;
   for (const Matrix& w : p.matrices) globals << "static " << format_type(w.type) << " " << w.name << ";\n";
   for (const Vector& v : p.vectors) globals << "static const float* " << v.name << ";\n";
   for (const SideArray& s : p.side) globals << "static const lk_act* " << s.name << ";\n";
@@ -247,7 +247,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   // --profile event and, under --stagger, its stall.
   for (const Form& f : p.forms) {
     Names n(p, f);
-    const size_t per = 24;
+    const size_t per = kLaunchesPerFunction;
     for (size_t at = 0, part = 0; at < f.launches.size(); at += per, ++part) {
       cu << "static void step" << f.rows << "_" << part << "(cudaStream_t st, const cudaEvent_t* ev) {\n";
       for (size_t i = at; i < std::min(f.launches.size(), at + per); ++i)
@@ -316,7 +316,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
       kinds << (i ? ", " : "") << '"' << f.launches[i].kind << '"';
       outs << (i ? ", " : "") << '"' << f.launches[i].output << '"';
     }
-    for (size_t part = 0; part * 24 < f.launches.size(); ++part)
+    for (size_t part = 0; part * kLaunchesPerFunction < f.launches.size(); ++part)
       cu << "    step" << f.rows << "_" << part << "(st, ev);\n";
     cu << "    lk_after(st, ev, " << f.launches.size() << ");\n"
        << "  }, " << n.name(f.token) << ", " << n.name(f.logits) << ", {" << kinds.str() << "}, {" << outs.str()
