@@ -131,7 +131,7 @@ TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
     Loaded l = load(preset);
     for (const json& k : {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
                           json{{"max_chunk", 64}, {"attn_splits", 16}},
-                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"max_chunk", 64}}}) {
+                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}}}) {
       lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
       size_t total = 0;
@@ -193,6 +193,9 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   const std::string glu = program(l, {{"fuse_glu", true}});
   EXPECT_NE(glu.find("lk_gemv_glu<lk_q8, 1, 1><<<"), std::string::npos);
   EXPECT_EQ(glu.find("lk_swiglu<<<"), std::string::npos);
+  const std::string rope = program(l, {{"fuse_rope_kv", true}});
+  EXPECT_NE(rope.find("lk_rope<true, true, true><<<dim3(8, 1)"), std::string::npos);  // 4 q, 2 k, 2 v heads
+  EXPECT_EQ(rope.find("lk_kv_append<<<"), std::string::npos);
 }
 
 TEST(Emit, FusionsNeedMatricesOfOneFormatAndWholeWarps) {
@@ -259,8 +262,10 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
   TempDir dir;
-  lane::write(lane::compile(l.file, l.model,
-                            knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 2}}), {132, 90}),
+  lane::write(lane::compile(
+                  l.file, l.model,
+                  knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"gemv_rows_per_warp", 2}}),
+                  {132, 90}),
               dir.path());
   std::string log;
   ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << log;

@@ -27,6 +27,7 @@ struct Knobs {
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
+  bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

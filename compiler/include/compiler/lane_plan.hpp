@@ -86,15 +86,16 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   Ref x, out;
   int rows;
 };
-struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn are set
-  Ref q, k;
-  std::optional<std::string> qn, kn;
-  int rows;
-};
 struct KvAppend {
   Ref k, v;
   std::string kc, vc;
   int rows;
+};
+struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn are set
+  Ref q, k;
+  std::optional<std::string> qn, kn;
+  int rows;
+  std::optional<KvAppend> append;  // the cache append folded in (its k is the roped k)
 };
 struct Attention {  // with splits > 1 it writes `part` and a Fold follows
   Ref q;

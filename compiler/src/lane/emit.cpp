@@ -156,11 +156,15 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           }
         } else if constexpr (std::is_same_v<T, Rope>) {
           const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
+          const bool append = op.append.has_value();
           o << "lk_rope<" << (m.rope_mode == model::RopeMode::Neox ? "true" : "false") << ", "
-            << (op.qn ? "true" : "false") << "><<<dim3(" << m.heads + m.kv_heads << ", " << op.rows << "), " << threads
-            << ", 0, st>>>(" << n(op.q) << ", " << n(op.k) << ", " << op.qn.value_or("nullptr") << ", "
-            << op.kn.value_or("nullptr") << ", c_rope_cos, c_rope_sin, s_pos, " << m.heads << ", " << m.kv_heads << ", "
-            << m.head_dim << ", " << flit(m.norm_eps) << ");";
+            << (op.qn ? "true" : "false") << ", " << (append ? "true" : "false") << "><<<dim3("
+            << m.heads + m.kv_heads * (append ? 2 : 1) << ", " << op.rows << "), " << threads << ", 0, st>>>("
+            << n(op.q) << ", " << n(op.k) << ", " << op.qn.value_or("nullptr") << ", " << op.kn.value_or("nullptr")
+            << ", c_rope_cos, c_rope_sin, s_pos, " << m.heads << ", " << m.kv_heads << ", " << m.head_dim << ", "
+            << flit(m.norm_eps) << ", " << (append ? n(op.append->v) : "nullptr") << ", "
+            << (append ? n.name(op.append->kc) : "nullptr") << ", " << (append ? n.name(op.append->vc) : "nullptr")
+            << ", " << m.value_dim << ", " << p.ctx << ");";
         } else if constexpr (std::is_same_v<T, KvAppend>) {
           o << "lk_kv_append<<<dim3(" << m.kv_heads << ", " << op.rows << "), 128, 0, st>>>(" << n(op.k) << ", "
             << n(op.v) << ", " << n.name(op.kc) << ", " << n.name(op.vc) << ", s_pos, " << m.kv_heads << ", "

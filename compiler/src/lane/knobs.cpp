@@ -46,7 +46,8 @@ json Knobs::to_json() const {
               {"gemv_warps", gemv_warps},
               {"attn_splits", attn_splits},
               {"fuse_qkv", fuse_qkv},
-              {"fuse_glu", fuse_glu}};
+              {"fuse_glu", fuse_glu},
+              {"fuse_rope_kv", fuse_rope_kv}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -69,6 +70,8 @@ Knobs Knobs::from_json(const json& j) {
       k.fuse_qkv = parse_bool(v, "fuse_qkv");
     else if (name == "fuse_glu")
       k.fuse_glu = parse_bool(v, "fuse_glu");
+    else if (name == "fuse_rope_kv")
+      k.fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
@@ -102,6 +105,7 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
       {"attn_splits", "decode attention: the positions split over this many blocks, folded after", {1, 2, 4, 8, 16}},
       {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
       {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
+      {"fuse_rope_kv", "append the roped keys and the values to the caches in rope's launch", {false, true}},
   };
 }
 

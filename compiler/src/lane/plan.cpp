@@ -82,9 +82,15 @@ void build_form(Plan& p, Form& f) {
       b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
       b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
     }
-    b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R}, {q.buf, k.buf}, {q.buf, k.buf}, "rope", q.buf);
     const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
-    b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
+    if (p.knobs.fuse_rope_kv) {
+      b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}, {q.buf, k.buf, v.buf},
+            {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
+    } else {
+      b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::nullopt}, {q.buf, k.buf}, {q.buf, k.buf}, "rope",
+            q.buf);
+      b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
+    }
     Ref a = b.buf(t + "a", R * hq * vd);
     const int splits = p.knobs.attn_splits;
     if (splits > 1) {
