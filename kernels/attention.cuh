@@ -10,7 +10,7 @@ template <int G, int PER, int VPER>
 __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
                                                     const lk_act* __restrict__ vc, const int* __restrict__ pos,
                                                     lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
-                                                    int hd, int vd, int ctx, float scale, int splits) {
+                                                    int hd, int vd, int ctx, double scale, int splits) {
   extern __shared__ unsigned char lk_smem[];
   const int kvh = blockIdx.x, s = blockIdx.y, r = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;

@@ -58,6 +58,15 @@ std::string flit(double v) {
   return o.str();
 }
 
+// A double as a C literal that reads back to the same double (the attention's scale: 1/sqrt(128) rounded to f32 is
+// off by 3e-8, the precise lane's whole error on such heads).
+std::string dlit(double v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << std::scientific << v;
+  return o.str();
+}
+
 // How one form names its buffers in C: its own under its rows' tag, the carried state and the weights once.
 class Names {
  public:
@@ -175,7 +184,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             << m.group() << ", " << cdiv(m.value_dim, 32) << "), st>>>(" << n(op.q) << ", " << n.name(op.kc) << ", "
             << n.name(op.vc) << ", s_pos, " << (op.part ? "nullptr" : n(op.out)) << ", "
             << (op.part ? "(lk_acc*)" + n(*op.part) : "nullptr") << ", " << m.heads << ", " << m.head_dim << ", "
-            << m.value_dim << ", " << p.ctx << ", " << flit(m.attention_scale()) << ", " << op.splits << ");";
+            << m.value_dim << ", " << p.ctx << ", " << dlit(1.0 / std::sqrt(double(m.head_dim))) << ", " << op.splits
+            << ");";
         } else if constexpr (std::is_same_v<T, Fold>) {
           o << "lk_attention_fold<<<dim3(" << m.heads << ", " << op.rows << "), "
             << cdiv(std::min<size_t>(m.value_dim, 256), 32) * 32 << ", 0, st>>>((const lk_acc*)" << n(op.part) << ", "

@@ -1,0 +1,258 @@
+// A CPU execution of a lane's plan: every launch's semantics run over the plan's own arena (poisoned with NaN as the
+// program poisons it), carried state and sidecar, driven as the program drives its forms. It checks the plan — the
+// arena packed by liveness, the wiring of the fused launches, the chunks, the attention's splits and fold — against
+// the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <vector>
+
+#include "compiler/gguf.hpp"
+#include "compiler/lane_plan.hpp"
+#include "compiler/reference.hpp"
+
+namespace lt::test {
+
+// T: the lane's activation type (float under dequant, double under precise), as the arena's layout assumes.
+template <class T>
+class LaneSim {
+ public:
+  LaneSim(const gguf::File& file, const lane::Plan& plan) : file_(file), p_(plan), m_(plan.model) {
+    arena_.assign(p_.arena_bytes, 0xff);
+    for (const auto& [name, b] : p_.carried) carried_[name].assign(b.count * 8, 0);  // room for any element type
+    for (const lane::Matrix& w : p_.matrices) {
+      auto& d = weights_[w.name];
+      d.resize(w.rows * w.cols);
+      ggml::dequantize(w.type, file.data(*w.tensor).data(), d);
+    }
+    for (const lane::Vector& v : p_.vectors) {
+      auto& d = vectors_[v.name];
+      d.resize(v.n);
+      std::memcpy(d.data(), file.data(*v.tensor).data(), v.n * 4);
+    }
+  }
+
+  // Prefills `prompt` in the largest chunks that fit, then generates: as reference::Reference::generate.
+  reference::Generation generate(const std::vector<int32_t>& prompt, int n_gen) {
+    ints("pos")[0] = 0;
+    ints("count")[0] = 0;
+    reference::Generation g;
+    const lane::Form* last = nullptr;
+    for (size_t at = 0; at < prompt.size();) {
+      const lane::Form* f = &p_.forms.front();
+      for (const lane::Form& c : p_.forms)
+        if (c.rows > f->rows && size_t(c.rows) <= prompt.size() - at) f = &c;
+      int* tok = ints(f->token);
+      for (int r = 0; r < f->rows; ++r) tok[r] = prompt[at + r];
+      run(*f);
+      last = f;
+      at += f->rows;
+    }
+    dump(*last, g.logits);
+    for (int i = 1; i < n_gen; ++i) {
+      run(p_.forms.front());
+      dump(p_.forms.front(), g.logits);
+    }
+    const int* gen = ints("gen");
+    const int count = ints("count")[0];
+    g.tokens.assign(gen + count - n_gen, gen + count);
+    return g;
+  }
+
+ private:
+  int* ints(const std::string& carried) { return reinterpret_cast<int*>(carried_.at(carried).data()); }
+
+  // The elements of a buffer of form `f` (step-local: its arena slot; else carried) from `r.offset`.
+  T* act(const lane::Form& f, const lane::Ref& r) {
+    auto slot = f.slots.find(r.buf);
+    T* base = slot != f.slots.end() ? reinterpret_cast<T*>(arena_.data() + slot->second.offset)
+                                    : reinterpret_cast<T*>(carried_.at(r.buf).data());
+    return base + r.offset;
+  }
+  T* act(const lane::Form& f, const std::string& name) { return act(f, lane::Ref{name, 0}); }
+  const T* side(size_t i) const { return reinterpret_cast<const T*>(p_.sidecar.data() + p_.side[i].offset); }
+
+  void dump(const lane::Form& f, std::vector<float>& out) {
+    const T* l = act(f, f.logits);
+    for (uint32_t i = 0; i < m_.vocab; ++i) out.push_back(float(l[i]));
+  }
+
+  // y[r][j] = W[j] . x[r] (+ bias), sums in double, stored as T.
+  void gemv(const lane::Form& f, const lane::Gemv& g) {
+    const lane::Matrix& w = p_.matrix(g.w);
+    const std::vector<float>& W = weights_.at(w.name);
+    const T* x = act(f, g.x);
+    T* y = act(f, g.y);
+    for (int r = 0; r < g.rows; ++r)
+      for (size_t j = 0; j < w.rows; ++j) {
+        double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
+        for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * double(x[r * w.cols + i]);
+        y[r * w.rows + j] = T(s);
+      }
+  }
+
+  void run(const lane::Form& f) {
+    for (const lane::Launch& l : f.launches) std::visit([&](const auto& op) { exec(f, op); }, l.op);
+  }
+
+  void exec(const lane::Form& f, const lane::Embed& e) {
+    const std::vector<float>& W = weights_.at(e.table);
+    const int* tok = reinterpret_cast<const int*>(carried_.at(e.tok.buf).data());
+    T* out = act(f, e.out);
+    for (int r = 0; r < e.rows; ++r)
+      for (size_t i = 0; i < m_.d_model; ++i) out[r * m_.d_model + i] = T(W[size_t(tok[r]) * m_.d_model + i]);
+  }
+  void exec(const lane::Form& f, const lane::AddNorm& n) {
+    T* x = act(f, n.x);
+    const T* add = n.add ? act(f, *n.add) : nullptr;
+    T* out = act(f, n.out);
+    const std::vector<float>& w = vectors_.at(n.w);
+    const size_t d = m_.d_model;
+    for (int r = 0; r < n.rows; ++r) {
+      double ss = 0;
+      for (size_t i = 0; i < d; ++i) {
+        if (add) x[r * d + i] = T(double(x[r * d + i]) + double(add[r * d + i]));
+        ss += double(x[r * d + i]) * double(x[r * d + i]);
+      }
+      const double s = 1.0 / std::sqrt(ss / double(d) + double(m_.norm_eps));
+      for (size_t i = 0; i < d; ++i) out[r * d + i] = T(double(x[r * d + i]) * s * double(w[i]));
+    }
+  }
+  void exec(const lane::Form& f, const lane::Gemv& g) { gemv(f, g); }
+  void exec(const lane::Form& f, const lane::GemvParts& g) {
+    for (lane::Gemv part : g.parts) {
+      part.x = g.x;
+      gemv(f, part);
+    }
+  }
+  void exec(const lane::Form& f, const lane::GemvGlu& g) {
+    const lane::Matrix& w = p_.matrix(g.wg);
+    std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());
+    lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows}, b{g.wu, g.x, std::nullopt, g.out, g.rows};
+    gemv(f, a);
+    std::copy_n(act(f, g.out), gate.size(), gate.begin());
+    gemv(f, b);
+    std::copy_n(act(f, g.out), up.size(), up.begin());
+    T* out = act(f, g.out);
+    for (size_t i = 0; i < gate.size(); ++i) out[i] = T(double(gate[i]) / (1.0 + std::exp(-double(gate[i]))) * up[i]);
+  }
+  void exec(const lane::Form& f, const lane::Rope& o) {
+    const size_t hd = m_.head_dim, half = hd / 2;
+    const int pos = ints("pos")[0];
+    for (int r = 0; r < o.rows; ++r)
+      for (uint32_t h = 0; h < m_.heads + m_.kv_heads; ++h) {
+        const bool is_q = h < m_.heads;
+        T* x = is_q ? act(f, o.q) + (r * m_.heads + h) * hd : act(f, o.k) + (r * m_.kv_heads + h - m_.heads) * hd;
+        if (o.qn) {
+          const std::vector<float>& w = vectors_.at(is_q ? *o.qn : *o.kn);
+          double ss = 0;
+          for (size_t i = 0; i < hd; ++i) ss += double(x[i]) * double(x[i]);
+          const double s = 1.0 / std::sqrt(ss / double(hd) + double(m_.norm_eps));
+          for (size_t i = 0; i < hd; ++i) x[i] = T(double(x[i]) * s * double(w[i]));
+        }
+        for (size_t j = 0; j < half; ++j) {
+          const bool neox = m_.rope_mode == model::RopeMode::Neox;
+          const size_t a = neox ? j : 2 * j, b = neox ? j + half : 2 * j + 1;
+          const size_t t = size_t(pos + r) * half + j;
+          const double c = side(0)[t], s = side(1)[t], xa = x[a], xb = x[b];
+          x[a] = T(xa * c - xb * s);
+          x[b] = T(xa * s + xb * c);
+        }
+      }
+    if (o.append) exec(f, *o.append);
+  }
+  void exec(const lane::Form& f, const lane::KvAppend& o) {
+    const int pos = ints("pos")[0];
+    T* kc = act(f, o.kc);
+    T* vc = act(f, o.vc);
+    for (int r = 0; r < o.rows; ++r)
+      for (uint32_t h = 0; h < m_.kv_heads; ++h) {
+        for (size_t i = 0; i < m_.head_dim; ++i)
+          kc[(h * size_t(p_.ctx) + pos + r) * m_.head_dim + i] = act(f, o.k)[(r * m_.kv_heads + h) * m_.head_dim + i];
+        for (size_t i = 0; i < m_.value_dim; ++i)
+          vc[(h * size_t(p_.ctx) + pos + r) * m_.value_dim + i] = act(f, o.v)[(r * m_.kv_heads + h) * m_.value_dim + i];
+      }
+  }
+  // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly.
+  void exec(const lane::Form& f, const lane::Attention& a) {
+    const int pos = ints("pos")[0];
+    const size_t hd = m_.head_dim, vd = m_.value_dim;
+    const T* kc = act(f, a.kc);
+    const T* vc = act(f, a.vc);
+    for (int r = 0; r < a.rows; ++r)
+      for (uint32_t h = 0; h < m_.heads; ++h) {
+        const uint32_t kvh = h / m_.group();
+        const T* q = act(f, a.q) + (r * m_.heads + h) * hd;
+        const int len = pos + r + 1, chunk = (len + a.splits - 1) / a.splits;
+        for (int s = 0; s < a.splits; ++s) {
+          double mx = -std::numeric_limits<double>::infinity(), sum = 0;
+          std::vector<double> val(vd, 0.0);
+          for (int t = s * chunk; t < std::min(len, (s + 1) * chunk); ++t) {
+            double sc = 0;
+            for (size_t i = 0; i < hd; ++i)
+              sc += double(q[i]) / std::sqrt(double(hd)) * kc[(kvh * size_t(p_.ctx) + t) * hd + i];
+            const double mn = std::max(mx, sc), corr = std::exp(mx - mn), e = std::exp(sc - mn);
+            sum = sum * corr + e;
+            for (size_t i = 0; i < vd; ++i) val[i] = val[i] * corr + e * vc[(kvh * size_t(p_.ctx) + t) * vd + i];
+            mx = mn;
+          }
+          if (!a.part) {
+            T* out = act(f, a.out) + (r * m_.heads + h) * vd;
+            for (size_t i = 0; i < vd; ++i) out[i] = T(val[i] / sum);
+          } else {
+            T* pp = act(f, *a.part) + ((r * m_.heads + h) * a.splits + s) * (vd + 2);
+            pp[0] = T(mx);
+            pp[1] = T(sum);
+            for (size_t i = 0; i < vd; ++i) pp[2 + i] = T(val[i]);
+          }
+        }
+      }
+  }
+  void exec(const lane::Form& f, const lane::Fold& o) {
+    const size_t vd = m_.value_dim;
+    for (int r = 0; r < o.rows; ++r)
+      for (uint32_t h = 0; h < m_.heads; ++h) {
+        const T* pp = act(f, o.part) + (r * m_.heads + h) * o.splits * (vd + 2);
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int s = 0; s < o.splits; ++s) mx = std::max(mx, double(pp[s * (vd + 2)]));
+        T* out = act(f, o.out) + (r * m_.heads + h) * vd;
+        for (size_t i = 0; i < vd; ++i) {
+          double sum = 0, val = 0;
+          for (int s = 0; s < o.splits; ++s) {
+            const double ms = pp[s * (vd + 2)];
+            if (ms == -std::numeric_limits<double>::infinity()) continue;
+            sum += pp[s * (vd + 2) + 1] * std::exp(ms - mx);
+            val += pp[s * (vd + 2) + 2 + i] * std::exp(ms - mx);
+          }
+          out[i] = T(val / sum);
+        }
+      }
+  }
+  void exec(const lane::Form& f, const lane::SwiGlu& o) {
+    const T* g = act(f, o.g);
+    const T* u = act(f, o.u);
+    T* out = act(f, o.out);
+    for (size_t i = 0; i < o.n; ++i) out[i] = T(double(g[i]) / (1.0 + std::exp(-double(g[i]))) * double(u[i]));
+  }
+  void exec(const lane::Form& f, const lane::ArgMax& o) {
+    const T* x = act(f, o.logits);
+    int best = 0;
+    for (uint32_t i = 1; i < m_.vocab; ++i)
+      if (x[i] > x[best]) best = int(i);
+    ints("tok")[0] = best;
+    ints("gen")[ints("count")[0]++] = best;
+    ints("pos")[0] += o.rows;
+  }
+
+  const gguf::File& file_;
+  const lane::Plan& p_;
+  const model::Model& m_;
+  std::vector<uint8_t> arena_;
+  std::map<std::string, std::vector<uint8_t>> carried_;
+  std::map<std::string, std::vector<float>> weights_, vectors_;
+};
+
+}  // namespace lt::test
