@@ -47,7 +47,7 @@ for P in $PRESETS; do
       '{"numerics":"dequant"}' \
       '{"numerics":"dequant","cuda_graphs":false,"gemv_rows_per_warp":2,"gemv_warps":4,"attn_splits":1,"max_chunk":4}' \
       '{"numerics":"dequant","gemv_rows_per_warp":4,"attn_splits":16,"max_chunk":64}' \
-      '{"numerics":"dequant","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"gemv_rows_per_warp":2}' \
+      '{"numerics":"dequant","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"gemv_rows_per_warp":2,"gemv_split":2}' \
       '{"numerics":"precise","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64}'; do
     D="$W/$P.lane.$(echo "$KS" | md5sum | cut -c1-8)"
     echo "$KS" > "$W/knobs.json"

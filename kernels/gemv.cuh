@@ -2,16 +2,17 @@
 
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
-template <class M, int RPW, int R>
-LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R]) {
+// A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
+template <class M, int RPW, int R, int STRIDE = 32>
+LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+                            int first = threadIdx.x & 31) {
   constexpr int E = lk_fmt<M>::E;
-  const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / E;
-  for (int u = lane; u < units; u += 32) {
+  for (int u = first; u < units; u += STRIDE) {
     float w[RPW][E];
 #pragma unroll
     for (int i = 0; i < RPW; ++i) {
@@ -60,6 +61,34 @@ __global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x
   if (row0 >= n) return;
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
+  lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
+}
+
+// The GEMV with each row's units split over S warps of a block (split-K), for short rows whose GEMV cannot fill the
+// GPU with one warp a row: the warps' sums meet in shared memory, in a fixed order, and the group's first warp stores.
+template <class M, int RPW, int R, int S>
+__global__ void __launch_bounds__(256) lk_gemv_split(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+                                                     lk_act* __restrict__ y, int k, int n) {
+  __shared__ lk_acc part[8][RPW * R];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = (blockDim.x >> 5) / S;
+  const int row0 = (blockIdx.x * groups + warp / S) * RPW;
+  lk_acc acc[RPW][R];
+  lk_gemv_sums<M, RPW, R, 32 * S>(m, x, k, n, min(row0, n - 1), acc, lane + 32 * (warp % S));
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < RPW; ++i)
+#pragma unroll
+      for (int r = 0; r < R; ++r) part[warp][i * R + r] = acc[i][r];
+  __syncthreads();
+  if (warp % S != 0 || row0 >= n) return;
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      lk_acc sum = 0;
+      for (int w = warp; w < warp + S; ++w) sum += part[w][i * R + r];
+      acc[i][r] = sum;
+    }
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 

@@ -193,6 +193,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   const std::string glu = program(l, {{"fuse_glu", true}});
   EXPECT_NE(glu.find("lk_gemv_glu<lk_q8, 1, 1><<<"), std::string::npos);
   EXPECT_EQ(glu.find("lk_swiglu<<<"), std::string::npos);
+  EXPECT_NE(program(l, {{"gemv_split", 2}}).find("lk_gemv_split<lk_q8, 1, 1, 2><<<128, 256"), std::string::npos);
   const std::string rope = program(l, {{"fuse_rope_kv", true}});
   EXPECT_NE(rope.find("lk_rope<true, true, true><<<dim3(8, 1)"), std::string::npos);  // 4 q, 2 k, 2 v heads
   EXPECT_EQ(rope.find("lk_kv_append<<<"), std::string::npos);
@@ -262,10 +263,13 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
   TempDir dir;
-  lane::write(lane::compile(
-                  l.file, l.model,
-                  knobs_of({{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"gemv_rows_per_warp", 2}}),
-                  {132, 90}),
+  lane::write(lane::compile(l.file, l.model,
+                            knobs_of({{"fuse_qkv", true},
+                                      {"fuse_glu", true},
+                                      {"fuse_rope_kv", true},
+                                      {"gemv_rows_per_warp", 2},
+                                      {"gemv_split", 4}}),
+                            {132, 90}),
               dir.path());
   std::string log;
   ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << log;

@@ -24,6 +24,7 @@ struct Knobs {
   int max_chunk = 16;          // the largest prefill chunk; the chunks are 2, 4, ... max_chunk (1: no chunks)
   int gemv_rows_per_warp = 1;  // output rows a warp of the GEMV computes
   int gemv_warps = 8;          // warps a GEMV block holds
+  int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums

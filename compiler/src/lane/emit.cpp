@@ -118,9 +118,15 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             x.offset += size_t(at) * w.cols;
             y.offset += size_t(at) * w.rows;
             if (at) o << "\n  ";
-            o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << "><<<"
-              << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x)
-              << ", " << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
+            const int split = k.gemv_split;
+            if (split > 1)
+              o << "lk_gemv_split<" << format_type(w.type) << ", " << rpw << ", " << r << ", " << split << "><<<"
+                << cdiv(w.rows, size_t(warps / split) * rpw);
+            else
+              o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << "><<<"
+                << cdiv(w.rows, size_t(warps) * rpw);
+            o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x) << ", "
+              << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
           }
         } else if constexpr (std::is_same_v<T, GemvParts>) {
           const Matrix& w0 = p.matrix(op.parts[0].w);

@@ -44,6 +44,7 @@ json Knobs::to_json() const {
               {"max_chunk", max_chunk},
               {"gemv_rows_per_warp", gemv_rows_per_warp},
               {"gemv_warps", gemv_warps},
+              {"gemv_split", gemv_split},
               {"attn_splits", attn_splits},
               {"fuse_qkv", fuse_qkv},
               {"fuse_glu", fuse_glu},
@@ -64,6 +65,8 @@ Knobs Knobs::from_json(const json& j) {
       k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
     else if (name == "gemv_warps")
       k.gemv_warps = parse_int(v, "gemv_warps");
+    else if (name == "gemv_split")
+      k.gemv_split = parse_int(v, "gemv_split");
     else if (name == "attn_splits")
       k.attn_splits = parse_int(v, "attn_splits");
     else if (name == "fuse_qkv")
@@ -102,6 +105,7 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
        {1, 4, 16, 64}},
       {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
       {"gemv_warps", "warps in a GEMV block", {4, 8}},
+      {"gemv_split", "warps that share each output row of a plain GEMV (split-K over its units)", {1, 2, 4}},
       {"attn_splits", "decode attention: the positions split over this many blocks, folded after", {1, 2, 4, 8, 16}},
       {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
       {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
