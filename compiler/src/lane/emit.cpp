@@ -67,6 +67,16 @@ std::string dlit(double v) {
   return o.str();
 }
 
+// A GEMV-like launch over `rows` activation rows, a launch a slab of at most 8 (the kernels' R): `one(at, r)` prints
+// the slab of r rows from row `at`.
+template <class F>
+void slabs(std::ostream& o, int rows, F one) {
+  for (int at = 0; at < rows; at += 8) {
+    if (at) o << "\n  ";
+    one(at, std::min(8, rows - at));
+  }
+}
+
 // How one form names its buffers in C: its own under its rows' tag, the carried state and the weights once.
 class Names {
  public:
@@ -111,13 +121,10 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
         } else if constexpr (std::is_same_v<T, Gemv>) {
           const Matrix& w = p.matrix(op.w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
-          // Activation rows in slabs of at most 8, a launch a slab.
-          for (int at = 0; at < op.rows; at += 8) {
-            const int r = std::min(8, op.rows - at);
+          slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.y;
             x.offset += size_t(at) * w.cols;
             y.offset += size_t(at) * w.rows;
-            if (at) o << "\n  ";
             const int split = k.gemv_split;
             if (split > 1)
               o << "lk_gemv_split<" << format_type(w.type) << ", " << rpw << ", " << r << ", " << split << "><<<"
@@ -127,14 +134,13 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
                 << cdiv(w.rows, size_t(warps) * rpw);
             o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x) << ", "
               << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
-          }
+          });
         } else if constexpr (std::is_same_v<T, GemvParts>) {
           const Matrix& w0 = p.matrix(op.parts[0].w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           size_t total = 0;
           for (const Gemv& g : op.parts) total += p.matrix(g.w).rows;
-          for (int at = 0; at < op.rows; at += 8) {
-            const int r = std::min(8, op.rows - at);
+          slabs(o, op.rows, [&](int at, int r) {
             std::ostringstream ms, bs, ys, ns;
             for (size_t i = 0; i < 3; ++i) {
               const bool real = i < op.parts.size();
@@ -149,26 +155,23 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             }
             Ref x = op.x;
             x.offset += size_t(at) * w0.cols;
-            if (at) o << "\n  ";
             o << "lk_gemv_parts<" << format_type(w0.type) << ", " << rpw << ", " << r << "><<<"
               << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(lk_parts<"
               << format_type(w0.type) << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str() << "}, {"
               << ns.str() << "}}, " << n(x) << ", " << w0.cols << ");";
-          }
+          });
         } else if constexpr (std::is_same_v<T, GemvGlu>) {
           const Matrix& g = p.matrix(op.wg);
           const Matrix& u = p.matrix(op.wu);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
-          for (int at = 0; at < op.rows; at += 8) {
-            const int r = std::min(8, op.rows - at);
+          slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;
             y.offset += size_t(at) * g.rows;
-            if (at) o << "\n  ";
             o << "lk_gemv_glu<" << format_type(g.type) << ", " << rpw << ", " << r << "><<<"
               << cdiv(g.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << g.name << ", " << u.name
               << ", " << n(x) << ", " << n(y) << ", " << g.cols << ", " << g.rows << ");";
-          }
+          });
         } else if constexpr (std::is_same_v<T, Rope>) {
           const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
           const bool append = op.append.has_value();
