@@ -14,7 +14,6 @@ namespace lt::coord {
 namespace pb = lanetune::v1;
 using wire::check;
 
-
 std::string default_coordinator() {
   const char* e = std::getenv("LT_COORDINATOR");
   return e && *e ? e : "127.0.0.1:7117";
@@ -31,14 +30,7 @@ struct Client::Impl {
   double timeout_s;
   std::unique_ptr<pb::Coordinator::Stub> stub;
 
-  std::unique_ptr<grpc::ClientContext> context(double timeout) const {
-    auto c = std::make_unique<grpc::ClientContext>();
-    if (!token.empty()) c->AddMetadata("authorization", "Bearer " + token);
-    if (timeout > 0)
-      c->set_deadline(std::chrono::system_clock::now() +
-                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout)));
-    return c;
-  }
+  std::unique_ptr<grpc::ClientContext> context(double timeout) const { return wire::context(token, timeout); }
 };
 
 std::string default_tls_ca() {

@@ -44,14 +44,7 @@ struct ReleaseClient::Impl {
   std::unique_ptr<pb::Releases::Stub> releases;
   std::unique_ptr<pb::Coordinator::Stub> coordinator;
 
-  std::unique_ptr<grpc::ClientContext> context(double timeout) const {
-    auto c = std::make_unique<grpc::ClientContext>();
-    if (!token.empty()) c->AddMetadata("authorization", "Bearer " + token);
-    if (timeout > 0)
-      c->set_deadline(std::chrono::system_clock::now() +
-                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout)));
-    return c;
-  }
+  std::unique_ptr<grpc::ClientContext> context(double timeout) const { return wire::context(token, timeout); }
   void check(const grpc::Status& s) const { wire::check(s, address); }
 };
 

@@ -1,6 +1,8 @@
 // The core's records as wire messages and back.
 #include "wire.hpp"
 
+#include <chrono>
+
 #include "coordinator/client.hpp"
 
 namespace lt::coord::wire {
@@ -116,6 +118,15 @@ const char* code_name(grpc::StatusCode c) {
   return i < std::size(names) ? names[i] : "ERROR";
 }
 }  // namespace
+
+std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s) {
+  auto c = std::make_unique<grpc::ClientContext>();
+  if (!token.empty()) c->AddMetadata("authorization", "Bearer " + token);
+  if (timeout_s > 0)
+    c->set_deadline(std::chrono::system_clock::now() +
+                    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s)));
+  return c;
+}
 
 void check(const grpc::Status& s, const std::string& address) {
   if (s.ok()) return;

@@ -1,7 +1,10 @@
 // Translation between the core's records and the wire's messages (shared by the server and the client).
 #pragma once
 
+#include <grpcpp/client_context.h>
 #include <grpcpp/support/status.h>
+
+#include <memory>
 
 #include "coordinator/core.hpp"
 #include "proto/tuning.pb.h"
@@ -22,6 +25,9 @@ void to_wire(const db::Run& r, lanetune::v1::Result* out);
 db::Run from_wire(const lanetune::v1::Result& r);
 void to_wire(const JobStatus& s, lanetune::v1::JobStatus* out);
 JobStatus from_wire(const lanetune::v1::JobStatus& s);
+
+// A client call's context: the bearer token when there is one, and a deadline `timeout_s` away (none for 0).
+std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s);
 
 // Throws CallError for a failed call to the coordinator at `address`, its status code named and its message (or
 // what to do about an unreachable coordinator).
