@@ -251,47 +251,82 @@ static T* lk_zeroed(size_t n) {
 static bool lk_stagger = false;
 static unsigned long long lk_seed = 0;
 
-// Before launch `i` of form `form`: its --profile event (when `ev`), and under --stagger its stall. Any error of the
-// launches before it surfaces here.
+// Before launch `i` of form `form`: its --profile event (when `ev`: steps run uncaptured, timed by events), and
+// under --stagger its stall. Any error of the launches before it surfaces here.
 static __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {
   CKL();
-  if (ev) CK(cudaEventRecordWithFlags(ev[i], st, cudaEventRecordExternal));
+  if (ev) CK(cudaEventRecord(ev[i], st));
   if (lk_stagger) lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(lk_seed, form, i));
 }
 
 // After a step's `n` launches: its last launch checked, and its closing --profile event.
 static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
   CKL();
-  if (ev) CK(cudaEventRecordWithFlags(ev[n], st, cudaEventRecordExternal));
+  if (ev) CK(cudaEventRecord(ev[n], st));
 }
 
-// Whether events recorded as nodes of a CUDA graph can be timed here: a graph of a 2-microsecond stall between two
-// external event records, captured, run once and timed. A stream capture turns a plain event record into an edge
-// between streams, not a node, which is why --profile uses external records.
-static bool lk_graph_events_timed(cudaStream_t st) {
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  cudaGraph_t g = nullptr;
-  cudaGraphExec_t x = nullptr;
-  bool ok = cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal) == cudaSuccess;
-  if (ok) {
-    ok = cudaEventRecordWithFlags(e0, st, cudaEventRecordExternal) == cudaSuccess;
-    lk_stall<<<1, 1, 0, st>>>(2000);
-    ok = cudaEventRecordWithFlags(e1, st, cudaEventRecordExternal) == cudaSuccess && ok;
-    ok = cudaStreamEndCapture(st, &g) == cudaSuccess && ok;
-  }
-  ok = ok && cudaGraphInstantiate(&x, g, 0) == cudaSuccess && cudaGraphLaunch(x, st) == cudaSuccess &&
-       cudaStreamSynchronize(st) == cudaSuccess;
-  float ms = 0.f;
-  ok = ok && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess && ms > 0.f;
-  (void)cudaGetLastError();
-  if (x) CK(cudaGraphExecDestroy(x));
-  if (g) CK(cudaGraphDestroy(g));
-  CK(cudaEventDestroy(e0));
-  CK(cudaEventDestroy(e1));
-  return ok;
+// --profile's clock, where the CUDA toolkit's CUPTI library can be loaded: the hardware's start and end stamps of
+// every kernel (activity records), so a step runs exactly as it does unprofiled, its graph untouched. A launch's time
+// is from the end of the launch before it to its own end (the gap it waited for included), so the launches' times add
+// up to the step's. Loaded at run time, so that only --profile needs the library.
+struct lk_span {
+  unsigned long long start, end;
+};
+static std::vector<lk_span> lk_spans;
+#if __has_include(<cupti_activity.h>)
+#include <cupti_activity.h>
+#include <dlfcn.h>
+static CUptiResult (*lk_cupti_next)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
+static CUptiResult (*lk_cupti_flush)(uint32_t) = nullptr;
+
+static void CUPTIAPI lk_cupti_buffer(uint8_t** buf, size_t* size, size_t* max_records) {
+  *size = 8u << 20;
+  *buf = (uint8_t*)aligned_alloc(64, *size);
+  *max_records = 0;
 }
+
+static void CUPTIAPI lk_cupti_done(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
+  CUpti_Activity* r = nullptr;
+  while (lk_cupti_next(buf, valid, &r) == CUPTI_SUCCESS) {
+    if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
+    const auto* k = (const CUpti_ActivityKernel10*)r;
+    if (k->name && strstr(k->name, "lk_stall")) continue;  // the stagger's stalls are not the lane's launches
+    lk_spans.push_back({k->start, k->end});
+  }
+  free(buf);
+}
+
+// Loads CUPTI and starts its kernel records; false where it cannot.
+static bool lk_cupti_start() {
+  const char* names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12", "/usr/local/cuda/lib64/libcupti.so",
+                         "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"};
+  void* h = nullptr;
+  for (const char* n : names)
+    if ((h = dlopen(n, RTLD_NOW))) break;
+  if (!h) return false;
+  auto reg = (CUptiResult(*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))dlsym(
+      h, "cuptiActivityRegisterCallbacks");
+  auto enable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityEnable");
+  lk_cupti_next = (CUptiResult(*)(uint8_t*, size_t, CUpti_Activity**))dlsym(h, "cuptiActivityGetNextRecord");
+  lk_cupti_flush = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushAll");
+  return reg && enable && lk_cupti_next && lk_cupti_flush &&
+         reg(lk_cupti_buffer, lk_cupti_done) == CUPTI_SUCCESS &&
+         enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+
+// The kernels' spans recorded since the last call, in the order they ran.
+static std::vector<lk_span> lk_cupti_take() {
+  CK(cudaDeviceSynchronize());
+  lk_cupti_flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::vector<lk_span> out;
+  out.swap(lk_spans);
+  std::sort(out.begin(), out.end(), [](const lk_span& x, const lk_span& y) { return x.start < y.start; });
+  return out;
+}
+#else
+static bool lk_cupti_start() { return false; }
+static std::vector<lk_span> lk_cupti_take() { return {}; }
+#endif
 
 // One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
 struct lk_form {
@@ -300,7 +335,7 @@ struct lk_form {
   int* tok;
   const lk_act* logits;
   std::vector<const char*> kinds, outputs;
-  std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile
+  std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile without CUPTI
   cudaGraphExec_t exec = nullptr;
   std::vector<double> ms;  // summed time of each launch
   int runs = 0;
@@ -316,22 +351,23 @@ struct lk_state {
 static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
-  // Under --profile a captured step records its events as nodes of its graph (external event records), so each
-  // launch is timed as the graph runs it and the times add up to the step's; where the probe finds that such events
-  // cannot be timed, the steps run uncaptured with an event before each launch.
-  const bool graph_prof = a.prof && graphs && lk_graph_events_timed(st);
-  const bool captured = graphs && (!a.prof || graph_prof);
-  if (a.prof) printf("PROFILE_TIMING: %s\n", graph_prof ? "graph" : "stream");
+  // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
+  // uncaptured with an event before each launch, which pays launch gaps a graph does not.
+  const bool stamped = a.prof && lk_cupti_start();
+  const bool captured = graphs && (!a.prof || stamped);
+  if (a.prof) printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
   for (auto& f : forms) {
     if (a.prof) {
-      f.events.resize(f.kinds.size() + 1);
-      for (auto& e : f.events) CK(cudaEventCreate(&e));
+      if (!stamped) {
+        f.events.resize(f.kinds.size() + 1);
+        for (auto& e : f.events) CK(cudaEventCreate(&e));
+      }
       f.ms.assign(f.kinds.size(), 0.0);
     }
     if (captured) {
       cudaGraph_t g;
       CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-      f.step(st, graph_prof ? f.events.data() : nullptr);
+      f.step(st, nullptr);
       CK(cudaStreamEndCapture(st, &g));
       CK(cudaGraphInstantiate(&f.exec, g, 0));
       CK(cudaGraphDestroy(g));
@@ -344,13 +380,22 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   };
   auto run = [&](lk_form& f) {
     if (f.exec) CK(cudaGraphLaunch(f.exec, st));
-    else f.step(st, a.prof ? f.events.data() : nullptr);
+    else f.step(st, a.prof && !stamped ? f.events.data() : nullptr);
     if (!a.prof) return;
     CK(cudaStreamSynchronize(st));
-    for (size_t k = 0; k < f.ms.size(); ++k) {
-      float ms = 0.f;
-      CK(cudaEventElapsedTime(&ms, f.events[k], f.events[k + 1]));
-      f.ms[k] += ms;
+    if (stamped) {
+      const std::vector<lk_span> sp = lk_cupti_take();
+      if (sp.size() != f.ms.size()) {
+        fprintf(stderr, "--profile: %zu kernels recorded for a step of %zu launches\n", sp.size(), f.ms.size());
+        exit(1);
+      }
+      for (size_t k = 0; k < sp.size(); ++k) f.ms[k] += 1e-6 * (double)(sp[k].end - (k ? sp[k - 1].end : sp[0].start));
+    } else {
+      for (size_t k = 0; k < f.ms.size(); ++k) {
+        float ms = 0.f;
+        CK(cudaEventElapsedTime(&ms, f.events[k], f.events[k + 1]));
+        f.ms[k] += ms;
+      }
     }
     ++f.runs;
   };

@@ -229,7 +229,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "// A lane compiled by lane-tune " << version() << " for " << m.name << " (" << m.architecture << ", "
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
-     << "#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
+     << "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
      << "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
      << "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
      << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
