@@ -12,20 +12,10 @@ LK_DEVICE void lk_warp_argmax(lk_act& best, int& bi) {
   }
 }
 
-// The next token from the logits, the first index of the largest value; it advances the token, the generated run and
-// the position on the device, so generation needs no round trip to the host.
-__global__ void __launch_bounds__(1024) lk_argmax(const lk_act* __restrict__ x, int n, int* __restrict__ tok,
-                                                  int* __restrict__ gen, int* __restrict__ count, int* __restrict__ pos,
-                                                  int rows) {
+// A block's largest (value, index) of its threads', the first index among equal values, in thread 0.
+LK_DEVICE void lk_block_argmax(lk_act& best, int& bi, int n) {
   __shared__ lk_act sv[32];
   __shared__ int si[32];
-  lk_act best = -INFINITY;
-  int bi = n;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    if (bi == n || x[i] > best) {
-      best = x[i];
-      bi = i;
-    }
   lk_warp_argmax(best, bi);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if (lane == 0) {
@@ -38,12 +28,59 @@ __global__ void __launch_bounds__(1024) lk_argmax(const lk_act* __restrict__ x, 
     best = lane < warps ? sv[lane] : (lk_act)-INFINITY;
     bi = lane < warps ? si[lane] : n;
     lk_warp_argmax(best, bi);
-    if (lane == 0) {
-      const int t = bi < n ? bi : 0;
-      *tok = t;
-      gen[*count] = t;
-      *count += 1;
-      *pos += rows;
+  }
+}
+
+// The blocks' partial arg-maxes and how many blocks are done (the last one resets it): one step runs at a time.
+#define LK_ARGMAX_BLOCKS 256
+__device__ lk_act lk_argmax_v[LK_ARGMAX_BLOCKS];
+__device__ int lk_argmax_i[LK_ARGMAX_BLOCKS];
+__device__ unsigned lk_argmax_done;
+
+// The next token from the logits, the first index of the largest value; it advances the token, the generated run and
+// the position on the device, so generation needs no round trip to the host. Each block (at most LK_ARGMAX_BLOCKS)
+// takes a slice; the last block to finish folds the blocks' results in block order, so the result is the same
+// whatever order the blocks ran in.
+__global__ void __launch_bounds__(256) lk_argmax(const lk_act* __restrict__ x, int n, int* __restrict__ tok,
+                                                 int* __restrict__ gen, int* __restrict__ count, int* __restrict__ pos,
+                                                 int rows) {
+  lk_pdl_entry();
+  __shared__ bool last;
+  const int per = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * per, hi = min(n, lo + per);
+  lk_act best = -INFINITY;
+  int bi = n;
+  for (int i = lo + threadIdx.x; i < hi; i += blockDim.x)
+    if (bi == n || x[i] > best) {
+      best = x[i];
+      bi = i;
     }
+  lk_block_argmax(best, bi, n);
+  if (threadIdx.x == 0) {
+    lk_argmax_v[blockIdx.x] = best;
+    lk_argmax_i[blockIdx.x] = bi;
+    __threadfence();
+    last = atomicAdd(&lk_argmax_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  best = -INFINITY;
+  bi = n;
+  for (int b = threadIdx.x; b < (int)gridDim.x; b += blockDim.x) {
+    const lk_act v = ((volatile lk_act*)lk_argmax_v)[b];
+    const int i = ((volatile int*)lk_argmax_i)[b];
+    if (i < n && (bi == n || v > best || (v == best && i < bi))) {
+      best = v;
+      bi = i;
+    }
+  }
+  lk_block_argmax(best, bi, n);
+  if (threadIdx.x == 0) {
+    const int t = bi < n ? bi : 0;
+    *tok = t;
+    gen[*count] = t;
+    *count += 1;
+    *pos += rows;
+    lk_argmax_done = 0;
   }
 }

@@ -11,6 +11,7 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
                                                     const lk_act* __restrict__ vc, const int* __restrict__ pos,
                                                     lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
                                                     int hd, int vd, int ctx, double scale, int splits) {
+  lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
   const int kvh = blockIdx.x, s = blockIdx.y, r = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -98,6 +99,7 @@ static size_t lk_attention_smem(int g, int vper) { return sizeof(lk_acc) * (size
 // Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,
                                   int splits) {
+  lk_pdl_entry();
   const int h = blockIdx.x, r = blockIdx.y;
   const lk_acc* pp = part + ((size_t)r * hq + h) * splits * (vd + 2);
   lk_acc mx = -INFINITY;

@@ -3,6 +3,7 @@
 // out[r][:] = E[tok[r]][:] for r < gridDim.y; a thread a 16-byte unit of the row.
 template <class M>
 __global__ void lk_embed(M m, const int* __restrict__ tok, lk_act* __restrict__ out, int d) {
+  lk_pdl_entry();
   constexpr int E = lk_fmt<M>::E;
   const int r = blockIdx.y, u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u >= d / E) return;

@@ -1,11 +1,78 @@
 // The GEMV: R activation rows times a matrix, RPW output rows a warp, the weights streamed once in 16-byte units.
 
+// The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each lane's 16 activations of a unit quantized
+// with its neighbour's (the unit's other half of the 32-block: lanes pair as units do) and multiplied in integers.
+// The loop is uniform over the warp so that the pairs' shuffles see every lane.
+template <int RPW, int R, int STRIDE>
+LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int k, int n, int row0,
+                               lk_acc (&acc)[RPW][R], int first) {
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = 0;
+  const int units = k / 16;
+  for (int base = 0; base < units; base += STRIDE) {
+    const int u = base + first;
+    const bool ok = u < units;
+    int4 wq[RPW];
+    float ws[RPW];
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) {
+      const size_t row = (size_t)min(row0 + i, n - 1);
+      wq[i] = ok ? __ldg(reinterpret_cast<const int4*>(m.q + row * k) + u) : make_int4(0, 0, 0, 0);
+      ws[i] = ok ? __half2float(m.s[row * (k / 32) + u / 2]) : 0.f;
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
+                            : make_float4(0.f, 0.f, 0.f, 0.f);
+        v[4 * j] = f.x; v[4 * j + 1] = f.y; v[4 * j + 2] = f.z; v[4 * j + 3] = f.w;
+      }
+      float sum[RPW];
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
+#pragma unroll
+      for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
+        float amax = 0.f;
+#pragma unroll
+        for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        const float d = lk_i8_scale(amax);
+        int q[16], p[4];
+#pragma unroll
+        for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], d);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+#pragma unroll
+        for (int i = 0; i < RPW; ++i) {
+          int s = __dp4a(wq[i].x, p[0], 0);
+          s = __dp4a(wq[i].y, p[1], s);
+          s = __dp4a(wq[i].z, p[2], s);
+          s = __dp4a(wq[i].w, p[3], s);
+          sum[i] += d * (float)s;
+        }
+#pragma unroll
+        for (int e = 0; e < 16; ++e) v[e] -= d * (float)q[e];  // the residual, the second word's input
+      }
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
+}
+
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 // A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
-template <class M, int RPW, int R, int STRIDE = 32>
-LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
-                            int first = threadIdx.x & 31) {
+template <class M, int RPW, int R, int STRIDE>
+LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+                              int first) {
   constexpr int E = lk_fmt<M>::E;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
@@ -38,6 +105,16 @@ LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
+// The sums by the lane's numerics: int8 products over Q8_0 matrices under LK_INT8, else dequantized f32/f64 ones.
+template <class M, int RPW, int R, int STRIDE = 32>
+LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+                            int first = threadIdx.x & 31) {
+  if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
+    lk_gemv_sums_i8<RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
+  else
+    lk_gemv_sums_f<M, RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
+}
+
 // Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias.
 template <int RPW, int R>
 LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restrict__ bias, lk_act* __restrict__ y, int n,
@@ -57,6 +134,7 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 template <class M, int RPW, int R>
 __global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
                                                lk_act* __restrict__ y, int k, int n) {
+  lk_pdl_entry();
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   if (row0 >= n) return;
   lk_acc acc[RPW][R];
@@ -69,6 +147,7 @@ __global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x
 template <class M, int RPW, int R, int S>
 __global__ void __launch_bounds__(256) lk_gemv_split(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
                                                      lk_act* __restrict__ y, int k, int n) {
+  lk_pdl_entry();
   __shared__ lk_acc part[8][RPW * R];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = (blockDim.x >> 5) / S;
   const int row0 = (blockIdx.x * groups + warp / S) * RPW;
@@ -105,6 +184,7 @@ struct lk_parts {
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
 template <class M, int RPW, int R>
 __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_act* __restrict__ x, int k) {
+  lk_pdl_entry();
   int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
   row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
@@ -121,6 +201,7 @@ __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_ac
 template <class M, int RPW, int R>
 __global__ void __launch_bounds__(256) lk_gemv_glu(M g, M u, const lk_act* __restrict__ x, lk_act* __restrict__ y,
                                                    int k, int n) {
+  lk_pdl_entry();
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   if (row0 >= n) return;
   lk_acc ag[RPW][R], au[RPW][R];

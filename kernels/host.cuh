@@ -247,6 +247,23 @@ static T* lk_zeroed(size_t n) {
   return d;
 }
 
+// A launch under programmatic dependent launch (the `pdl` knob): it may start while the launch before it drains, its
+// blocks held at lk_pdl_entry until that one is done.
+template <class... P, class... A>
+static void lk_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t st, A&&... args) {
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t c = {};
+  c.gridDim = grid;
+  c.blockDim = block;
+  c.dynamicSmemBytes = smem;
+  c.stream = st;
+  c.attrs = at;
+  c.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&c, kernel, std::forward<A>(args)...));
+}
+
 // The stagger's switch and seed, from the command line.
 static bool lk_stagger = false;
 static unsigned long long lk_seed = 0;

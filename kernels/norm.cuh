@@ -4,6 +4,7 @@ template <bool ADD>
 __global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add,
                                                        const float* __restrict__ w, lk_act* __restrict__ out, int d,
                                                        float eps) {
+  lk_pdl_entry();
   __shared__ lk_acc scratch[32];
   const size_t base = (size_t)blockIdx.x * d;
   lk_acc ss = 0;

@@ -5,6 +5,16 @@
 
 #define LK_DEVICE __device__ __forceinline__
 
+// Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
+// the one before it drains: it waits here until that one has finished and its writes are visible, then lets the next
+// launch start in turn (after the wait, so at most two launches are ever in flight). Without PDL both are no-ops.
+LK_DEVICE void lk_pdl_entry() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 // A warp's sum of `v`, every lane holding it after.
 template <class T>
 LK_DEVICE T lk_warp_sum(T v) {

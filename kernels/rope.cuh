@@ -11,6 +11,7 @@ __global__ void lk_rope(lk_act* __restrict__ q, lk_act* __restrict__ k, const fl
                         const float* __restrict__ kn, const lk_act* __restrict__ cos_t, const lk_act* __restrict__ sin_t,
                         const int* __restrict__ pos, int hq, int hk, int hd, float eps, const lk_act* __restrict__ v,
                         lk_act* __restrict__ kc, lk_act* __restrict__ vc, int vd, int ctx) {
+  lk_pdl_entry();
   __shared__ lk_acc scratch[32];
   const int r = blockIdx.y, h = blockIdx.x, j = threadIdx.x, half = hd / 2;
   if (APPEND && h >= hq + hk) {

@@ -20,7 +20,13 @@ namespace lt::test {
 template <class T>
 class LaneSim {
  public:
-  LaneSim(const gguf::File& file, const lane::Plan& plan) : file_(file), p_(plan), m_(plan.model) {
+  LaneSim(const gguf::File& file, const lane::Plan& plan)
+      : file_(file),
+        p_(plan),
+        m_(plan.model),
+        words_(plan.knobs.numerics == knobs::Numerics::Int8     ? 1
+               : plan.knobs.numerics == knobs::Numerics::Int8x2 ? 2
+                                                                 : 0) {
     arena_.assign(p_.arena_bytes, 0xff);
     for (const auto& [name, b] : p_.carried) carried_[name].assign(b.count * 8, 0);  // room for any element type
     for (const lane::Matrix& w : p_.matrices) {
@@ -80,18 +86,43 @@ class LaneSim {
     for (uint32_t i = 0; i < m_.vocab; ++i) out.push_back(float(l[i]));
   }
 
-  // y[r][j] = W[j] . x[r] (+ bias), sums in double, stored as T.
+  // The int8 numerics' view of activations: each 32-block as the sum of `words_` int8 words times their scales, by
+  // the kernels' rule (kernels/formats.cuh: d = max|x| / 127 in f32, q = x / d rounded to the nearest, ties to even).
+  std::vector<double> int8_view(const T* x, size_t n) const {
+    std::vector<double> out(n, 0.0);
+    for (size_t b = 0; b < n; b += 32) {
+      float v[32];
+      for (size_t i = 0; i < 32; ++i) v[i] = float(x[b + i]);
+      for (int word = 0; word < words_; ++word) {
+        float amax = 0.f;
+        for (float e : v) amax = std::max(amax, std::fabs(e));
+        const float d = amax / 127.f;
+        for (size_t i = 0; i < 32; ++i) {
+          const float q = d > 0.f ? std::nearbyint(v[i] / d) : 0.f;
+          out[b + i] += double(d) * double(q);
+          v[i] -= d * q;
+        }
+      }
+    }
+    return out;
+  }
+
+  // y[r][j] = W[j] . x[r] (+ bias), sums in double, stored as T; under the int8 numerics x as int8_view sees it
+  // where W is Q8_0.
   void gemv(const lane::Form& f, const lane::Gemv& g) {
     const lane::Matrix& w = p_.matrix(g.w);
     const std::vector<float>& W = weights_.at(w.name);
     const T* x = act(f, g.x);
     T* y = act(f, g.y);
-    for (int r = 0; r < g.rows; ++r)
+    for (int r = 0; r < g.rows; ++r) {
+      std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
+      if (words_ && w.type == ggml::Type::Q8_0) xr = int8_view(x + r * w.cols, w.cols);
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
-        for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * double(x[r * w.cols + i]);
+        for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * xr[i];
         y[r * w.rows + j] = T(s);
       }
+    }
   }
 
   void run(const lane::Form& f) {
@@ -250,6 +281,7 @@ class LaneSim {
   const gguf::File& file_;
   const lane::Plan& p_;
   const model::Model& m_;
+  const int words_;  // the int8 numerics' words an activation: 0, 1 or 2
   std::vector<uint8_t> arena_;
   std::map<std::string, std::vector<uint8_t>> carried_;
   std::map<std::string, std::vector<float>> weights_, vectors_;

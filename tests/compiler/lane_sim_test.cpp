@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "compiler/gguf.hpp"
@@ -42,7 +43,21 @@ const json kKnobSets[] = {
          {"fuse_glu", true},
          {"fuse_rope_kv", true}},
     json{{"numerics", "dequant"}, {"max_chunk", 4}, {"attn_splits", 1}, {"fuse_rope_kv", true}},
+    json{{"numerics", "int8"}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}},
+    json{{"numerics", "int8x2"}, {"max_chunk", 16}},
 };
+
+// The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
+// int8 numerics quantizes as the kernels do, so these are the GPU's bounds too).
+double bound(knobs::Numerics n) {
+  switch (n) {
+    case knobs::Numerics::Precise: return 1e-12;
+    case knobs::Numerics::Dequant: return 1e-5;
+    case knobs::Numerics::Int8: return 3e-2;
+    case knobs::Numerics::Int8x2: return 1e-3;
+  }
+  return 0;
+}
 
 TEST_P(LanePlanOnCpu, MatchesTheReference) {
   auto [preset, set] = GetParam();
@@ -67,16 +82,34 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
     else
       got = LaneSim<float>(file, plan).generate(prompt, 4);
     ASSERT_EQ(got.logits.size(), want.logits.size());
-    const double err = rel_l2(got.logits, want.logits);
-    EXPECT_EQ(got.tokens, want.tokens) << preset << " " << kKnobSets[set].dump() << " prompt " << len;
-    EXPECT_LE(err, k.numerics == knobs::Numerics::Precise ? 1e-12 : 1e-5)
-        << preset << " " << kKnobSets[set].dump() << " prompt " << len;
+    ASSERT_EQ(got.tokens.size(), want.tokens.size());
+    // The int8 numerics may flip a near tie (the worker's rule, worker/src/checks.cpp): where the reference's top two
+    // lie within 4 bounds (times the row's RMS); the rows after a flip have another context and are left out.
+    const bool lossy = k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2;
+    const std::string what = std::string(preset) + " " + kKnobSets[set].dump() + " prompt " + std::to_string(len);
+    size_t rows = want.tokens.size();
+    for (size_t i = 0; i < want.tokens.size(); ++i) {
+      if (got.tokens[i] == want.tokens[i]) continue;
+      ASSERT_TRUE(lossy) << what << ": the tokens differ at " << i;
+      const float* r = want.logits.data() + i * m.vocab;
+      double ss = 0;
+      for (size_t v = 0; v < m.vocab; ++v) ss += double(r[v]) * r[v];
+      EXPECT_LE(r[want.tokens[i]] - r[got.tokens[i]], 4 * bound(k.numerics) * std::sqrt(ss / m.vocab))
+          << what << ": a flip at " << i << " that is no near tie";
+      rows = i + 1;
+      break;
+    }
+    const size_t n = rows * m.vocab;
+    const double err = rel_l2(std::vector<float>(got.logits.begin(), got.logits.begin() + n),
+                              std::vector<float>(want.logits.begin(), want.logits.begin() + n));
+    if (lossy) std::printf("%s: relative L2 %.3g over %zu rows\n", what.c_str(), err, rows);
+    EXPECT_LE(err, bound(k.numerics)) << what;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
-                                            ::testing::Range(0, 4)));
+                                            ::testing::Range(0, 6)));
 
 }  // namespace
 }  // namespace lt::test

@@ -197,6 +197,20 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   const std::string rope = program(l, {{"fuse_rope_kv", true}});
   EXPECT_NE(rope.find("lk_rope<true, true, true><<<dim3(8, 1)"), std::string::npos);  // 4 q, 2 k, 2 v heads
   EXPECT_EQ(rope.find("lk_kv_append<<<"), std::string::npos);
+  // The int8 numerics: the words an activation takes, and the chunks of 16 rows and more on the tensor cores (the
+  // 64-row chunk's projections one launch of 64 rows each; the fused gate/up as the GEMM's GLU).
+  const std::string i8 = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"fuse_glu", true}});
+  EXPECT_NE(i8.find("#define LK_INT8 1"), std::string::npos);
+  EXPECT_NE(program(l, {{"numerics", "int8x2"}}).find("#define LK_INT8 2"), std::string::npos);
+  EXPECT_NE(i8.find("lk_gemm_i8<64, false><<<"), std::string::npos);
+  EXPECT_NE(i8.find("lk_gemm_i8<32, true><<<"), std::string::npos);
+  EXPECT_NE(i8.find("lk_gemv<lk_q8, 1, 1><<<"), std::string::npos);  // decode: dp4a in the GEMV
+  EXPECT_NE(base.find("#define LK_INT8 0"), std::string::npos);
+  // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
+  const std::string pdl = program(l, {{"pdl", true}});
+  EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3( 256), 0, st, w_blk_0_attn_q"), std::string::npos);
+  EXPECT_EQ(pdl.find("lk_gemv<lk_q8, 1, 1><<<"), std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 80}).why_invalid(knobs_of({{"pdl", true}})).find("sm_90"), std::string::npos);
 }
 
 TEST(Emit, FusionsNeedMatricesOfOneFormatAndWholeWarps) {
@@ -277,7 +291,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,
-                         ::testing::Combine(::testing::ValuesIn(kDense), ::testing::Values("dequant", "precise")));
+                         ::testing::Combine(::testing::ValuesIn(kDense), ::testing::Values("dequant", "precise", "int8", "int8x2")));
 
 // The program's refusals that come before it touches a GPU: usage errors exit 2, a checkpoint or sidecar other than
 // its own exits 3.

@@ -76,6 +76,31 @@ TEST(Checks, ComparesLogitsWithTheReference) {
   EXPECT_LT(tolerance("precise").rel_l2, tolerance("dequant").rel_l2);
 }
 
+// A near tie may flip under a lossy numerics: the prompt's rows after the flip are left out; a far flip is not explained.
+TEST(Checks, GenerationsAllowNearTiesOnlyWhereTheNumericsDo) {
+  // Two prompts of 2 rows each over a vocabulary of 4. Reference rows: the second has a near tie (3.00 vs 2.99).
+  const std::vector<float> ref = {0, 5, 1, 1, /**/ 3.00f, 2.99f, 0, 0, /**/ 4, 0, 0, 1, /**/ 0, 0, 6, 1};
+  std::vector<float> lane = ref;
+  lane[4] = 2.98f;  // prompt 0, row 1: the lane takes the other side of the tie
+  lane[5] = 3.01f;
+  auto g = compare_generation(lane, ref, 4, {2, 2}, 4 * 3e-2);
+  EXPECT_TRUE(g.explained);
+  EXPECT_EQ(g.near_ties, 1u);
+  EXPECT_EQ(g.rows_compared, 4u);
+  EXPECT_DOUBLE_EQ(g.a.argmax_agree, 0.75);
+  auto strict = compare_generation(lane, ref, 4, {2, 2}, 0);  // the exact numerics allow no flip
+  EXPECT_FALSE(strict.explained);
+  // A flip far from a tie (row 0 of prompt 1: 4 against 0) is never explained, and rows after it are left out.
+  std::vector<float> far = ref;
+  far[9] = 9;
+  auto f = compare_generation(far, ref, 4, {3, 1}, 4 * 3e-2);
+  EXPECT_FALSE(f.explained);
+  EXPECT_THROW(compare_generation(lane, ref, 4, {2, 1}, 0), lt::Error);
+  EXPECT_GT(tolerance("int8").tie, 0);
+  EXPECT_EQ(tolerance("dequant").tie, 0);
+  EXPECT_LT(tolerance("int8x2").rel_l2, tolerance("int8").rel_l2);
+}
+
 Plan plan_for(const nlohmann::json& knobs, uint32_t reps) {
   Plan p;
   p.gpu = "h200";

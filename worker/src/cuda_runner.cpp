@@ -267,14 +267,18 @@ class CudaRunner : public Runner {
     auto logits_path = (lane.dir / ("logits-" + std::to_string(p.plan) + ".f32")).string();
     if (auto bad = run({"--logits", logits_path}, pr)) return *bad;
     std::vector<float> logits;
+    bool near_ties_explain = false;  // the tokens differ only by near ties' flips, which the numerics allow
     try {
       logits = read_logits(logits_path);
       std::vector<std::vector<int32_t>> tokens;
       for (auto& q : lane::parse_output(pr.out).prompts) tokens.push_back(q.tokens);
       r.tokens_equal = tokens == ref.tokens;
-      auto g = compare_logits(logits, ref.logits, vocab);
-      r.rel_l2 = std::isfinite(g.rel_l2) ? g.rel_l2 : 1e300;
-      r.argmax_agree = g.argmax_agree;
+      std::vector<size_t> rows;
+      for (const auto& t : ref.tokens) rows.push_back(t.size());
+      const auto g = compare_generation(logits, ref.logits, vocab, rows, tolerance(numerics).tie);
+      near_ties_explain = g.explained && g.near_ties > 0;
+      r.rel_l2 = std::isfinite(g.a.rel_l2) ? g.a.rel_l2 : 1e300;
+      r.argmax_agree = g.a.argmax_agree;
       r.logits_hash = logits_hash(logits);
     } catch (const std::exception& e) {
       return Result::invalid(failure::kWrongResults, "the lane's logits cannot be compared", e.what());
@@ -303,9 +307,9 @@ class CudaRunner : public Runner {
     if (!r.stagger_equal) {
       r.failure = failure::kRace;
       r.reason = stagger_reason;
-    } else if (!r.tokens_equal) {
+    } else if (!r.tokens_equal && !near_ties_explain) {
       r.failure = failure::kWrongResults;
-      r.reason = "the generated tokens differ from the precise lane's";
+      r.reason = "the generated tokens differ from the precise lane's (beyond near ties the numerics may flip)";
     } else if (r.rel_l2 > tol.rel_l2) {
       r.failure = failure::kWrongResults;
       r.reason = "relative L2 error " + std::to_string(r.rel_l2) + " exceeds " + std::to_string(tol.rel_l2);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "compiler/error.hpp"
+#include "compiler/knobs.hpp"
 #include "worker/runner.hpp"
 
 namespace lt::worker {
@@ -24,6 +25,16 @@ nlohmann::json load(const std::filesystem::path& path) {
 
 std::string text_of(const nlohmann::json& j) {
   return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+// A configuration's canonical key: a recording made before a knob existed holds that knob at its default (the program
+// such a recording measured), so it answers for the configuration with the knob at its default.
+std::string key_of(const nlohmann::json& knobs) {
+  try {
+    return knobs::Knobs::from_json(knobs.is_string() ? nlohmann::json::parse(knobs.get<std::string>()) : knobs).key();
+  } catch (const std::exception&) {
+    return text_of(knobs);
+  }
 }
 
 // A recorded run as a worker's result.
@@ -59,7 +70,7 @@ class ReplayRunner : public Runner {
   ReplayRunner(const std::filesystem::path& path, double delay_ms) : delay_ms_(delay_ms) {
     auto recording = load(path);
     for (auto& r : recording["runs"])
-      runs_[{r.value("gpu", ""), text_of(r.at("knobs"))}][r.value("repetitions", 0u)] = r;
+      runs_[{r.value("gpu", ""), key_of(r.at("knobs"))}][r.value("repetitions", 0u)] = r;
   }
   bool needs_checkpoint() const override { return false; }
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
@@ -68,7 +79,7 @@ class ReplayRunner : public Runner {
       while (std::chrono::steady_clock::now() < end && !*p.cancelled)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       if (*p.cancelled) return Result::invalid(failure::kCancelled, "the lease was lost");
-      auto it = runs_.find({p.gpu, p.knobs.dump()});
+      auto it = runs_.find({p.gpu, key_of(p.knobs)});
       if (it == runs_.end())
         return Result::invalid(failure::kNotRecorded, "the recording has no run of this configuration on " + p.gpu);
       auto exact = it->second.find(p.repetitions);

@@ -12,8 +12,10 @@
 
 namespace lt::knobs {
 
-// How a lane computes: f32 activations with weights dequantized in registers, or f64 sums (the reference lane).
-enum class Numerics { Dequant, Precise };
+// How a lane computes: f32 activations with weights dequantized in registers; f64 sums (the reference lane); or
+// products of Q8_0 weights and activations quantized to int8 per 32-block, in integers (int8: one word an activation;
+// int8x2: a second word for the first's residual). Matrices in other formats keep the dequant products.
+enum class Numerics { Dequant, Precise, Int8, Int8x2 };
 
 const char* to_string(Numerics n);
 
@@ -29,6 +31,7 @@ struct Knobs {
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
+  bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -27,7 +27,7 @@ constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library files every lane includes, in order.
 const char* const kLibrary[] = {"prelude.cuh", "stall.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",
-                                "gemv.cuh",    "rope.cuh",  "kv.cuh",      "attention.cuh", "swiglu.cuh",
+                                "gemv.cuh",    "gemm.cuh",  "rope.cuh",  "kv.cuh",      "attention.cuh", "swiglu.cuh",
                                 "argmax.cuh",  "xxh64.cuh", "host.cuh"};
 
 // The C type a matrix format's handle takes in the kernels, and the elements of its 16-byte unit.
@@ -101,6 +101,57 @@ int norm_threads(size_t d) {
   return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
 }
 
+// Words an activation takes in the int8 numerics' products: 0 (not int8), 1 (int8) or 2 (int8x2).
+int int8_words(const knobs::Knobs& k) {
+  return k.numerics == knobs::Numerics::Int8 ? 1 : k.numerics == knobs::Numerics::Int8x2 ? 2 : 0;
+}
+
+// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8): the int8 numerics, a
+// Q8_0 matrix, and a chunk of whole 16-row tiles.
+bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
+  return int8_words(k) > 0 && w.type == ggml::Type::Q8_0 && rows >= 16 && rows % 16 == 0;
+}
+
+// One lk_gemm_i8 launch: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows at once.
+void gemm(std::ostream& o, const Matrix& w, const Matrix* u, const std::string& x, const std::string& bias,
+          const std::string& y, int rows) {
+  constexpr int kWarps = 8;  // a block's warps: 8 output rows each
+  o << "lk_gemm_i8<" << rows << ", " << (u ? "true" : "false") << "><<<" << cdiv(w.rows, size_t(8 * kWarps)) << ", "
+    << 32 * kWarps << ", 0, st>>>(" << w.name << ", " << (u ? u->name : w.name) << ", " << x << ", " << bias << ", "
+    << y << ", " << w.cols << ", " << w.rows << ");";
+}
+
+// A launch statement `kernel<<<grid, block, smem, st>>>(args);` as lk_launch(kernel, dim3(grid), dim3(block), smem,
+// st, args); for programmatic dependent launch (one statement a line).
+std::string with_pdl(const std::string& statements) {
+  std::string out;
+  std::istringstream lines(statements);
+  std::string s;
+  while (std::getline(lines, s)) {
+    const size_t open = s.find("<<<"), close = s.find(">>>(");
+    if (!out.empty()) out += "\n";
+    if (open == std::string::npos || close == std::string::npos) {
+      out += s;
+      continue;
+    }
+    std::vector<std::string> cfg(1);  // the launch configuration split at its top-level commas
+    int depth = 0;
+    for (size_t i = open + 3; i < close; ++i) {
+      const char c = s[i];
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      if (c == ',' && depth == 0)
+        cfg.emplace_back();
+      else
+        cfg.back() += c;
+    }
+    const size_t lead = s.find_first_not_of(' ');
+    const std::string args = s.substr(close + 4);  // "args);"
+    out += s.substr(0, lead) + "lk_launch(" + s.substr(lead, open - lead) + ", dim3(" + cfg.at(0) + "), dim3(" +
+           cfg.at(1) + ")," + cfg.at(2) + "," + cfg.at(3) + (args == ");" ? "" : ", ") + args;
+  }
+  return out;
+}
+
 // The launch statements of one launch.
 std::string launch(const Launch& l, const Plan& p, const Names& n) {
   const model::Model& m = p.model;
@@ -121,6 +172,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
         } else if constexpr (std::is_same_v<T, Gemv>) {
           const Matrix& w = p.matrix(op.w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          if (on_tensor_cores(k, w, op.rows))
+            return gemm(o, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows);
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.y;
             x.offset += size_t(at) * w.cols;
@@ -138,6 +191,14 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
         } else if constexpr (std::is_same_v<T, GemvParts>) {
           const Matrix& w0 = p.matrix(op.parts[0].w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          if (on_tensor_cores(k, w0, op.rows)) {  // on the tensor cores a part a launch: each fills the GPU alone
+            for (size_t i = 0; i < op.parts.size(); ++i) {
+              const Gemv& g = op.parts[i];
+              if (i) o << "\n  ";
+              gemm(o, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows);
+            }
+            return;
+          }
           size_t total = 0;
           for (const Gemv& g : op.parts) total += p.matrix(g.w).rows;
           slabs(o, op.rows, [&](int at, int r) {
@@ -164,6 +225,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& g = p.matrix(op.wg);
           const Matrix& u = p.matrix(op.wu);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          if (on_tensor_cores(k, g, op.rows)) return gemm(o, g, &u, n(op.x), "nullptr", n(op.out), op.rows);
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;
@@ -203,7 +265,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           o << "lk_swiglu<<<" << cdiv(op.n, 256) << ", 256, 0, st>>>(" << n(op.g) << ", " << n(op.u) << ", "
             << n(op.out) << ", " << op.n << ");";
         } else if constexpr (std::is_same_v<T, ArgMax>) {
-          o << "lk_argmax<<<1, 1024, 0, st>>>(" << n(op.logits) << ", " << m.vocab << ", s_tok, s_gen, s_count, s_pos, "
+          o << "lk_argmax<<<" << std::min<size_t>(256, cdiv(m.vocab, 2048)) << ", 256, 0, st>>>(" << n(op.logits)
+            << ", " << m.vocab << ", s_tok, s_gen, s_count, s_pos, "
             << op.rows << ");";
         }
       },
@@ -232,9 +295,10 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
      << "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
      << "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
-     << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
+     << "#include <type_traits>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
      << "typedef " << (precise ? "double" : "float") << " lk_act;\n"
-     << "typedef " << (precise ? "double" : "float") << " lk_acc;\n\n";
+     << "typedef " << (precise ? "double" : "float") << " lk_acc;\n"
+     << "#define LK_INT8 " << int8_words(k) << "\n\n";
   for (const char* f : kLibrary) cu << "// ---- kernels/" << f << "\n" << kernels::source(f) << "\n";
 
   // Constants: the checkpoint, the sidecar, the shapes, the residence order.
@@ -278,7 +342,8 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     for (size_t at = 0, part = 0; at < f.launches.size(); at += per, ++part) {
       cu << "static void step" << f.rows << "_" << part << "(cudaStream_t st, const cudaEvent_t* ev) {\n";
       for (size_t i = at; i < std::min(f.launches.size(), at + per); ++i)
-        cu << "  lk_before(st, ev, " << f.rows << ", " << i << ");\n  " << launch(f.launches[i], p, n) << "\n";
+        cu << "  lk_before(st, ev, " << f.rows << ", " << i << ");\n  "
+           << (k.pdl ? with_pdl(launch(f.launches[i], p, n)) : launch(f.launches[i], p, n)) << "\n";
       cu << "}\n";
     }
   }

@@ -2,6 +2,7 @@
 #include "compiler/knobs.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "compiler/error.hpp"
@@ -12,14 +13,14 @@ namespace {
 
 using nlohmann::json;
 
-const char* const kNumerics[] = {"dequant", "precise"};
+const char* const kNumerics[] = {"dequant", "precise", "int8", "int8x2"};
 
 Numerics parse_numerics(const json& v) {
-  if (!v.is_string()) throw Error("knob numerics must be a string: \"dequant\" or \"precise\"");
-  std::string s = v.get<std::string>();
-  if (s == "dequant") return Numerics::Dequant;
-  if (s == "precise") return Numerics::Precise;
-  throw Error("knob numerics: unknown value \"" + s + "\" (dequant, precise)");
+  if (!v.is_string()) throw Error("knob numerics must be a string: dequant, precise, int8 or int8x2");
+  const std::string s = v.get<std::string>();
+  for (size_t i = 0; i < std::size(kNumerics); ++i)
+    if (s == kNumerics[i]) return static_cast<Numerics>(i);
+  throw Error("knob numerics: unknown value \"" + s + "\" (dequant, precise, int8, int8x2)");
 }
 
 int parse_int(const json& v, const char* name) {
@@ -48,7 +49,8 @@ json Knobs::to_json() const {
               {"attn_splits", attn_splits},
               {"fuse_qkv", fuse_qkv},
               {"fuse_glu", fuse_glu},
-              {"fuse_rope_kv", fuse_rope_kv}};
+              {"fuse_rope_kv", fuse_rope_kv},
+              {"pdl", pdl}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -75,6 +77,8 @@ Knobs Knobs::from_json(const json& j) {
       k.fuse_glu = parse_bool(v, "fuse_glu");
     else if (name == "fuse_rope_kv")
       k.fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
+    else if (name == "pdl")
+      k.pdl = parse_bool(v, "pdl");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
@@ -97,8 +101,10 @@ namespace {
 std::vector<Domain> domains_for(const model::Model&, const Target&) {
   return {
       {"numerics",
-       "how the lane computes: f32 activations with weights dequantized in registers, or f64 sums",
-       {"dequant", "precise"}},
+       "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
+       "or Q8_0 products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
+       "in decode, tensor cores in chunks of 16 rows and more",
+       {"dequant", "precise", "int8", "int8x2"}},
       {"cuda_graphs", "capture each form's step once as a CUDA graph", {true, false}},
       {"max_chunk",
        "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
@@ -110,6 +116,8 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
       {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
       {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
       {"fuse_rope_kv", "append the roped keys and the values to the caches in rope's launch", {false, true}},
+      {"pdl", "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
+       {false, true}},
   };
 }
 
@@ -131,6 +139,7 @@ Space space(const model::Model& m, const Target& t) {
       "max_chunk is at most the lane's context",
       "fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
       "fuse_qkv / fuse_glu: the fused matrices share one format",
+      "pdl: the GPU is sm_90 or later",
   };
   return s;
 }
@@ -149,6 +158,8 @@ std::string Space::why_invalid(const Knobs& k) const {
     if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
       return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
   }
+  if (k.pdl && target.arch < 90)
+    return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
   if (k.fuse_qkv) {
     for (uint64_t rows : {uint64_t(model.heads) * model.head_dim, uint64_t(model.kv_heads) * model.head_dim,
                           uint64_t(model.kv_heads) * model.value_dim})
