@@ -57,13 +57,14 @@ LK_DEVICE void lk_load(const lk_act* p, lk_acc* out) {
 }
 
 // The int8 numerics (LK_INT8 1: one word an activation; 2: a second word for the residual): a 32-block of activations
-// as d = max|x| / 127 and q = x / d rounded to the nearest (ties to even), q = 0 where the block is zero. The decode
-// GEMV, the prefill GEMM and the CPU model of the tests quantize by this one rule.
+// as d = max|x| / 127 and q = x * (127 / max|x|) rounded to the nearest (ties to even), q = 0 where the block is zero.
+// The decode GEMV, the prefill GEMM and the CPU model of the tests quantize by this one rule.
 #ifndef LK_INT8
 #define LK_INT8 0
 #endif
 LK_DEVICE float lk_i8_scale(float amax) { return amax / 127.f; }
-LK_DEVICE int lk_i8_q(float x, float d) { return d > 0.f ? __float2int_rn(x / d) : 0; }
+LK_DEVICE float lk_i8_inv(float amax) { return amax > 0.f ? 127.f / amax : 0.f; }
+LK_DEVICE int lk_i8_q(float x, float inv) { return __float2int_rn(x * inv); }
 LK_DEVICE int lk_i8_pack(int a, int b, int c, int d) {
   return (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (int)((unsigned)d << 24);
 }

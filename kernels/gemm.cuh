@@ -17,6 +17,9 @@ LK_DEVICE void lk_mma_s8(int (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
 }
 
+#define LK_GEMM_KB (LK_GEMM_COLS / 32)  // 32-blocks a stage
+#define LK_GEMM_BATCH 4                  // staging loads a warp has in flight at once
+
 template <int R, bool GLU>
 __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const float* __restrict__ x,
                                                   const float* __restrict__ bias, float* __restrict__ y, int k, int n) {
@@ -26,9 +29,10 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
   constexpr int M = GLU ? 2 : 1;           // matrices
   constexpr int ST = LK_GEMM_COLS + 16;    // a staged row's stride in bytes: rows g and g + 1 fall 4 banks apart
   __shared__ __align__(16) signed char xq[P][R][ST];
-  __shared__ float xs[P][R][LK_GEMM_COLS / 32];
+  __shared__ float xs[P][R][LK_GEMM_KB];
   const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
   const int row0 = (blockIdx.x * warps + warp) * 8;
+  const bool mine = row0 < n;  // whether this warp has output rows (it stages either way)
   const int kb = k / 32;
   float acc[M][R / 16][4];
 #pragma unroll
@@ -37,39 +41,68 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
     for (int tile = 0; tile < R / 16; ++tile)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mat][tile][e] = 0.f;
-  // The weight rows this lane's fragments read (its B row g) and its outputs' rows (2t and 2t + 1), clamped.
+  // The weight row this lane's B fragments read (its row g) and its outputs' rows (2t and 2t + 1), clamped.
   const size_t wrow = (size_t)min(row0 + g, n - 1);
   const size_t orow[2] = {(size_t)min(row0 + 2 * t, n - 1), (size_t)min(row0 + 2 * t + 1, n - 1)};
   for (int k0 = 0; k0 < k; k0 += LK_GEMM_COLS) {
     const int nb = min(LK_GEMM_COLS, k - k0) / 32;
-    __syncthreads();  // the last tile's readers are done with the stage
-    for (int job = warp; job < R * nb; job += warps) {
-      const int r = job / nb, b = job % nb;
-      float v = x[(size_t)r * k + k0 + b * 32 + lane];
+    // The stage's weights and their scales into registers first: their loads are in flight while the block stages x.
+    int bf[LK_GEMM_KB][M][2];
+    float ws[LK_GEMM_KB][M][2];
 #pragma unroll
-      for (int p = 0; p < P; ++p) {
-        const float d = lk_i8_scale(lk_warp_max(fabsf(v)));
-        const int q = lk_i8_q(v, d);
-        xq[p][r][b * 32 + lane] = (signed char)q;
-        if (lane == 0) xs[p][r][b] = d;
-        v -= d * (float)q;
+    for (int b = 0; b < LK_GEMM_KB; ++b)
+#pragma unroll
+      for (int mat = 0; mat < M; ++mat) {
+        const bool ok = mine && b < nb;
+        const lk_q8& w = mat ? wu : wg;
+        const size_t blk = (size_t)(k0 / 32 + (ok ? b : 0));
+        const int* wp = reinterpret_cast<const int*>(w.q + wrow * k + blk * 32);
+        bf[b][mat][0] = ok ? __ldg(wp + t) : 0;
+        bf[b][mat][1] = ok ? __ldg(wp + 4 + t) : 0;
+        ws[b][mat][0] = ok ? __half2float(w.s[orow[0] * kb + blk]) : 0.f;
+        ws[b][mat][1] = ok ? __half2float(w.s[orow[1] * kb + blk]) : 0.f;
+      }
+    __syncthreads();  // the last stage's readers are done
+    // Stage x: a (row, 32-block) job takes 8 lanes of 4 values, a warp 4 jobs a step, LK_GEMM_BATCH steps' loads at once.
+    const int jobs = R * nb;
+    for (int j0 = warp * 4; j0 < jobs; j0 += warps * 4 * LK_GEMM_BATCH) {
+      float4 v4[LK_GEMM_BATCH];
+#pragma unroll
+      for (int i = 0; i < LK_GEMM_BATCH; ++i) {
+        const int job = j0 + i * warps * 4 + (lane >> 3);
+        v4[i] = job < jobs ? *reinterpret_cast<const float4*>(x + (size_t)(job / nb) * k + k0 + (job % nb) * 32 +
+                                                              (lane & 7) * 4)
+                           : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int i = 0; i < LK_GEMM_BATCH; ++i) {
+        const int job = j0 + i * warps * 4 + (lane >> 3), r = job / nb, b = job % nb, c = b * 32 + (lane & 7) * 4;
+        float v[4] = {v4[i].x, v4[i].y, v4[i].z, v4[i].w};
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
+          const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
+          int q[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            q[e] = lk_i8_q(v[e], inv);
+            v[e] -= d * (float)q[e];  // the residual, the second word's input
+          }
+          if (job < jobs) {
+            *reinterpret_cast<int*>(&xq[p][r][c]) = lk_i8_pack(q[0], q[1], q[2], q[3]);
+            if ((lane & 7) == 0) xs[p][r][b] = d;
+          }
+        }
       }
     }
     __syncthreads();
-    if (row0 >= n) continue;
-    for (int b = 0; b < nb; ++b) {
-      const int blk = k0 / 32 + b;
-      int bf[M][2];
-      float ws[M][2];
+    if (!mine) continue;
 #pragma unroll
-      for (int mat = 0; mat < M; ++mat) {
-        const lk_q8& w = mat ? wu : wg;
-        const int* wp = reinterpret_cast<const int*>(w.q + wrow * k + (size_t)blk * 32);
-        bf[mat][0] = __ldg(wp + t);
-        bf[mat][1] = __ldg(wp + 4 + t);
-        ws[mat][0] = __half2float(w.s[orow[0] * kb + blk]);
-        ws[mat][1] = __half2float(w.s[orow[1] * kb + blk]);
-      }
+    for (int b = 0; b < LK_GEMM_KB; ++b) {
+      if (b >= nb) break;
 #pragma unroll
       for (int tile = 0; tile < R / 16; ++tile) {
 #pragma unroll
@@ -81,17 +114,17 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
 #pragma unroll
           for (int mat = 0; mat < M; ++mat) {
             int d[4];
-            lk_mma_s8(d, a, bf[mat][0], bf[mat][1]);
-            acc[mat][tile][0] += lo * ws[mat][0] * (float)d[0];
-            acc[mat][tile][1] += lo * ws[mat][1] * (float)d[1];
-            acc[mat][tile][2] += hi * ws[mat][0] * (float)d[2];
-            acc[mat][tile][3] += hi * ws[mat][1] * (float)d[3];
+            lk_mma_s8(d, a, bf[b][mat][0], bf[b][mat][1]);
+            acc[mat][tile][0] += lo * ws[b][mat][0] * (float)d[0];
+            acc[mat][tile][1] += lo * ws[b][mat][1] * (float)d[1];
+            acc[mat][tile][2] += hi * ws[b][mat][0] * (float)d[2];
+            acc[mat][tile][3] += hi * ws[b][mat][1] * (float)d[3];
           }
         }
       }
     }
   }
-  if (row0 >= n) return;
+  if (!mine) return;
 #pragma unroll
   for (int tile = 0; tile < R / 16; ++tile)
 #pragma unroll

@@ -40,10 +40,10 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int
 #pragma unroll
         for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
         amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-        const float d = lk_i8_scale(amax);
+        const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
         int q[16], p[4];
 #pragma unroll
-        for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], d);
+        for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], inv);
 #pragma unroll
         for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
 #pragma unroll

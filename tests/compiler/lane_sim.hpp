@@ -87,7 +87,7 @@ class LaneSim {
   }
 
   // The int8 numerics' view of activations: each 32-block as the sum of `words_` int8 words times their scales, by
-  // the kernels' rule (kernels/formats.cuh: d = max|x| / 127 in f32, q = x / d rounded to the nearest, ties to even).
+  // the kernels' rule (kernels/formats.cuh: d = max|x| / 127 in f32, q = x * (127 / max|x|) rounded to the nearest, ties to even).
   std::vector<double> int8_view(const T* x, size_t n) const {
     std::vector<double> out(n, 0.0);
     for (size_t b = 0; b < n; b += 32) {
@@ -96,9 +96,9 @@ class LaneSim {
       for (int word = 0; word < words_; ++word) {
         float amax = 0.f;
         for (float e : v) amax = std::max(amax, std::fabs(e));
-        const float d = amax / 127.f;
+        const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
         for (size_t i = 0; i < 32; ++i) {
-          const float q = d > 0.f ? std::nearbyint(v[i] / d) : 0.f;
+          const float q = std::nearbyint(v[i] * inv);
           out[b + i] += double(d) * double(q);
           v[i] -= d * q;
         }

@@ -32,6 +32,7 @@ struct Knobs {
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
+  int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp)
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -113,9 +113,9 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
 }
 
 // One lk_gemm_i8 launch: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows at once.
-void gemm(std::ostream& o, const Matrix& w, const Matrix* u, const std::string& x, const std::string& bias,
-          const std::string& y, int rows) {
-  constexpr int kWarps = 8;  // a block's warps: 8 output rows each
+void gemm(std::ostream& o, const knobs::Knobs& k, const Matrix& w, const Matrix* u, const std::string& x,
+          const std::string& bias, const std::string& y, int rows) {
+  const int kWarps = k.gemm_rows / 8;  // a block's warps: 8 output rows each
   o << "lk_gemm_i8<" << rows << ", " << (u ? "true" : "false") << "><<<" << cdiv(w.rows, size_t(8 * kWarps)) << ", "
     << 32 * kWarps << ", 0, st>>>(" << w.name << ", " << (u ? u->name : w.name) << ", " << x << ", " << bias << ", "
     << y << ", " << w.cols << ", " << w.rows << ");";
@@ -173,7 +173,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& w = p.matrix(op.w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           if (on_tensor_cores(k, w, op.rows))
-            return gemm(o, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows);
+            return gemm(o, k, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows);
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.y;
             x.offset += size_t(at) * w.cols;
@@ -195,7 +195,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             for (size_t i = 0; i < op.parts.size(); ++i) {
               const Gemv& g = op.parts[i];
               if (i) o << "\n  ";
-              gemm(o, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows);
+              gemm(o, k, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows);
             }
             return;
           }
@@ -225,7 +225,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& g = p.matrix(op.wg);
           const Matrix& u = p.matrix(op.wu);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
-          if (on_tensor_cores(k, g, op.rows)) return gemm(o, g, &u, n(op.x), "nullptr", n(op.out), op.rows);
+          if (on_tensor_cores(k, g, op.rows)) return gemm(o, k, g, &u, n(op.x), "nullptr", n(op.out), op.rows);
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;

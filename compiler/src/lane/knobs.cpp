@@ -50,7 +50,8 @@ json Knobs::to_json() const {
               {"fuse_qkv", fuse_qkv},
               {"fuse_glu", fuse_glu},
               {"fuse_rope_kv", fuse_rope_kv},
-              {"pdl", pdl}};
+              {"pdl", pdl},
+              {"gemm_rows", gemm_rows}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -79,6 +80,8 @@ Knobs Knobs::from_json(const json& j) {
       k.fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
     else if (name == "pdl")
       k.pdl = parse_bool(v, "pdl");
+    else if (name == "gemm_rows")
+      k.gemm_rows = parse_int(v, "gemm_rows");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
@@ -118,6 +121,7 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
       {"fuse_rope_kv", "append the roped keys and the values to the caches in rope's launch", {false, true}},
       {"pdl", "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
+      {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp)", {64, 32}},
   };
 }
 
@@ -140,6 +144,7 @@ Space space(const model::Model& m, const Target& t) {
       "fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
       "fuse_qkv / fuse_glu: the fused matrices share one format",
       "pdl: the GPU is sm_90 or later",
+      "gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
   };
   return s;
 }
@@ -158,6 +163,9 @@ std::string Space::why_invalid(const Knobs& k) const {
     if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
       return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
   }
+  const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
+  if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
+    return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
   if (k.pdl && target.arch < 90)
     return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
   if (k.fuse_qkv) {
