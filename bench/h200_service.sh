@@ -3,7 +3,7 @@
 # tiny-qwen3 (recorded as the replay fixture the demo and CI answer from) and a synthesized qwen3-0.6b; then the
 # best qwen3-0.6b build is exported, run by hand as its README says, and checked by nightly.
 #
-# usage: bench/h200_service.sh LANE_TUNE_BINARY WORKDIR OUTDIR
+# usage: bench/h200_service.sh LANE_TUNE_BINARY WORKDIR OUTDIR     (TINY_ONLY=1: the tiny-qwen3 job and its recording alone)
 set -uo pipefail
 LT=$1; W=$2; O=$3
 mkdir -p "$W" "$O"
@@ -25,6 +25,11 @@ log "tiny-qwen3: halving, budget 12 (the demo's job, recorded as the replay fixt
 t0=$(date +%s)
 timeout ${TINY_S:-240} "$LT" submit "$W/tiny-qwen3.gguf" --gpus h200 --strategy halving --budget 12 --wait --coordinator "$A" 2>&1 | tail -3 | tee -a "$O/service.txt"
 "$LT" record --db "$W/h200.db" --job 1 -o "$O/h200-tiny-qwen3.json" && log "recorded job 1"
+if [ -n "${TINY_ONLY:-}" ]; then  # the replay fixture alone
+  kill $U $WK $C 2> /dev/null
+  wait 2> /dev/null
+  exit 0
+fi
 log "qwen3-0.6b: random, budget 6"
 timeout ${QWEN_S:-300} "$LT" submit "$W/qwen3-0.6b.gguf" --gpus h200 --strategy random --budget 6 --wait --coordinator "$A" 2>&1 | tail -3 | tee -a "$O/service.txt"
 t1=$(date +%s)

@@ -35,7 +35,9 @@ b = sum(v for k, v in t.items() if k != "token_embd.weight")
 print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   # Lanes compiled, then built in parallel while the CPU reference runs.
   i=0; : > "$W/$P.dirs"
-  for KS in "${SETS[@]}"; do
+  sets=("${SETS[@]}")
+  case $P in *8b*) sets=("${SETS[2]}" "${SETS[3]}" "${SETS[4]}") ;; esac
+  for KS in "${sets[@]}"; do
     echo "$KS" > "$W/$P.s$i.json"
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"
     i=$((i + 1))
@@ -44,11 +46,12 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   python3 -c "import random; r=random.Random(7); print('8 ' + ' '.join(str(r.randrange($V)) for _ in range(5)))" > "$W/$P.prompts"
   P5=$(cut -d' ' -f2- "$W/$P.prompts")
   P512=$(python3 -c "import random; r=random.Random(3); print(' '.join(str(r.randrange($V)) for _ in range(512)))")
+  printf '1 %s\n1 %s\n128 %s\n128 %s\n' "$P512" "$P512" "$P5" "$P5" > "$W/$P.timing"
   xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$LT" < "$W/$P.dirs" &
   BUILDS=$!
   "$LT" reference "$F" --n-gen 8 --logits "$W/$P.ref.bin" $P5 > "$W/$P.ref.txt"
   wait $BUILDS
-  best=""; bestdec=0
+  best=""; bestdec=0; bestpre=""; bestp=0
   while read -r D; do
     KS=$(python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["knobs"]; print(json.dumps({a:b for a,b in k.items()}, separators=(",",":")))' "$D/lane.json")
     NUM=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["knobs"]["numerics"])' "$D/lane.json")
@@ -60,10 +63,13 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
           --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt")
     "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st.bin" --stagger 1 > /dev/null 2>&1
     cmp -s "$D/out.bin" "$D/st.bin" && stag=ok || stag=DIFFERS
+    # Timing: each process prefills the 512-token prompt twice and generates 128 tokens twice; the second of each
+    # (warm: the first carries the graphs' upload) is taken, over 3 processes.
     dec=(); pre=()
     for r in 1 2 3; do
-      dec+=("$("$D/lane" "$F" "$D/lane.sidecar" 128 $P5 | awk '/DECODE_TOK_PER_S/ {print $2}')")
-      pre+=("$("$D/lane" "$F" "$D/lane.sidecar" 1 $P512 | awk '/PREFILL_MS/ {print 512000/$2}')")
+      "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.timing" > "$D/t$r.txt"
+      dec+=("$(awk '/DECODE_TOK_PER_S/ {v=$2} END {print v}' "$D/t$r.txt")")
+      pre+=("$(awk '/PREFILL_MS/ {n++; if (n == 2) print 512000/$2}' "$D/t$r.txt")")
     done
     d=$(med "${dec[@]}"); p=$(med "${pre[@]}")
     frac=$(python3 -c "print(f'{$d * $BYTES / ($RATE * 1e12):.2f}')" 2> /dev/null || echo "?")
@@ -73,26 +79,17 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
     if [ "$ok" = ok ] && python3 -c "import sys; sys.exit(0 if float('$d') > float('$bestdec') else 1)" 2> /dev/null; then
       best=$D; bestdec=$d
     fi
+    if [ "$ok" = ok ] && python3 -c "import sys; sys.exit(0 if float('$p') > float('$bestp') else 1)" 2> /dev/null; then
+      bestpre=$D; bestp=$p
+    fi
   done < "$W/$P.dirs"
   echo "$P: $BYTES bytes read a token (the weights but the embedding table); bound $(python3 -c "print(f'{$RATE * 1e12 / $BYTES:.0f}')" 2> /dev/null) tok/s" | tee -a "$TABLE"
-  if [ -n "$best" ]; then
-    "$best/lane" "$F" "$best/lane.sidecar" 128 $P5 --profile > "$W/$P.profile.txt"
-    python3 - "$W/$P.profile.txt" "$P" <<'PY' | tee -a "$TABLE"
-import collections, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.startswith("PROFILE: ")]
-total = sum(float(r[3]) for r in rows)
-by = collections.defaultdict(lambda: [0, 0.0])
-for r in rows:
-    kind = r[1] + (" (logits)" if r[2] == "logits" else "")
-    by[kind][0] += 1
-    by[kind][1] += float(r[3])
-step = [l.split()[1] for l in open(sys.argv[1]) if l.startswith("DECODE_MS_PER_TOKEN")]
-print(f"{sys.argv[2]} profile of the fastest valid decode: {len(rows)} launches, {total:.0f} us a step "
-      f"(unprofiled step {float(step[0]) * 1000 if step else 0:.0f} us)")
-for k, (n, us) in sorted(by.items(), key=lambda x: -x[1][1]):
-    print(f"  {k:22s} {n:4d} launches {us:8.1f} us {100 * us / total:5.1f}%  {us / n:6.2f} us each")
-PY
-  fi
+  for which in decode prefill; do
+    B=$best; [ $which = prefill ] && B=$bestpre
+    [ -n "$B" ] || continue
+    "$B/lane" "$F" "$B/lane.sidecar" --prompts "$W/$P.timing" --profile > "$W/$P.profile.$which.txt"
+    python3 "$HERE/profile_table.py" "$W/$P.profile.$which.txt" "$P" "$which" "$B/lane.json" | tee -a "$TABLE"
+  done
   if [ -n "$LB" ] && [ -x "$LB" ]; then
     "$LB" -m "$F" -p 512 -n 128 -fa 1 -ngl 99 -r 3 -o md 2>&1 | grep -E '^\|' | tee -a "$TABLE"
   fi
