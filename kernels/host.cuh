@@ -352,6 +352,7 @@ struct lk_form {
   int* tok;
   const lk_act* logits;
   std::vector<const char*> kinds, outputs;
+  std::vector<int> kernels;         // the kernels each launch runs
   std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile without CUPTI
   cudaGraphExec_t exec = nullptr;
   std::vector<double> ms;  // summed time of each launch
@@ -402,11 +403,20 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     CK(cudaStreamSynchronize(st));
     if (stamped) {
       const std::vector<lk_span> sp = lk_cupti_take();
-      if (sp.size() != f.ms.size()) {
-        fprintf(stderr, "--profile: %zu kernels recorded for a step of %zu launches\n", sp.size(), f.ms.size());
+      size_t want = 0;
+      for (int c : f.kernels) want += (size_t)c;
+      if (sp.size() != want) {
+        fprintf(stderr, "--profile: %zu kernels recorded for a step of %zu\n", sp.size(), want);
         exit(1);
       }
-      for (size_t k = 0; k < sp.size(); ++k) f.ms[k] += 1e-6 * (double)(sp[k].end - (k ? sp[k - 1].end : sp[0].start));
+      // A launch's time: from the end of the launch before it (its first kernel's start, for the first) to the end
+      // of its last kernel.
+      unsigned long long prev = sp.empty() ? 0 : sp[0].start;
+      for (size_t k = 0, at = 0; k < f.ms.size(); ++k) {
+        at += (size_t)f.kernels[k];
+        f.ms[k] += 1e-6 * (double)(sp[at - 1].end - prev);
+        prev = sp[at - 1].end;
+      }
     } else {
       for (size_t k = 0; k < f.ms.size(); ++k) {
         float ms = 0.f;

@@ -403,16 +403,21 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   for (const Form& f : p.forms) {
     Names n(p, f);
     cu << "  forms.push_back(lk_form{" << f.rows << ", [](cudaStream_t st, const cudaEvent_t* ev) {\n";
-    std::ostringstream kinds, outs;
+    std::ostringstream kinds, outs, kernels;
     for (size_t i = 0; i < f.launches.size(); ++i) {
       kinds << (i ? ", " : "") << '"' << f.launches[i].kind << '"';
       outs << (i ? ", " : "") << '"' << f.launches[i].output << '"';
+      // The kernels a launch runs (a chunk's GEMV in slabs, the parts of a fused projection on the tensor cores).
+      const std::string text = launch(f.launches[i], p, n);
+      size_t count = 0;
+      for (size_t at = text.find("<<<"); at != std::string::npos; at = text.find("<<<", at + 3)) ++count;
+      kernels << (i ? ", " : "") << count;
     }
     for (size_t part = 0; part * kLaunchesPerFunction < f.launches.size(); ++part)
       cu << "    step" << f.rows << "_" << part << "(st, ev);\n";
     cu << "    lk_after(st, ev, " << f.launches.size() << ");\n"
        << "  }, " << n.name(f.token) << ", " << n.name(f.logits) << ", {" << kinds.str() << "}, {" << outs.str()
-       << "}});\n";
+       << "}, {" << kernels.str() << "}});\n";
     forms_json.push_back({{"rows", f.rows}, {"launches", f.launches.size()}, {"arena_bytes", f.arena_bytes}});
   }
   cu << "  const lk_state state{s_pos, s_tok, s_gen, s_count, s_prompt, VOCAB, CTX};\n"

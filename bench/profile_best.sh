@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The per-launch profile of given knob sets on one preset: a 512-token prompt prefilled twice and 128 tokens generated
+# twice, once unprofiled (the step's time) and once under --profile (CUPTI's kernel stamps); prints the decode step's
+# and the largest prefill chunk's launches by kind (bench/profile_table.py) and the profile's total against the step.
+#
+# usage: bench/profile_best.sh LANE_TUNE_BINARY WORKDIR PRESET KNOBS_JSON...
+set -uo pipefail
+LT=$1; W=$2; P=$3; shift 3
+HERE=$(cd "$(dirname "$0")" && pwd)
+export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+mkdir -p "$W"
+F="$W/$P.gguf"
+[ -f "$F" ] || "$LT" synth --preset "$P" --type q8_0 --seed 1 -o "$F" > /dev/null
+i=0
+for KS in "$@"; do
+  echo "$KS" > "$W/k$i.json"
+  "$LT" compile "$F" --knobs "$W/k$i.json" -o "$W/p$i" > /dev/null && echo "$W/p$i"
+  i=$((i + 1))
+done > "$W/dirs"
+xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$LT" < "$W/dirs"
+V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$(head -1 "$W/dirs")/lane.json")
+python3 -c "
+import random
+r = random.Random(3); p512 = ' '.join(str(r.randrange($V)) for _ in range(512))
+r = random.Random(7); p5 = ' '.join(str(r.randrange($V)) for _ in range(5))
+print(f'1 {p512}\n1 {p512}\n128 {p5}\n128 {p5}')" > "$W/timing"
+while read -r D; do
+  "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/timing" > "$D/plain.txt" 2>&1
+  "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/timing" --profile > "$D/prof.txt" 2>&1 || { echo "$D: --profile failed: $(tail -2 "$D/prof.txt")"; continue; }
+  python3 "$HERE/profile_table.py" "$D/prof.txt" "$P" decode "$D/lane.json"
+  python3 "$HERE/profile_table.py" "$D/prof.txt" "$P" prefill "$D/lane.json"
+  step=$(awk '/DECODE_MS_PER_TOKEN/ {v=$2} END {print v * 1000}' "$D/plain.txt")
+  pre=$(awk '/PREFILL_MS/ {n++; if (n == 2) print $2 * 1000}' "$D/plain.txt")
+  tot=$(awk '/PROFILE_TOTAL_US/ {print $2}' "$D/prof.txt")
+  chunk=$(awk '/PROFILE_CHUNK_TOTAL_US/ {if ($2 > r) {r = $2; v = $3}} END {print v}' "$D/prof.txt")
+  echo "$P: decode step ${step} us unprofiled, profile total ${tot} us (ratio $(python3 -c "print(f'{$tot/$step:.3f}')" 2>/dev/null)); prefill(512) ${pre} us unprofiled, 8 chunks of 64 by the profile $(python3 -c "print(f'{8*$chunk:.0f}')" 2>/dev/null) us"
+done < "$W/dirs"
