@@ -8,25 +8,12 @@
 set -uo pipefail
 LT=$1; W=$2; shift 2
 PRESETS=${*:-tiny-llama tiny-qwen2 tiny-qwen3 qwen3-0.6b llama-3.2-1b}
-HERE=$(cd "$(dirname "$0")" && pwd)
-export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+. "$(dirname "$0")/common.sh"
 mkdir -p "$W"
 TABLE="$W/table.txt"
 : > "$TABLE"
 fail=0
 row() { printf '%-14s %-44s %s\n' "$1" "$2" "$3" | tee -a "$TABLE"; }
-
-# Deterministic prompts: lengths 5, 23 and 77 (longer than the largest chunk, 64), 16 tokens generated each.
-prompts() {  # vocab out
-  python3 - "$1" "$2" <<'PY'
-import random, sys
-v, out = int(sys.argv[1]), sys.argv[2]
-rng = random.Random(7)
-with open(out, "w") as f:
-    for n in (5, 23, 77):
-        f.write("16 " + " ".join(str(rng.randrange(v)) for _ in range(n)) + "\n")
-PY
-}
 
 for P in $PRESETS; do
   F="$W/$P.gguf"
@@ -57,7 +44,7 @@ for P in $PRESETS; do
     timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
     rc=$?
     if [ $rc -ne 0 ]; then row "$P" "$KS" "run rc=$rc $(head -c 300 "$D/run.err")"; fail=1; continue; fi
-    cmp=$(python3 "$HERE/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
+    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
     stag=ok
     for s in 1 2 3; do
       timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st$s.bin" --stagger $s > /dev/null 2>&1 || stag="rc$?"

@@ -6,29 +6,24 @@
 # usage: bench/profile_best.sh LANE_TUNE_BINARY WORKDIR PRESET KNOBS_JSON...
 set -uo pipefail
 LT=$1; W=$2; P=$3; shift 3
-HERE=$(cd "$(dirname "$0")" && pwd)
-export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+. "$(dirname "$0")/common.sh"
 mkdir -p "$W"
-F="$W/$P.gguf"
-[ -f "$F" ] || "$LT" synth --preset "$P" --type q8_0 --seed 1 -o "$F" > /dev/null
+F=$(checkpoint "$LT" "$W" "$P")
 i=0
 for KS in "$@"; do
   echo "$KS" > "$W/k$i.json"
   "$LT" compile "$F" --knobs "$W/k$i.json" -o "$W/p$i" > /dev/null && echo "$W/p$i"
   i=$((i + 1))
 done > "$W/dirs"
-xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$LT" < "$W/dirs"
-V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$(head -1 "$W/dirs")/lane.json")
-python3 -c "
-import random
-r = random.Random(3); p512 = ' '.join(str(r.randrange($V)) for _ in range(512))
-r = random.Random(7); p5 = ' '.join(str(r.randrange($V)) for _ in range(5))
-print(f'1 {p512}\n1 {p512}\n128 {p5}\n128 {p5}')" > "$W/timing"
+build_all "$LT" "$W/dirs"
+V=$(vocab "$(head -1 "$W/dirs")")
+P512=$(tokens "$V" 512 3); P5=$(tokens "$V" 5 7)
+printf '1 %s\n1 %s\n128 %s\n128 %s\n' "$P512" "$P512" "$P5" "$P5" > "$W/timing"
 while read -r D; do
   "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/timing" > "$D/plain.txt" 2>&1
   "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/timing" --profile > "$D/prof.txt" 2>&1 || { echo "$D: --profile failed: $(tail -2 "$D/prof.txt")"; continue; }
-  python3 "$HERE/profile_table.py" "$D/prof.txt" "$P" decode "$D/lane.json"
-  python3 "$HERE/profile_table.py" "$D/prof.txt" "$P" prefill "$D/lane.json"
+  python3 "$BENCH/profile_table.py" "$D/prof.txt" "$P" decode "$D/lane.json"
+  python3 "$BENCH/profile_table.py" "$D/prof.txt" "$P" prefill "$D/lane.json"
   step=$(awk '/DECODE_MS_PER_TOKEN/ {v=$2} END {print v * 1000}' "$D/plain.txt")
   pre=$(awk '/PREFILL_MS/ {n++; if (n == 2) print $2 * 1000}' "$D/plain.txt")
   tot=$(awk '/PROFILE_TOTAL_US/ {print $2}' "$D/prof.txt")

@@ -9,12 +9,11 @@
 # usage: bench/speed.sh LANE_TUNE_BINARY WORKDIR [LLAMA_BENCH] -- PRESET...
 set -uo pipefail
 LT=$1; W=$2; LB=${3:-}; shift 3; [ "${1:-}" = "--" ] && shift
-HERE=$(cd "$(dirname "$0")" && pwd)
-export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+. "$(dirname "$0")/common.sh"
 mkdir -p "$W"
 TABLE="$W/speed.txt"
 : > "$TABLE"
-"$LT_NVCC" -O3 -arch=sm_90 -o "$W/bw" "$HERE/bw.cu" && RATE=$("$W/bw" 8 | awk '/READ_TB_PER_S/ {print $2}')
+"$LT_NVCC" -O3 -arch=sm_90 -o "$W/bw" "$BENCH/bw.cu" && RATE=$("$W/bw" 8 | awk '/READ_TB_PER_S/ {print $2}')
 echo "read-only streaming rate: ${RATE:-?} TB/s (bench/bw.cu, 8 GB, best of 7)" | tee -a "$TABLE"
 SETS=(
   '{}'
@@ -26,8 +25,7 @@ SETS=(
 )
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.0f}" if v else "?")' "$@"; }
 for P in "$@"; do
-  F="$W/$P.gguf"
-  [ -f "$F" ] || "$LT" synth --preset "$P" --type q8_0 --seed 1 -o "$F" > /dev/null
+  F=$(checkpoint "$LT" "$W" "$P")
   BYTES=$("$LT" inspect "$F" --json | python3 -c '
 import json, sys
 t = {x["name"]: x["bytes"] for x in json.load(sys.stdin)["tensors"]}
@@ -42,12 +40,12 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"
     i=$((i + 1))
   done
-  V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$W/$P.s0/lane.json")
-  python3 -c "import random; r=random.Random(7); print('8 ' + ' '.join(str(r.randrange($V)) for _ in range(5)))" > "$W/$P.prompts"
-  P5=$(cut -d' ' -f2- "$W/$P.prompts")
-  P512=$(python3 -c "import random; r=random.Random(3); print(' '.join(str(r.randrange($V)) for _ in range(512)))")
+  V=$(vocab "$W/$P.s0")
+  P5=$(tokens "$V" 5 7)
+  echo "8 $P5" > "$W/$P.prompts"
+  P512=$(tokens "$V" 512 3)
   printf '1 %s\n1 %s\n128 %s\n128 %s\n' "$P512" "$P512" "$P5" "$P5" > "$W/$P.timing"
-  xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$LT" < "$W/$P.dirs" &
+  build_all "$LT" "$W/$P.dirs" &
   BUILDS=$!
   "$LT" reference "$F" --n-gen 8 --logits "$W/$P.ref.bin" $P5 > "$W/$P.ref.txt"
   wait $BUILDS
@@ -59,7 +57,7 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
     [ -x "$D/lane" ] || { echo "$P $NUM BUILD FAIL $(grep -m3 error "$D.build.log")" | tee -a "$TABLE"; continue; }
     "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/err.txt" ||
       { echo "$P $NUM RUN FAIL $(head -c 200 "$D/err.txt")" | tee -a "$TABLE"; continue; }
-    cmp=$(python3 "$HERE/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie \
+    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie \
           --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt")
     "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st.bin" --stagger 1 > /dev/null 2>&1
     cmp -s "$D/out.bin" "$D/st.bin" && stag=ok || stag=DIFFERS
@@ -88,7 +86,7 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
     B=$best; [ $which = prefill ] && B=$bestpre
     [ -n "$B" ] || continue
     "$B/lane" "$F" "$B/lane.sidecar" --prompts "$W/$P.timing" --profile > "$W/$P.profile.$which.txt"
-    python3 "$HERE/profile_table.py" "$W/$P.profile.$which.txt" "$P" "$which" "$B/lane.json" | tee -a "$TABLE"
+    python3 "$BENCH/profile_table.py" "$W/$P.profile.$which.txt" "$P" "$which" "$B/lane.json" | tee -a "$TABLE"
   done
   if [ -n "$LB" ] && [ -x "$LB" ]; then
     "$LB" -m "$F" -p 512 -n 128 -fa 1 -ngl 99 -r 3 -o md 2>&1 | grep -E '^\|' | tee -a "$TABLE"

@@ -8,15 +8,13 @@
 # usage: bench/sweep.sh LANE_TUNE_BINARY WORKDIR N PRESET...
 set -uo pipefail
 LT=$1; W=$2; N=$3; shift 3
-HERE=$(cd "$(dirname "$0")" && pwd)
-export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+. "$(dirname "$0")/common.sh"
 mkdir -p "$W"
 TABLE="$W/sweep.txt"
 : > "$TABLE"
 fail=0
 for P in "$@"; do
-  F="$W/$P.gguf"
-  [ -f "$F" ] || "$LT" synth --preset "$P" --type q8_0 --seed 1 -o "$F" > /dev/null
+  F=$(checkpoint "$LT" "$W" "$P")
   "$LT" knobs "$F" --json > "$W/$P.space.json"
   # The points: numerics in turn (dequant, int8, int8x2, precise), the rest drawn; the lane-tune compile of each
   # decides validity (a draw it refuses is redrawn).
@@ -39,22 +37,15 @@ PY
     echo "$KS" > "$W/$P.k$i.json"
     if "$LT" compile "$F" --knobs "$W/$P.k$i.json" -o "$D" > /dev/null 2>&1; then echo "$D" >> "$W/$P.dirs"; i=$((i + 1)); fi
   done < "$W/$P.points"
-  V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$(head -1 "$W/$P.dirs")/lane.json")
-  python3 - "$V" "$W/$P.prompts" <<'PY'
-import random, sys
-v, out = int(sys.argv[1]), sys.argv[2]
-rng = random.Random(7)
-with open(out, "w") as f:
-    for n in (5, 23, 77):
-        f.write("16 " + " ".join(str(rng.randrange(v)) for _ in range(n)) + "\n")
-PY
-  P512=$(python3 -c "import random; r=random.Random(3); print(' '.join(str(r.randrange($V)) for _ in range(512)))")
+  V=$(vocab "$(head -1 "$W/$P.dirs")")
+  prompts "$V" "$W/$P.prompts"
+  P512=$(tokens "$V" 512 3)
   : > "$W/$P.ref.bin"; : > "$W/$P.ref.txt"
   while read -r n toks; do
     "$LT" reference "$F" --n-gen "$n" --logits "$W/$P.ref1.bin" $toks >> "$W/$P.ref.txt" || fail=1
     cat "$W/$P.ref1.bin" >> "$W/$P.ref.bin"
   done < "$W/$P.prompts"
-  xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$LT" < "$W/$P.dirs"
+  build_all "$LT" "$W/$P.dirs"
   while read -r D; do
     KS=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["knobs"]))' "$D/lane.json")
     NUM=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["knobs"]["numerics"])' "$D/lane.json")
@@ -63,7 +54,7 @@ PY
     timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
     rc=$?
     if [ $rc -ne 0 ]; then printf '%-12s %-8s %s\n' "$P" "$NUM" "RUN rc=$rc $(head -c 200 "$D/run.err") $KS" | tee -a "$TABLE"; fail=1; continue; fi
-    cmp=$(python3 "$HERE/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie --min-agree 0.99 \
+    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie --min-agree 0.99 \
           --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
     stag=ok
     for s in 1 2; do

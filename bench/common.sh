@@ -1,0 +1,32 @@
+# Shared by the bench scripts (sourced): the nvcc lanes are built with, and the pieces every GPU script repeats.
+export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# A preset's checkpoint in DIR (q8_0, seed 1), synthesized once.  usage: checkpoint LANE_TUNE DIR PRESET -> path
+checkpoint() {
+  local f="$2/$3.gguf"
+  [ -f "$f" ] || "$1" synth --preset "$3" --type q8_0 --seed 1 -o "$f" > /dev/null
+  echo "$f"
+}
+
+# The vocabulary of a compiled lane.  usage: vocab LANE_DIR
+vocab() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$1/lane.json"; }
+
+# The correctness prompts: lengths 5, 23 and 77 (longer than the largest chunk, 64), N_GEN (16) tokens each,
+# deterministic.  usage: prompts VOCAB OUT [N_GEN]
+prompts() {
+  python3 - "$1" "$2" "${3:-16}" <<'PY'
+import random, sys
+v, out, n_gen = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+rng = random.Random(7)
+with open(out, "w") as f:
+    for n in (5, 23, 77):
+        f.write(n_gen + " " + " ".join(str(rng.randrange(v)) for _ in range(n)) + "\n")
+PY
+}
+
+# N deterministic tokens below VOCAB from SEED, on one line.  usage: tokens VOCAB N SEED
+tokens() { python3 -c "import random; r=random.Random($3); print(' '.join(str(r.randrange($1)) for _ in range($2)))"; }
+
+# Builds every lane directory listed in FILE for sm_90, in parallel; a failure is named on stdout.
+build_all() { xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$1" < "$2"; }
