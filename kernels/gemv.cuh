@@ -132,14 +132,30 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
 // consecutive output rows; the sums stay in lk_acc.
 template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
-                                               lk_act* __restrict__ y, int k, int n) {
-  lk_pdl_entry();
+LK_DEVICE void lk_gemv_rows(const M& m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+                            lk_act* __restrict__ y, int k, int n) {
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
-  if (row0 >= n) return;
+  if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
+}
+
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+                                               lk_act* __restrict__ y, int k, int n) {
+  lk_pdl_entry();
+  lk_gemv_rows<M, RPW, R>(m, x, bias, y, k, n);
+}
+
+// The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
+// it (lk_norm_after).
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv_norm(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+                                                    lk_act* __restrict__ y, int k, int n, lk_norm_tail tail) {
+  lk_pdl_entry();
+  lk_gemv_rows<M, RPW, R>(m, x, bias, y, k, n);
+  lk_norm_after(tail, y, R);
 }
 
 // The GEMV with each row's units split over S warps of a block (split-K), for short rows whose GEMV cannot fill the

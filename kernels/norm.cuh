@@ -1,17 +1,17 @@
 // The RMS norm with the residual add: x += add (when ADD), then out = x / sqrt(mean(x^2) + eps) * w, a block a row.
 
+// Row `row` of the norm by the calling block (every thread calls it). `add` is read past L1: under fuse_norm it was
+// written by the other blocks of the launch this block ends.
 template <bool ADD>
-__global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add,
-                                                       const float* __restrict__ w, lk_act* __restrict__ out, int d,
-                                                       float eps) {
-  lk_pdl_entry();
+LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
+                                  lk_act* __restrict__ out, int d, float eps, size_t row) {
   __shared__ lk_acc scratch[32];
-  const size_t base = (size_t)blockIdx.x * d;
+  const size_t base = row * d;
   lk_acc ss = 0;
   for (int i = threadIdx.x; i < d; i += blockDim.x) {
     lk_acc v = x[base + i];
     if (ADD) {
-      const lk_act sum = (lk_act)(v + (lk_acc)add[base + i]);
+      const lk_act sum = (lk_act)(v + (lk_acc)__ldcg(add + base + i));
       x[base + i] = sum;
       v = sum;
     }
@@ -20,4 +20,41 @@ __global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, c
   ss = lk_block_sum(ss, scratch);
   const lk_acc scale = (lk_acc)1 / sqrt(ss / d + (lk_acc)eps);
   for (int i = threadIdx.x; i < d; i += blockDim.x) out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
+}
+
+template <bool ADD>
+__global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add,
+                                                       const float* __restrict__ w, lk_act* __restrict__ out, int d,
+                                                       float eps) {
+  lk_pdl_entry();
+  lk_add_rmsnorm_row<ADD>(x, add, w, out, d, eps, blockIdx.x);
+}
+
+// The norm folded into the projection before it (fuse_norm): the residual, the norm's weights and output.
+struct lk_norm_tail {
+  lk_act* x;
+  const float* w;
+  lk_act* out;
+  int d;
+  float eps;
+};
+
+// The blocks of a launch that are done; the last one resets it (one launch runs at a time).
+__device__ unsigned lk_tail_done;
+
+// Ends a projection whose `rows` output rows `y` (of t.d) are the norm's `add`: the last block of the launch to finish
+// adds them to the residual and norms each row, as lk_add_rmsnorm does.
+LK_DEVICE void lk_norm_after(const lk_norm_tail& t, const lk_act* y, int rows) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&lk_tail_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int r = 0; r < rows; ++r) {
+    lk_add_rmsnorm_row<true>(t.x, y, t.w, t.out, t.d, t.eps, r);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) lk_tail_done = 0;
 }

@@ -159,6 +159,10 @@ class LaneSim {
       gemv(f, part);
     }
   }
+  void exec(const lane::Form& f, const lane::GemvNorm& g) {
+    gemv(f, g.gemv);
+    exec(f, g.norm);
+  }
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());

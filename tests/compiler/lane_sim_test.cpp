@@ -45,6 +45,8 @@ const json kKnobSets[] = {
     json{{"numerics", "dequant"}, {"max_chunk", 4}, {"attn_splits", 1}, {"fuse_rope_kv", true}},
     json{{"numerics", "int8"}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}},
     json{{"numerics", "int8x2"}, {"max_chunk", 16}},
+    json{{"numerics", "dequant"}, {"fuse_norm", true}, {"max_chunk", 64}, {"fuse_glu", true}},
+    json{{"numerics", "precise"}, {"fuse_norm", true}, {"max_chunk", 4}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
@@ -109,7 +111,7 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
-                                            ::testing::Range(0, 6)));
+                                            ::testing::Range(0, 8)));
 
 }  // namespace
 }  // namespace lt::test

@@ -89,9 +89,10 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model only gemm_rows binds: 32 needs int8 or int8x2 (2 of 4 numerics) and max_chunk 16 or 64
-  // (2 of 4), so of the half of the grid with gemm_rows 32 a quarter is valid.
-  EXPECT_EQ(all.size(), product / 2 + product / 8);
+  // For a 4096-position model two constraints bind, independently: gemm_rows 32 needs int8 or int8x2 (2 of 4
+  // numerics) and max_chunk 16 or 64 (2 of 4), so 1/2 + 1/2 * 1/4 = 5/8 of the grid passes it; fuse_norm needs
+  // gemv_split 1 (1 of 3), so 1/2 + 1/2 * 1/3 = 2/3 passes that.
+  EXPECT_EQ(all.size(), product * 5 / 8 * 2 / 3);
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
   EXPECT_EQ(keys.size(), all.size());
@@ -214,6 +215,16 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(i8.find("lk_gemm_i8<32, true><<<"), std::string::npos);
   EXPECT_NE(i8.find("lk_gemv<lk_q8, 1, 1><<<"), std::string::npos);  // decode: dp4a in the GEMV
   EXPECT_NE(base.find("#define LK_INT8 0"), std::string::npos);
+  // The norm folded into the o and down projections: in decode the GEMV with the tail (no add_norm launch but the
+  // output's); in chunks of more than 8 rows (slabs) the GEMV's launches and then the norm's.
+  const std::string fn = program(l, {{"fuse_norm", true}});
+  EXPECT_NE(fn.find("lk_gemv_norm<lk_q8, 1, 1><<<"), std::string::npos);
+  EXPECT_NE(fn.find("lk_norm_tail{"), std::string::npos);
+  EXPECT_NE(fn.find("lk_gemv<lk_q8, 1, 8><<<"), std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 90})
+                .why_invalid(knobs_of({{"fuse_norm", true}, {"gemv_split", 2}}))
+                .find("gemv_split"),
+            std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
   EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3( 256), 0, st, w_blk_0_attn_q"), std::string::npos);
@@ -280,22 +291,22 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
   }
 }
 
-// The fused launches (biases in the parts: qwen2) build too.
+// The fused launches (biases in the parts: qwen2), the folded norm and PDL build too.
 TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
-  TempDir dir;
-  lane::write(lane::compile(l.file, l.model,
-                            knobs_of({{"fuse_qkv", true},
-                                      {"fuse_glu", true},
-                                      {"fuse_rope_kv", true},
-                                      {"gemv_rows_per_warp", 2},
-                                      {"gemv_split", 4}}),
-                            {132, 90}),
-              dir.path());
-  std::string log;
-  ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << log;
-  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  for (const json& k : {json{{"fuse_qkv", true},
+                             {"fuse_glu", true},
+                             {"fuse_rope_kv", true},
+                             {"gemv_rows_per_warp", 2},
+                             {"gemv_split", 4}},
+                        json{{"fuse_norm", true}, {"pdl", true}, {"numerics", "int8x2"}, {"max_chunk", 64}}}) {
+    TempDir dir;
+    lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
+    std::string log;
+    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << k.dump() << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,

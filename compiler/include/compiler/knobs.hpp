@@ -33,6 +33,7 @@ struct Knobs {
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
   int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp)
+  bool fuse_norm = false;      // the add + norm after the o and down projections done by the projection's last block
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

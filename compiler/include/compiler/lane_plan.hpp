@@ -116,7 +116,12 @@ struct ArgMax {  // advances the token, the generated run and the position by `r
   Ref logits;
   int rows;
 };
-using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
+struct GemvNorm {  // the projection, then the norm that adds its output to the residual (norm.add is gemv.y)
+  Gemv gemv;
+  AddNorm norm;
+};
+using Op =
+    std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
 
 // One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), and the names
 // --profile prints for it.

@@ -234,6 +234,20 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
               << cdiv(g.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << g.name << ", " << u.name
               << ", " << n(x) << ", " << n(y) << ", " << g.cols << ", " << g.rows << ");";
           });
+        } else if constexpr (std::is_same_v<T, GemvNorm>) {
+          const Matrix& w = p.matrix(op.gemv.w);
+          if (op.gemv.rows > 8 || on_tensor_cores(k, w, op.gemv.rows) || k.gemv_split != 1) {
+            // Chunks of slabs or on the tensor cores: the projection's launches, then the norm's.
+            o << launch(Launch{op.gemv, {}, {}, "", ""}, p, n) << "\n  "
+              << launch(Launch{op.norm, {}, {}, "", ""}, p, n);
+            return;
+          }
+          const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+          o << "lk_gemv_norm<" << format_type(w.type) << ", " << rpw << ", " << op.gemv.rows << "><<<"
+            << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", "
+            << n(op.gemv.x) << ", " << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols
+            << ", " << w.rows << ", lk_norm_tail{" << n(op.norm.x) << ", " << op.norm.w << ", " << n(op.norm.out)
+            << ", " << m.d_model << ", " << flit(m.norm_eps) << "});";
         } else if constexpr (std::is_same_v<T, Rope>) {
           const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
           const bool append = op.append.has_value();

@@ -51,7 +51,8 @@ json Knobs::to_json() const {
               {"fuse_glu", fuse_glu},
               {"fuse_rope_kv", fuse_rope_kv},
               {"pdl", pdl},
-              {"gemm_rows", gemm_rows}};
+              {"gemm_rows", gemm_rows},
+              {"fuse_norm", fuse_norm}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -82,6 +83,8 @@ Knobs Knobs::from_json(const json& j) {
       k.pdl = parse_bool(v, "pdl");
     else if (name == "gemm_rows")
       k.gemm_rows = parse_int(v, "gemm_rows");
+    else if (name == "fuse_norm")
+      k.fuse_norm = parse_bool(v, "fuse_norm");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
@@ -119,9 +122,13 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
       {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
       {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
       {"fuse_rope_kv", "append the roped keys and the values to the caches in rope's launch", {false, true}},
-      {"pdl", "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
+      {"pdl",
+       "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
       {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp)", {64, 32}},
+      {"fuse_norm",
+       "the add + RMS norm after the o and down projections done by the projection's last block (plain GEMVs)",
+       {false, true}},
   };
 }
 
@@ -145,6 +152,7 @@ Space space(const model::Model& m, const Target& t) {
       "fuse_qkv / fuse_glu: the fused matrices share one format",
       "pdl: the GPU is sm_90 or later",
       "gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
+      "fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
   };
   return s;
 }
@@ -166,6 +174,7 @@ std::string Space::why_invalid(const Knobs& k) const {
   const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
   if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
     return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
+  if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
   if (k.pdl && target.arch < 90)
     return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
   if (k.fuse_qkv) {

@@ -60,6 +60,7 @@ void build_form(Plan& p, Form& f) {
   Ref x = b.buf("x", R * d);
   b.add(Embed{embd, Ref{f.token}, x, R}, {f.token}, {"x"}, "embed", "x");
   std::string prev_add;  // the buffer the next norm adds to the residual
+  bool normed = false;   // whether the last layer's down projection already normed this layer's input (fuse_norm)
   for (uint32_t l = 0; l < m.layers; ++l) {
     const model::Layer& L = m.layer[l];
     const std::string t = "l" + std::to_string(l) + "_";
@@ -68,9 +69,9 @@ void build_form(Plan& p, Form& f) {
     auto opt_v = [&](const gguf::TensorInfo* ti) { return ti ? std::optional<std::string>(V(ti)) : std::nullopt; };
     // Attention.
     Ref h = b.buf(t + "h", R * d);
-    if (prev_add.empty())
+    if (!normed && prev_add.empty())  // (normed: the down projection before wrote h)
       b.add(AddNorm{x, std::nullopt, V(L.attn_norm), h, R}, {"x"}, {"x", h.buf}, "norm", h.buf);
-    else
+    else if (!normed)
       b.add(AddNorm{x, Ref{prev_add}, V(L.attn_norm), h, R}, {"x", prev_add}, {"x", h.buf}, "add_norm", h.buf);
     Ref q = b.buf(t + "q", R * hq * hd), k = b.buf(t + "k", R * hk * hd), v = b.buf(t + "v", R * hk * vd);
     if (p.knobs.fuse_qkv) {
@@ -101,10 +102,15 @@ void build_form(Plan& p, Form& f) {
       b.add(Attention{q, kc, vc, a, std::nullopt, R, 1}, {q.buf, kc, vc}, {a.buf}, "attention", a.buf);
     }
     Ref o = b.buf(t + "o", R * d);
-    b.add(Gemv{W(L.wo), a, std::nullopt, o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
-    // Feed-forward.
     Ref h2 = b.buf(t + "h2", R * d);
-    b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
+    if (p.knobs.fuse_norm) {
+      b.add(GemvNorm{Gemv{W(L.wo), a, std::nullopt, o, R}, AddNorm{x, o, V(L.ffn_norm), h2, R}}, {a.buf, "x"},
+            {o.buf, "x", h2.buf}, "gemv_norm", h2.buf);
+    } else {
+      b.add(Gemv{W(L.wo), a, std::nullopt, o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
+      b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
+    }
+    // Feed-forward.
     Ref s = b.buf(t + "s", R * ff);
     if (p.knobs.fuse_glu) {
       b.add(GemvGlu{W(L.w_gate), W(L.w_up), h2, s, R}, {h2.buf}, {s.buf}, "gemv_glu", s.buf);
@@ -115,7 +121,14 @@ void build_form(Plan& p, Form& f) {
       b.add(SwiGlu{g, u, s, R * ff}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
     }
     Ref dn = b.buf(t + "dn", R * d);
-    b.add(Gemv{W(L.w_down), s, std::nullopt, dn, R}, {s.buf}, {dn.buf}, "gemv", dn.buf);
+    normed = p.knobs.fuse_norm && l + 1 < m.layers;  // the last layer's add + norm is the output's, of one row
+    if (normed) {
+      Ref next = b.buf("l" + std::to_string(l + 1) + "_h", R * d);
+      b.add(GemvNorm{Gemv{W(L.w_down), s, std::nullopt, dn, R}, AddNorm{x, dn, V(m.layer[l + 1].attn_norm), next, R}},
+            {s.buf, "x"}, {dn.buf, "x", next.buf}, "gemv_norm", next.buf);
+    } else {
+      b.add(Gemv{W(L.w_down), s, std::nullopt, dn, R}, {s.buf}, {dn.buf}, "gemv", dn.buf);
+    }
     prev_add = dn.buf;
   }
   // The last row alone goes on to the logits.
