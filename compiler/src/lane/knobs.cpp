@@ -126,9 +126,8 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
        "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
       {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp)", {64, 32}},
-      {"fuse_norm",
-       "the add + RMS norm after the o and down projections done by the projection's last block (plain GEMVs)",
-       {false, true}},
+      // fuse_norm (the add + norm folded into the GEMV before it) is held out of the searched space until a GPU run
+      // has measured it (its CPU plan test and nvcc builds pass); `lane-tune compile --knobs` takes it by hand.
   };
 }
 
