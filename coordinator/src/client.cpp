@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 
 #include "proto/tuning.grpc.pb.h"
 #include "wire.hpp"
@@ -38,23 +37,12 @@ std::string default_tls_ca() {
   return e ? e : "";
 }
 
-std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const std::string& tls_ca) {
-  if (tls_ca.empty()) return grpc::InsecureChannelCredentials();
-  std::ifstream in(tls_ca);
-  if (!in) throw lt::Error("cannot read the TLS CA certificate " + tls_ca);
-  grpc::SslCredentialsOptions o;
-  o.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return grpc::SslCredentials(o);
-}
-
 Client::Client(const std::string& address, const std::string& token, double timeout_s, const std::string& tls_ca)
     : impl_(std::make_unique<Impl>()) {
   impl_->address = address;
   impl_->token = token;
   impl_->timeout_s = timeout_s;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
-  impl_->stub = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, channel_credentials(tls_ca), args));
+  impl_->stub = pb::Coordinator::NewStub(lt::wire::channel(address, tls_ca));
 }
 
 Client::~Client() = default;
@@ -62,24 +50,17 @@ Client::~Client() = default;
 std::string Client::upload(const std::filesystem::path& path, const std::function<void(uint64_t, uint64_t)>& progress) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw lt::Error("cannot read " + path.string());
-  uint64_t total = std::filesystem::file_size(path), offset = 0;
+  const uint64_t total = std::filesystem::file_size(path);
   auto ctx = impl_->context(0);
   pb::CheckpointRef ref;
   auto w = impl_->stub->UploadCheckpoint(ctx.get(), &ref);
-  std::string buf(1 << 20, '\0');
-  for (;;) {
-    in.read(buf.data(), std::streamsize(buf.size()));
-    auto n = size_t(in.gcount());
-    if (n == 0) break;
-    pb::CheckpointChunk c;
-    wire::versioned(c).set_offset(offset);
-    c.set_total_size(total);
-    c.set_data(buf.data(), n);
-    if (!w->Write(c)) break;
-    offset += n;
-    if (progress) progress(offset, total);
-  }
-  w->WritesDone();
+  wire::send_chunks(
+      in, total, [](pb::CheckpointChunk& c) { wire::versioned(c); },
+      [&](const pb::CheckpointChunk& c) { return w->Write(c); },
+      [&](uint64_t sent) {
+        if (progress) progress(sent, total);
+      });
+  w->WritesDone();  // a stream the server closed early says why in Finish
   check(w->Finish(), impl_->address);
   return ref.digest();
 }

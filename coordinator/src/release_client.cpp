@@ -54,9 +54,7 @@ ReleaseClient::ReleaseClient(const std::string& address, const std::string& toke
   impl_->address = address;
   impl_->token = token;
   impl_->timeout_s = timeout_s;
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
-  auto channel = grpc::CreateCustomChannel(address, channel_credentials(tls_ca), args);
+  auto channel = lt::wire::channel(address, tls_ca);
   impl_->releases = pb::Releases::NewStub(channel);
   impl_->coordinator = pb::Coordinator::NewStub(channel);
 }
@@ -149,13 +147,7 @@ void ReleaseClient::fetch_checkpoint(const std::string& digest, const std::files
   {
     std::ofstream out(part, std::ios::binary | std::ios::trunc);
     if (!out) throw lt::Error("cannot write " + part.string());
-    pb::CheckpointChunk c;
-    uint64_t offset = 0;
-    while (reader->Read(&c)) {
-      if (c.offset() != offset) throw lt::Error("the checkpoint arrived out of order");
-      out.write(c.data().data(), std::streamsize(c.data().size()));
-      offset += c.data().size();
-    }
+    wire::receive_chunks(*reader, out);
     impl_->check(reader->Finish());
     if (!out.flush()) throw lt::Error("cannot write " + part.string());
   }

@@ -178,19 +178,9 @@ class Service final : public pb::Coordinator::Service {
       auto path = core_.checkpoint_path(r->digest());
       std::ifstream in(path, std::ios::binary);
       if (!in) throw lt::Error("cannot read the stored checkpoint " + path.string());
-      uint64_t total = std::filesystem::file_size(path), offset = 0;
-      std::string buf(1 << 20, '\0');
-      while (!ctx->IsCancelled()) {
-        in.read(buf.data(), std::streamsize(buf.size()));
-        auto n = size_t(in.gcount());
-        if (n == 0) break;
-        pb::CheckpointChunk c;
-        wire::versioned(c).set_offset(offset);
-        c.set_total_size(total);
-        c.set_data(buf.data(), n);
-        if (!out->Write(c)) return;
-        offset += n;
-      }
+      wire::send_chunks(
+          in, std::filesystem::file_size(path), [](pb::CheckpointChunk& c) { wire::versioned(c); },
+          [&](const pb::CheckpointChunk& c) { return !ctx->IsCancelled() && out->Write(c); }, [](uint64_t) {});
     });
   }
 

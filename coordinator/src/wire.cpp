@@ -119,15 +119,6 @@ const char* code_name(grpc::StatusCode c) {
 }
 }  // namespace
 
-std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s) {
-  auto c = std::make_unique<grpc::ClientContext>();
-  if (!token.empty()) c->AddMetadata("authorization", "Bearer " + token);
-  if (timeout_s > 0)
-    c->set_deadline(std::chrono::system_clock::now() +
-                    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(timeout_s)));
-  return c;
-}
-
 void check(const grpc::Status& s, const std::string& address) {
   if (s.ok()) return;
   std::string msg = s.error_message().empty() ? "(no message)" : s.error_message();

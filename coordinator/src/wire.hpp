@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "coordinator/core.hpp"
+#include "proto/calls.hpp"
 #include "proto/tuning.pb.h"
 
 namespace lt::coord::wire {
@@ -26,8 +27,10 @@ db::Run from_wire(const lanetune::v1::Result& r);
 void to_wire(const JobStatus& s, lanetune::v1::JobStatus* out);
 JobStatus from_wire(const lanetune::v1::JobStatus& s);
 
-// A client call's context: the bearer token when there is one, and a deadline `timeout_s` away (none for 0).
-std::unique_ptr<grpc::ClientContext> context(const std::string& token, double timeout_s);
+// A client call's context (the token, the deadline) and checkpoints as chunk streams: proto/calls.hpp.
+using lt::wire::context;
+using lt::wire::receive_chunks;
+using lt::wire::send_chunks;
 
 // Throws CallError for a failed call to the coordinator at `address`, its status code named and its message (or
 // what to do about an unreachable coordinator).

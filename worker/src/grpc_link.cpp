@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "proto/calls.hpp"
 #include "proto/tuning.grpc.pb.h"
 #include "worker/worker.hpp"
 
@@ -48,17 +49,7 @@ Plan from_wire(const pb::Plan& w) {
 class GrpcLink : public Link {
  public:
   GrpcLink(const std::string& address, std::string token, const std::string& tls_ca) : token_(std::move(token)) {
-    std::shared_ptr<grpc::ChannelCredentials> creds = grpc::InsecureChannelCredentials();
-    if (!tls_ca.empty()) {
-      std::ifstream in(tls_ca);
-      if (!in) throw lt::Error("cannot read the TLS CA certificate " + tls_ca);
-      grpc::SslCredentialsOptions o;
-      o.pem_root_certs.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      creds = grpc::SslCredentials(o);
-    }
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(64 << 20);
-    stub_ = pb::Coordinator::NewStub(grpc::CreateCustomChannel(address, creds, args));
+    stub_ = pb::Coordinator::NewStub(lt::wire::channel(address, tls_ca));
   }
 
   std::pair<int64_t, double> register_worker(const std::string& name, const Gpu& gpu) override {
@@ -133,25 +124,14 @@ class GrpcLink : public Link {
     auto reader = stub_->FetchCheckpoint(c.get(), r);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw lt::Error("cannot write " + path.string());
-    pb::CheckpointChunk chunk;
-    uint64_t at = 0;
-    while (reader->Read(&chunk)) {
-      if (chunk.offset() != at) throw lt::Error("checkpoint fetch: chunks out of order");
-      out.write(chunk.data().data(), std::streamsize(chunk.data().size()));
-      at += chunk.data().size();
-    }
+    wire::receive_chunks(*reader, out);
     check(reader->Finish());
     out.close();
     if (!out) throw lt::Error("cannot write " + path.string());
   }
 
  private:
-  std::unique_ptr<grpc::ClientContext> ctx(double timeout_s) const {
-    auto c = std::make_unique<grpc::ClientContext>();
-    if (!token_.empty()) c->AddMetadata("authorization", "Bearer " + token_);
-    if (timeout_s > 0) c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(int(timeout_s)));
-    return c;
-  }
+  std::unique_ptr<grpc::ClientContext> ctx(double timeout_s) const { return wire::context(token_, timeout_s); }
 
   std::string token_;
   std::unique_ptr<pb::Coordinator::Stub> stub_;

@@ -34,8 +34,6 @@ std::string default_token();
 // The CA certificate (PEM file) a TLS coordinator is checked against: --tls-ca, else $LT_TLS_CA, else none
 // (plaintext).
 std::string default_tls_ca();
-// The channel credentials for `tls_ca` (empty: plaintext); throws lt::Error when the file cannot be read.
-std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const std::string& tls_ca);
 
 // A connection to the coordinator; every call throws CallError when the coordinator refuses or is unreachable.
 class Client {
