@@ -283,9 +283,12 @@ static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_
 }
 
 // --profile's clock, where the CUDA toolkit's CUPTI library can be loaded: the hardware's start and end stamps of
-// every kernel (activity records), so a step runs exactly as it does unprofiled, its graph untouched. A launch's time
-// is from the end of the launch before it to its own end (the gap it waited for included), so the launches' times add
-// up to the step's. Loaded at run time, so that only --profile needs the library.
+// every kernel (activity records), so a step runs exactly as it does unprofiled, its graph untouched. In a graph a
+// launch's time is from the end of the launch before it to its own end (the gap it waited for included), so the
+// launches' times add up to the step's. Without a graph the gaps are the host's: CUPTI's hooks slow every host-side
+// launch, so such a step is recorded every other time only, each launch's time is its kernels' own (the part of
+// their span after the launch before ended), and the gaps are one line: the steps run between, without CUPTI, less
+// the launches' times. Loaded at run time, so that only --profile needs the library.
 struct lk_span {
   unsigned long long start, end;
 };
@@ -295,6 +298,8 @@ static std::vector<lk_span> lk_spans;
 #include <dlfcn.h>
 static CUptiResult (*lk_cupti_next)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
 static CUptiResult (*lk_cupti_flush)(uint32_t) = nullptr;
+static CUptiResult (*lk_cupti_enable)(CUpti_ActivityKind) = nullptr;
+static CUptiResult (*lk_cupti_disable)(CUpti_ActivityKind) = nullptr;
 
 static void CUPTIAPI lk_cupti_buffer(uint8_t** buf, size_t* size, size_t* max_records) {
   *size = 8u << 20;
@@ -323,12 +328,22 @@ static bool lk_cupti_start() {
   if (!h) return false;
   auto reg = (CUptiResult(*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))dlsym(
       h, "cuptiActivityRegisterCallbacks");
-  auto enable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityEnable");
+  lk_cupti_enable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityEnable");
+  lk_cupti_disable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityDisable");
   lk_cupti_next = (CUptiResult(*)(uint8_t*, size_t, CUpti_Activity**))dlsym(h, "cuptiActivityGetNextRecord");
   lk_cupti_flush = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushAll");
-  return reg && enable && lk_cupti_next && lk_cupti_flush &&
+  return reg && lk_cupti_enable && lk_cupti_disable && lk_cupti_next && lk_cupti_flush &&
          reg(lk_cupti_buffer, lk_cupti_done) == CUPTI_SUCCESS &&
-         enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+         lk_cupti_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+
+// Kernel records on or off (a step run without CUPTI's hooks).
+static void lk_cupti_records(bool on) {
+  const CUptiResult r = (on ? lk_cupti_enable : lk_cupti_disable)(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r != CUPTI_SUCCESS) {
+    fprintf(stderr, "--profile: CUPTI could not turn its kernel records %s (%d)\n", on ? "on" : "off", (int)r);
+    exit(1);
+  }
 }
 
 // The kernels' spans recorded since the last call, in the order they ran.
@@ -342,6 +357,7 @@ static std::vector<lk_span> lk_cupti_take() {
 }
 #else
 static bool lk_cupti_start() { return false; }
+static void lk_cupti_records(bool) {}
 static std::vector<lk_span> lk_cupti_take() { return {}; }
 #endif
 
@@ -357,6 +373,8 @@ struct lk_form {
   cudaGraphExec_t exec = nullptr;
   std::vector<double> ms;  // summed time of each launch
   int runs = 0;
+  double plain_ms = 0;  // uncaptured under CUPTI: the summed time of the steps run without it
+  int plain = 0;
 };
 
 // The carried state the drive loop resets and reads.
@@ -396,10 +414,27 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     fprintf(stderr, "the lane has no form of %d rows\n", rows);
     exit(1);
   };
+  cudaEvent_t p0, p1;
+  CK(cudaEventCreate(&p0)); CK(cudaEventCreate(&p1));
   auto run = [&](lk_form& f) {
+    const bool plain = stamped && !captured && f.plain < f.runs;
+    if (plain) {
+      lk_cupti_records(false);
+      CK(cudaEventRecord(p0, st));
+    }
     if (f.exec) CK(cudaGraphLaunch(f.exec, st));
     else f.step(st, a.prof && !stamped ? f.events.data() : nullptr);
     if (!a.prof) return;
+    if (plain) {
+      CK(cudaEventRecord(p1, st));
+      CK(cudaStreamSynchronize(st));
+      float ms = 0.f;
+      CK(cudaEventElapsedTime(&ms, p0, p1));
+      f.plain_ms += ms;
+      ++f.plain;
+      lk_cupti_records(true);
+      return;
+    }
     CK(cudaStreamSynchronize(st));
     if (stamped) {
       const std::vector<lk_span> sp = lk_cupti_take();
@@ -409,13 +444,22 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
         fprintf(stderr, "--profile: %zu kernels recorded for a step of %zu\n", sp.size(), want);
         exit(1);
       }
-      // A launch's time: from the end of the launch before it (its first kernel's start, for the first) to the end
-      // of its last kernel.
+      // A launch's time in a graph: from the end of the launch before it (its first kernel's start, for the first)
+      // to the end of its last kernel. Without a graph: the parts of its kernels' spans after the kernel before ended.
       unsigned long long prev = sp.empty() ? 0 : sp[0].start;
       for (size_t k = 0, at = 0; k < f.ms.size(); ++k) {
+        const size_t first = at;
         at += (size_t)f.kernels[k];
-        f.ms[k] += 1e-6 * (double)(sp[at - 1].end - prev);
-        prev = sp[at - 1].end;
+        if (captured) {
+          f.ms[k] += 1e-6 * (double)(sp[at - 1].end - prev);
+          prev = sp[at - 1].end;
+          continue;
+        }
+        for (size_t j = first; j < at; ++j) {
+          const unsigned long long from = std::max(sp[j].start, prev);
+          if (sp[j].end > from) f.ms[k] += 1e-6 * (double)(sp[j].end - from);
+          prev = std::max(prev, sp[j].end);
+        }
       }
     } else {
       for (size_t k = 0; k < f.ms.size(); ++k) {
@@ -479,22 +523,28 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     fflush(stdout);
   }
   if (a.prof) {
-    double total = 0;
-    lk_form& d = form(1);
-    for (size_t k = 0; k < d.ms.size() && d.runs; ++k) {
-      double us = 1000.0 * d.ms[k] / d.runs;
-      printf("PROFILE: %s %s %.3f\n", d.kinds[k], d.outputs[k], us);
-      total += us;
-    }
-    if (d.runs) printf("PROFILE_TOTAL_US: %.3f\n", total);
+    // A form's lines, and under CUPTI without a graph the host's gaps (its plain steps less its launches' times).
+    auto lines = [&](const lk_form& f, const char* tag, const char* rows) {
+      double total = 0;
+      for (size_t k = 0; k < f.ms.size(); ++k) {
+        const double us = 1000.0 * f.ms[k] / f.runs;
+        printf("%s: %s%s %s %.3f\n", tag, rows, f.kinds[k], f.outputs[k], us);
+        total += us;
+      }
+      if (f.plain) {
+        const double gaps = 1000.0 * f.plain_ms / f.plain - total;
+        printf("%s: %slaunch_gaps host %.3f\n", tag, rows, gaps);
+        total += gaps;
+      }
+      return total;
+    };
+    const lk_form& d = form(1);
+    if (d.runs) printf("PROFILE_TOTAL_US: %.3f\n", lines(d, "PROFILE", ""));
     for (auto& f : forms) {
       if (f.rows == 1 || !f.runs) continue;
-      double chunk = 0;
-      for (size_t k = 0; k < f.ms.size(); ++k) {
-        double us = 1000.0 * f.ms[k] / f.runs;
-        printf("PROFILE_CHUNK: %d %s %s %.3f\n", f.rows, f.kinds[k], f.outputs[k], us);
-        chunk += us;
-      }
+      char rows[16];
+      snprintf(rows, sizeof rows, "%d ", f.rows);
+      const double chunk = lines(f, "PROFILE_CHUNK", rows);
       printf("PROFILE_CHUNK_TOTAL_US: %d %.3f\n", f.rows, chunk);
     }
   }
