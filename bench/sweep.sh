@@ -6,6 +6,7 @@
 # Prints a table of points, errors and speeds; exits 1 if any point fails its checks.
 #
 # usage: bench/sweep.sh LANE_TUNE_BINARY WORKDIR N PRESET...
+#   FIRST=FILE: knob sets (one JSON object a line) taken before the drawn points, each over the defaults
 set -uo pipefail
 LT=$1; W=$2; N=$3; shift 3
 . "$(dirname "$0")/common.sh"
@@ -18,12 +19,16 @@ for P in "$@"; do
   "$LT" knobs "$F" --json > "$W/$P.space.json"
   # The points: numerics in turn (dequant, int8, int8x2, precise), the rest drawn; the lane-tune compile of each
   # decides validity (a draw it refuses is redrawn).
-  python3 - "$W/$P.space.json" "$N" "$W/$P.points" <<'PY'
+  python3 - "$W/$P.space.json" "$N" "$W/$P.points" "${FIRST:-}" <<'PY'
 import json, random, sys
 space, n, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(2026)
 order = ["dequant", "int8", "int8x2", "precise"]
 with open(out, "w") as f:
+    if sys.argv[4]:
+        for line in open(sys.argv[4]):
+            if line.strip():
+                f.write(json.dumps(json.loads(line), sort_keys=True) + "\n")
     for i in range(3 * n):  # spares for refused draws
         k = {d["name"]: rng.choice(d["values"]) for d in space["knobs"]}
         k["numerics"] = order[i % len(order)]

@@ -28,7 +28,7 @@ lt::knobs::Knobs read_knobs(const std::string& path) {
 
 void print_space(const lt::knobs::Space& s) {
   std::printf("knob space for %s (%s), %d SMs, sm_%d: %zu points\n", s.model.name.c_str(), s.model.architecture.c_str(),
-              s.target.sms, s.target.arch, s.enumerate().size());
+              s.target.sms, s.target.arch, s.size());
   for (const auto& d : s.domains) {
     std::string values;
     for (const auto& v : d.values) values += (values.empty() ? "" : ", ") + v.dump();

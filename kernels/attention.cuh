@@ -1,7 +1,8 @@
 // Attention over the key/value cache, for the decode step and causal prefill chunks alike.
 //
-// A block takes one key/value head, one row and one split of the row's positions, and every query head the key/value
-// head serves (G of them: grouped-query attention reads each cached row once for the group). Row r of a step sits at
+// A block takes one key/value head, one row, one split of the row's positions, and G of the `group` query heads the
+// key/value head serves (G = group: grouped-query attention reads each cached row once for the group; fewer: more
+// blocks, each reading the head's rows). Row r of a step sits at
 // position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length. A warp
 // walks every fourth position with an online softmax; the block's warps merge in shared memory. With one split the
 // block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold merges.
@@ -10,10 +11,11 @@ template <int G, int PER, int VPER>
 __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
                                                     const lk_act* __restrict__ vc, const int* __restrict__ pos,
                                                     lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
-                                                    int hd, int vd, int ctx, double scale, int splits) {
+                                                    int hd, int vd, int ctx, double scale, int splits, int group) {
   lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
-  const int kvh = blockIdx.x, s = blockIdx.y, r = blockIdx.z;
+  const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
+  const int head0 = kvh * group + blockIdx.x % (group / G) * G;  // the block's first query head
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
   const int t0 = s * chunk, t1 = min(len, t0 + chunk);
@@ -23,7 +25,7 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
 #pragma unroll
     for (int p = 0; p < PER; ++p) {
       const int d = lane + 32 * p;
-      qv[g][p] = d < hd ? (lk_acc)q[((size_t)r * hq + kvh * G + g) * hd + d] * (lk_acc)scale : (lk_acc)0;
+      qv[g][p] = d < hd ? (lk_acc)q[((size_t)r * hq + head0 + g) * hd + d] * (lk_acc)scale : (lk_acc)0;
     }
   lk_acc m[G], l[G], acc[G][VPER];
 #pragma unroll
@@ -79,7 +81,7 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
         sum += sl[w * G + g] * f;
         val += sa[(w * G + g) * 32 * VPER + d] * f;
       }
-    const int head = kvh * G + g;
+    const int head = head0 + g;
     if (splits == 1) {
       out[((size_t)r * hq + head) * vd + d] = (lk_act)(val / sum);
     } else {

@@ -8,7 +8,7 @@ __global__ void lk_embed(M m, const int* __restrict__ tok, lk_act* __restrict__ 
   const int r = blockIdx.y, u = blockIdx.x * blockDim.x + threadIdx.x;
   if (u >= d / E) return;
   float w[E];
-  lk_fmt<M>::unit(m, (size_t)tok[r], d, u, w);
+  lk_fmt<M>::expand(lk_fmt<M>::load(m, (size_t)tok[r], d, u), w);
 #pragma unroll
   for (int e = 0; e < E; ++e) out[(size_t)r * d + u * E + e] = (lk_act)w[e];
 }

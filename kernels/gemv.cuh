@@ -1,5 +1,11 @@
 // The GEMV: R activation rows times a matrix, RPW output rows a warp, the weights streamed once in 16-byte units.
 
+// The units of weights a lane loads before it uses the first of them (memory-level parallelism: one 16-byte load in
+// flight a lane cannot cover HBM's latency at the warps an SM holds).
+#ifndef LK_GEMV_AHEAD
+#define LK_GEMV_AHEAD 4
+#endif
+
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each lane's 16 activations of a unit quantized
 // with its neighbour's (the unit's other half of the 32-block: lanes pair as units do) and multiplied in integers.
 // The loop is uniform over the warp so that the pairs' shuffles see every lane.
@@ -11,54 +17,70 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 16;
-  for (int base = 0; base < units; base += STRIDE) {
-    const int u = base + first;
-    const bool ok = u < units;
-    int4 wq[RPW];
-    float ws[RPW];
+  for (int base0 = 0; base0 < units; base0 += STRIDE * LK_GEMV_AHEAD) {
+    // The weights of LK_GEMV_AHEAD units first (loads in flight together), then their products in order.
+    lk_fmt<lk_q8>::Raw raw[LK_GEMV_AHEAD][RPW];
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) {
-      const size_t row = (size_t)min(row0 + i, n - 1);
-      wq[i] = ok ? __ldg(reinterpret_cast<const int4*>(m.q + row * k) + u) : make_int4(0, 0, 0, 0);
-      ws[i] = ok ? __half2float(m.s[row * (k / 32) + u / 2]) : 0.f;
-    }
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float v[16];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
-                            : make_float4(0.f, 0.f, 0.f, 0.f);
-        v[4 * j] = f.x; v[4 * j + 1] = f.y; v[4 * j + 2] = f.z; v[4 * j + 3] = f.w;
+      for (int i = 0; i < RPW; ++i) {
+        const int u = base0 + j * STRIDE + first;
+        if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
-      float sum[RPW];
 #pragma unroll
-      for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int base = base0 + j * STRIDE;
+      if (base >= units) break;  // (uniform over the warp)
+      const int u = base + first;
+      const bool ok = u < units;
+      int4 wq[RPW];
+      float ws[RPW];
 #pragma unroll
-      for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
-        float amax = 0.f;
+      for (int i = 0; i < RPW; ++i) {
+        wq[i] = ok ? raw[j][i].q : make_int4(0, 0, 0, 0);
+        ws[i] = ok ? __half2float(raw[j][i].s) : 0.f;
+      }
 #pragma unroll
-        for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
-        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-        const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
-        int q[16], p[4];
+      for (int r = 0; r < R; ++r) {
+        float v[16];
 #pragma unroll
-        for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], inv);
+        for (int j = 0; j < 4; ++j) {
+          const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
+                              : make_float4(0.f, 0.f, 0.f, 0.f);
+          v[4 * j] = f.x;
+          v[4 * j + 1] = f.y;
+          v[4 * j + 2] = f.z;
+          v[4 * j + 3] = f.w;
+        }
+        float sum[RPW];
 #pragma unroll
-        for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+        for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
 #pragma unroll
-        for (int i = 0; i < RPW; ++i) {
-          int s = __dp4a(wq[i].x, p[0], 0);
-          s = __dp4a(wq[i].y, p[1], s);
-          s = __dp4a(wq[i].z, p[2], s);
-          s = __dp4a(wq[i].w, p[3], s);
-          sum[i] += d * (float)s;
+        for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
+          float amax = 0.f;
+#pragma unroll
+          for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
+          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+          const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
+          int q[16], p[4];
+#pragma unroll
+          for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], inv);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+#pragma unroll
+          for (int i = 0; i < RPW; ++i) {
+            int s = __dp4a(wq[i].x, p[0], 0);
+            s = __dp4a(wq[i].y, p[1], s);
+            s = __dp4a(wq[i].z, p[2], s);
+            s = __dp4a(wq[i].w, p[3], s);
+            sum[i] += d * (float)s;
+          }
+#pragma unroll
+          for (int e = 0; e < 16; ++e) v[e] -= d * (float)q[e];  // the residual, the second word's input
         }
 #pragma unroll
-        for (int e = 0; e < 16; ++e) v[e] -= d * (float)q[e];  // the residual, the second word's input
+        for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
       }
-#pragma unroll
-      for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
     }
   }
 #pragma unroll
@@ -79,23 +101,32 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / E;
-  for (int u = first; u < units; u += STRIDE) {
-    float w[RPW][E];
+  for (int u0 = first; u0 < units; u0 += STRIDE * LK_GEMV_AHEAD) {
+    // The weights of LK_GEMV_AHEAD units first (loads in flight together), then their products in order.
+    typename lk_fmt<M>::Raw raw[LK_GEMV_AHEAD][RPW];
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) {
-      const int row = min(row0 + i, n - 1);
-      lk_fmt<M>::unit(m, (size_t)row, k, u, w[i]);
-    }
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      lk_acc xv[E];
-      lk_load<E>(x + (size_t)r * k + u * E, xv);
+      for (int i = 0; i < RPW; ++i)
+        if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
 #pragma unroll
-      for (int i = 0; i < RPW; ++i) {
-        lk_acc s = 0;
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int u = u0 + j * STRIDE;
+      if (u >= units) break;
+      float w[RPW][E];
 #pragma unroll
-        for (int e = 0; e < E; ++e) s += (lk_acc)w[i][e] * xv[e];
-        acc[i][r] += s;
+      for (int i = 0; i < RPW; ++i) lk_fmt<M>::expand(raw[j][i], w[i]);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        lk_acc xv[E];
+        lk_load<E>(x + (size_t)r * k + u * E, xv);
+#pragma unroll
+        for (int i = 0; i < RPW; ++i) {
+          lk_acc s = 0;
+#pragma unroll
+          for (int e = 0; e < E; ++e) s += (lk_acc)w[i][e] * xv[e];
+          acc[i][r] += s;
+        }
       }
     }
   }
@@ -142,8 +173,8 @@ LK_DEVICE void lk_gemv_rows(const M& m, const lk_act* __restrict__ x, const floa
 }
 
 template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
-                                               lk_act* __restrict__ y, int k, int n) {
+__global__ void __launch_bounds__(256)
+    lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
   lk_gemv_rows<M, RPW, R>(m, x, bias, y, k, n);
 }
@@ -199,8 +230,7 @@ struct lk_parts {
 
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
 template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_act* __restrict__ x, int k) {
-  lk_pdl_entry();
+LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, const lk_act* __restrict__ x, int k) {
   int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
   row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
@@ -209,14 +239,35 @@ __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_ac
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
-  lk_gemv_store<RPW, R>(acc, p == 0 ? ps.bias[0] : p == 1 ? ps.bias[1] : ps.bias[2],
-                        p == 0 ? ps.y[0] : p == 1 ? ps.y[1] : ps.y[2], n, row0);
+  lk_gemv_store<RPW, R>(acc,
+                        p == 0   ? ps.bias[0]
+                        : p == 1 ? ps.bias[1]
+                                 : ps.bias[2],
+                        p == 0   ? ps.y[0]
+                        : p == 1 ? ps.y[1]
+                                 : ps.y[2],
+                        n, row0);
+}
+
+template <class M, int RPW, int R>
+__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_act* __restrict__ x, int k) {
+  lk_pdl_entry();
+  lk_gemv_parts_rows<M, RPW, R>(ps, x, k);
+}
+
+// The q/k/v projection with rope and the cache append folded in (fuse_rope): its last block ropes the heads.
+template <class M, int RPW, int R, bool NEOX, bool NORM, int PP>
+__global__ void __launch_bounds__(256)
+    lk_gemv_parts_rope(lk_parts<M> ps, const lk_act* __restrict__ x, int k, lk_rope_args rope) {
+  lk_pdl_entry();
+  lk_gemv_parts_rows<M, RPW, R>(ps, x, k);
+  lk_rope_after<NEOX, NORM, PP>(rope, R);
 }
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv_glu(M g, M u, const lk_act* __restrict__ x, lk_act* __restrict__ y,
-                                                   int k, int n) {
+__global__ void __launch_bounds__(256)
+    lk_gemv_glu(M g, M u, const lk_act* __restrict__ x, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   if (row0 >= n) return;

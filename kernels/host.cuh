@@ -276,6 +276,29 @@ static __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent
   if (lk_stagger) lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(lk_seed, form, i));
 }
 
+// Side streams (side_streams): a group of independent launches forks from the step's stream before its first launch
+// (the side streams wait for what the step's stream holds so far) and joins it after its last. In a capture the fork
+// and join are the graph's edges.
+static cudaStream_t lk_side[2];
+static cudaEvent_t lk_fork_ev, lk_join_ev[2];
+inline void lk_side_init() {
+  for (int i = 0; i < 2; ++i) {
+    CK(cudaStreamCreateWithFlags(&lk_side[i], cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&lk_join_ev[i], cudaEventDisableTiming));
+  }
+  CK(cudaEventCreateWithFlags(&lk_fork_ev, cudaEventDisableTiming));
+}
+inline void lk_fork(cudaStream_t st, int sides) {
+  CK(cudaEventRecord(lk_fork_ev, st));
+  for (int i = 0; i < sides; ++i) CK(cudaStreamWaitEvent(lk_side[i], lk_fork_ev, 0));
+}
+inline void lk_join(cudaStream_t st, int sides) {
+  for (int i = 0; i < sides; ++i) {
+    CK(cudaEventRecord(lk_join_ev[i], lk_side[i]));
+    CK(cudaStreamWaitEvent(st, lk_join_ev[i], 0));
+  }
+}
+
 // After a step's `n` launches: its last launch checked, and its closing --profile event.
 static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
   CKL();
@@ -450,9 +473,10 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
       for (size_t k = 0, at = 0; k < f.ms.size(); ++k) {
         const size_t first = at;
         at += (size_t)f.kernels[k];
-        if (captured) {
-          f.ms[k] += 1e-6 * (double)(sp[at - 1].end - prev);
-          prev = sp[at - 1].end;
+        if (captured) {  // (a launch that ran beside a later one and ended first: 0)
+          const unsigned long long end = std::max(prev, sp[at - 1].end);
+          f.ms[k] += 1e-6 * (double)(end - prev);
+          prev = end;
           continue;
         }
         for (size_t j = first; j < at; ++j) {

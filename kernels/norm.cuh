@@ -39,22 +39,32 @@ struct lk_norm_tail {
   float eps;
 };
 
-// The blocks of a launch that are done; the last one resets it (one launch runs at a time).
+// The blocks of a launch with a tail that are done; the tail's block resets it. One such launch runs at a time (side
+// streams leave them alone).
 __device__ unsigned lk_tail_done;
 
-// Ends a projection whose `rows` output rows `y` (of t.d) are the norm's `add`: the last block of the launch to finish
-// adds them to the residual and norms each row, as lk_add_rmsnorm does.
-LK_DEVICE void lk_norm_after(const lk_norm_tail& t, const lk_act* y, int rows) {
+// Whether the calling block is the last of its launch to get here (every thread calls it); that block then sees every
+// other block's writes, and ends with lk_tail_reset.
+LK_DEVICE bool lk_last_block() {
   __shared__ bool last;
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(&lk_tail_done, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (!last) return;
-  __threadfence();
+  if (last) __threadfence();
+  return last;
+}
+LK_DEVICE void lk_tail_reset() {
+  if (threadIdx.x == 0) lk_tail_done = 0;
+}
+
+// Ends a projection whose `rows` output rows `y` (of t.d) are the norm's `add`: the last block of the launch to finish
+// adds them to the residual and norms each row, as lk_add_rmsnorm does.
+LK_DEVICE void lk_norm_after(const lk_norm_tail& t, const lk_act* y, int rows) {
+  if (!lk_last_block()) return;
   for (int r = 0; r < rows; ++r) {
     lk_add_rmsnorm_row<true>(t.x, y, t.w, t.out, t.d, t.eps, r);
     __syncthreads();
   }
-  if (threadIdx.x == 0) lk_tail_done = 0;
+  lk_tail_reset();
 }

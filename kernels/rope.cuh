@@ -1,46 +1,96 @@
-// Rope, with the optional per-head RMS norm before it (qwen3's QK norm): a block a head of a row, a thread a pair.
+// Rope, with the optional per-head RMS norm before it (qwen3's QK norm): a warp a head of a row, a lane a pair (PP
+// pairs a lane: head_dim up to 64 PP).
 //
-// Blocks [0, hq) take the query heads of row blockIdx.y, [hq, hq + hk) the key heads. A pair j of a head is
-// (2j, 2j+1) under the adjacent mode (llama) and (j, j + hd/2) under the NeoX mode (qwen2, qwen3); its angle's cosine
-// and sine come from the tables cos/sin[position][j] of the sidecar. With APPEND (the key/value cache append folded
-// in), the key heads also land in the cache `kc` at the row's position, and blocks [hq + hk, hq + 2 hk) copy the value
-// heads into `vc`: caches are [heads][ctx][width], as lk_kv_append writes them.
+// Heads [0, hq) of a row are its query heads, [hq, hq + hk) its key heads. A pair j of a head is (2j, 2j+1) under the
+// adjacent mode (llama) and (j, j + hd/2) under the NeoX mode (qwen2, qwen3); its angle's cosine and sine come from
+// the tables cos/sin[position][j] of the sidecar. With APPEND (the key/value cache append folded in), the key heads
+// also land in the cache `kc` at the row's position, and heads [hq + hk, hq + 2 hk) copy the value heads into `vc`:
+// caches are [heads][ctx][width], as lk_kv_append writes them. Reads pass L1: as a projection's tail (fuse_rope) the
+// heads were written by the launch's other blocks.
 
-template <bool NEOX, bool NORM, bool APPEND>
-__global__ void lk_rope(lk_act* __restrict__ q, lk_act* __restrict__ k, const float* __restrict__ qn,
-                        const float* __restrict__ kn, const lk_act* __restrict__ cos_t, const lk_act* __restrict__ sin_t,
-                        const int* __restrict__ pos, int hq, int hk, int hd, float eps, const lk_act* __restrict__ v,
-                        lk_act* __restrict__ kc, lk_act* __restrict__ vc, int vd, int ctx) {
-  lk_pdl_entry();
-  __shared__ lk_acc scratch[32];
-  const int r = blockIdx.y, h = blockIdx.x, j = threadIdx.x, half = hd / 2;
-  if (APPEND && h >= hq + hk) {
-    const int vh = h - hq - hk, p = *pos + r;
-    for (int i = threadIdx.x; i < vd; i += blockDim.x) vc[((size_t)vh * ctx + p) * vd + i] = v[((size_t)r * hk + vh) * vd + i];
+struct lk_rope_args {
+  lk_act* q;
+  lk_act* k;
+  const float* qn;
+  const float* kn;
+  const lk_act* cos_t;
+  const lk_act* sin_t;
+  const int* pos;
+  int hq, hk, hd;
+  float eps;
+  const lk_act* v;
+  lk_act* kc;
+  lk_act* vc;
+  int vd, ctx;
+};
+
+// The heads of every row: hq + hk, and hk more (the values) with APPEND.
+template <bool APPEND>
+LK_DEVICE int lk_rope_heads(const lk_rope_args& a) {
+  return a.hq + a.hk * (APPEND ? 2 : 1);
+}
+
+// Head h of row r by the calling warp.
+template <bool NEOX, bool NORM, bool APPEND, int PP>
+LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
+  const int lane = threadIdx.x & 31, half = a.hd / 2, p = *a.pos + r;
+  if (APPEND && h >= a.hq + a.hk) {
+    const int vh = h - a.hq - a.hk;
+    for (int i = lane; i < a.vd; i += 32)
+      a.vc[((size_t)vh * a.ctx + p) * a.vd + i] = __ldcg(a.v + ((size_t)r * a.hk + vh) * a.vd + i);
     return;
   }
-  const bool is_q = h < hq;
-  lk_act* x = is_q ? q + ((size_t)r * hq + h) * hd : k + ((size_t)r * hk + (h - hq)) * hd;
-  const int a = NEOX ? j : 2 * j, b = NEOX ? j + half : 2 * j + 1;
-  lk_acc xa = j < half ? (lk_acc)x[a] : 0, xb = j < half ? (lk_acc)x[b] : 0;
-  if (NORM) {
-    const float* w = is_q ? qn : kn;
-    const lk_acc ss = lk_block_sum(xa * xa + xb * xb, scratch);
-    const lk_acc scale = (lk_acc)1 / sqrt(ss / hd + (lk_acc)eps);
-    if (j < half) {
-      xa = xa * scale * (lk_acc)w[a];
-      xb = xb * scale * (lk_acc)w[b];
+  const bool is_q = h < a.hq;
+  lk_act* x = is_q ? a.q + ((size_t)r * a.hq + h) * a.hd : a.k + ((size_t)r * a.hk + (h - a.hq)) * a.hd;
+  lk_acc xa[PP], xb[PP], ss = 0;
+#pragma unroll
+  for (int i = 0; i < PP; ++i) {
+    const int j = lane + 32 * i;
+    const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
+    xa[i] = j < half ? (lk_acc)__ldcg(x + ia) : (lk_acc)0;
+    xb[i] = j < half ? (lk_acc)__ldcg(x + ib) : (lk_acc)0;
+    ss += xa[i] * xa[i] + xb[i] * xb[i];
+  }
+  lk_acc scale = 1;
+  if (NORM) scale = (lk_acc)1 / sqrt(lk_warp_sum(ss) / a.hd + (lk_acc)a.eps);
+  const float* w = is_q ? a.qn : a.kn;
+#pragma unroll
+  for (int i = 0; i < PP; ++i) {
+    const int j = lane + 32 * i;
+    if (j >= half) break;
+    const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
+    lk_acc va = xa[i], vb = xb[i];
+    if (NORM) {
+      va = va * scale * (lk_acc)w[ia];
+      vb = vb * scale * (lk_acc)w[ib];
+    }
+    const size_t t = (size_t)p * half + j;
+    const lk_acc c = a.cos_t[t], s = a.sin_t[t];
+    const lk_act ya = (lk_act)(va * c - vb * s), yb = (lk_act)(va * s + vb * c);
+    x[ia] = ya;
+    x[ib] = yb;
+    if (APPEND && !is_q) {
+      lk_act* row = a.kc + ((size_t)(h - a.hq) * a.ctx + p) * a.hd;
+      row[ia] = ya;
+      row[ib] = yb;
     }
   }
-  if (j >= half) return;
-  const size_t t = (size_t)(*pos + r) * half + j;
-  const lk_acc c = cos_t[t], s = sin_t[t];
-  const lk_act ya = (lk_act)(xa * c - xb * s), yb = (lk_act)(xa * s + xb * c);
-  x[a] = ya;
-  x[b] = yb;
-  if (APPEND && !is_q) {
-    lk_act* row = kc + ((size_t)(h - hq) * ctx + *pos + r) * hd;
-    row[a] = ya;
-    row[b] = yb;
-  }
+}
+
+// The launch: blocks of 4 warps over the heads (blockIdx.x), a row a blockIdx.y.
+template <bool NEOX, bool NORM, bool APPEND, int PP>
+__global__ void __launch_bounds__(128) lk_rope(lk_rope_args a) {
+  lk_pdl_entry();
+  const int h = blockIdx.x * 4 + (threadIdx.x >> 5);
+  if (h < lk_rope_heads<APPEND>(a)) lk_rope_head<NEOX, NORM, APPEND, PP>(a, blockIdx.y, h);
+}
+
+// Ends the fused q/k/v projection of `rows` rows (fuse_rope): its last block ropes them and appends to the caches.
+template <bool NEOX, bool NORM, int PP>
+LK_DEVICE void lk_rope_after(const lk_rope_args& a, int rows) {
+  if (!lk_last_block()) return;
+  const int heads = lk_rope_heads<true>(a);
+  for (int i = threadIdx.x >> 5; i < rows * heads; i += blockDim.x >> 5)
+    lk_rope_head<NEOX, NORM, true, PP>(a, i / heads, i % heads);
+  lk_tail_reset();
 }

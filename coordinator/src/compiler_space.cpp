@@ -28,6 +28,14 @@ class KnobSpace : public SearchSpace {
     for (auto& k : space_.enumerate()) v.push_back(k.to_json());
     return v;
   }
+  size_t size() const override { return space_.size(); }
+  bool contains(const nlohmann::json& k) const override {
+    try {
+      return space_.why_invalid(knobs::Knobs::from_json(k)).empty();
+    } catch (const lt::Error&) {
+      return false;
+    }
+  }
   nlohmann::json sample(std::mt19937_64& rng) const override { return space_.sample(rng).to_json(); }
   std::string key(const nlohmann::json& k) const override { return knobs::Knobs::from_json(k).key(); }
 

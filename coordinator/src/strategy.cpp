@@ -15,8 +15,7 @@ bool known_strategy(const std::string& s) {
 
 std::vector<nlohmann::json> initial_configs(const SearchSpace& space, const std::string& strategy, uint32_t budget,
                                             uint64_t seed) {
-  auto all = space.enumerate();
-  if (strategy == "grid" || budget == 0 || budget >= all.size()) return all;
+  if (strategy == "grid" || budget == 0 || budget >= space.size()) return space.enumerate();
   std::mt19937_64 rng(seed);
   std::vector<nlohmann::json> picked;
   std::set<std::string> keys;
@@ -28,10 +27,8 @@ std::vector<nlohmann::json> initial_configs(const SearchSpace& space, const std:
 }
 
 std::vector<nlohmann::json> fixed_configs(const SearchSpace& space, const std::vector<nlohmann::json>& knobs) {
-  std::set<std::string> points;
-  for (auto& k : space.enumerate()) points.insert(space.key(k));
   for (auto& k : knobs)
-    if (!points.count(space.key(k)))
+    if (!space.contains(k))
       throw lt::Error("the configuration " + k.dump() + " is not in this checkpoint's knob space any more");
   return knobs;
 }

@@ -163,6 +163,10 @@ class LaneSim {
     gemv(f, g.gemv);
     exec(f, g.norm);
   }
+  void exec(const lane::Form& f, const lane::GemvRope& g) {
+    exec(f, g.qkv);
+    exec(f, g.rope);
+  }
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());

@@ -47,6 +47,14 @@ const json kKnobSets[] = {
     json{{"numerics", "int8x2"}, {"max_chunk", 16}},
     json{{"numerics", "dequant"}, {"fuse_norm", true}, {"max_chunk", 64}, {"fuse_glu", true}},
     json{{"numerics", "precise"}, {"fuse_norm", true}, {"max_chunk", 4}},
+    json{{"numerics", "dequant"},
+         {"fuse_qkv", true},
+         {"fuse_rope_kv", true},
+         {"fuse_rope", true},
+         {"attn_heads", 1},
+         {"max_chunk", 16}},
+    json{{"numerics", "int8"}, {"side_streams", true}, {"max_chunk", 64}, {"attn_splits", 2}},
+    json{{"numerics", "precise"}, {"side_streams", true}, {"fuse_qkv", true}, {"max_chunk", 4}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
@@ -111,7 +119,7 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
-                                            ::testing::Range(0, 8)));
+                                            ::testing::Range(0, int(std::size(kKnobSets)))));
 
 }  // namespace
 }  // namespace lt::test

@@ -89,9 +89,12 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model only gemm_rows binds: 32 needs int8 or int8x2 (2 of 4 numerics) and max_chunk 16 or 64
-  // (2 of 4), so of the half of the grid with gemm_rows 32 a quarter is valid.
-  EXPECT_EQ(all.size(), product / 2 + product / 8);
+  // For a 4096-position model the constraints bind independently: gemm_rows 32 needs int8 or int8x2 (2 of 4
+  // numerics) and max_chunk 16 or 64 (2 of 4): 5/8 of the grid; fuse_norm needs gemv_split 1 (1 of 3): 2/3;
+  // fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off: 17 of the 32 settings
+  // of the five.
+  EXPECT_EQ(all.size(), product * 5 / 8 * 2 / 3 * 17 / 32);
+  EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
   EXPECT_EQ(keys.size(), all.size());
@@ -116,6 +119,17 @@ void check_form(const lane::Plan& p, const lane::Form& f) {
         EXPECT_TRUE(p.carried.count(r)) << r << " is neither step-local nor carried";
     for (const std::string& w : l.writes) written.insert(w);
   }
+  // The launches of a group (side streams) run side by side: none writes what another of them reads or writes.
+  for (int i = 0; i < int(f.launches.size()); ++i) {
+    const auto [first, last] = lane::group_of(f, i);
+    for (int j = first; j <= last; ++j)
+      for (const std::string& w : f.launches[i].writes) {
+        if (j == i) continue;
+        const auto& o = f.launches[j];
+        EXPECT_EQ(std::count(o.reads.begin(), o.reads.end(), w) + std::count(o.writes.begin(), o.writes.end(), w), 0)
+            << "launches " << i << " and " << j << " of form " << f.rows << " share " << w << " side by side";
+      }
+  }
   for (const auto& [a, sa] : f.slots) {
     EXPECT_LE(sa.offset + sa.bytes, f.arena_bytes);
     EXPECT_GE(sa.bytes, p.bytes_of(f.buffers.at(a)));
@@ -133,9 +147,16 @@ TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
     Loaded l = load(preset);
     for (const json& k : {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
                           json{{"max_chunk", 64}, {"attn_splits", 16}},
-                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}}}) {
+                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}},
+                          json{{"side_streams", true}, {"max_chunk", 64}, {"numerics", "int8"}},
+                          json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}}}) {
       lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
+      if (knobs_of(k).side_streams) {
+        EXPECT_TRUE(std::any_of(p.forms[0].launches.begin(), p.forms[0].launches.end(),
+                                [](const lane::Launch& x) { return x.stream > 0; }))
+            << "side streams used in " << k.dump();
+      }
       size_t total = 0;
       for (const lane::Form& f : p.forms) {
         check_form(p, f);
@@ -177,9 +198,11 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows: the int8 numerics) is tried beside them.
+      // A knob that needs others (gemm_rows: the int8 numerics; fuse_rope: the fused q/k/v and rope_kv) is tried
+      // beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (!s.why_invalid(knobs_of(with)).empty()) with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "gemm_rows") with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "fuse_rope") with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
       EXPECT_NE(program(l, with), program(l, without)) << d.name << " = " << v.dump() << " changes nothing";
     }
@@ -201,7 +224,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_EQ(glu.find("lk_swiglu<<<"), std::string::npos);
   EXPECT_NE(program(l, {{"gemv_split", 2}}).find("lk_gemv_split<lk_q8, 1, 1, 2><<<128, 256"), std::string::npos);
   const std::string rope = program(l, {{"fuse_rope_kv", true}});
-  EXPECT_NE(rope.find("lk_rope<true, true, true><<<dim3(8, 1)"), std::string::npos);  // 4 q, 2 k, 2 v heads
+  EXPECT_NE(rope.find("lk_rope<true, true, true, 2><<<dim3(2, 1), 128"), std::string::npos);  // 4 q, 2 k, 2 v heads
+  EXPECT_NE(base.find("lk_rope<true, true, false, 2><<<dim3(2, 1), 128"), std::string::npos);  // a warp a head
   EXPECT_EQ(rope.find("lk_kv_append<<<"), std::string::npos);
   // The int8 numerics: the words an activation takes, and the chunks of 16 rows and more on the tensor cores (the
   // 64-row chunk's projections one launch of 64 rows each; the fused gate/up as the GEMM's GLU).
@@ -223,6 +247,35 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(knobs::space(l.model, {132, 90})
                 .why_invalid(knobs_of({{"fuse_norm", true}, {"gemv_split", 2}}))
                 .find("gemv_split"),
+            std::string::npos);
+  // A decode attention block's query heads: the group of 2 (2 blocks a split) or 1 (4 blocks).
+  EXPECT_NE(base.find("lk_attention<2, 4, 4><<<dim3(2, 4, 1), 128, lk_attention_smem(2, 4)"), std::string::npos);
+  EXPECT_NE(program(l, {{"attn_heads", 1}}).find("lk_attention<1, 4, 4><<<dim3(4, 4, 1), 128, lk_attention_smem(1, 4)"),
+            std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"attn_heads", 4}})).find("outside its domain"),
+            std::string::npos);
+  // Rope folded into the fused q/k/v projection: in decode its tail (no rope launch), in 16-row chunks (slabs) the
+  // projection's launches and then rope's.
+  const std::string fr = program(l, {{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"max_chunk", 16}});
+  EXPECT_NE(fr.find("lk_gemv_parts_rope<lk_q8, 1, 1, true, true, 2><<<128, 256, 0, st>>>"), std::string::npos);
+  const std::string decode = fr.substr(fr.find("static void step1_0"), fr.find("static void step16_0") - fr.find("static void step1_0"));
+  EXPECT_EQ(decode.find("lk_rope<"), std::string::npos);
+  EXPECT_NE(fr.find("lk_rope<true, true, true, 2><<<dim3(2, 16)"), std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"fuse_rope", true}})).find("fuse_qkv"),
+            std::string::npos);
+  // Side streams: q, k and v (and gate and up) side by side, forked from and joined to the step's stream.
+  const std::string ss = program(l, {{"side_streams", true}});
+  EXPECT_NE(ss.find("lk_side_init();"), std::string::npos);
+  EXPECT_NE(ss.find("  lk_fork(st, 2);\n  lk_before(st, ev, 1, 2);\n  lk_gemv<lk_q8, 1, 1><<<64, 256, 0, st>>>(w_blk_0_attn_q"),
+            std::string::npos);
+  EXPECT_NE(ss.find("  {\n  cudaStream_t st = lk_side[0];\n  lk_before(st, ev, 1, 3);\n  lk_gemv<lk_q8, 1, 1><<<32, 256, 0, st>>>(w_blk_0_attn_k"),
+            std::string::npos);
+  EXPECT_NE(ss.find("lk_join(st, 2);"), std::string::npos);
+  EXPECT_NE(ss.find("lk_fork(st, 1);"), std::string::npos);  // gate and up
+  EXPECT_EQ(base.find("  lk_fork(st, "), std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 90})
+                .why_invalid(knobs_of({{"side_streams", true}, {"fuse_qkv", true}, {"fuse_glu", true}}))
+                .find("independent"),
             std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
@@ -290,7 +343,8 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
   }
 }
 
-// The fused launches (biases in the parts: qwen2), the folded norm and PDL build too.
+// The fused launches (biases in the parts: qwen2), the folded norm and rope, fewer heads a block, side streams and PDL
+// build too.
 TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
@@ -299,7 +353,14 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"fuse_rope_kv", true},
                              {"gemv_rows_per_warp", 2},
                              {"gemv_split", 4}},
-                        json{{"fuse_norm", true}, {"pdl", true}, {"numerics", "int8x2"}, {"max_chunk", 64}}}) {
+                        json{{"fuse_norm", true}, {"pdl", true}, {"numerics", "int8x2"}, {"max_chunk", 64}},
+                        json{{"fuse_qkv", true},
+                             {"fuse_rope_kv", true},
+                             {"fuse_rope", true},
+                             {"attn_heads", 1},
+                             {"pdl", true},
+                             {"numerics", "precise"}},
+                        json{{"side_streams", true}, {"pdl", true}, {"numerics", "int8"}, {"max_chunk", 64}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

@@ -18,6 +18,11 @@ class FakeSpace : public coord::SearchSpace {
     for (int i = 0; i < n_; ++i) v.push_back({{"id", i}});
     return v;
   }
+  size_t size() const override { return size_t(n_); }
+  bool contains(const nlohmann::json& k) const override {
+    return k.is_object() && k.size() == 1 && k.contains("id") && k["id"].is_number_integer() && k["id"] >= 0 &&
+           k["id"] < n_;
+  }
   nlohmann::json sample(std::mt19937_64& rng) const override {
     return {{"id", std::uniform_int_distribution<int>(0, n_ - 1)(rng)}};
   }

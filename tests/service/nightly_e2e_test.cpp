@@ -21,7 +21,11 @@ nlohmann::json read_json(const std::filesystem::path& p) {
 // The cluster's recording with every run changed by `change`, written to `name`.
 std::filesystem::path altered_recording(Cluster& c, const std::string& name,
                                         const std::function<void(nlohmann::json&)>& change) {
-  auto j = read_json(c.path("recording.json"));
+  // The tuning job's runs as the synthetic recording answered them (the release's configuration among them).
+  const auto job = c.path("job1.json");
+  auto rec = run(cli() + " record --db " + c.path("lt.db").string() + " --job 1 -o " + job.string());
+  EXPECT_EQ(rec.status, 0) << rec.out;
+  auto j = read_json(job);
   for (auto& r : j["runs"]) change(r);
   auto path = c.path(name);
   std::ofstream(path) << j.dump();

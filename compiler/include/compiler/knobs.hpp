@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,10 +35,15 @@ struct Knobs {
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
   int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp)
   bool fuse_norm = false;      // the add + norm after the o and down projections done by the projection's last block
+  int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)
+  bool fuse_rope = false;      // rope, the per-head norm and the cache append done by the q/k/v projection's last block
+  bool side_streams = false;   // launches that do not depend on each other run side by side on side streams
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.
   static Knobs from_json(const nlohmann::json& j);
+  // Sets the knob `name` from its JSON value; throws lt::Error as from_json does.
+  void set(const std::string& name, const nlohmann::json& v);
   // The canonical text of the configuration (sorted JSON), the key results are stored by.
   std::string key() const;
   // The prefill chunk sizes, largest first.
@@ -69,8 +75,12 @@ struct Space {
   std::string why_invalid(const Knobs& k) const;
   // Throws lt::Error with why_invalid's reason.
   void check(const Knobs& k) const;
-  // Every valid point, in a fixed order (the grid).
+  // Why `k`, whose knobs lie in their domains, breaks a constraint between knobs, or empty when it does not.
+  std::string why_constrained(const Knobs& k) const;
+  // Every valid point, in a fixed order (the grid); how many there are; each visited in that order.
   std::vector<Knobs> enumerate() const;
+  size_t size() const;
+  void each(const std::function<void(const Knobs&)>& visit) const;
   // A valid point drawn uniformly from the domains (constraints by rejection).
   Knobs sample(std::mt19937_64& rng) const;
   nlohmann::json to_json() const;

@@ -97,12 +97,12 @@ struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn a
   int rows;
   std::optional<KvAppend> append;  // the cache append folded in (its k is the roped k)
 };
-struct Attention {  // with splits > 1 it writes `part` and a Fold follows
+struct Attention {  // with splits > 1 it writes `part` and a Fold follows; a block computes `heads` query heads
   Ref q;
   std::string kc, vc;
   Ref out;
   std::optional<Ref> part;
-  int rows, splits;
+  int rows, splits, heads;
 };
 struct Fold {
   Ref part, out;
@@ -120,15 +120,22 @@ struct GemvNorm {  // the projection, then the norm that adds its output to the 
   Gemv gemv;
   AddNorm norm;
 };
-using Op =
-    std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, Rope, KvAppend, Attention, Fold, SwiGlu, ArgMax>;
+struct GemvRope {  // the fused q/k/v projection, then rope with the cache append (rope.q, k and append.v are its outputs)
+  GemvParts qkv;
+  Rope rope;
+};
+using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, GemvRope, Rope, KvAppend, Attention, Fold,
+                        SwiGlu, ArgMax>;
 
-// One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), and the names
-// --profile prints for it.
+// One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), the names
+// --profile prints for it, and its stream: 0 the step's, k > 0 the k-th side stream (side_streams). A launch on a side
+// stream belongs to the group of independent launches that starts at the nearest launch before it on stream 0; the
+// group forks from the step's stream before its first launch and joins it after its last.
 struct Launch {
   Op op;
   std::vector<std::string> reads, writes;
   std::string kind, output;
+  int stream = 0;
 };
 
 // A step-local buffer's place in the arena: its byte offset and size, and the launches it is live over.
@@ -173,7 +180,11 @@ int lane_context(const model::Model& m);
 // Plans the lane; throws lt::Error for an unsupported tensor format or bad knobs.
 Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);
 
-// Packs a form's step-local buffers into its arena by liveness (sets slots and arena_bytes).
+// The launches [first, last] of the group launch `i` belongs to (itself alone when no side stream follows it).
+std::pair<int, int> group_of(const Form& f, int i);
+
+// Packs a form's step-local buffers into its arena by liveness (sets slots and arena_bytes); the launches of a group
+// run side by side, so a buffer one of them uses is live over the whole group.
 void pack_arena(Form& f, const Plan& p);
 
 }  // namespace lt::lane

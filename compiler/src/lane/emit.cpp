@@ -26,9 +26,9 @@ size_t cdiv(size_t a, size_t b) {
 constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library files every lane includes, in order.
-const char* const kLibrary[] = {"prelude.cuh", "stall.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",
-                                "gemv.cuh",    "gemm.cuh",  "rope.cuh",  "kv.cuh",      "attention.cuh", "swiglu.cuh",
-                                "argmax.cuh",  "xxh64.cuh", "host.cuh"};
+const char* const kLibrary[] = {"prelude.cuh", "stall.cuh", "formats.cuh",   "embed.cuh",  "norm.cuh",
+                                "rope.cuh",    "gemv.cuh",  "gemm.cuh",      "kv.cuh",     "attention.cuh",
+                                "swiglu.cuh",  "argmax.cuh", "xxh64.cuh",    "host.cuh"};
 
 // The C type a matrix format's handle takes in the kernels, and the elements of its 16-byte unit.
 std::string format_type(ggml::Type t) {
@@ -152,6 +152,56 @@ std::string with_pdl(const std::string& statements) {
   return out;
 }
 
+// Rope's arguments (lk_rope_args) for `op`, and its kernels' template arguments <NEOX, NORM>.
+std::string rope_args(const Rope& op, const Plan& p, const Names& n) {
+  const model::Model& m = p.model;
+  const bool append = op.append.has_value();
+  std::ostringstream o;
+  o << "lk_rope_args{" << n(op.q) << ", " << n(op.k) << ", " << op.qn.value_or("nullptr") << ", "
+    << op.kn.value_or("nullptr") << ", c_rope_cos, c_rope_sin, s_pos, " << m.heads << ", " << m.kv_heads << ", "
+    << m.head_dim << ", " << flit(m.norm_eps) << ", " << (append ? n(op.append->v) : "nullptr") << ", "
+    << (append ? n.name(op.append->kc) : "nullptr") << ", " << (append ? n.name(op.append->vc) : "nullptr") << ", "
+    << m.value_dim << ", " << p.ctx << "}";
+  return o.str();
+}
+std::string rope_mode(const Rope& op, const model::Model& m) {
+  return std::string(m.rope_mode == model::RopeMode::Neox ? "true" : "false") + ", " + (op.qn ? "true" : "false");
+}
+// The pairs a lane of rope's warp takes.
+size_t rope_pairs(const model::Model& m) {
+  return cdiv(m.head_dim / 2, 32);
+}
+
+// A fused projection's statement over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` (the rope's
+// template arguments and its lk_rope_args) lk_gemv_parts_rope.
+std::string parts_statement(const GemvParts& op, const Plan& p, const Names& n, int at, int r,
+                            const std::pair<std::string, std::string>* rope) {
+  const knobs::Knobs& k = p.knobs;
+  const Matrix& w0 = p.matrix(op.parts[0].w);
+  const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
+  size_t total = 0;
+  for (const Gemv& g : op.parts) total += p.matrix(g.w).rows;
+  std::ostringstream ms, bs, ys, ns, o;
+  for (size_t i = 0; i < 3; ++i) {
+    const bool real = i < op.parts.size();
+    const Gemv& g = op.parts[real ? i : 0];
+    const Matrix& w = p.matrix(g.w);
+    Ref y = g.y;
+    y.offset += size_t(at) * w.rows;
+    ms << (i ? ", " : "") << w.name;
+    bs << (i ? ", " : "") << (real && g.bias ? *g.bias : "nullptr");
+    ys << (i ? ", " : "") << (real ? n(y) : "nullptr");
+    ns << (i ? ", " : "") << (real ? w.rows : 0);
+  }
+  Ref x = op.x;
+  x.offset += size_t(at) * w0.cols;
+  o << (rope ? "lk_gemv_parts_rope<" : "lk_gemv_parts<") << format_type(w0.type) << ", " << rpw << ", " << r
+    << (rope ? ", " + rope->first : "") << "><<<" << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps
+    << ", 0, st>>>(lk_parts<" << format_type(w0.type) << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str()
+    << "}, {" << ns.str() << "}}, " << n(x) << ", " << w0.cols << (rope ? ", " + rope->second : "") << ");";
+  return o.str();
+}
+
 // The launch statements of one launch.
 std::string launch(const Launch& l, const Plan& p, const Names& n) {
   const model::Model& m = p.model;
@@ -190,7 +240,6 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           });
         } else if constexpr (std::is_same_v<T, GemvParts>) {
           const Matrix& w0 = p.matrix(op.parts[0].w);
-          const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           if (on_tensor_cores(k, w0, op.rows)) {  // on the tensor cores a part a launch: each fills the GPU alone
             for (size_t i = 0; i < op.parts.size(); ++i) {
               const Gemv& g = op.parts[i];
@@ -199,28 +248,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             }
             return;
           }
-          size_t total = 0;
-          for (const Gemv& g : op.parts) total += p.matrix(g.w).rows;
-          slabs(o, op.rows, [&](int at, int r) {
-            std::ostringstream ms, bs, ys, ns;
-            for (size_t i = 0; i < 3; ++i) {
-              const bool real = i < op.parts.size();
-              const Gemv& g = op.parts[real ? i : 0];
-              const Matrix& w = p.matrix(g.w);
-              Ref y = g.y;
-              y.offset += size_t(at) * w.rows;
-              ms << (i ? ", " : "") << w.name;
-              bs << (i ? ", " : "") << (real && g.bias ? *g.bias : "nullptr");
-              ys << (i ? ", " : "") << (real ? n(y) : "nullptr");
-              ns << (i ? ", " : "") << (real ? w.rows : 0);
-            }
-            Ref x = op.x;
-            x.offset += size_t(at) * w0.cols;
-            o << "lk_gemv_parts<" << format_type(w0.type) << ", " << rpw << ", " << r << "><<<"
-              << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(lk_parts<"
-              << format_type(w0.type) << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str() << "}, {"
-              << ns.str() << "}}, " << n(x) << ", " << w0.cols << ");";
-          });
+          slabs(o, op.rows, [&](int at, int r) { o << parts_statement(op, p, n, at, r, nullptr); });
         } else if constexpr (std::is_same_v<T, GemvGlu>) {
           const Matrix& g = p.matrix(op.wg);
           const Matrix& u = p.matrix(op.wu);
@@ -248,29 +276,32 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             << n(op.gemv.x) << ", " << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols
             << ", " << w.rows << ", lk_norm_tail{" << n(op.norm.x) << ", " << op.norm.w << ", " << n(op.norm.out)
             << ", " << m.d_model << ", " << flit(m.norm_eps) << "});";
+        } else if constexpr (std::is_same_v<T, GemvRope>) {
+          if (op.qkv.rows > 8 || on_tensor_cores(k, p.matrix(op.qkv.parts[0].w), op.qkv.rows)) {
+            // Chunks of slabs or on the tensor cores: the projection's launches, then rope's.
+            o << launch(Launch{op.qkv, {}, {}, "", ""}, p, n) << "\n  " << launch(Launch{op.rope, {}, {}, "", ""}, p, n);
+            return;
+          }
+          const std::pair<std::string, std::string> rope = {
+              rope_mode(op.rope, m) + ", " + std::to_string(rope_pairs(m)), rope_args(op.rope, p, n)};
+          o << parts_statement(op.qkv, p, n, 0, op.qkv.rows, &rope);
         } else if constexpr (std::is_same_v<T, Rope>) {
-          const int threads = static_cast<int>(cdiv(std::max<size_t>(m.head_dim / 2, 32), 32) * 32);
-          const bool append = op.append.has_value();
-          o << "lk_rope<" << (m.rope_mode == model::RopeMode::Neox ? "true" : "false") << ", "
-            << (op.qn ? "true" : "false") << ", " << (append ? "true" : "false") << "><<<dim3("
-            << m.heads + m.kv_heads * (append ? 2 : 1) << ", " << op.rows << "), " << threads << ", 0, st>>>("
-            << n(op.q) << ", " << n(op.k) << ", " << op.qn.value_or("nullptr") << ", " << op.kn.value_or("nullptr")
-            << ", c_rope_cos, c_rope_sin, s_pos, " << m.heads << ", " << m.kv_heads << ", " << m.head_dim << ", "
-            << flit(m.norm_eps) << ", " << (append ? n(op.append->v) : "nullptr") << ", "
-            << (append ? n.name(op.append->kc) : "nullptr") << ", " << (append ? n.name(op.append->vc) : "nullptr")
-            << ", " << m.value_dim << ", " << p.ctx << ");";
+          const size_t heads = m.heads + m.kv_heads * (op.append ? 2 : 1);
+          o << "lk_rope<" << rope_mode(op, m) << ", " << (op.append ? "true" : "false") << ", " << rope_pairs(m)
+            << "><<<dim3(" << cdiv(heads, 4) << ", " << op.rows << "), 128, 0, st>>>(" << rope_args(op, p, n) << ");";
         } else if constexpr (std::is_same_v<T, KvAppend>) {
           o << "lk_kv_append<<<dim3(" << m.kv_heads << ", " << op.rows << "), 128, 0, st>>>(" << n(op.k) << ", "
             << n(op.v) << ", " << n.name(op.kc) << ", " << n.name(op.vc) << ", s_pos, " << m.kv_heads << ", "
             << m.head_dim << ", " << m.value_dim << ", " << p.ctx << ");";
         } else if constexpr (std::is_same_v<T, Attention>) {
-          o << "lk_attention<" << m.group() << ", " << cdiv(m.head_dim, 32) << ", " << cdiv(m.value_dim, 32)
-            << "><<<dim3(" << m.kv_heads << ", " << op.splits << ", " << op.rows << "), 128, lk_attention_smem("
-            << m.group() << ", " << cdiv(m.value_dim, 32) << "), st>>>(" << n(op.q) << ", " << n.name(op.kc) << ", "
+          o << "lk_attention<" << op.heads << ", " << cdiv(m.head_dim, 32) << ", " << cdiv(m.value_dim, 32)
+            << "><<<dim3(" << m.kv_heads * (m.group() / op.heads) << ", " << op.splits << ", " << op.rows
+            << "), 128, lk_attention_smem(" << op.heads << ", " << cdiv(m.value_dim, 32) << "), st>>>(" << n(op.q)
+            << ", " << n.name(op.kc) << ", "
             << n.name(op.vc) << ", s_pos, " << (op.part ? "nullptr" : n(op.out)) << ", "
             << (op.part ? "(lk_acc*)" + n(*op.part) : "nullptr") << ", " << m.heads << ", " << m.head_dim << ", "
             << m.value_dim << ", " << p.ctx << ", " << dlit(1.0 / std::sqrt(double(m.head_dim))) << ", " << op.splits
-            << ");";
+            << ", " << m.group() << ");";
         } else if constexpr (std::is_same_v<T, Fold>) {
           o << "lk_attention_fold<<<dim3(" << m.heads << ", " << op.rows << "), "
             << cdiv(std::min<size_t>(m.value_dim, 256), 32) * 32 << ", 0, st>>>((const lk_acc*)" << n(op.part) << ", "
@@ -355,9 +386,22 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     const size_t per = kLaunchesPerFunction;
     for (size_t at = 0, part = 0; at < f.launches.size(); at += per, ++part) {
       cu << "static void step" << f.rows << "_" << part << "(cudaStream_t st, const cudaEvent_t* ev) {\n";
-      for (size_t i = at; i < std::min(f.launches.size(), at + per); ++i)
-        cu << "  lk_before(st, ev, " << f.rows << ", " << i << ");\n  "
-           << (k.pdl ? with_pdl(launch(f.launches[i], p, n)) : launch(f.launches[i], p, n)) << "\n";
+      for (size_t i = at; i < std::min(f.launches.size(), at + per); ++i) {
+        // A group of independent launches (side_streams): the fork before its first, each side launch in a scope
+        // whose `st` is its side stream, the join after its last.
+        const auto [first, last] = group_of(f, int(i));
+        int sides = 0;
+        for (int j = first; j <= last; ++j) sides = std::max(sides, f.launches[j].stream);
+        if (sides && int(i) == first) cu << "  lk_fork(st, " << sides << ");\n";
+        const int side = f.launches[i].stream;
+        const std::string body = "lk_before(st, ev, " + std::to_string(f.rows) + ", " + std::to_string(i) + ");\n  " +
+                                 (k.pdl ? with_pdl(launch(f.launches[i], p, n)) : launch(f.launches[i], p, n));
+        if (side)
+          cu << "  {\n  cudaStream_t st = lk_side[" << side - 1 << "];\n  " << body << "\n  }\n";
+        else
+          cu << "  " << body << "\n";
+        if (sides && int(i) == last) cu << "  lk_join(st, " << sides << ");\n";
+      }
       cu << "}\n";
     }
   }
@@ -407,12 +451,14 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << "  printf(\"LANE_CONTRACT: " << kContractVersion
      << "\\nDEVICE_BYTES: %zu\\nHOST_BYTES: %zu\\nMOVED: %d\\n\", lk_pool_bytes, lk_hpool_bytes, moved);\n";
   // Kernels that take more than 48 KB of shared memory.
-  const size_t attn_smem = (precise ? 8 : 4) * (8 * m.group() + 4 * m.group() * 32 * cdiv(m.value_dim, 32));
+  const size_t heads = k.attn_heads ? size_t(k.attn_heads) : m.group();
+  const size_t attn_smem = (precise ? 8 : 4) * (8 * heads + 4 * heads * 32 * cdiv(m.value_dim, 32));
   if (attn_smem > 48 * 1024)
-    cu << "  CK(cudaFuncSetAttribute(lk_attention<" << m.group() << ", " << cdiv(m.head_dim, 32) << ", "
+    cu << "  CK(cudaFuncSetAttribute(lk_attention<" << heads << ", " << cdiv(m.head_dim, 32) << ", "
        << cdiv(m.value_dim, 32) << ">, cudaFuncAttributeMaxDynamicSharedMemorySize, " << attn_smem << "));\n";
 
   cu << "  lk_stagger = a.stagger;\n  lk_seed = a.seed;\n  std::vector<lk_form> forms;\n";
+  if (k.side_streams) cu << "  lk_side_init();\n";
   nlohmann::json forms_json = nlohmann::json::array();
   for (const Form& f : p.forms) {
     Names n(p, f);

@@ -52,13 +52,22 @@ json Knobs::to_json() const {
               {"fuse_rope_kv", fuse_rope_kv},
               {"pdl", pdl},
               {"gemm_rows", gemm_rows},
-              {"fuse_norm", fuse_norm}};
+              {"fuse_norm", fuse_norm},
+              {"attn_heads", attn_heads},
+              {"fuse_rope", fuse_rope},
+              {"side_streams", side_streams}};
 }
 
 Knobs Knobs::from_json(const json& j) {
   if (!j.is_object()) throw Error("knobs must be a JSON object, not " + j.dump());
   Knobs k;
-  for (auto& [name, v] : j.items()) {
+  for (auto& [name, v] : j.items()) k.set(name, v);
+  return k;
+}
+
+void Knobs::set(const std::string& name, const json& v) {
+  Knobs& k = *this;
+  {
     if (name == "numerics")
       k.numerics = parse_numerics(v);
     else if (name == "cuda_graphs")
@@ -85,10 +94,15 @@ Knobs Knobs::from_json(const json& j) {
       k.gemm_rows = parse_int(v, "gemm_rows");
     else if (name == "fuse_norm")
       k.fuse_norm = parse_bool(v, "fuse_norm");
+    else if (name == "attn_heads")
+      k.attn_heads = parse_int(v, "attn_heads");
+    else if (name == "fuse_rope")
+      k.fuse_rope = parse_bool(v, "fuse_rope");
+    else if (name == "side_streams")
+      k.side_streams = parse_bool(v, "side_streams");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
-  return k;
 }
 
 std::string Knobs::key() const {
@@ -104,7 +118,12 @@ std::vector<int> Knobs::chunks() const {
 namespace {
 
 // Each knob's domain, in the order `enumerate` walks them.
-std::vector<Domain> domains_for(const model::Model&, const Target&) {
+std::vector<Domain> domains_for(const model::Model& m, const Target&) {
+  // A decode attention block's query heads: its key/value head's whole group (0), or a divisor of the group.
+  std::vector<json> heads = {0};
+  const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
+  for (uint32_t h = 1; h < group; h *= 2)
+    if (group % h == 0) heads.push_back(int(h));
   return {
       {"numerics",
        "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
@@ -126,8 +145,17 @@ std::vector<Domain> domains_for(const model::Model&, const Target&) {
        "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
       {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp)", {64, 32}},
-      // fuse_norm (the add + norm folded into the GEMV before it) is held out of the searched space until a GPU run
-      // has measured it (its CPU plan test and nvcc builds pass); `lane-tune compile --knobs` takes it by hand.
+      {"fuse_norm", "the add + norm after the o and down projections done by the projection's last block",
+       {false, true}},
+      {"attn_heads",
+       "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
+       "blocks that each read the head's cache",
+       heads},
+      {"fuse_rope",
+       "rope, the per-head norm and the cache append done by the fused q/k/v projection's last block (decode)",
+       {false, true}},
+      {"side_streams", "launches that do not depend on each other run side by side, joined by events",
+       {false, true}},
   };
 }
 
@@ -152,6 +180,9 @@ Space space(const model::Model& m, const Target& t) {
       "pdl: the GPU is sm_90 or later",
       "gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
       "fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
+      "attn_heads: 0 or a divisor of the query heads a key/value head serves",
+      "fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
+      "side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
   };
   return s;
 }
@@ -162,6 +193,10 @@ std::string Space::why_invalid(const Knobs& k) const {
     if (std::find(d.values.begin(), d.values.end(), j.at(d.name)) == d.values.end())
       return "knob " + d.name + " = " + j.at(d.name).dump() + " is outside its domain " + json(d.values).dump();
   }
+  return why_constrained(k);
+}
+
+std::string Space::why_constrained(const Knobs& k) const {
   if (static_cast<uint32_t>(k.max_chunk) > std::max<uint32_t>(model.context, 1))
     return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " + std::to_string(model.context);
   for (const model::Layer& L : model.layer) {
@@ -174,6 +209,14 @@ std::string Space::why_invalid(const Knobs& k) const {
   if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
     return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
   if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
+  const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
+  if (k.attn_heads < 0 || (k.attn_heads > 0 && (k.attn_heads > group || group % k.attn_heads != 0)))
+    return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " + std::to_string(group) +
+           " query heads a key/value head serves";
+  if (k.fuse_rope && !(k.fuse_qkv && k.fuse_rope_kv))
+    return "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)";
+  if (k.side_streams && k.fuse_qkv && k.fuse_glu)
+    return "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are independent";
   if (k.pdl && target.arch < 90)
     return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
   if (k.fuse_qkv) {
@@ -192,18 +235,34 @@ void Space::check(const Knobs& k) const {
 
 std::vector<Knobs> Space::enumerate() const {
   std::vector<Knobs> out;
+  each([&](const Knobs& k) { out.push_back(k); });
+  return out;
+}
+
+size_t Space::size() const {
+  size_t n = 0;
+  each([&](const Knobs&) { ++n; });
+  return n;
+}
+
+// The grid walked as an odometer (the last domain fastest), each step setting only the knobs whose values changed.
+void Space::each(const std::function<void(const Knobs&)>& visit) const {
   std::vector<size_t> at(domains.size(), 0);
+  Knobs k = knobs_of(domains, at);
   for (;;) {
-    Knobs k = knobs_of(domains, at);
-    if (why_invalid(k).empty()) out.push_back(k);
+    if (why_constrained(k).empty()) visit(k);
     size_t i = domains.size();
     while (i > 0) {
       --i;
-      if (++at[i] < domains[i].values.size()) break;
+      if (++at[i] < domains[i].values.size()) {
+        k.set(domains[i].name, domains[i].values[at[i]]);
+        break;
+      }
       at[i] = 0;
-      if (i == 0) return out;
+      k.set(domains[i].name, domains[i].values[0]);
+      if (i == 0) return;
     }
-    if (domains.empty()) return out;
+    if (domains.empty()) return;
   }
 }
 
@@ -223,7 +282,7 @@ json Space::to_json() const {
   return {{"knobs", d},
           {"constraints", constraints},
           {"target", {{"sms", target.sms}, {"arch", target.arch}}},
-          {"points", enumerate().size()}};
+          {"points", size()}};
 }
 
 }  // namespace lt::knobs

@@ -74,17 +74,22 @@ void build_form(Plan& p, Form& f) {
     else if (!normed)
       b.add(AddNorm{x, Ref{prev_add}, V(L.attn_norm), h, R}, {"x", prev_add}, {"x", h.buf}, "add_norm", h.buf);
     Ref q = b.buf(t + "q", R * hq * hd), k = b.buf(t + "k", R * hk * hd), v = b.buf(t + "v", R * hk * vd);
-    if (p.knobs.fuse_qkv) {
-      std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
-                                 Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
-      b.add(GemvParts{h, std::move(parts), R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
+    const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
+    const std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
+                                     Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
+    if (p.knobs.fuse_rope) {  // (with fuse_qkv and fuse_rope_kv)
+      b.add(GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
+            {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
+    } else if (p.knobs.fuse_qkv) {
+      b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
     } else {
       b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
       b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
       b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
     }
-    const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
-    if (p.knobs.fuse_rope_kv) {
+    if (p.knobs.fuse_rope) {
+      // (rope and the append are the projection's tail)
+    } else if (p.knobs.fuse_rope_kv) {
       b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}, {q.buf, k.buf, v.buf},
             {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
     } else {
@@ -93,13 +98,13 @@ void build_form(Plan& p, Form& f) {
       b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
     }
     Ref a = b.buf(t + "a", R * hq * vd);
-    const int splits = p.knobs.attn_splits;
+    const int splits = p.knobs.attn_splits, heads = p.knobs.attn_heads ? p.knobs.attn_heads : int(m.group());
     if (splits > 1) {
       Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
-      b.add(Attention{q, kc, vc, a, part, R, splits}, {q.buf, kc, vc}, {part.buf}, "attention", part.buf);
+      b.add(Attention{q, kc, vc, a, part, R, splits, heads}, {q.buf, kc, vc}, {part.buf}, "attention", part.buf);
       b.add(Fold{part, a, R, splits}, {part.buf}, {a.buf}, "attention_fold", a.buf);
     } else {
-      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1}, {q.buf, kc, vc}, {a.buf}, "attention", a.buf);
+      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads}, {q.buf, kc, vc}, {a.buf}, "attention", a.buf);
     }
     Ref o = b.buf(t + "o", R * d);
     Ref h2 = b.buf(t + "h2", R * d);
@@ -142,7 +147,43 @@ void build_form(Plan& p, Form& f) {
   f.logits = "logits";
 }
 
+// Whether launch b depends on launch a (either order): one writes what the other reads or writes.
+bool conflict(const Launch& a, const Launch& b) {
+  auto meets = [](const std::vector<std::string>& x, const std::vector<std::string>& y) {
+    for (const std::string& n : x)
+      if (std::find(y.begin(), y.end(), n) != y.end()) return true;
+    return false;
+  };
+  return meets(a.writes, b.reads) || meets(a.writes, b.writes) || meets(b.writes, a.reads);
+}
+
+// Side streams: each run of consecutive launches that do not depend on one another (at most 3: the step's stream and
+// two side ones) runs side by side. A launch with a last-block tail (its kernel counts the launch's blocks in one
+// device counter) stays alone.
+void assign_streams(Form& f) {
+  constexpr size_t kSides = 2;
+  auto tailed = [](const Launch& l) {
+    return std::holds_alternative<GemvNorm>(l.op) || std::holds_alternative<GemvRope>(l.op);
+  };
+  for (size_t i = 0; i < f.launches.size();) {
+    size_t j = i + 1;
+    while (!tailed(f.launches[i]) && j < f.launches.size() && j - i <= kSides && !tailed(f.launches[j]) &&
+           std::none_of(f.launches.begin() + long(i), f.launches.begin() + long(j),
+                        [&](const Launch& a) { return conflict(a, f.launches[j]); }))
+      ++j;
+    for (size_t k = i + 1; k < j; ++k) f.launches[k].stream = int(k - i);
+    i = j;
+  }
+}
+
 }  // namespace
+
+std::pair<int, int> group_of(const Form& f, int i) {
+  int first = i, last = i;
+  while (first > 0 && f.launches[first].stream != 0) --first;
+  while (last + 1 < int(f.launches.size()) && f.launches[last + 1].stream != 0) ++last;
+  return {first, last};
+}
 
 uint64_t Matrix::device_bytes() const {
   if (type == ggml::Type::Q8_0) return round_up(rows * cols, kAlign) + round_up(rows * (cols / 32) * 2, kAlign);
@@ -171,11 +212,13 @@ int lane_context(const model::Model& m) {
 void pack_arena(Form& f, const Plan& p) {
   std::map<std::string, Slot> live;
   for (int i = 0; i < static_cast<int>(f.launches.size()); ++i) {
+    const auto [first, last] = group_of(f, i);
     for (const auto* names : {&f.launches[i].reads, &f.launches[i].writes})
       for (const std::string& n : *names) {
         if (!f.buffers.count(n)) continue;
-        auto [it, fresh] = live.try_emplace(n, Slot{0, 0, i, i});
-        if (!fresh) it->second.last = i;
+        auto [it, fresh] = live.try_emplace(n, Slot{0, 0, first, last});
+        it->second.first = std::min(it->second.first, first);
+        it->second.last = std::max(it->second.last, last);
       }
   }
   std::vector<std::string> order;
@@ -285,6 +328,7 @@ Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, 
     Form f;
     f.rows = r;
     build_form(p, f);
+    if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
     p.forms.push_back(std::move(f));

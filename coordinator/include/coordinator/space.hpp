@@ -27,8 +27,10 @@ std::vector<std::string> gpu_kind_names();
 class SearchSpace {
  public:
   virtual ~SearchSpace() = default;
-  // Every valid configuration, in a fixed order.
+  // Every valid configuration, in a fixed order; how many there are; whether `knobs` is one of them.
   virtual std::vector<nlohmann::json> enumerate() const = 0;
+  virtual size_t size() const = 0;
+  virtual bool contains(const nlohmann::json& knobs) const = 0;
   // A valid configuration drawn at random.
   virtual nlohmann::json sample(std::mt19937_64& rng) const = 0;
   // The configuration's canonical text (what results are stored and reused by).
