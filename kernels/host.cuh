@@ -308,10 +308,11 @@ static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_
 // --profile's clock, where the CUDA toolkit's CUPTI library can be loaded: the hardware's start and end stamps of
 // every kernel (activity records), so a step runs exactly as it does unprofiled, its graph untouched. In a graph a
 // launch's time is from the end of the launch before it to its own end (the gap it waited for included), so the
-// launches' times add up to the step's. Without a graph the gaps are the host's: CUPTI's hooks slow every host-side
-// launch, so such a step is recorded every other time only, each launch's time is its kernels' own (the part of
-// their span after the launch before ended), and the gaps are one line: the steps run between, without CUPTI, less
-// the launches' times. Loaded at run time, so that only --profile needs the library.
+// launches' times add up to the step's. Without a graph the gaps are the host's, and CUPTI's hooks slow every
+// host-side launch once it is attached: so the first half of the decode steps (and the chunks before them) run plain,
+// timed by events, before CUPTI attaches; after it, each launch's time is its kernels' own (the part of their span
+// after the launch before ended), and the gaps are one line: the plain steps' time less the launches'. Loaded at run
+// time, so that only --profile needs the library.
 struct lk_span {
   unsigned long long start, end;
 };
@@ -322,7 +323,6 @@ static std::vector<lk_span> lk_spans;
 static CUptiResult (*lk_cupti_next)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
 static CUptiResult (*lk_cupti_flush)(uint32_t) = nullptr;
 static CUptiResult (*lk_cupti_enable)(CUpti_ActivityKind) = nullptr;
-static CUptiResult (*lk_cupti_disable)(CUpti_ActivityKind) = nullptr;
 
 static void CUPTIAPI lk_cupti_buffer(uint8_t** buf, size_t* size, size_t* max_records) {
   *size = 8u << 20;
@@ -341,30 +341,29 @@ static void CUPTIAPI lk_cupti_done(CUcontext, uint32_t, uint8_t* buf, size_t, si
   free(buf);
 }
 
-// Loads CUPTI and starts its kernel records; false where it cannot.
-static bool lk_cupti_start() {
+static CUptiResult (*lk_cupti_register)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc) = nullptr;
+
+// Loads CUPTI (without attaching it); false where it cannot.
+static bool lk_cupti_load() {
   const char* names[] = {"libcupti.so", "libcupti.so.13", "libcupti.so.12", "/usr/local/cuda/lib64/libcupti.so",
                          "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"};
   void* h = nullptr;
   for (const char* n : names)
     if ((h = dlopen(n, RTLD_NOW))) break;
   if (!h) return false;
-  auto reg = (CUptiResult(*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))dlsym(
+  lk_cupti_register = (CUptiResult(*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc))dlsym(
       h, "cuptiActivityRegisterCallbacks");
   lk_cupti_enable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityEnable");
-  lk_cupti_disable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityDisable");
   lk_cupti_next = (CUptiResult(*)(uint8_t*, size_t, CUpti_Activity**))dlsym(h, "cuptiActivityGetNextRecord");
   lk_cupti_flush = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushAll");
-  return reg && lk_cupti_enable && lk_cupti_disable && lk_cupti_next && lk_cupti_flush &&
-         reg(lk_cupti_buffer, lk_cupti_done) == CUPTI_SUCCESS &&
-         lk_cupti_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+  return lk_cupti_register && lk_cupti_enable && lk_cupti_next && lk_cupti_flush;
 }
 
-// Kernel records on or off (a step run without CUPTI's hooks).
-static void lk_cupti_records(bool on) {
-  const CUptiResult r = (on ? lk_cupti_enable : lk_cupti_disable)(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (r != CUPTI_SUCCESS) {
-    fprintf(stderr, "--profile: CUPTI could not turn its kernel records %s (%d)\n", on ? "on" : "off", (int)r);
+// Attaches the loaded CUPTI: its kernel records from here on.
+static void lk_cupti_attach() {
+  if (lk_cupti_register(lk_cupti_buffer, lk_cupti_done) != CUPTI_SUCCESS ||
+      lk_cupti_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+    fprintf(stderr, "--profile: CUPTI could not start its kernel records\n");
     exit(1);
   }
 }
@@ -379,8 +378,8 @@ static std::vector<lk_span> lk_cupti_take() {
   return out;
 }
 #else
-static bool lk_cupti_start() { return false; }
-static void lk_cupti_records(bool) {}
+static bool lk_cupti_load() { return false; }
+static void lk_cupti_attach() {}
 static std::vector<lk_span> lk_cupti_take() { return {}; }
 #endif
 
@@ -396,8 +395,7 @@ struct lk_form {
   cudaGraphExec_t exec = nullptr;
   std::vector<double> ms;  // summed time of each launch
   int runs = 0;
-  double plain_ms = 0;  // uncaptured under CUPTI: the summed time of the steps run without it
-  int plain = 0;
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> plain;  // uncaptured under CUPTI: the steps run before it attached
 };
 
 // The carried state the drive loop resets and reads.
@@ -412,8 +410,17 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   CK(cudaStreamCreate(&st));
   // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
   // uncaptured with an event before each launch, which pays launch gaps a graph does not.
-  const bool stamped = a.prof && lk_cupti_start();
+  const bool stamped = a.prof && lk_cupti_load();
   const bool captured = graphs && (!a.prof || stamped);
+  // Uncaptured under CUPTI: the decode steps run plain until half of them have (the prompts' decode steps counted).
+  bool attached = false;
+  int plain_decode = 0;
+  for (auto& job : a.jobs) plain_decode += std::max(job.first - 1, 0);
+  plain_decode = stamped && !captured ? (plain_decode + 1) / 2 : 0;
+  if (stamped && captured) {
+    lk_cupti_attach();
+    attached = true;
+  }
   if (a.prof) printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
   for (auto& f : forms) {
     if (a.prof) {
@@ -437,27 +444,24 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     fprintf(stderr, "the lane has no form of %d rows\n", rows);
     exit(1);
   };
-  cudaEvent_t p0, p1;
-  CK(cudaEventCreate(&p0)); CK(cudaEventCreate(&p1));
   auto run = [&](lk_form& f) {
-    const bool plain = stamped && !captured && f.plain < f.runs;
-    if (plain) {
-      lk_cupti_records(false);
-      CK(cudaEventRecord(p0, st));
+    if (stamped && !attached) {
+      if (f.rows == 1 && (int)f.plain.size() >= plain_decode) {
+        lk_cupti_attach();
+        attached = true;
+      } else {  // a plain step, timed by a pair of events (read at the end: the host runs ahead as unprofiled)
+        f.plain.emplace_back();
+        CK(cudaEventCreate(&f.plain.back().first));
+        CK(cudaEventCreate(&f.plain.back().second));
+        CK(cudaEventRecord(f.plain.back().first, st));
+        f.step(st, nullptr);
+        CK(cudaEventRecord(f.plain.back().second, st));
+        return;
+      }
     }
     if (f.exec) CK(cudaGraphLaunch(f.exec, st));
     else f.step(st, a.prof && !stamped ? f.events.data() : nullptr);
     if (!a.prof) return;
-    if (plain) {
-      CK(cudaEventRecord(p1, st));
-      CK(cudaStreamSynchronize(st));
-      float ms = 0.f;
-      CK(cudaEventElapsedTime(&ms, p0, p1));
-      f.plain_ms += ms;
-      ++f.plain;
-      lk_cupti_records(true);
-      return;
-    }
     CK(cudaStreamSynchronize(st));
     if (stamped) {
       const std::vector<lk_span> sp = lk_cupti_take();
@@ -555,8 +559,14 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
         printf("%s: %s%s %s %.3f\n", tag, rows, f.kinds[k], f.outputs[k], us);
         total += us;
       }
-      if (f.plain) {
-        const double gaps = 1000.0 * f.plain_ms / f.plain - total;
+      if (!f.plain.empty()) {
+        double plain_ms = 0;
+        for (auto& [e0, e1] : f.plain) {
+          float ms = 0.f;
+          CK(cudaEventElapsedTime(&ms, e0, e1));
+          plain_ms += ms;
+        }
+        const double gaps = 1000.0 * plain_ms / f.plain.size() - total;
         printf("%s: %slaunch_gaps host %.3f\n", tag, rows, gaps);
         total += gaps;
       }
