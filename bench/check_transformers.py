@@ -254,36 +254,41 @@ def hf_shape(g):
                 bias="blk.0.attn_q.bias" in g.tensors, rope_kind=kind, rope_params=params)
 
 
-def hf_weights(g, s):
-    """The checkpoint's tensors dequantized (float32) under transformers' names and in its layout."""
+def tensor_map(s):
+    """(transformers' name, the GGUF tensor, the heads of a llama q/k row permutation or None) for every tensor."""
     arch, layers = s["arch"], s["layers"]
-
-    def t(name, n_head=None):
-        a = g.array(name)
-        return unpermute(a, n_head) if n_head is not None and arch == "llama" else a
-
-    w = {"model.embed_tokens.weight": t("token_embd.weight"), "model.norm.weight": t("output_norm.weight")}
+    q_heads, k_heads = (s["heads"], s["kv"]) if arch == "llama" else (None, None)
+    m = [("model.embed_tokens.weight", "token_embd.weight", None), ("model.norm.weight", "output_norm.weight", None)]
     if not s["tied"]:
-        w["lm_head.weight"] = t("output.weight")
+        m.append(("lm_head.weight", "output.weight", None))
     for i in range(layers):
         b, p = f"blk.{i}.", f"model.layers.{i}."
-        w[p + "input_layernorm.weight"] = t(b + "attn_norm.weight")
-        w[p + "self_attn.q_proj.weight"] = t(b + "attn_q.weight", s["heads"])
-        w[p + "self_attn.k_proj.weight"] = t(b + "attn_k.weight", s["kv"])
-        w[p + "self_attn.v_proj.weight"] = t(b + "attn_v.weight")
-        w[p + "self_attn.o_proj.weight"] = t(b + "attn_output.weight")
+        m += [(p + "input_layernorm.weight", b + "attn_norm.weight", None),
+              (p + "self_attn.q_proj.weight", b + "attn_q.weight", q_heads),
+              (p + "self_attn.k_proj.weight", b + "attn_k.weight", k_heads),
+              (p + "self_attn.v_proj.weight", b + "attn_v.weight", None),
+              (p + "self_attn.o_proj.weight", b + "attn_output.weight", None)]
         if s["bias"]:
-            w[p + "self_attn.q_proj.bias"] = t(b + "attn_q.bias", s["heads"])
-            w[p + "self_attn.k_proj.bias"] = t(b + "attn_k.bias", s["kv"])
-            w[p + "self_attn.v_proj.bias"] = t(b + "attn_v.bias")
+            m += [(p + "self_attn.q_proj.bias", b + "attn_q.bias", q_heads),
+                  (p + "self_attn.k_proj.bias", b + "attn_k.bias", k_heads),
+                  (p + "self_attn.v_proj.bias", b + "attn_v.bias", None)]
         if arch == "qwen3":
-            w[p + "self_attn.q_norm.weight"] = t(b + "attn_q_norm.weight")
-            w[p + "self_attn.k_norm.weight"] = t(b + "attn_k_norm.weight")
-        w[p + "post_attention_layernorm.weight"] = t(b + "ffn_norm.weight")
-        w[p + "mlp.gate_proj.weight"] = t(b + "ffn_gate.weight")
-        w[p + "mlp.up_proj.weight"] = t(b + "ffn_up.weight")
-        w[p + "mlp.down_proj.weight"] = t(b + "ffn_down.weight")
-    return w
+            m += [(p + "self_attn.q_norm.weight", b + "attn_q_norm.weight", None),
+                  (p + "self_attn.k_norm.weight", b + "attn_k_norm.weight", None)]
+        m += [(p + "post_attention_layernorm.weight", b + "ffn_norm.weight", None),
+              (p + "mlp.gate_proj.weight", b + "ffn_gate.weight", None),
+              (p + "mlp.up_proj.weight", b + "ffn_up.weight", None),
+              (p + "mlp.down_proj.weight", b + "ffn_down.weight", None)]
+    return m
+
+
+def hf_weights(g, s):
+    """The checkpoint's tensors dequantized (float32) under transformers' names and in its layout."""
+    out = {}
+    for hf, name, heads in tensor_map(s):
+        a = g.array(name)
+        out[hf] = unpermute(a, heads) if heads is not None else a
+    return out
 
 
 def build_hf(g, torch, transformers, dtype, device):

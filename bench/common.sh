@@ -13,15 +13,22 @@ checkpoint() {
 vocab() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$1/lane.json"; }
 
 # The correctness prompts: lengths 5, 23 and 77 (longer than the largest chunk, 64), N_GEN (16) tokens each,
-# deterministic.  usage: prompts VOCAB OUT [N_GEN]
+# deterministic: random tokens, or with PROMPT_TEXT=FILE windows of its bytes (a byte a token: the text a
+# train_checkpoint.py checkpoint learned).  usage: prompts VOCAB OUT [N_GEN]
 prompts() {
-  python3 - "$1" "$2" "${3:-16}" <<'PY'
+  python3 - "$1" "$2" "${3:-16}" "${PROMPT_TEXT:-}" <<'PY'
 import random, sys
-v, out, n_gen = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+v, out, n_gen, text = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 rng = random.Random(7)
+data = open(text, "rb").read() if text else b""
 with open(out, "w") as f:
     for n in (5, 23, 77):
-        f.write(n_gen + " " + " ".join(str(rng.randrange(v)) for _ in range(n)) + "\n")
+        if data:
+            at = rng.randrange(len(data) - n)
+            toks = list(data[at:at + n])
+        else:
+            toks = [rng.randrange(v) for _ in range(n)]
+        f.write(n_gen + " " + " ".join(map(str, toks)) + "\n")
 PY
 }
 
