@@ -7,6 +7,7 @@
 #
 # usage: bench/sweep.sh LANE_TUNE_BINARY WORKDIR N PRESET...
 #   FIRST=FILE: knob sets (one JSON object a line) taken before the drawn points, each over the defaults
+#   SEED=N: the draws' seed (2026)
 set -uo pipefail
 LT=$1; W=$2; N=$3; shift 3
 . "$(dirname "$0")/common.sh"
@@ -19,17 +20,17 @@ for P in "$@"; do
   "$LT" knobs "$F" --json > "$W/$P.space.json"
   # The points: numerics in turn (dequant, int8, int8x2, precise), the rest drawn; the lane-tune compile of each
   # decides validity (a draw it refuses is redrawn).
-  python3 - "$W/$P.space.json" "$N" "$W/$P.points" "${FIRST:-}" <<'PY'
+  python3 - "$W/$P.space.json" "$N" "$W/$P.points" "${FIRST:-}" "${SEED:-2026}" <<'PY'
 import json, random, sys
 space, n, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
-rng = random.Random(2026)
+rng = random.Random(int(sys.argv[5]))
 order = ["dequant", "int8", "int8x2", "precise"]
 with open(out, "w") as f:
     if sys.argv[4]:
         for line in open(sys.argv[4]):
             if line.strip():
                 f.write(json.dumps(json.loads(line), sort_keys=True) + "\n")
-    for i in range(3 * n):  # spares for refused draws
+    for i in range(40 * n):  # spares for refused draws (the constraints refuse most of a uniform draw)
         k = {d["name"]: rng.choice(d["values"]) for d in space["knobs"]}
         k["numerics"] = order[i % len(order)]
         f.write(json.dumps(k, sort_keys=True) + "\n")
