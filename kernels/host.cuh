@@ -409,8 +409,9 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   cudaStream_t st;
   CK(cudaStreamCreate(&st));
   // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
-  // uncaptured with an event before each launch, which pays launch gaps a graph does not.
-  const bool stamped = a.prof && lk_cupti_load();
+  // uncaptured with an event before each launch, which pays launch gaps a graph does not. A graph lane loads CUPTI up
+  // front; an uncaptured one only once its plain steps are done, so that they run as unprofiled steps do.
+  bool stamped = a.prof && (!graphs || lk_cupti_load());
   const bool captured = graphs && (!a.prof || stamped);
   // Uncaptured under CUPTI: the decode steps run plain until half of them have (the prompts' decode steps counted).
   bool attached = false;
@@ -421,15 +422,16 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     lk_cupti_attach();
     attached = true;
   }
-  if (a.prof) printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
-  for (auto& f : forms) {
-    if (a.prof) {
-      if (!stamped) {
-        f.events.resize(f.kinds.size() + 1);
-        for (auto& e : f.events) CK(cudaEventCreate(&e));
-      }
-      f.ms.assign(f.kinds.size(), 0.0);
+  auto use_events = [&] {  // the profile by events: one before each launch and one after the last
+    for (auto& f : forms) {
+      f.events.resize(f.kinds.size() + 1);
+      for (auto& e : f.events) CK(cudaEventCreate(&e));
     }
+  };
+  if (a.prof) printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
+  if (a.prof && !stamped) use_events();
+  for (auto& f : forms) {
+    if (a.prof) f.ms.assign(f.kinds.size(), 0.0);
     if (captured) {
       cudaGraph_t g;
       CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
@@ -447,8 +449,14 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   auto run = [&](lk_form& f) {
     if (stamped && !attached) {
       if (f.rows == 1 && (int)f.plain.size() >= plain_decode) {
-        lk_cupti_attach();
         attached = true;
+        if (lk_cupti_load()) {
+          lk_cupti_attach();
+        } else {
+          fprintf(stderr, "--profile: no CUPTI library: the launches are timed by events\n");
+          stamped = false;
+          use_events();
+        }
       } else {  // a plain step, timed by a pair of events (read at the end: the host runs ahead as unprofiled)
         f.plain.emplace_back();
         CK(cudaEventCreate(&f.plain.back().first));
