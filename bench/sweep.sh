@@ -18,30 +18,33 @@ fail=0
 for P in "$@"; do
   F=$(checkpoint "$LT" "$W" "$P")
   "$LT" knobs "$F" --json > "$W/$P.space.json"
-  # The points: numerics in turn (dequant, int8, int8x2, precise), the rest drawn; the lane-tune compile of each
-  # decides validity (a draw it refuses is redrawn).
+  # The points: N slots (the FIRST sets, one a slot, then draws), numerics in turn (dequant, int8, int8x2, precise)
+  # and the rest drawn; a drawn slot has spares, since the constraints refuse most uniform draws, and the first one
+  # lane-tune compile accepts fills it.
   python3 - "$W/$P.space.json" "$N" "$W/$P.points" "${FIRST:-}" "${SEED:-2026}" <<'PY'
 import json, random, sys
 space, n, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
 rng = random.Random(int(sys.argv[5]))
 order = ["dequant", "int8", "int8x2", "precise"]
+first = [json.loads(l) for l in open(sys.argv[4]) if l.strip()] if sys.argv[4] else []
 with open(out, "w") as f:
-    if sys.argv[4]:
-        for line in open(sys.argv[4]):
-            if line.strip():
-                f.write(json.dumps(json.loads(line), sort_keys=True) + "\n")
-    for i in range(40 * n):  # spares for refused draws (the constraints refuse most of a uniform draw)
-        k = {d["name"]: rng.choice(d["values"]) for d in space["knobs"]}
-        k["numerics"] = order[i % len(order)]
-        f.write(json.dumps(k, sort_keys=True) + "\n")
+    for slot in range(n):
+        if slot < len(first):
+            f.write(f"{slot}\t{json.dumps(first[slot], sort_keys=True)}\n")
+            continue
+        for _ in range(60):
+            k = {d["name"]: rng.choice(d["values"]) for d in space["knobs"]}
+            k["numerics"] = order[slot % len(order)]
+            f.write(f"{slot}\t{json.dumps(k, sort_keys=True)}\n")
 PY
-  # Compile the first N points the compiler accepts, then build them all in parallel.
+  # Compile each slot's first accepted point, then build them all in parallel.
   : > "$W/$P.dirs"
-  i=0
-  while read -r KS && [ $i -lt "$N" ]; do
-    D="$W/$P.pt$i"
-    echo "$KS" > "$W/$P.k$i.json"
-    if "$LT" compile "$F" --knobs "$W/$P.k$i.json" -o "$D" > /dev/null 2>&1; then echo "$D" >> "$W/$P.dirs"; i=$((i + 1)); fi
+  filled=-1
+  while IFS=$'\t' read -r slot KS; do
+    [ "$slot" -gt "$filled" ] || continue
+    D="$W/$P.pt$slot"
+    echo "$KS" > "$W/$P.k$slot.json"
+    if "$LT" compile "$F" --knobs "$W/$P.k$slot.json" -o "$D" > /dev/null 2>&1; then echo "$D" >> "$W/$P.dirs"; filled=$slot; fi
   done < "$W/$P.points"
   V=$(vocab "$(head -1 "$W/$P.dirs")")
   prompts "$V" "$W/$P.prompts"

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "compiler/error.hpp"
+#include "compiler/knobs.hpp"
 #include "support/test_support.hpp"
 #include "worker/checks.hpp"
 #include "worker/gpu.hpp"
@@ -138,6 +140,35 @@ TEST(Replay, AnswersFromTheRecording) {
   EXPECT_EQ(g.kind, "h200");
   EXPECT_TRUE(g.replay);
   EXPECT_EQ(g.environment_key().rfind("replay|NVIDIA H200|", 0), 0u);
+}
+
+// A synthetic recording (`lane-tune record --synthetic`) holds no runs: every configuration of its GPU kind is answered
+// by a made-up measurement drawn from the configuration's key, the same each time.
+TEST(Replay, ASyntheticRecordingAnswersEveryConfigurationOfItsKind) {
+  test::TempDir dir;
+  std::ofstream(dir / "s.json")
+      << R"({"format": "lane-tune-results", "version": 1, "job": 0, "synthetic": true, "gpu": "h200", "runs": []})";
+  auto r = replay_runner(dir / "s.json", 0);
+  std::set<double> times;
+  for (int splits : {1, 2, 4, 8, 16}) {
+    auto plan = plan_for({{"attn_splits", splits}, {"numerics", "int8"}}, 3);
+    auto a = r->prepare(plan, {})();
+    auto b = r->prepare(plan, {})();
+    EXPECT_EQ(a.median_ms, b.median_ms);
+    EXPECT_TRUE(a.valid || !a.failure.empty());
+    EXPECT_TRUE(a.environment["replay"].get<bool>());
+    times.insert(a.median_ms);
+  }
+  EXPECT_GT(times.size(), 1u) << "the configurations' times differ";
+  // The same configuration written with its defaults spelled out is the same configuration.
+  EXPECT_EQ(r->prepare(plan_for({{"attn_splits", 2}}, 3), {})().median_ms,
+            r->prepare(plan_for(knobs::Knobs{.attn_splits = 2}.to_json(), 3), {})().median_ms);
+  auto other = plan_for({{"attn_splits", 2}}, 3);
+  other.gpu = "a100";
+  auto c = r->prepare(other, {})();
+  EXPECT_FALSE(c.valid);
+  EXPECT_EQ(c.failure, failure::kNotRecorded);
+  EXPECT_EQ(recorded_gpu(dir / "s.json").kind, "h200");
 }
 
 TEST(Replay, RefusesWhatIsNotARecording) {
