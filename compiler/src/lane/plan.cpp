@@ -87,12 +87,10 @@ void build_form(Plan& p, Form& f) {
       b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
       b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
     }
-    if (p.knobs.fuse_rope) {
-      // (rope and the append are the projection's tail)
-    } else if (p.knobs.fuse_rope_kv) {
+    if (p.knobs.fuse_rope_kv && !p.knobs.fuse_rope) {  // (under fuse_rope the projection's tail ropes and appends)
       b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}, {q.buf, k.buf, v.buf},
             {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
-    } else {
+    } else if (!p.knobs.fuse_rope_kv) {
       b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::nullopt}, {q.buf, k.buf}, {q.buf, k.buf}, "rope",
             q.buf);
       b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
