@@ -136,3 +136,119 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
       y[(size_t)r * n + j] = v;
     }
 }
+
+// gemm_prequant's two kernels: a chunk's activations quantized once, then GEMMs that read the int8 copy.
+//
+// lk_quantize_i8: `rows` rows of k activations into their words' int8 values [P][rows][k] and then the f32 scales
+// [P][rows][k / 32], by the rule of lk_i8_scale / lk_i8_q (the values lk_gemm_i8 stages): a thread 4 values, 8
+// threads a 32-block, a block 256 columns of a row.
+__global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
+  lk_pdl_entry();
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  const int r = blockIdx.y, c = (blockIdx.x * 64 + threadIdx.x) * 4;
+  const bool ok = c < k;  // (k is whole 32-blocks: the 8 threads of a block are in or out together)
+  const float4 v4 = ok ? *reinterpret_cast<const float4*>(x + (size_t)r * k + c) : make_float4(0.f, 0.f, 0.f, 0.f);
+  float v[4] = {v4.x, v4.y, v4.z, v4.w};
+  signed char* q8 = reinterpret_cast<signed char*>(xq);
+  float* scales = reinterpret_cast<float*>(q8 + (size_t)P * rows * k);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
+    const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
+    int q[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      q[e] = lk_i8_q(v[e], inv);
+      v[e] -= d * (float)q[e];  // the residual, the second word's input
+    }
+    if (ok) {
+      *reinterpret_cast<int*>(q8 + ((size_t)p * rows + r) * k + c) = lk_i8_pack(q[0], q[1], q[2], q[3]);
+      if ((threadIdx.x & 7) == 0) scales[((size_t)p * rows + r) * (k / 32) + c / 32] = d;
+    }
+  }
+}
+
+// The 32-blocks a warp of lk_gemm_i8q loads before it multiplies the first.
+#define LK_GEMM_AHEAD 4
+
+// lk_gemm_i8q: the GEMM over activations lk_quantize_i8 wrote. A warp takes 8 output rows and one 16-row tile of the
+// activations (blockIdx.y): no shared memory, no barrier; per 32-block the A fragment straight from the int8 copy (rows
+// g and g + 8 of the tile, columns 4t.. and 16 + 4t..) and the B fragment from the weights, as lk_gemm_i8 has them,
+// and the sums in lk_gemm_i8's order (its results bit for bit).
+template <bool GLU>
+__global__ void __launch_bounds__(256) lk_gemm_i8q(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq,
+                                                   const float* __restrict__ bias, float* __restrict__ y, int k, int n,
+                                                   int rows) {
+  lk_pdl_entry();
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;  // words an activation
+  constexpr int M = GLU ? 2 : 1;           // matrices
+  const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int row0 = (blockIdx.x * warps + warp) * 8, tile = blockIdx.y;
+  if (row0 >= n) return;
+  const int kb = k / 32;
+  const signed char* q8 = reinterpret_cast<const signed char*>(xq);
+  const float* xs = reinterpret_cast<const float*>(q8 + (size_t)P * rows * k);
+  const size_t wrow = (size_t)min(row0 + g, n - 1);
+  const size_t orow[2] = {(size_t)min(row0 + 2 * t, n - 1), (size_t)min(row0 + 2 * t + 1, n - 1)};
+  const int ra = tile * 16 + g, rb = ra + 8;
+  float acc[M][4];
+#pragma unroll
+  for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) acc[mat][e] = 0.f;
+  for (int b0 = 0; b0 < kb; b0 += LK_GEMM_AHEAD) {
+    int bf[LK_GEMM_AHEAD][M][2], af[LK_GEMM_AHEAD][P][4];
+    float ws[LK_GEMM_AHEAD][M][2], as[LK_GEMM_AHEAD][P][2];
+#pragma unroll
+    for (int j = 0; j < LK_GEMM_AHEAD; ++j) {
+      const int b = min(b0 + j, kb - 1);  // (past the end: loaded, never used)
+#pragma unroll
+      for (int mat = 0; mat < M; ++mat) {
+        const lk_q8& w = mat ? wu : wg;
+        const int* wp = reinterpret_cast<const int*>(w.q + wrow * k + (size_t)b * 32);
+        bf[j][mat][0] = __ldg(wp + t);
+        bf[j][mat][1] = __ldg(wp + 4 + t);
+        ws[j][mat][0] = __half2float(w.s[orow[0] * kb + b]);
+        ws[j][mat][1] = __half2float(w.s[orow[1] * kb + b]);
+      }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        const signed char* base = q8 + (size_t)p * rows * k + (size_t)b * 32 + 4 * t;
+        af[j][p][0] = __ldg(reinterpret_cast<const int*>(base + (size_t)ra * k));
+        af[j][p][1] = __ldg(reinterpret_cast<const int*>(base + (size_t)rb * k));
+        af[j][p][2] = __ldg(reinterpret_cast<const int*>(base + (size_t)ra * k + 16));
+        af[j][p][3] = __ldg(reinterpret_cast<const int*>(base + (size_t)rb * k + 16));
+        as[j][p][0] = __ldg(xs + ((size_t)p * rows + ra) * kb + b);
+        as[j][p][1] = __ldg(xs + ((size_t)p * rows + rb) * kb + b);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < LK_GEMM_AHEAD; ++j) {
+      if (b0 + j >= kb) break;
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        const float lo = as[j][p][0], hi = as[j][p][1];
+#pragma unroll
+        for (int mat = 0; mat < M; ++mat) {
+          int d[4];
+          lk_mma_s8(d, af[j][p], bf[j][mat][0], bf[j][mat][1]);
+          acc[mat][0] += lo * ws[j][mat][0] * (float)d[0];
+          acc[mat][1] += lo * ws[j][mat][1] * (float)d[1];
+          acc[mat][2] += hi * ws[j][mat][0] * (float)d[2];
+          acc[mat][3] += hi * ws[j][mat][1] * (float)d[3];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int r = tile * 16 + g + (e >= 2 ? 8 : 0), j = row0 + 2 * t + (e & 1);
+    if (j >= n) continue;
+    float v = acc[0][e] + (bias ? bias[j] : 0.f);
+    if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][e];
+    y[(size_t)r * n + j] = v;
+  }
+}

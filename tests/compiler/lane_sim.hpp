@@ -107,8 +107,28 @@ class LaneSim {
     return out;
   }
 
+  // A QuantizeI8 buffer as lk_quantize_i8 lays it out: each word's int8 values [words][rows][k], then their f32 scales
+  // [words][rows][k / 32].
+  signed char* quantized_values(const lane::Form& f, const std::string& xq) {
+    return reinterpret_cast<signed char*>(act(f, lane::Ref{xq, 0}));
+  }
+  float* quantized_scales(const lane::Form& f, const std::string& xq, int rows, size_t k) {
+    return reinterpret_cast<float*>(quantized_values(f, xq) + size_t(words_) * rows * k);
+  }
+  // Row r of such a buffer as the values its words sum to.
+  std::vector<double> quantized(const lane::Form& f, const std::string& xq, int rows, int r, size_t k) {
+    const signed char* q = quantized_values(f, xq);
+    const float* d = quantized_scales(f, xq, rows, k);
+    std::vector<double> out(k, 0.0);
+    for (int word = 0; word < words_; ++word)
+      for (size_t i = 0; i < k; ++i)
+        out[i] += double(d[(size_t(word) * rows + r) * (k / 32) + i / 32]) *
+                  double(q[(size_t(word) * rows + r) * k + i]);
+    return out;
+  }
+
   // y[r][j] = W[j] . x[r] (+ bias), sums in double, stored as T; under the int8 numerics x as int8_view sees it
-  // where W is Q8_0.
+  // where W is Q8_0 (read from its QuantizeI8 copy when the projection has one).
   void gemv(const lane::Form& f, const lane::Gemv& g) {
     const lane::Matrix& w = p_.matrix(g.w);
     const std::vector<float>& W = weights_.at(w.name);
@@ -116,7 +136,7 @@ class LaneSim {
     T* y = act(f, g.y);
     for (int r = 0; r < g.rows; ++r) {
       std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
-      if (words_ && w.type == ggml::Type::Q8_0) xr = int8_view(x + r * w.cols, w.cols);
+      if (words_ && w.type == ggml::Type::Q8_0) xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
         for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * xr[i];
@@ -156,6 +176,7 @@ class LaneSim {
   void exec(const lane::Form& f, const lane::GemvParts& g) {
     for (lane::Gemv part : g.parts) {
       part.x = g.x;
+      part.xq = g.xq;
       gemv(f, part);
     }
   }
@@ -167,10 +188,32 @@ class LaneSim {
     exec(f, g.qkv);
     exec(f, g.rope);
   }
+  // The int8 rule of int8_view, written out as lk_quantize_i8 writes it.
+  void exec(const lane::Form& f, const lane::QuantizeI8& o) {
+    const T* x = act(f, o.x);
+    signed char* q = quantized_values(f, o.xq);
+    float* d = quantized_scales(f, o.xq, o.rows, o.k);
+    for (int r = 0; r < o.rows; ++r)
+      for (size_t b = 0; b < o.k; b += 32) {
+        float v[32];
+        for (size_t i = 0; i < 32; ++i) v[i] = float(x[r * o.k + b + i]);
+        for (int word = 0; word < words_; ++word) {
+          float amax = 0.f;
+          for (float e : v) amax = std::max(amax, std::fabs(e));
+          const float scale = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+          d[(size_t(word) * o.rows + r) * (o.k / 32) + b / 32] = scale;
+          for (size_t i = 0; i < 32; ++i) {
+            const float qi = std::nearbyint(v[i] * inv);
+            q[(size_t(word) * o.rows + r) * o.k + b + i] = static_cast<signed char>(qi);
+            v[i] -= scale * qi;
+          }
+        }
+      }
+  }
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());
-    lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows}, b{g.wu, g.x, std::nullopt, g.out, g.rows};
+    lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows, g.xq}, b{g.wu, g.x, std::nullopt, g.out, g.rows, g.xq};
     gemv(f, a);
     std::copy_n(act(f, g.out), gate.size(), gate.begin());
     gemv(f, b);

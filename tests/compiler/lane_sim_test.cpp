@@ -55,6 +55,14 @@ const json kKnobSets[] = {
          {"max_chunk", 16}},
     json{{"numerics", "int8"}, {"side_streams", true}, {"max_chunk", 64}, {"attn_splits", 2}},
     json{{"numerics", "precise"}, {"side_streams", true}, {"fuse_qkv", true}, {"max_chunk", 4}},
+    json{{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"side_streams", true}, {"fuse_glu", true}},
+    json{{"numerics", "int8"},
+         {"gemm_prequant", true},
+         {"max_chunk", 16},
+         {"fuse_qkv", true},
+         {"fuse_rope_kv", true},
+         {"fuse_rope", true},
+         {"fuse_norm", true}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
@@ -114,6 +122,34 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
                               std::vector<float>(want.logits.begin(), want.logits.begin() + n));
     if (lossy) std::printf("%s: relative L2 %.3g over %zu rows\n", what.c_str(), err, rows);
     EXPECT_LE(err, bound(k.numerics)) << what;
+  }
+}
+
+// gemm_prequant moves where the chunk's activations are quantized, not what they are: the plan with it computes the
+// very logits of the plan without it (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q reads them).
+TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
+  for (const char* numerics : {"int8", "int8x2"}) {
+    TempDir dir;
+    synth::Options o;
+    o.preset = "tiny-qwen3";
+    o.seed = 5;
+    synth::write(o, dir / "m.gguf");
+    const gguf::File file = gguf::File::open(dir / "m.gguf");
+    const model::Model m = model::recognize(file);
+    json j = {{"numerics", numerics}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}};
+    const lane::Plan staged = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    j["gemm_prequant"] = true;
+    const lane::Plan prequant = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    size_t quantizes = 0;
+    for (const lane::Launch& l : prequant.forms[1].launches) quantizes += std::holds_alternative<lane::QuantizeI8>(l.op);
+    EXPECT_EQ(quantizes, 4 * m.layers) << "h (q, k and v), a, h2 (gate and up) and s of every layer, once each";
+    std::vector<int32_t> prompt(77);
+    std::mt19937 rng(3);
+    for (auto& t : prompt) t = int32_t(rng() % m.vocab);
+    const reference::Generation a = LaneSim<float>(file, staged).generate(prompt, 3);
+    const reference::Generation b = LaneSim<float>(file, prequant).generate(prompt, 3);
+    EXPECT_EQ(a.tokens, b.tokens) << numerics;
+    EXPECT_EQ(a.logits, b.logits) << numerics;
   }
 }
 

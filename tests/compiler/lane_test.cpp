@@ -277,6 +277,16 @@ TEST(Emit, EveryKnobChangesTheProgram) {
                 .why_invalid(knobs_of({{"side_streams", true}, {"fuse_qkv", true}, {"fuse_glu", true}}))
                 .find("independent"),
             std::string::npos);
+  // gemm_prequant (held out of the space, set by hand): a chunk's activations quantized once, the tensor-core GEMMs
+  // reading the copy, a warp a 16-row tile; decode untouched.
+  const std::string pq = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}});
+  EXPECT_NE(pq.find("lk_quantize_i8<<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
+  EXPECT_NE(pq.find("lk_gemm_i8q<false><<<dim3(8, 4), 256, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
+            std::string::npos);
+  EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
+  EXPECT_EQ(i8.find("lk_quantize_i8<<<"), std::string::npos);
+  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"),
+            std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
   EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3( 256), 0, st, w_blk_0_attn_q"), std::string::npos);
@@ -343,8 +353,8 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
   }
 }
 
-// The fused launches (biases in the parts: qwen2), the folded norm and rope, fewer heads a block, side streams and PDL
-// build too.
+// The fused launches (biases in the parts: qwen2), the folded norm and rope, fewer heads a block, side streams, PDL
+// and the prequantized GEMMs build too.
 TEST(LaneFusedBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-qwen2");
@@ -360,7 +370,9 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"attn_heads", 1},
                              {"pdl", true},
                              {"numerics", "precise"}},
-                        json{{"side_streams", true}, {"pdl", true}, {"numerics", "int8"}, {"max_chunk", 64}}}) {
+                        json{{"side_streams", true}, {"pdl", true}, {"numerics", "int8"}, {"max_chunk", 64}},
+                        json{{"gemm_prequant", true}, {"numerics", "int8x2"}, {"max_chunk", 64}, {"fuse_glu", true}},
+                        json{{"gemm_prequant", true}, {"numerics", "int8"}, {"max_chunk", 16}, {"gemm_rows", 32}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

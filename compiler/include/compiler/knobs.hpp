@@ -38,6 +38,7 @@ struct Knobs {
   int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)
   bool fuse_rope = false;      // rope, the per-head norm and the cache append done by the q/k/v projection's last block
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams
+  bool gemm_prequant = false;  // a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -69,22 +69,34 @@ struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from
   Ref out;
   int rows;
 };
+// On the tensor cores under gemm_prequant, a projection reads `xq`, x quantized once by a QuantizeI8 before it.
 struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   std::string w;
   Ref x;
   std::optional<std::string> bias;
   Ref y;
   int rows;
+  std::optional<std::string> xq;
 };
 struct GemvParts {  // y_p = W_p x (+ bias_p) for the parts p, one launch
   Ref x;
   std::vector<Gemv> parts;  // each part's matrix, bias and output (their x is `x`)
   int rows;
+  std::optional<std::string> xq;
 };
 struct GemvGlu {  // out = silu(G x) * (U x)
   std::string wg, wu;
   Ref x, out;
   int rows;
+  std::optional<std::string> xq;
+};
+// The int8 numerics' activations of a chunk quantized once (gemm_prequant): `rows` rows of `k` into `xq`, its words'
+// int8 values [words][rows][k] then their f32 scales [words][rows][k / 32].
+struct QuantizeI8 {
+  Ref x;
+  std::string xq;
+  int rows;
+  size_t k;
 };
 struct KvAppend {
   Ref k, v;
@@ -124,8 +136,8 @@ struct GemvRope {  // the fused q/k/v projection, then rope with the cache appen
   GemvParts qkv;
   Rope rope;
 };
-using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, GemvRope, Rope, KvAppend, Attention, Fold,
-                        SwiGlu, ArgMax>;
+using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, GemvRope, QuantizeI8, Rope, KvAppend,
+                        Attention, Fold, SwiGlu, ArgMax>;
 
 // One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), the names
 // --profile prints for it, and its stream: 0 the step's, k > 0 the k-th side stream (side_streams). A launch on a side
@@ -173,6 +185,16 @@ struct Plan {
   size_t bytes_of(const Buffer& b) const;
   const Matrix& matrix(const std::string& name) const;
 };
+
+// Words an activation takes in the int8 numerics' products: 0 (not int8), 1 (int8) or 2 (int8x2).
+int int8_words(const knobs::Knobs& k);
+
+// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8): the int8 numerics, a
+// Q8_0 matrix, and a chunk of whole 16-row tiles.
+bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
+
+// The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.
+size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);
 
 // The positions a lane's caches hold for model `m`: its context, at most 4096.
 int lane_context(const model::Model& m);

@@ -101,24 +101,19 @@ int norm_threads(size_t d) {
   return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
 }
 
-// Words an activation takes in the int8 numerics' products: 0 (not int8), 1 (int8) or 2 (int8x2).
-int int8_words(const knobs::Knobs& k) {
-  return k.numerics == knobs::Numerics::Int8 ? 1 : k.numerics == knobs::Numerics::Int8x2 ? 2 : 0;
-}
-
-// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8): the int8 numerics, a
-// Q8_0 matrix, and a chunk of whole 16-row tiles.
-bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
-  return int8_words(k) > 0 && w.type == ggml::Type::Q8_0 && rows >= 16 && rows % 16 == 0;
-}
-
-// One lk_gemm_i8 launch: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows at once.
+// One tensor-core GEMM launch: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows at once:
+// lk_gemm_i8 (x quantized as the block stages it), or with `xq` lk_gemm_i8q (x quantized before, a warp a 16-row tile).
 void gemm(std::ostream& o, const knobs::Knobs& k, const Matrix& w, const Matrix* u, const std::string& x,
-          const std::string& bias, const std::string& y, int rows) {
+          const std::string& bias, const std::string& y, int rows, const std::string& xq) {
   const int kWarps = k.gemm_rows / 8;  // a block's warps: 8 output rows each
-  o << "lk_gemm_i8<" << rows << ", " << (u ? "true" : "false") << "><<<" << cdiv(w.rows, size_t(8 * kWarps)) << ", "
-    << 32 * kWarps << ", 0, st>>>(" << w.name << ", " << (u ? u->name : w.name) << ", " << x << ", " << bias << ", "
-    << y << ", " << w.cols << ", " << w.rows << ");";
+  const char* glu = u ? "true" : "false";
+  if (xq.empty())
+    o << "lk_gemm_i8<" << rows << ", " << glu << "><<<" << cdiv(w.rows, size_t(8 * kWarps));
+  else
+    o << "lk_gemm_i8q<" << glu << "><<<dim3(" << cdiv(w.rows, size_t(8 * kWarps)) << ", " << rows / 16 << ")";
+  o << ", " << 32 * kWarps << ", 0, st>>>(" << w.name << ", " << (u ? u->name : w.name) << ", "
+    << (xq.empty() ? x : "(const int*)" + xq) << ", " << bias << ", " << y << ", " << w.cols << ", " << w.rows
+    << (xq.empty() ? "" : ", " + std::to_string(rows)) << ");";
 }
 
 // A launch statement `kernel<<<grid, block, smem, st>>>(args);` as lk_launch(kernel, dim3(grid), dim3(block), smem,
@@ -223,7 +218,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& w = p.matrix(op.w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           if (on_tensor_cores(k, w, op.rows))
-            return gemm(o, k, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows);
+            return gemm(o, k, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows,
+                        op.xq ? n.name(*op.xq) : "");
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.y;
             x.offset += size_t(at) * w.cols;
@@ -244,7 +240,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             for (size_t i = 0; i < op.parts.size(); ++i) {
               const Gemv& g = op.parts[i];
               if (i) o << "\n  ";
-              gemm(o, k, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows);
+              gemm(o, k, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows,
+                   op.xq ? n.name(*op.xq) : "");
             }
             return;
           }
@@ -253,7 +250,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& g = p.matrix(op.wg);
           const Matrix& u = p.matrix(op.wu);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
-          if (on_tensor_cores(k, g, op.rows)) return gemm(o, k, g, &u, n(op.x), "nullptr", n(op.out), op.rows);
+          if (on_tensor_cores(k, g, op.rows))
+            return gemm(o, k, g, &u, n(op.x), "nullptr", n(op.out), op.rows, op.xq ? n.name(*op.xq) : "");
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;
@@ -285,6 +283,9 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const std::pair<std::string, std::string> rope = {
               rope_mode(op.rope, m) + ", " + std::to_string(rope_pairs(m)), rope_args(op.rope, p, n)};
           o << parts_statement(op.qkv, p, n, 0, op.qkv.rows, &rope);
+        } else if constexpr (std::is_same_v<T, QuantizeI8>) {
+          o << "lk_quantize_i8<<<dim3(" << cdiv(op.k, 256) << ", " << op.rows << "), 64, 0, st>>>(" << n(op.x) << ", "
+            << n.name(op.xq) << ", " << op.k << ", " << op.rows << ");";
         } else if constexpr (std::is_same_v<T, Rope>) {
           const size_t heads = m.heads + m.kv_heads * (op.append ? 2 : 1);
           o << "lk_rope<" << rope_mode(op, m) << ", " << (op.append ? "true" : "false") << ", " << rope_pairs(m)

@@ -55,7 +55,8 @@ json Knobs::to_json() const {
               {"fuse_norm", fuse_norm},
               {"attn_heads", attn_heads},
               {"fuse_rope", fuse_rope},
-              {"side_streams", side_streams}};
+              {"side_streams", side_streams},
+              {"gemm_prequant", gemm_prequant}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -100,6 +101,8 @@ void Knobs::set(const std::string& name, const json& v) {
       k.fuse_rope = parse_bool(v, "fuse_rope");
     else if (name == "side_streams")
       k.side_streams = parse_bool(v, "side_streams");
+    else if (name == "gemm_prequant")
+      k.gemm_prequant = parse_bool(v, "gemm_prequant");
     else
       throw Error("unknown knob \"" + name + "\"");
   }
@@ -156,6 +159,9 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
        {false, true}},
       {"side_streams", "launches that do not depend on each other run side by side, joined by events",
        {false, true}},
+      // gemm_prequant (a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read, a warp a
+      // 16-row tile) is held out of the searched space until a GPU run has measured it (its CPU plan test and nvcc
+      // builds pass; the replay fixture answers the space's draws); `lane-tune compile --knobs` takes it by hand.
   };
 }
 
@@ -183,6 +189,7 @@ Space space(const model::Model& m, const Target& t) {
       "attn_heads: 0 or a divisor of the query heads a key/value head serves",
       "fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
       "side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
+      "gemm_prequant (set by hand): the int8 numerics with chunks of 16 rows or more",
   };
   return s;
 }
@@ -208,6 +215,8 @@ std::string Space::why_constrained(const Knobs& k) const {
   const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
   if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
     return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
+  if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
+    return "gemm_prequant needs the int8 numerics and chunks of 16 rows or more";
   if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
   const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
   if (k.attn_heads < 0 || (k.attn_heads > 0 && (k.attn_heads > group || group % k.attn_heads != 0)))

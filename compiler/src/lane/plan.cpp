@@ -174,7 +174,67 @@ void assign_streams(Form& f) {
   }
 }
 
+// The activations and their quantized copy of a launch whose projection runs on the tensor cores, or nulls; `k` the
+// activations' width.
+std::pair<Ref*, std::optional<std::string>*> tensor_core_input(const Plan& p, Op& op, size_t& k) {
+  using Input = std::pair<Ref*, std::optional<std::string>*>;
+  auto of = [&](const std::string& w, int rows, Ref& x, std::optional<std::string>& xq) -> Input {
+    const Matrix& m = p.matrix(w);
+    k = m.cols;
+    if (!on_tensor_cores(p.knobs, m, rows)) return {nullptr, nullptr};
+    return {&x, &xq};
+  };
+  return std::visit(
+      [&](auto& o) -> Input {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, Gemv>) return of(o.w, o.rows, o.x, o.xq);
+        if constexpr (std::is_same_v<T, GemvParts>) return of(o.parts[0].w, o.rows, o.x, o.xq);
+        if constexpr (std::is_same_v<T, GemvGlu>) return of(o.wg, o.rows, o.x, o.xq);
+        if constexpr (std::is_same_v<T, GemvNorm>) return of(o.gemv.w, o.gemv.rows, o.gemv.x, o.gemv.xq);
+        if constexpr (std::is_same_v<T, GemvRope>) return of(o.qkv.parts[0].w, o.qkv.rows, o.qkv.x, o.qkv.xq);
+        return {nullptr, nullptr};
+      },
+      op);
+}
+
+// gemm_prequant: before the first tensor-core projection of an activation buffer, one launch quantizes it; the
+// projections after it read the copy until a launch writes the buffer again. (They list x among their reads too: the
+// CPU's model of the plan reads it.)
+void prequantize(const Plan& p, Form& f) {
+  std::map<std::string, std::string> fresh;  // an activation buffer -> its quantized copy, while it is unchanged
+  std::vector<Launch> out;
+  for (Launch& l : f.launches) {
+    size_t k = 0;
+    if (auto [x, xq] = tensor_core_input(p, l.op, k); x) {
+      auto it = fresh.find(x->buf);
+      if (it == fresh.end()) {
+        const std::string name = "xq_" + x->buf;
+        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, f.rows, k), Elem::Int, Life::Step});
+        out.push_back(Launch{QuantizeI8{*x, name, f.rows, k}, {x->buf}, {name}, "quantize", name});
+        it = fresh.emplace(x->buf, name).first;
+      }
+      *xq = it->second;
+      l.reads.push_back(it->second);
+    }
+    out.push_back(std::move(l));
+    for (const std::string& w : out.back().writes) fresh.erase(w);
+  }
+  f.launches = std::move(out);
+}
+
 }  // namespace
+
+int int8_words(const knobs::Knobs& k) {
+  return k.numerics == knobs::Numerics::Int8 ? 1 : k.numerics == knobs::Numerics::Int8x2 ? 2 : 0;
+}
+
+bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
+  return int8_words(k) > 0 && w.type == ggml::Type::Q8_0 && rows >= 16 && rows % 16 == 0;
+}
+
+size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k) {
+  return size_t(int8_words(kn)) * size_t(rows) * k * 9 / 32;  // a byte a value and 4 bytes a 32-block
+}
 
 std::pair<int, int> group_of(const Form& f, int i) {
   int first = i, last = i;
@@ -326,6 +386,7 @@ Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, 
     Form f;
     f.rows = r;
     build_form(p, f);
+    if (k.gemm_prequant) prequantize(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
