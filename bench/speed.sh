@@ -22,6 +22,7 @@ SETS=(
   '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
   '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemm_rows":32}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemm_prequant":true}'
 )
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.0f}" if v else "?")' "$@"; }
 for P in "$@"; do
@@ -36,7 +37,7 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   sets=("${SETS[@]}")
   # The 8B: its GEMVs' rows a warp (the activations read once for 1, 2 or 4 rows), and int8 for the prefill.
   case $P in *8b*) sets=("${SETS[2]}" "${SETS[2]%\}},\"gemv_rows_per_warp\":2}" "${SETS[2]%\}},\"gemv_rows_per_warp\":4}"
-                         "${SETS[4]%\}},\"gemv_rows_per_warp\":4}") ;; esac
+                         "${SETS[4]%\}},\"gemv_rows_per_warp\":4}" "${SETS[6]%\}},\"gemv_rows_per_warp\":2}") ;; esac
   for KS in "${sets[@]}"; do
     echo "$KS" > "$W/$P.s$i.json"
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"
