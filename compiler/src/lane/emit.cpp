@@ -147,7 +147,7 @@ std::string with_pdl(const std::string& statements) {
   return out;
 }
 
-// Rope's arguments (lk_rope_args) for `op`, and its kernels' template arguments <NEOX, NORM>.
+// Rope's arguments for `op` (an lk_rope_args).
 std::string rope_args(const Rope& op, const Plan& p, const Names& n) {
   const model::Model& m = p.model;
   const bool append = op.append.has_value();
@@ -159,6 +159,7 @@ std::string rope_args(const Rope& op, const Plan& p, const Names& n) {
     << m.value_dim << ", " << p.ctx << "}";
   return o.str();
 }
+// Rope's kernels' first template arguments: <NEOX, NORM>.
 std::string rope_mode(const Rope& op, const model::Model& m) {
   return std::string(m.rope_mode == model::RopeMode::Neox ? "true" : "false") + ", " + (op.qn ? "true" : "false");
 }
