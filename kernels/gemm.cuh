@@ -17,6 +17,24 @@ LK_DEVICE void lk_mma_s8(int (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
 }
 
+// One word of the int8 rule over a lane's 4 values, the 8 lanes of a 32-block (lanes 8i .. 8i + 7) together: the
+// block's scale `d`, the values' codes packed (the return), and the values left as their residual (the next word's).
+LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
+  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
+  d = lk_i8_scale(amax);
+  const float inv = lk_i8_inv(amax);
+  int q[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    q[e] = lk_i8_q(v[e], inv);
+    v[e] -= d * (float)q[e];
+  }
+  return lk_i8_pack(q[0], q[1], q[2], q[3]);
+}
+
 #define LK_GEMM_KB (LK_GEMM_COLS / 32)  // 32-blocks a stage
 #define LK_GEMM_BATCH 4                  // staging loads a warp has in flight at once
 
@@ -80,19 +98,10 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
         float v[4] = {v4[i].x, v4[i].y, v4[i].z, v4[i].w};
 #pragma unroll
         for (int p = 0; p < P; ++p) {
-          float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
-          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
-          const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
-          int q[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            q[e] = lk_i8_q(v[e], inv);
-            v[e] -= d * (float)q[e];  // the residual, the second word's input
-          }
+          float d;
+          const int packed = lk_i8_quad(v, d);
           if (job < jobs) {
-            *reinterpret_cast<int*>(&xq[p][r][c]) = lk_i8_pack(q[0], q[1], q[2], q[3]);
+            *reinterpret_cast<int*>(&xq[p][r][c]) = packed;
             if ((lane & 7) == 0) xs[p][r][b] = d;
           }
         }
@@ -153,19 +162,10 @@ __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x
   float* scales = reinterpret_cast<float*>(q8 + (size_t)P * rows * k);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
-    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
-    const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
-    int q[4];
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      q[e] = lk_i8_q(v[e], inv);
-      v[e] -= d * (float)q[e];  // the residual, the second word's input
-    }
+    float d;
+    const int packed = lk_i8_quad(v, d);
     if (ok) {
-      *reinterpret_cast<int*>(q8 + ((size_t)p * rows + r) * k + c) = lk_i8_pack(q[0], q[1], q[2], q[3]);
+      *reinterpret_cast<int*>(q8 + ((size_t)p * rows + r) * k + c) = packed;
       if ((threadIdx.x & 7) == 0) scales[((size_t)p * rows + r) * (k / 32) + c / 32] = d;
     }
   }
