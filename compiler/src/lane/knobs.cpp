@@ -67,45 +67,42 @@ Knobs Knobs::from_json(const json& j) {
 }
 
 void Knobs::set(const std::string& name, const json& v) {
-  Knobs& k = *this;
-  {
-    if (name == "numerics")
-      k.numerics = parse_numerics(v);
-    else if (name == "cuda_graphs")
-      k.cuda_graphs = parse_bool(v, "cuda_graphs");
-    else if (name == "max_chunk")
-      k.max_chunk = parse_int(v, "max_chunk");
-    else if (name == "gemv_rows_per_warp")
-      k.gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
-    else if (name == "gemv_warps")
-      k.gemv_warps = parse_int(v, "gemv_warps");
-    else if (name == "gemv_split")
-      k.gemv_split = parse_int(v, "gemv_split");
-    else if (name == "attn_splits")
-      k.attn_splits = parse_int(v, "attn_splits");
-    else if (name == "fuse_qkv")
-      k.fuse_qkv = parse_bool(v, "fuse_qkv");
-    else if (name == "fuse_glu")
-      k.fuse_glu = parse_bool(v, "fuse_glu");
-    else if (name == "fuse_rope_kv")
-      k.fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
-    else if (name == "pdl")
-      k.pdl = parse_bool(v, "pdl");
-    else if (name == "gemm_rows")
-      k.gemm_rows = parse_int(v, "gemm_rows");
-    else if (name == "fuse_norm")
-      k.fuse_norm = parse_bool(v, "fuse_norm");
-    else if (name == "attn_heads")
-      k.attn_heads = parse_int(v, "attn_heads");
-    else if (name == "fuse_rope")
-      k.fuse_rope = parse_bool(v, "fuse_rope");
-    else if (name == "side_streams")
-      k.side_streams = parse_bool(v, "side_streams");
-    else if (name == "gemm_prequant")
-      k.gemm_prequant = parse_bool(v, "gemm_prequant");
-    else
-      throw Error("unknown knob \"" + name + "\"");
-  }
+  if (name == "numerics")
+    numerics = parse_numerics(v);
+  else if (name == "cuda_graphs")
+    cuda_graphs = parse_bool(v, "cuda_graphs");
+  else if (name == "max_chunk")
+    max_chunk = parse_int(v, "max_chunk");
+  else if (name == "gemv_rows_per_warp")
+    gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
+  else if (name == "gemv_warps")
+    gemv_warps = parse_int(v, "gemv_warps");
+  else if (name == "gemv_split")
+    gemv_split = parse_int(v, "gemv_split");
+  else if (name == "attn_splits")
+    attn_splits = parse_int(v, "attn_splits");
+  else if (name == "fuse_qkv")
+    fuse_qkv = parse_bool(v, "fuse_qkv");
+  else if (name == "fuse_glu")
+    fuse_glu = parse_bool(v, "fuse_glu");
+  else if (name == "fuse_rope_kv")
+    fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
+  else if (name == "pdl")
+    pdl = parse_bool(v, "pdl");
+  else if (name == "gemm_rows")
+    gemm_rows = parse_int(v, "gemm_rows");
+  else if (name == "fuse_norm")
+    fuse_norm = parse_bool(v, "fuse_norm");
+  else if (name == "attn_heads")
+    attn_heads = parse_int(v, "attn_heads");
+  else if (name == "fuse_rope")
+    fuse_rope = parse_bool(v, "fuse_rope");
+  else if (name == "side_streams")
+    side_streams = parse_bool(v, "side_streams");
+  else if (name == "gemm_prequant")
+    gemm_prequant = parse_bool(v, "gemm_prequant");
+  else
+    throw Error("unknown knob \"" + name + "\"");
 }
 
 std::string Knobs::key() const {
