@@ -145,11 +145,12 @@ void check_form(const lane::Plan& p, const lane::Form& f) {
 TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
   for (const char* preset : kDense) {
     Loaded l = load(preset);
-    for (const json& k : {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
-                          json{{"max_chunk", 64}, {"attn_splits", 16}},
-                          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}},
-                          json{{"side_streams", true}, {"max_chunk", 64}, {"numerics", "int8"}},
-                          json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}}}) {
+    for (const json& k :
+         {json{{"numerics", "dequant"}}, json{{"numerics", "precise"}, {"attn_splits", 1}},
+          json{{"max_chunk", 64}, {"attn_splits", 16}},
+          json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}},
+          json{{"side_streams", true}, {"max_chunk", 64}, {"numerics", "int8"}},
+          json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}}}) {
       lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
       if (knobs_of(k).side_streams) {
@@ -202,7 +203,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
       // beside them.
       json with = {{d.name, v}}, without = json::object();
       if (d.name == "gemm_rows") with["numerics"] = without["numerics"] = "int8";
-      if (d.name == "fuse_rope") with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
+      if (d.name == "fuse_rope")
+        with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
       EXPECT_NE(program(l, with), program(l, without)) << d.name << " = " << v.dump() << " changes nothing";
     }
@@ -224,7 +226,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_EQ(glu.find("lk_swiglu<<<"), std::string::npos);
   EXPECT_NE(program(l, {{"gemv_split", 2}}).find("lk_gemv_split<lk_q8, 1, 1, 2><<<128, 256"), std::string::npos);
   const std::string rope = program(l, {{"fuse_rope_kv", true}});
-  EXPECT_NE(rope.find("lk_rope<true, true, true, 2><<<dim3(2, 1), 128"), std::string::npos);  // 4 q, 2 k, 2 v heads
+  EXPECT_NE(rope.find("lk_rope<true, true, true, 2><<<dim3(2, 1), 128"), std::string::npos);   // 4 q, 2 k, 2 v heads
   EXPECT_NE(base.find("lk_rope<true, true, false, 2><<<dim3(2, 1), 128"), std::string::npos);  // a warp a head
   EXPECT_EQ(rope.find("lk_kv_append<<<"), std::string::npos);
   // The int8 numerics: the words an activation takes, and the chunks of 16 rows and more on the tensor cores (the
@@ -232,7 +234,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   const std::string i8 = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"fuse_glu", true}});
   EXPECT_NE(i8.find("#define LK_INT8 1"), std::string::npos);
   EXPECT_NE(program(l, {{"numerics", "int8x2"}}).find("#define LK_INT8 2"), std::string::npos);
-  EXPECT_NE(program(l, {{"numerics", "int8"}, {"gemm_rows", 32}}).find("lk_gemm_i8<16, false><<<16, 128, 0, st>>>(w_blk_0_attn_q"),
+  EXPECT_NE(program(l, {{"numerics", "int8"}, {"gemm_rows", 32}})
+                .find("lk_gemm_i8<16, false><<<16, 128, 0, st>>>(w_blk_0_attn_q"),
             std::string::npos);  // q's 512 rows in blocks of 32
   EXPECT_NE(i8.find("lk_gemm_i8<64, false><<<"), std::string::npos);
   EXPECT_NE(i8.find("lk_gemm_i8<32, true><<<"), std::string::npos);
@@ -244,49 +247,48 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(fn.find("lk_gemv_norm<lk_q8, 1, 1><<<"), std::string::npos);
   EXPECT_NE(fn.find("lk_norm_tail{"), std::string::npos);
   EXPECT_NE(fn.find("lk_gemv<lk_q8, 1, 8><<<"), std::string::npos);
-  EXPECT_NE(knobs::space(l.model, {132, 90})
-                .why_invalid(knobs_of({{"fuse_norm", true}, {"gemv_split", 2}}))
-                .find("gemv_split"),
-            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"fuse_norm", true}, {"gemv_split", 2}})).find("gemv_split"), std::string::npos);
   // A decode attention block's query heads: the group of 2 (2 blocks a split) or 1 (4 blocks).
   EXPECT_NE(base.find("lk_attention<2, 4, 4><<<dim3(2, 4, 1), 128, lk_attention_smem(2, 4)"), std::string::npos);
   EXPECT_NE(program(l, {{"attn_heads", 1}}).find("lk_attention<1, 4, 4><<<dim3(4, 4, 1), 128, lk_attention_smem(1, 4)"),
             std::string::npos);
-  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"attn_heads", 4}})).find("outside its domain"),
-            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"attn_heads", 4}})).find("outside its domain"), std::string::npos);
   // Rope folded into the fused q/k/v projection: in decode its tail (no rope launch), in 16-row chunks (slabs) the
   // projection's launches and then rope's.
-  const std::string fr = program(l, {{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"max_chunk", 16}});
+  const std::string fr =
+      program(l, {{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"max_chunk", 16}});
   EXPECT_NE(fr.find("lk_gemv_parts_rope<lk_q8, 1, 1, true, true, 2><<<128, 256, 0, st>>>"), std::string::npos);
-  const std::string decode = fr.substr(fr.find("static void step1_0"), fr.find("static void step16_0") - fr.find("static void step1_0"));
+  const std::string decode =
+      fr.substr(fr.find("static void step1_0"), fr.find("static void step16_0") - fr.find("static void step1_0"));
   EXPECT_EQ(decode.find("lk_rope<"), std::string::npos);
   EXPECT_NE(fr.find("lk_rope<true, true, true, 2><<<dim3(2, 16)"), std::string::npos);
-  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"fuse_rope", true}})).find("fuse_qkv"),
-            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"fuse_rope", true}})).find("fuse_qkv"), std::string::npos);
   // Side streams: q, k and v (and gate and up) side by side, forked from and joined to the step's stream.
   const std::string ss = program(l, {{"side_streams", true}});
   EXPECT_NE(ss.find("lk_side_init();"), std::string::npos);
-  EXPECT_NE(ss.find("  lk_fork(st, 2);\n  lk_before(st, ev, 1, 2);\n  lk_gemv<lk_q8, 1, 1><<<64, 256, 0, st>>>(w_blk_0_attn_q"),
-            std::string::npos);
-  EXPECT_NE(ss.find("  {\n  cudaStream_t st = lk_side[0];\n  lk_before(st, ev, 1, 3);\n  lk_gemv<lk_q8, 1, 1><<<32, 256, 0, st>>>(w_blk_0_attn_k"),
+  EXPECT_NE(
+      ss.find(
+          "  lk_fork(st, 2);\n  lk_before(st, ev, 1, 2);\n  lk_gemv<lk_q8, 1, 1><<<64, 256, 0, st>>>(w_blk_0_attn_q"),
+      std::string::npos);
+  EXPECT_NE(ss.find("  {\n  cudaStream_t st = lk_side[0];\n  lk_before(st, ev, 1, 3);\n  lk_gemv<lk_q8, 1, 1><<<32, "
+                    "256, 0, st>>>(w_blk_0_attn_k"),
             std::string::npos);
   EXPECT_NE(ss.find("lk_join(st, 2);"), std::string::npos);
   EXPECT_NE(ss.find("lk_fork(st, 1);"), std::string::npos);  // gate and up
   EXPECT_EQ(base.find("  lk_fork(st, "), std::string::npos);
-  EXPECT_NE(knobs::space(l.model, {132, 90})
-                .why_invalid(knobs_of({{"side_streams", true}, {"fuse_qkv", true}, {"fuse_glu", true}}))
-                .find("independent"),
-            std::string::npos);
+  EXPECT_NE(
+      s.why_invalid(knobs_of({{"side_streams", true}, {"fuse_qkv", true}, {"fuse_glu", true}})).find("independent"),
+      std::string::npos);
   // gemm_prequant (held out of the space, set by hand): a chunk's activations quantized once, the tensor-core GEMMs
   // reading the copy, a warp a 16-row tile; decode untouched.
   const std::string pq = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}});
   EXPECT_NE(pq.find("lk_quantize_i8<<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
-  EXPECT_NE(pq.find("lk_gemm_i8q<false><<<dim3(8, 4), 256, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
-            std::string::npos);
+  EXPECT_NE(
+      pq.find("lk_gemm_i8q<false><<<dim3(8, 4), 256, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
+      std::string::npos);
   EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<<<"), std::string::npos);
-  EXPECT_NE(knobs::space(l.model, {132, 90}).why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"),
-            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
   EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3( 256), 0, st, w_blk_0_attn_q"), std::string::npos);
@@ -382,7 +384,8 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,
-                         ::testing::Combine(::testing::ValuesIn(kDense), ::testing::Values("dequant", "precise", "int8", "int8x2")));
+                         ::testing::Combine(::testing::ValuesIn(kDense),
+                                            ::testing::Values("dequant", "precise", "int8", "int8x2")));
 
 // The program's refusals that come before it touches a GPU: usage errors exit 2, a checkpoint or sidecar other than
 // its own exits 3.
