@@ -12,17 +12,17 @@ checkpoint() {
 # The vocabulary of a compiled lane.  usage: vocab LANE_DIR
 vocab() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$1/lane.json"; }
 
-# The correctness prompts: lengths 5, 23 and 77 (longer than the largest chunk, 64), N_GEN (16) tokens each,
+# The correctness prompts: lengths PROMPT_LENS (5, 23 and 300: past the largest chunk, 256), N_GEN (16) tokens each,
 # deterministic: random tokens, or with PROMPT_TEXT=FILE windows of its bytes (a byte a token: the text a
 # train_checkpoint.py checkpoint learned).  usage: prompts VOCAB OUT [N_GEN]
 prompts() {
-  python3 - "$1" "$2" "${3:-16}" "${PROMPT_TEXT:-}" <<'PY'
+  python3 - "$1" "$2" "${3:-16}" "${PROMPT_TEXT:-}" "${PROMPT_LENS:-5 23 300}" <<'PY'
 import random, sys
 v, out, n_gen, text = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 rng = random.Random(7)
 data = open(text, "rb").read() if text else b""
 with open(out, "w") as f:
-    for n in (5, 23, 77):
+    for n in map(int, sys.argv[5].split()):
         if data:
             at = rng.randrange(len(data) - n)
             toks = list(data[at:at + n])
@@ -37,3 +37,16 @@ tokens() { python3 -c "import random; r=random.Random($3); print(' '.join(str(r.
 
 # Builds every lane directory listed in FILE for sm_90, in parallel; a failure is named on stdout.
 build_all() { xargs -P "$(nproc)" -I{} sh -c '"$0" build {} --arch sm_90 > {}.build.log 2>&1 || echo BUILD_FAIL {}' "$1" < "$2"; }
+
+# The CPU reference over a prompts file (lines "N_GEN TOKEN..."): the logits of all of them into OUT.bin, their
+# TOKENS lines into OUT.txt.  usage: reference_prompts LANE_TUNE CHECKPOINT PROMPTS OUT  (returns 1 on a failure)
+reference_prompts() {
+  local n toks rc=0
+  : > "$4.bin"; : > "$4.txt"
+  while read -r n toks; do
+    "$1" reference "$2" --n-gen "$n" --logits "$4.one.bin" $toks >> "$4.txt" || rc=1
+    cat "$4.one.bin" >> "$4.bin"
+  done < "$3"
+  rm -f "$4.one.bin"
+  return $rc
+}

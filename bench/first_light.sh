@@ -22,12 +22,8 @@ for P in $PRESETS; do
   V=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$W/$P.probe/lane.json")
   prompts "$V" "$W/$P.prompts"
   # The reference, prompt by prompt.
-  : > "$W/$P.ref.bin"; : > "$W/$P.ref.txt"
   t0=$(date +%s.%N)
-  while read -r n toks; do
-    "$LT" reference "$F" --n-gen "$n" --logits "$W/$P.ref1.bin" $toks >> "$W/$P.ref.txt" || fail=1
-    cat "$W/$P.ref1.bin" >> "$W/$P.ref.bin"
-  done < "$W/$P.prompts"
+  reference_prompts "$LT" "$F" "$W/$P.prompts" "$W/$P.ref" || fail=1
   row "$P" "reference ($(python3 -c "print(round($(date +%s.%N)-$t0,1))") s)" "$(tr '\n' '|' < "$W/$P.ref.txt" | cut -c1-60)"
   for KS in \
       '{"numerics":"precise"}' \

@@ -21,8 +21,9 @@ SETS=(
   '{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
   '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
-  '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemm_rows":32}'
+  '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemm_prequant":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemm_prequant":true}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemm_prequant":true}'
 )
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.0f}" if v else "?")' "$@"; }
 for P in "$@"; do
@@ -36,8 +37,8 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   i=0; : > "$W/$P.dirs"
   sets=("${SETS[@]}")
   # The 8B: its GEMVs' rows a warp (the activations read once for 1, 2 or 4 rows), and int8 for the prefill.
-  case $P in *8b*) sets=("${SETS[2]}" "${SETS[2]%\}},\"gemv_rows_per_warp\":2}" "${SETS[2]%\}},\"gemv_rows_per_warp\":4}"
-                         "${SETS[4]%\}},\"gemv_rows_per_warp\":4}" "${SETS[6]%\}},\"gemv_rows_per_warp\":2}") ;; esac
+  case $P in *8b*) sets=("${SETS[2]}" "${SETS[2]%\}},\"gemv_rows_per_warp\":2}" "${SETS[4]%\}},\"gemv_rows_per_warp\":2}"
+                         "${SETS[6]%\}},\"gemv_rows_per_warp\":2}" "${SETS[7]%\}},\"gemv_rows_per_warp\":2}") ;; esac
   for KS in "${sets[@]}"; do
     echo "$KS" > "$W/$P.s$i.json"
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"
@@ -45,12 +46,15 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   done
   V=$(vocab "$W/$P.s0")
   P5=$(tokens "$V" 5 7)
-  echo "8 $P5" > "$W/$P.prompts"
+  # The check: a 5-token prompt (decode's GEMVs) and one past the largest chunk (the tensor cores' chunks; 40 tokens
+  # on the 8B, whose f64 reference takes ~1 s a token), 8 tokens generated each.
+  case $P in *8b*) PROMPT_LENS="5 40" ;; *) PROMPT_LENS="5 300" ;; esac
+  PROMPT_LENS=$PROMPT_LENS prompts "$V" "$W/$P.prompts" 8
   P512=$(tokens "$V" 512 3)
   printf '1 %s\n1 %s\n128 %s\n128 %s\n' "$P512" "$P512" "$P5" "$P5" > "$W/$P.timing"
   build_all "$LT" "$W/$P.dirs" &
   BUILDS=$!
-  "$LT" reference "$F" --n-gen 8 --logits "$W/$P.ref.bin" $P5 > "$W/$P.ref.txt"
+  reference_prompts "$LT" "$F" "$W/$P.prompts" "$W/$P.ref"
   wait $BUILDS
   best=""; bestdec=0; bestpre=""; bestp=0
   while read -r D; do

@@ -49,11 +49,7 @@ PY
   V=$(vocab "$(head -1 "$W/$P.dirs")")
   prompts "$V" "$W/$P.prompts"
   P512=$(tokens "$V" 512 3)
-  : > "$W/$P.ref.bin"; : > "$W/$P.ref.txt"
-  while read -r n toks; do
-    "$LT" reference "$F" --n-gen "$n" --logits "$W/$P.ref1.bin" $toks >> "$W/$P.ref.txt" || fail=1
-    cat "$W/$P.ref1.bin" >> "$W/$P.ref.bin"
-  done < "$W/$P.prompts"
+  reference_prompts "$LT" "$F" "$W/$P.prompts" "$W/$P.ref" || fail=1
   build_all "$LT" "$W/$P.dirs"
   while read -r D; do
     KS=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["knobs"]))' "$D/lane.json")

@@ -146,11 +146,16 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
     }
 }
 
-// gemm_prequant's two kernels: a chunk's activations quantized once, then GEMMs that read the int8 copy.
+// gemm_prequant's two kernels: a chunk's activations quantized once, in the order the tensor cores take them, then
+// GEMMs that read that copy, the weights as the mma's A operand (16 rows) and the activations as its B (8 rows).
 //
-// lk_quantize_i8: `rows` rows of k activations into their words' int8 values [P][rows][k] and then the f32 scales
-// [P][rows][k / 32], by the rule of lk_i8_scale / lk_i8_q (the values lk_gemm_i8 stages): a thread 4 values, 8
-// threads a 32-block, a block 256 columns of a row.
+// The copy's layout: the words' values [P][rows / 8][k / 32][32 lanes][8 bytes], lane 4g + t holding activation row g
+// of its 8-row group, bytes 8t .. 8t + 7 of the 32-block (the B fragment, read with one 8-byte load); then the scales
+// [P][rows / 8][k / 32][8] as f32. Within a 32-block the mma's k index 4t + e is byte 8t + e and 16 + 4t + e is byte
+// 8t + 4 + e, on the weights' side too: the same bytes meet, and the integer sums are the 32-block's.
+
+// lk_quantize_i8: `rows` rows (a multiple of 8) of k activations into that layout, by the rule of lk_i8_scale /
+// lk_i8_q (the values lk_gemm_i8 stages): a thread 4 values, 8 threads a 32-block, a block 256 columns of a row.
 __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
   lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
@@ -158,97 +163,105 @@ __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x
   const bool ok = c < k;  // (k is whole 32-blocks: the 8 threads of a block are in or out together)
   const float4 v4 = ok ? *reinterpret_cast<const float4*>(x + (size_t)r * k + c) : make_float4(0.f, 0.f, 0.f, 0.f);
   float v[4] = {v4.x, v4.y, v4.z, v4.w};
-  signed char* q8 = reinterpret_cast<signed char*>(xq);
-  float* scales = reinterpret_cast<float*>(q8 + (size_t)P * rows * k);
+  const int kb = k / 32, b = c / 32, cc = c % 32, lane = 4 * (r % 8) + cc / 8;
+  float* scales = reinterpret_cast<float*>(xq + (size_t)P * rows * k / 4);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     float d;
     const int packed = lk_i8_quad(v, d);
+    const size_t blk = ((size_t)p * (rows / 8) + r / 8) * kb + b;  // the (word, 8-row group, 32-block)
     if (ok) {
-      *reinterpret_cast<int*>(q8 + ((size_t)p * rows + r) * k + c) = packed;
-      if ((threadIdx.x & 7) == 0) scales[((size_t)p * rows + r) * (k / 32) + c / 32] = d;
+      xq[blk * 64 + lane * 2 + (cc % 8) / 4] = packed;
+      if ((threadIdx.x & 7) == 0) scales[blk * 8 + r % 8] = d;
     }
   }
 }
 
-// The 32-blocks a warp of lk_gemm_i8q loads before it multiplies the first.
+// The 32-blocks of loads a warp of lk_gemm_i8q has in flight before it multiplies the first.
 #define LK_GEMM_AHEAD 4
 
-// lk_gemm_i8q: the GEMM over activations lk_quantize_i8 wrote. A warp takes 8 output rows and one 16-row tile of the
-// activations (blockIdx.y): no shared memory, no barrier; per 32-block the A fragment straight from the int8 copy (rows
-// g and g + 8 of the tile, columns 4t.. and 16 + 4t..) and the B fragment from the weights, as lk_gemm_i8 has them,
-// and the sums in lk_gemm_i8's order (its results bit for bit).
-template <bool GLU>
-__global__ void __launch_bounds__(256) lk_gemm_i8q(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq,
+// lk_gemm_i8q: the GEMM over activations lk_quantize_i8 wrote. A warp takes 16 output rows (the A fragment: rows g
+// and g + 8, bytes 8t .. 8t + 7 of each 32-block, an 8-byte load a row) and TN groups of 8 activation rows from
+// blockIdx.y * 8 * TN (a B fragment and its two scales each): per 32-block M * TN * P mmas, the weights' loads shared
+// by the TN groups. No shared memory, no barrier; each output's sums in lk_gemm_i8's order and expression (activation
+// scale times weight scale times the integer sum, 32-blocks in order, words inside): its results bit for bit.
+template <bool GLU, int TN>
+__global__ void __launch_bounds__(128) lk_gemm_i8q(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq,
                                                    const float* __restrict__ bias, float* __restrict__ y, int k, int n,
                                                    int rows) {
   lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;  // words an activation
   constexpr int M = GLU ? 2 : 1;           // matrices
-  const int warps = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int row0 = (blockIdx.x * warps + warp) * 8, tile = blockIdx.y;
+  constexpr int AH = TN * P > 4 ? LK_GEMM_AHEAD / 2 : LK_GEMM_AHEAD;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + warp) * 16, grp0 = blockIdx.y * TN;
   if (row0 >= n) return;
-  const int kb = k / 32;
-  const signed char* q8 = reinterpret_cast<const signed char*>(xq);
-  const float* xs = reinterpret_cast<const float*>(q8 + (size_t)P * rows * k);
-  const size_t wrow = (size_t)min(row0 + g, n - 1);
-  const size_t orow[2] = {(size_t)min(row0 + 2 * t, n - 1), (size_t)min(row0 + 2 * t + 1, n - 1)};
-  const int ra = tile * 16 + g, rb = ra + 8;
-  float acc[M][4];
+  const int kb = k / 32, groups = rows / 8;
+  const uint2* xv = reinterpret_cast<const uint2*>(xq);
+  const float2* xs = reinterpret_cast<const float2*>(xq + (size_t)P * rows * k / 4);
+  const size_t wr[2] = {(size_t)min(row0 + g, n - 1), (size_t)min(row0 + g + 8, n - 1)};
+  float acc[M][TN][4];
 #pragma unroll
   for (int mat = 0; mat < M; ++mat)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) acc[mat][e] = 0.f;
-  for (int b0 = 0; b0 < kb; b0 += LK_GEMM_AHEAD) {
-    int bf[LK_GEMM_AHEAD][M][2], af[LK_GEMM_AHEAD][P][4];
-    float ws[LK_GEMM_AHEAD][M][2], as[LK_GEMM_AHEAD][P][2];
+    for (int j = 0; j < TN; ++j)
 #pragma unroll
-    for (int j = 0; j < LK_GEMM_AHEAD; ++j) {
-      const int b = min(b0 + j, kb - 1);  // (past the end: loaded, never used)
+      for (int e = 0; e < 4; ++e) acc[mat][j][e] = 0.f;
+  for (int b0 = 0; b0 < kb; b0 += AH) {
+    uint2 wq[AH][M][2], xb[AH][P][TN];
+    float ws[AH][M][2];
+    float2 sx[AH][P][TN];
+#pragma unroll
+    for (int a = 0; a < AH; ++a) {
+      const int b = min(b0 + a, kb - 1);  // (past the end: loaded, never used)
 #pragma unroll
       for (int mat = 0; mat < M; ++mat) {
         const lk_q8& w = mat ? wu : wg;
-        const int* wp = reinterpret_cast<const int*>(w.q + wrow * k + (size_t)b * 32);
-        bf[j][mat][0] = __ldg(wp + t);
-        bf[j][mat][1] = __ldg(wp + 4 + t);
-        ws[j][mat][0] = __half2float(w.s[orow[0] * kb + b]);
-        ws[j][mat][1] = __half2float(w.s[orow[1] * kb + b]);
-      }
 #pragma unroll
-      for (int p = 0; p < P; ++p) {
-        const signed char* base = q8 + (size_t)p * rows * k + (size_t)b * 32 + 4 * t;
-        af[j][p][0] = __ldg(reinterpret_cast<const int*>(base + (size_t)ra * k));
-        af[j][p][1] = __ldg(reinterpret_cast<const int*>(base + (size_t)rb * k));
-        af[j][p][2] = __ldg(reinterpret_cast<const int*>(base + (size_t)ra * k + 16));
-        af[j][p][3] = __ldg(reinterpret_cast<const int*>(base + (size_t)rb * k + 16));
-        as[j][p][0] = __ldg(xs + ((size_t)p * rows + ra) * kb + b);
-        as[j][p][1] = __ldg(xs + ((size_t)p * rows + rb) * kb + b);
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < LK_GEMM_AHEAD; ++j) {
-      if (b0 + j >= kb) break;
-#pragma unroll
-      for (int p = 0; p < P; ++p) {
-        const float lo = as[j][p][0], hi = as[j][p][1];
-#pragma unroll
-        for (int mat = 0; mat < M; ++mat) {
-          int d[4];
-          lk_mma_s8(d, af[j][p], bf[j][mat][0], bf[j][mat][1]);
-          acc[mat][0] += lo * ws[j][mat][0] * (float)d[0];
-          acc[mat][1] += lo * ws[j][mat][1] * (float)d[1];
-          acc[mat][2] += hi * ws[j][mat][0] * (float)d[2];
-          acc[mat][3] += hi * ws[j][mat][1] * (float)d[3];
+        for (int h = 0; h < 2; ++h) {
+          wq[a][mat][h] = __ldg(reinterpret_cast<const uint2*>(w.q + wr[h] * k + (size_t)b * 32) + t);
+          ws[a][mat][h] = __half2float(w.s[wr[h] * kb + b]);
         }
       }
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const size_t blk = ((size_t)p * groups + grp0 + j) * kb + b;
+          xb[a][p][j] = __ldg(xv + blk * 32 + lane);
+          sx[a][p][j] = __ldg(xs + blk * 4 + t);
+        }
+    }
+#pragma unroll
+    for (int a = 0; a < AH; ++a) {
+      if (b0 + a >= kb) break;
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int mat = 0; mat < M; ++mat) {
+          const int A[4] = {(int)wq[a][mat][0].x, (int)wq[a][mat][1].x, (int)wq[a][mat][0].y, (int)wq[a][mat][1].y};
+#pragma unroll
+          for (int j = 0; j < TN; ++j) {
+            int d[4];
+            lk_mma_s8(d, A, (int)xb[a][p][j].x, (int)xb[a][p][j].y);
+            const float lo = sx[a][p][j].x, hi = sx[a][p][j].y;  // activation rows 2t and 2t + 1
+            acc[mat][j][0] += lo * ws[a][mat][0] * (float)d[0];
+            acc[mat][j][1] += hi * ws[a][mat][0] * (float)d[1];
+            acc[mat][j][2] += lo * ws[a][mat][1] * (float)d[2];
+            acc[mat][j][3] += hi * ws[a][mat][1] * (float)d[3];
+          }
+        }
     }
   }
+  // d[e]: output row row0 + g (+ 8 for e >= 2), activation row 8 (grp0 + j) + 2t (+ 1 for odd e).
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    const int r = tile * 16 + g + (e >= 2 ? 8 : 0), j = row0 + 2 * t + (e & 1);
-    if (j >= n) continue;
-    float v = acc[0][e] + (bias ? bias[j] : 0.f);
-    if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][e];
-    y[(size_t)r * n + j] = v;
-  }
+  for (int j = 0; j < TN; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = 8 * (grp0 + j) + 2 * t + (e & 1), o = row0 + g + (e >= 2 ? 8 : 0);
+      if (o >= n) continue;
+      float v = acc[0][j][e] + (bias ? bias[o] : 0.f);
+      if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][j][e];
+      y[(size_t)r * n + o] = v;
+    }
 }

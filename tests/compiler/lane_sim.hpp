@@ -107,23 +107,31 @@ class LaneSim {
     return out;
   }
 
-  // A QuantizeI8 buffer as lk_quantize_i8 lays it out: each word's int8 values [words][rows][k], then their f32 scales
-  // [words][rows][k / 32].
+  // Where a QuantizeI8 buffer as lk_quantize_i8 lays it out keeps word `word`'s value of row r, column i (of rows x k),
+  // and its 32-block's f32 scale: the values [words][rows / 8][k / 32][32 lanes][8 bytes], lane 4 (r % 8) + t holding
+  // bytes 8t .. 8t + 7 of its row's 32-block; then the scales [words][rows / 8][k / 32][8].
+  static size_t quantized_block(int word, int rows, int r, size_t k, size_t i) {
+    return (size_t(word) * size_t(rows / 8) + size_t(r / 8)) * (k / 32) + i / 32;
+  }
+  static size_t quantized_value_at(int word, int rows, int r, size_t k, size_t i) {
+    return quantized_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;
+  }
   signed char* quantized_values(const lane::Form& f, const std::string& xq) {
     return reinterpret_cast<signed char*>(act(f, lane::Ref{xq, 0}));
   }
   float* quantized_scales(const lane::Form& f, const std::string& xq, int rows, size_t k) {
     return reinterpret_cast<float*>(quantized_values(f, xq) + size_t(words_) * rows * k);
   }
+  float& quantized_scale(const lane::Form& f, const std::string& xq, int word, int rows, int r, size_t k, size_t i) {
+    return quantized_scales(f, xq, rows, k)[quantized_block(word, rows, r, k, i) * 8 + size_t(r % 8)];
+  }
   // Row r of such a buffer as the values its words sum to.
   std::vector<double> quantized(const lane::Form& f, const std::string& xq, int rows, int r, size_t k) {
     const signed char* q = quantized_values(f, xq);
-    const float* d = quantized_scales(f, xq, rows, k);
     std::vector<double> out(k, 0.0);
     for (int word = 0; word < words_; ++word)
       for (size_t i = 0; i < k; ++i)
-        out[i] += double(d[(size_t(word) * rows + r) * (k / 32) + i / 32]) *
-                  double(q[(size_t(word) * rows + r) * k + i]);
+        out[i] += double(quantized_scale(f, xq, word, rows, r, k, i)) * double(q[quantized_value_at(word, rows, r, k, i)]);
     return out;
   }
 
@@ -192,7 +200,6 @@ class LaneSim {
   void exec(const lane::Form& f, const lane::QuantizeI8& o) {
     const T* x = act(f, o.x);
     signed char* q = quantized_values(f, o.xq);
-    float* d = quantized_scales(f, o.xq, o.rows, o.k);
     for (int r = 0; r < o.rows; ++r)
       for (size_t b = 0; b < o.k; b += 32) {
         float v[32];
@@ -201,10 +208,10 @@ class LaneSim {
           float amax = 0.f;
           for (float e : v) amax = std::max(amax, std::fabs(e));
           const float scale = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
-          d[(size_t(word) * o.rows + r) * (o.k / 32) + b / 32] = scale;
+          quantized_scale(f, o.xq, word, o.rows, r, o.k, b) = scale;
           for (size_t i = 0; i < 32; ++i) {
             const float qi = std::nearbyint(v[i] * inv);
-            q[(size_t(word) * o.rows + r) * o.k + b + i] = static_cast<signed char>(qi);
+            q[quantized_value_at(word, o.rows, r, o.k, b + i)] = static_cast<signed char>(qi);
             v[i] -= scale * qi;
           }
         }

@@ -89,11 +89,12 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model the constraints bind independently: gemm_rows 32 needs int8 or int8x2 (2 of 4
-  // numerics) and max_chunk 16 or 64 (2 of 4): 5/8 of the grid; fuse_norm needs gemv_split 1 (1 of 3): 2/3;
+  // For a 4096-position model the constraints bind independently: of the 80 settings of numerics, max_chunk,
+  // gemm_rows and gemm_prequant, 34 hold (gemm_rows 32 and gemm_prequant need int8 or int8x2 and chunks of 16 or
+  // more, and int8's chunks of 256 need gemm_prequant: 10 + 4 + 16 + 4); fuse_norm needs gemv_split 1 (1 of 3): 2/3;
   // fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off: 17 of the 32 settings
   // of the five.
-  EXPECT_EQ(all.size(), product * 5 / 8 * 2 / 3 * 17 / 32);
+  EXPECT_EQ(all.size(), product * 17 / 40 * 2 / 3 * 17 / 32);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -199,10 +200,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows: the int8 numerics; fuse_rope: the fused q/k/v and rope_kv) is tried
-      // beside them.
+      // A knob that needs others (gemm_rows and gemm_prequant: the int8 numerics; int8's chunks of 256:
+      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows") with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant") with["numerics"] = without["numerics"] = "int8";
       if (d.name == "fuse_rope")
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
@@ -279,12 +280,13 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(
       s.why_invalid(knobs_of({{"side_streams", true}, {"fuse_qkv", true}, {"fuse_glu", true}})).find("independent"),
       std::string::npos);
-  // gemm_prequant (held out of the space, set by hand): a chunk's activations quantized once, the tensor-core GEMMs
-  // reading the copy, a warp a 16-row tile; decode untouched.
+  // gemm_prequant: a chunk's activations quantized once, the tensor-core GEMMs
+  // reading the copy, a warp 16 output rows and groups of 8 activation rows (1 group here: tiny-qwen3's 512 rows of
+  // q give too few warps for more); decode untouched.
   const std::string pq = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}});
   EXPECT_NE(pq.find("lk_quantize_i8<<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
   EXPECT_NE(
-      pq.find("lk_gemm_i8q<false><<<dim3(8, 4), 256, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
+      pq.find("lk_gemm_i8q<false, 1><<<dim3(8, 8), 128, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
       std::string::npos);
   EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<<<"), std::string::npos);

@@ -91,7 +91,7 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   std::optional<std::string> xq;
 };
 // The int8 numerics' activations of a chunk quantized once (gemm_prequant): `rows` rows of `k` into `xq`, its words'
-// int8 values [words][rows][k] then their f32 scales [words][rows][k / 32].
+// int8 values in the tensor cores' order then their f32 scales (kernels/gemm.cuh, lk_quantize_i8, has the layout).
 struct QuantizeI8 {
   Ref x;
   std::string xq;

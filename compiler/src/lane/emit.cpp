@@ -102,18 +102,26 @@ int norm_threads(size_t d) {
 }
 
 // One tensor-core GEMM launch: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows at once:
-// lk_gemm_i8 (x quantized as the block stages it), or with `xq` lk_gemm_i8q (x quantized before, a warp a 16-row tile).
-void gemm(std::ostream& o, const knobs::Knobs& k, const Matrix& w, const Matrix* u, const std::string& x,
+// lk_gemm_i8 (x quantized as the block stages it, a warp 8 output rows), or with `xq` lk_gemm_i8q (x quantized
+// before; a warp 16 output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU
+// 4 warps an SM).
+void gemm(std::ostream& o, const Plan& p, const Matrix& w, const Matrix* u, const std::string& x,
           const std::string& bias, const std::string& y, int rows, const std::string& xq) {
-  const int kWarps = k.gemm_rows / 8;  // a block's warps: 8 output rows each
   const char* glu = u ? "true" : "false";
-  if (xq.empty())
-    o << "lk_gemm_i8<" << rows << ", " << glu << "><<<" << cdiv(w.rows, size_t(8 * kWarps));
-  else
-    o << "lk_gemm_i8q<" << glu << "><<<dim3(" << cdiv(w.rows, size_t(8 * kWarps)) << ", " << rows / 16 << ")";
-  o << ", " << 32 * kWarps << ", 0, st>>>(" << w.name << ", " << (u ? u->name : w.name) << ", "
-    << (xq.empty() ? x : "(const int*)" + xq) << ", " << bias << ", " << y << ", " << w.cols << ", " << w.rows
-    << (xq.empty() ? "" : ", " + std::to_string(rows)) << ");";
+  const std::string tail = ", " + bias + ", " + y + ", " + std::to_string(w.cols) + ", " + std::to_string(w.rows);
+  const std::string mats = w.name + ", " + (u ? u->name : w.name) + ", ";
+  if (xq.empty()) {
+    const int warps = p.knobs.gemm_rows / 8;
+    o << "lk_gemm_i8<" << rows << ", " << glu << "><<<" << cdiv(w.rows, size_t(8 * warps)) << ", " << 32 * warps
+      << ", 0, st>>>(" << mats << x << tail << ");";
+    return;
+  }
+  const int warps = p.knobs.gemm_rows / 16;
+  int tn = 4;
+  while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p.target.sms))) tn /= 2;
+  o << "lk_gemm_i8q<" << glu << ", " << tn << "><<<dim3(" << cdiv(w.rows, size_t(16 * warps)) << ", "
+    << rows / (8 * tn) << "), " << 32 * warps << ", 0, st>>>(" << mats << "(const int*)" << xq << tail << ", " << rows
+    << ");";
 }
 
 // A launch statement `kernel<<<grid, block, smem, st>>>(args);` as lk_launch(kernel, dim3(grid), dim3(block), smem,
@@ -219,7 +227,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& w = p.matrix(op.w);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           if (on_tensor_cores(k, w, op.rows))
-            return gemm(o, k, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows,
+            return gemm(o, p, w, nullptr, n(op.x), op.bias.value_or("nullptr"), n(op.y), op.rows,
                         op.xq ? n.name(*op.xq) : "");
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.y;
@@ -241,7 +249,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             for (size_t i = 0; i < op.parts.size(); ++i) {
               const Gemv& g = op.parts[i];
               if (i) o << "\n  ";
-              gemm(o, k, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows,
+              gemm(o, p, p.matrix(g.w), nullptr, n(op.x), g.bias.value_or("nullptr"), n(g.y), op.rows,
                    op.xq ? n.name(*op.xq) : "");
             }
             return;
@@ -252,7 +260,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const Matrix& u = p.matrix(op.wu);
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           if (on_tensor_cores(k, g, op.rows))
-            return gemm(o, k, g, &u, n(op.x), "nullptr", n(op.out), op.rows, op.xq ? n.name(*op.xq) : "");
+            return gemm(o, p, g, &u, n(op.x), "nullptr", n(op.out), op.rows, op.xq ? n.name(*op.xq) : "");
           slabs(o, op.rows, [&](int at, int r) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;

@@ -133,7 +133,7 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
       {"cuda_graphs", "capture each form's step once as a CUDA graph", {true, false}},
       {"max_chunk",
        "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
-       {1, 4, 16, 64}},
+       {1, 4, 16, 64, 256}},
       {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
       {"gemv_warps", "warps in a GEMV block", {4, 8}},
       {"gemv_split", "warps that share each output row of a plain GEMV (split-K over its units)", {1, 2, 4}},
@@ -144,7 +144,7 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
       {"pdl",
        "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
-      {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp)", {64, 32}},
+      {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)", {64, 32}},
       {"fuse_norm", "the add + norm after the o and down projections done by the projection's last block",
        {false, true}},
       {"attn_heads",
@@ -156,9 +156,10 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
        {false, true}},
       {"side_streams", "launches that do not depend on each other run side by side, joined by events",
        {false, true}},
-      // gemm_prequant (a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read, a warp a
-      // 16-row tile) is held out of the searched space until a GPU run has measured it (its CPU plan test and nvcc
-      // builds pass; the replay fixture answers the space's draws); `lane-tune compile --knobs` takes it by hand.
+      {"gemm_prequant",
+       "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
+       "warp 16 output rows and groups of 8 activation rows)",
+       {false, true}},
   };
 }
 
@@ -186,7 +187,8 @@ Space space(const model::Model& m, const Target& t) {
       "attn_heads: 0 or a divisor of the query heads a key/value head serves",
       "fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
       "side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
-      "gemm_prequant (set by hand): the int8 numerics with chunks of 16 rows or more",
+      "gemm_prequant: the int8 numerics with chunks of 16 rows or more",
+      "max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
   };
   return s;
 }
@@ -214,6 +216,9 @@ std::string Space::why_constrained(const Knobs& k) const {
     return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
   if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
     return "gemm_prequant needs the int8 numerics and chunks of 16 rows or more";
+  if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
+    return "max_chunk " + std::to_string(k.max_chunk) + " under the int8 numerics needs gemm_prequant (the staged GEMM "
+           "holds at most 64 rows)";
   if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
   const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
   if (k.attn_heads < 0 || (k.attn_heads > 0 && (k.attn_heads > group || group % k.attn_heads != 0)))
