@@ -24,6 +24,7 @@ SETS=(
   '{"numerics":"int8x2","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemm_prequant":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemm_prequant":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemm_prequant":true}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemm_prequant":true,"gemv_prequant":true}'
 )
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.0f}" if v else "?")' "$@"; }
 for P in "$@"; do
@@ -36,9 +37,11 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   # Lanes compiled, then built in parallel while the CPU reference runs.
   i=0; : > "$W/$P.dirs"
   sets=("${SETS[@]}")
-  # The 8B: its GEMVs' rows a warp (the activations read once for 1, 2 or 4 rows), and int8 for the prefill.
-  case $P in *8b*) sets=("${SETS[2]}" "${SETS[2]%\}},\"gemv_rows_per_warp\":2}" "${SETS[4]%\}},\"gemv_rows_per_warp\":2}"
-                         "${SETS[6]%\}},\"gemv_rows_per_warp\":2}" "${SETS[7]%\}},\"gemv_rows_per_warp\":2}") ;; esac
+  # The 8B: its GEMVs 2 rows a warp (the activations read once for 2 rows), int8 with and without the activations
+  # quantized once for the decode GEMVs and the prefill GEMMs.
+  rpw() { echo "${1%\}},\"gemv_rows_per_warp\":$2}"; }
+  case $P in *8b*) sets=("$(rpw "${SETS[2]}" 2)" "$(rpw "${SETS[4]}" 2)" "$(rpw "${SETS[4]%\}},\"gemv_prequant\":true}" 2)"
+                         "$(rpw "${SETS[8]}" 2)" "$(rpw "${SETS[8]}" 4)") ;; esac
   for KS in "${sets[@]}"; do
     echo "$KS" > "$W/$P.s$i.json"
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"

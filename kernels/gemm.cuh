@@ -154,8 +154,11 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
 // [P][rows / 8][k / 32][8] as f32. Within a 32-block the mma's k index 4t + e is byte 8t + e and 16 + 4t + e is byte
 // 8t + 4 + e, on the weights' side too: the same bytes meet, and the integer sums are the 32-block's.
 
-// lk_quantize_i8: `rows` rows (a multiple of 8) of k activations into that layout, by the rule of lk_i8_scale /
-// lk_i8_q (the values lk_gemm_i8 stages): a thread 4 values, 8 threads a 32-block, a block 256 columns of a row.
+// lk_quantize_i8: `rows` rows of k activations, by the rule of lk_i8_scale / lk_i8_q (the values lk_gemm_i8 stages
+// and lk_gemv_sums_i8 quantizes), into that layout (FRAG: rows a multiple of 8), or (gemv_prequant's decode GEMVs) row
+// by row: the values [P][rows][k], then the scales [P][rows][k / 32]. A thread 4 values, 8 threads a 32-block, a
+// block 256 columns of a row.
+template <bool FRAG>
 __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
   lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
@@ -163,16 +166,20 @@ __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x
   const bool ok = c < k;  // (k is whole 32-blocks: the 8 threads of a block are in or out together)
   const float4 v4 = ok ? *reinterpret_cast<const float4*>(x + (size_t)r * k + c) : make_float4(0.f, 0.f, 0.f, 0.f);
   float v[4] = {v4.x, v4.y, v4.z, v4.w};
-  const int kb = k / 32, b = c / 32, cc = c % 32, lane = 4 * (r % 8) + cc / 8;
+  const int kb = k / 32, b = c / 32, cc = c % 32;
   float* scales = reinterpret_cast<float*>(xq + (size_t)P * rows * k / 4);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
     float d;
     const int packed = lk_i8_quad(v, d);
-    const size_t blk = ((size_t)p * (rows / 8) + r / 8) * kb + b;  // the (word, 8-row group, 32-block)
-    if (ok) {
-      xq[blk * 64 + lane * 2 + (cc % 8) / 4] = packed;
+    if (!ok) continue;
+    if constexpr (FRAG) {
+      const size_t blk = ((size_t)p * (rows / 8) + r / 8) * kb + b;  // the (word, 8-row group, 32-block)
+      xq[blk * 64 + (4 * (r % 8) + cc / 8) * 2 + (cc % 8) / 4] = packed;
       if ((threadIdx.x & 7) == 0) scales[blk * 8 + r % 8] = d;
+    } else {
+      xq[(((size_t)p * rows + r) * k + c) / 4] = packed;
+      if ((threadIdx.x & 7) == 0) scales[((size_t)p * rows + r) * kb + b] = d;
     }
   }
 }

@@ -89,6 +89,85 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
+// A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy, row-major: the words'
+// int8 values [P][R][k], then their f32 scales [P][R][k / 32]. As a GEMV kernel's input (its last template argument).
+struct lk_xq {
+  const int* q;
+};
+// A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
+template <class X>
+struct lk_in {
+  using type = X;
+};
+template <>
+struct lk_in<const lk_act*> {
+  using type = const lk_act* __restrict__;
+};
+
+// gemv_prequant's sums: lk_gemv_sums_i8's, each unit's int8 words and scales read from the copy (one 16-byte load and
+// one scale a word) instead of quantized by every warp that reads the activations: the same integers, scales and sums.
+template <int RPW, int R, int STRIDE>
+LK_DEVICE void lk_gemv_sums_i8q(const lk_q8& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R], int first) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  const signed char* __restrict__ xq = reinterpret_cast<const signed char*>(x.q);
+  const float* __restrict__ xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = 0;
+  const int units = k / 16;
+  for (int base0 = 0; base0 < units; base0 += STRIDE * LK_GEMV_AHEAD) {
+    lk_fmt<lk_q8>::Raw raw[LK_GEMV_AHEAD][RPW];
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) {
+        const int u = base0 + j * STRIDE + first;
+        if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
+      }
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int base = base0 + j * STRIDE;
+      if (base >= units) break;
+      const int u = base + first;
+      const bool ok = u < units;  // (a lane past the end adds zeros, as in lk_gemv_sums_i8)
+      int4 wq[RPW];
+      float ws[RPW];
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) {
+        wq[i] = ok ? raw[j][i].q : make_int4(0, 0, 0, 0);
+        ws[i] = ok ? __half2float(raw[j][i].s) : 0.f;
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        float sum[RPW];
+#pragma unroll
+        for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k) + u)
+                            : make_int4(0, 0, 0, 0);
+          const float d = ok ? __ldg(xs + ((size_t)p * R + r) * (k / 32) + u / 2) : 0.f;
+#pragma unroll
+          for (int i = 0; i < RPW; ++i) {
+            int s = __dp4a(wq[i].x, a.x, 0);
+            s = __dp4a(wq[i].y, a.y, s);
+            s = __dp4a(wq[i].z, a.z, s);
+            s = __dp4a(wq[i].w, a.w, s);
+            sum[i] += d * (float)s;
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
+}
+
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 // A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
@@ -136,7 +215,13 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
-// The sums by the lane's numerics: int8 products over Q8_0 matrices under LK_INT8, else dequantized f32/f64 ones.
+// The sums by the lane's numerics: int8 products over Q8_0 matrices under LK_INT8 (from a quantized copy where the
+// input is an lk_xq), else dequantized f32/f64 ones.
+template <class M, int RPW, int R, int STRIDE = 32>
+LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+                            int first = threadIdx.x & 31) {
+  lk_gemv_sums_i8q<RPW, R, STRIDE>(m, x, k, n, row0, acc, first);  // (a copy feeds the int8 numerics' Q8_0 GEMVs)
+}
 template <class M, int RPW, int R, int STRIDE = 32>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
@@ -162,8 +247,8 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
 // consecutive output rows; the sums stay in lk_acc.
-template <class M, int RPW, int R>
-LK_DEVICE void lk_gemv_rows(const M& m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+template <class M, int RPW, int R, class X>
+LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   if (row0 >= n) return;  // the whole warp
@@ -172,27 +257,27 @@ LK_DEVICE void lk_gemv_rows(const M& m, const lk_act* __restrict__ x, const floa
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
-template <class M, int RPW, int R>
+template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
-    lk_gemv(M m, const lk_act* __restrict__ x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
+    lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
-  lk_gemv_rows<M, RPW, R>(m, x, bias, y, k, n);
+  lk_gemv_rows<M, RPW, R, X>(m, x, bias, y, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
 // it (lk_norm_after).
-template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv_norm(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+template <class M, int RPW, int R, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type x, const float* __restrict__ bias,
                                                     lk_act* __restrict__ y, int k, int n, lk_norm_tail tail) {
   lk_pdl_entry();
-  lk_gemv_rows<M, RPW, R>(m, x, bias, y, k, n);
+  lk_gemv_rows<M, RPW, R, X>(m, x, bias, y, k, n);
   lk_norm_after(tail, y, R);
 }
 
 // The GEMV with each row's units split over S warps of a block (split-K), for short rows whose GEMV cannot fill the
 // GPU with one warp a row: the warps' sums meet in shared memory, in a fixed order, and the group's first warp stores.
-template <class M, int RPW, int R, int S>
-__global__ void __launch_bounds__(256) lk_gemv_split(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
+template <class M, int RPW, int R, int S, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_gemv_split(M m, typename lk_in<X>::type x, const float* __restrict__ bias,
                                                      lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
   __shared__ lk_acc part[8][RPW * R];
@@ -229,8 +314,8 @@ struct lk_parts {
 };
 
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
-template <class M, int RPW, int R>
-LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, const lk_act* __restrict__ x, int k) {
+template <class M, int RPW, int R, class X>
+LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type x, int k) {
   int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
   row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
@@ -249,25 +334,25 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, const lk_act* __restric
                         n, row0);
 }
 
-template <class M, int RPW, int R>
-__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, const lk_act* __restrict__ x, int k) {
+template <class M, int RPW, int R, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
   lk_pdl_entry();
-  lk_gemv_parts_rows<M, RPW, R>(ps, x, k);
+  lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
 }
 
 // The q/k/v projection with rope and the cache append folded in (fuse_rope): its last block ropes the heads.
-template <class M, int RPW, int R, bool NEOX, bool NORM, int PP>
+template <class M, int RPW, int R, bool NEOX, bool NORM, int PP, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
-    lk_gemv_parts_rope(lk_parts<M> ps, const lk_act* __restrict__ x, int k, lk_rope_args rope) {
+    lk_gemv_parts_rope(lk_parts<M> ps, typename lk_in<X>::type x, int k, lk_rope_args rope) {
   lk_pdl_entry();
-  lk_gemv_parts_rows<M, RPW, R>(ps, x, k);
+  lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
   lk_rope_after<NEOX, NORM, PP>(rope, R);
 }
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
-template <class M, int RPW, int R>
+template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
-    lk_gemv_glu(M g, M u, const lk_act* __restrict__ x, lk_act* __restrict__ y, int k, int n) {
+    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
   const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
   if (row0 >= n) return;

@@ -108,13 +108,19 @@ class LaneSim {
   }
 
   // Where a QuantizeI8 buffer as lk_quantize_i8 lays it out keeps word `word`'s value of row r, column i (of rows x k),
-  // and its 32-block's f32 scale: the values [words][rows / 8][k / 32][32 lanes][8 bytes], lane 4 (r % 8) + t holding
-  // bytes 8t .. 8t + 7 of its row's 32-block; then the scales [words][rows / 8][k / 32][8].
-  static size_t quantized_block(int word, int rows, int r, size_t k, size_t i) {
-    return (size_t(word) * size_t(rows / 8) + size_t(r / 8)) * (k / 32) + i / 32;
-  }
+  // and its 32-block's f32 scale. A chunk's copy (in the tensor cores' order): the values [words][rows / 8][k / 32][32
+  // lanes][8 bytes], lane 4 (r % 8) + t holding bytes 8t .. 8t + 7 of its row's 32-block, then the scales [words][rows /
+  // 8][k / 32][8]; the decode step's (one row): the values [words][rows][k], then the scales [words][rows][k / 32].
   static size_t quantized_value_at(int word, int rows, int r, size_t k, size_t i) {
-    return quantized_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;
+    if (rows == 1) return (size_t(word) * rows + r) * k + i;
+    return quantized_group_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;
+  }
+  static size_t quantized_scale_at(int word, int rows, int r, size_t k, size_t i) {
+    if (rows == 1) return (size_t(word) * rows + r) * (k / 32) + i / 32;
+    return quantized_group_block(word, rows, r, k, i) * 8 + size_t(r % 8);
+  }
+  static size_t quantized_group_block(int word, int rows, int r, size_t k, size_t i) {
+    return (size_t(word) * size_t(rows / 8) + size_t(r / 8)) * (k / 32) + i / 32;
   }
   signed char* quantized_values(const lane::Form& f, const std::string& xq) {
     return reinterpret_cast<signed char*>(act(f, lane::Ref{xq, 0}));
@@ -123,7 +129,7 @@ class LaneSim {
     return reinterpret_cast<float*>(quantized_values(f, xq) + size_t(words_) * rows * k);
   }
   float& quantized_scale(const lane::Form& f, const std::string& xq, int word, int rows, int r, size_t k, size_t i) {
-    return quantized_scales(f, xq, rows, k)[quantized_block(word, rows, r, k, i) * 8 + size_t(r % 8)];
+    return quantized_scales(f, xq, rows, k)[quantized_scale_at(word, rows, r, k, i)];
   }
   // Row r of such a buffer as the values its words sum to.
   std::vector<double> quantized(const lane::Form& f, const std::string& xq, int rows, int r, size_t k) {

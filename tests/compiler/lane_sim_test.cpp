@@ -125,8 +125,9 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
   }
 }
 
-// gemm_prequant moves where the chunk's activations are quantized, not what they are: the plan with it computes the
-// very logits of the plan without it (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q reads them).
+// gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the plan with them
+// computes the very logits of the plan without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and
+// the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the chunk).
 TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   for (const char* numerics : {"int8", "int8x2"}) {
     TempDir dir;
@@ -138,18 +139,32 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
     const model::Model m = model::recognize(file);
     json j = {{"numerics", numerics}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}};
     const lane::Plan staged = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
-    j["gemm_prequant"] = true;
+    j["gemm_prequant"] = j["gemv_prequant"] = true;
     const lane::Plan prequant = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
-    size_t quantizes = 0;
-    for (const lane::Launch& l : prequant.forms[1].launches) quantizes += std::holds_alternative<lane::QuantizeI8>(l.op);
-    EXPECT_EQ(quantizes, 4 * m.layers) << "h (q, k and v), a, h2 (gate and up) and s of every layer, once each";
-    std::vector<int32_t> prompt(77);
+    j["max_chunk"] = 256;
+    const lane::Plan chunks256 = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    auto quantizes = [](const lane::Form& f, bool fragments) {
+      size_t n = 0;
+      for (const lane::Launch& l : f.launches)
+        if (const auto* q = std::get_if<lane::QuantizeI8>(&l.op)) n += q->fragments == fragments;
+      return n;
+    };
+    const bool tied_q8 = m.output && m.output->type == ggml::Type::Q8_0;
+    ASSERT_EQ(prequant.forms[0].rows, 1);
+    EXPECT_EQ(quantizes(prequant.forms[0], false), 4 * m.layers + (tied_q8 ? 1 : 0))
+        << "decode: h (q, k and v), a, h2 (gate and up) and s of every layer, once each, and the logits' input";
+    EXPECT_EQ(quantizes(prequant.forms[1], true), 4 * m.layers) << "the 64-row chunk's, in the tensor cores' order";
+    EXPECT_EQ(quantizes(staged.forms[0], false), 0u);
+    std::vector<int32_t> prompt(300);
     std::mt19937 rng(3);
     for (auto& t : prompt) t = int32_t(rng() % m.vocab);
     const reference::Generation a = LaneSim<float>(file, staged).generate(prompt, 3);
     const reference::Generation b = LaneSim<float>(file, prequant).generate(prompt, 3);
+    const reference::Generation c = LaneSim<float>(file, chunks256).generate(prompt, 3);
     EXPECT_EQ(a.tokens, b.tokens) << numerics;
     EXPECT_EQ(a.logits, b.logits) << numerics;
+    EXPECT_EQ(a.tokens, c.tokens) << numerics;
+    EXPECT_EQ(a.logits, c.logits) << numerics;
   }
 }
 

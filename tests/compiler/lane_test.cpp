@@ -89,12 +89,13 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model the constraints bind independently: of the 80 settings of numerics, max_chunk,
-  // gemm_rows and gemm_prequant, 34 hold (gemm_rows 32 and gemm_prequant need int8 or int8x2 and chunks of 16 or
-  // more, and int8's chunks of 256 need gemm_prequant: 10 + 4 + 16 + 4); fuse_norm needs gemv_split 1 (1 of 3): 2/3;
+  // For a 4096-position model the constraints bind independently: of the 160 settings of numerics, max_chunk,
+  // gemm_rows, gemm_prequant and gemv_prequant, 58 hold (gemm_rows 32 and gemm_prequant need int8 or int8x2 and
+  // chunks of 16 or more, int8's chunks of 256 need gemm_prequant, gemv_prequant needs int8: 10 + 2 x (4 + 16 + 4));
+  // fuse_norm needs gemv_split 1 (1 of 3): 2/3;
   // fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off: 17 of the 32 settings
   // of the five.
-  EXPECT_EQ(all.size(), product * 17 / 40 * 2 / 3 * 17 / 32);
+  EXPECT_EQ(all.size(), product * 29 / 80 * 2 / 3 * 17 / 32);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -200,10 +201,11 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows and gemm_prequant: the int8 numerics; int8's chunks of 256:
+      // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's chunks of 256:
       // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows" || d.name == "gemm_prequant") with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant")
+        with["numerics"] = without["numerics"] = "int8";
       if (d.name == "fuse_rope")
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
@@ -284,12 +286,20 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   // reading the copy, a warp 16 output rows and groups of 8 activation rows (1 group here: tiny-qwen3's 512 rows of
   // q give too few warps for more); decode untouched.
   const std::string pq = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}});
-  EXPECT_NE(pq.find("lk_quantize_i8<<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
+  EXPECT_NE(pq.find("lk_quantize_i8<true><<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
   EXPECT_NE(
       pq.find("lk_gemm_i8q<false, 1><<<dim3(8, 8), 128, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
       std::string::npos);
   EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
-  EXPECT_EQ(i8.find("lk_quantize_i8<<<"), std::string::npos);
+  EXPECT_EQ(i8.find("lk_quantize_i8<true><<<"), std::string::npos);
+  EXPECT_EQ(i8.find("lk_quantize_i8<false><<<"), std::string::npos);
+  // gemv_prequant: the decode step's activations quantized once, row by row, and its GEMVs reading the copy.
+  const std::string gq = program(l, {{"numerics", "int8"}, {"gemv_prequant", true}});
+  EXPECT_NE(gq.find("lk_quantize_i8<false><<<dim3(1, 1), 64, 0, st>>>(f1_l0_h, f1_xq_l0_h, 256, 1);"), std::string::npos);
+  EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, lk_xq{(const int*)f1_xq_l0_h}"),
+            std::string::npos);
+  EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before
+  EXPECT_NE(s.why_invalid(knobs_of({{"gemv_prequant", true}})).find("int8"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
@@ -374,9 +384,26 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"attn_heads", 1},
                              {"pdl", true},
                              {"numerics", "precise"}},
-                        json{{"side_streams", true}, {"pdl", true}, {"numerics", "int8"}, {"max_chunk", 64}},
-                        json{{"gemm_prequant", true}, {"numerics", "int8x2"}, {"max_chunk", 64}, {"fuse_glu", true}},
-                        json{{"gemm_prequant", true}, {"numerics", "int8"}, {"max_chunk", 16}, {"gemm_rows", 32}}}) {
+                        json{{"side_streams", true},
+                             {"pdl", true},
+                             {"numerics", "int8"},
+                             {"max_chunk", 64},
+                             {"gemv_prequant", true},
+                             {"gemv_split", 2}},
+                        json{{"gemm_prequant", true},
+                             {"gemv_prequant", true},
+                             {"numerics", "int8x2"},
+                             {"max_chunk", 256},
+                             {"fuse_glu", true},
+                             {"fuse_qkv", true},
+                             {"fuse_rope_kv", true},
+                             {"fuse_rope", true}},
+                        json{{"gemm_prequant", true},
+                             {"gemv_prequant", true},
+                             {"fuse_norm", true},
+                             {"numerics", "int8"},
+                             {"max_chunk", 16},
+                             {"gemm_rows", 32}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

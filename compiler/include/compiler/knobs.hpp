@@ -33,12 +33,13 @@ struct Knobs {
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
-  int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp)
+  int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp; 16 prequantized)
   bool fuse_norm = false;      // the add + norm after the o and down projections done by the projection's last block
   int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)
   bool fuse_rope = false;      // rope, the per-head norm and the cache append done by the q/k/v projection's last block
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams
   bool gemm_prequant = false;  // a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read
+  bool gemv_prequant = false;  // the decode step's activations quantized once into an int8 buffer its GEMVs read
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

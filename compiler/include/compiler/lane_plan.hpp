@@ -69,7 +69,8 @@ struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from
   Ref out;
   int rows;
 };
-// On the tensor cores under gemm_prequant, a projection reads `xq`, x quantized once by a QuantizeI8 before it.
+// Under gemm_prequant (on the tensor cores) or gemv_prequant (the decode step), a projection reads `xq`, x quantized
+// once by a QuantizeI8 before it.
 struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   std::string w;
   Ref x;
@@ -90,13 +91,15 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   int rows;
   std::optional<std::string> xq;
 };
-// The int8 numerics' activations of a chunk quantized once (gemm_prequant): `rows` rows of `k` into `xq`, its words'
-// int8 values in the tensor cores' order then their f32 scales (kernels/gemm.cuh, lk_quantize_i8, has the layout).
+// The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
+// words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then
+// their f32 scales (kernels/gemm.cuh, lk_quantize_i8, has the layouts).
 struct QuantizeI8 {
   Ref x;
   std::string xq;
   int rows;
   size_t k;
+  bool fragments;
 };
 struct KvAppend {
   Ref k, v;
@@ -192,6 +195,10 @@ int int8_words(const knobs::Knobs& k);
 // Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8): the int8 numerics, a
 // Q8_0 matrix, and a chunk of whole 16-row tiles.
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
+
+// Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant on the
+// tensor cores, gemv_prequant in the decode step over a Q8_0 matrix under the int8 numerics.
+bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);

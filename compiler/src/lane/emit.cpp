@@ -176,6 +176,13 @@ size_t rope_pairs(const model::Model& m) {
   return cdiv(m.head_dim / 2, 32);
 }
 
+// A GEMV's input as its kernel takes it: x, or under gemv_prequant the quantized copy (an lk_xq, the kernel's last
+// template argument): {the template argument, or nothing; the argument}.
+std::pair<std::string, std::string> gemv_input(const std::optional<std::string>& xq, const Names& n, const Ref& x) {
+  if (!xq) return {"", n(x)};
+  return {", lk_xq", "lk_xq{(const int*)" + n.name(*xq) + "}"};
+}
+
 // A fused projection's statement over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` (the rope's
 // template arguments and its lk_rope_args) lk_gemv_parts_rope.
 std::string parts_statement(const GemvParts& op, const Plan& p, const Names& n, int at, int r,
@@ -199,10 +206,11 @@ std::string parts_statement(const GemvParts& op, const Plan& p, const Names& n, 
   }
   Ref x = op.x;
   x.offset += size_t(at) * w0.cols;
+  const auto [xt, xa] = gemv_input(op.xq, n, x);
   o << (rope ? "lk_gemv_parts_rope<" : "lk_gemv_parts<") << format_type(w0.type) << ", " << rpw << ", " << r
-    << (rope ? ", " + rope->first : "") << "><<<" << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps
+    << (rope ? ", " + rope->first : "") << xt << "><<<" << cdiv(total, size_t(warps) * rpw) << ", " << 32 * warps
     << ", 0, st>>>(lk_parts<" << format_type(w0.type) << ">{{" << ms.str() << "}, {" << bs.str() << "}, {" << ys.str()
-    << "}, {" << ns.str() << "}}, " << n(x) << ", " << w0.cols << (rope ? ", " + rope->second : "") << ");";
+    << "}, {" << ns.str() << "}}, " << xa << ", " << w0.cols << (rope ? ", " + rope->second : "") << ");";
   return o.str();
 }
 
@@ -234,13 +242,14 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             x.offset += size_t(at) * w.cols;
             y.offset += size_t(at) * w.rows;
             const int split = k.gemv_split;
+            const auto [xt, xa] = gemv_input(op.xq, n, x);
             if (split > 1)
-              o << "lk_gemv_split<" << format_type(w.type) << ", " << rpw << ", " << r << ", " << split << "><<<"
+              o << "lk_gemv_split<" << format_type(w.type) << ", " << rpw << ", " << r << ", " << split << xt << "><<<"
                 << cdiv(w.rows, size_t(warps / split) * rpw);
             else
-              o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << "><<<"
+              o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << xt << "><<<"
                 << cdiv(w.rows, size_t(warps) * rpw);
-            o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << n(x) << ", "
+            o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa << ", "
               << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
           });
         } else if constexpr (std::is_same_v<T, GemvParts>) {
@@ -265,9 +274,10 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             Ref x = op.x, y = op.out;
             x.offset += size_t(at) * g.cols;
             y.offset += size_t(at) * g.rows;
-            o << "lk_gemv_glu<" << format_type(g.type) << ", " << rpw << ", " << r << "><<<"
+            const auto [xt, xa] = gemv_input(op.xq, n, x);
+            o << "lk_gemv_glu<" << format_type(g.type) << ", " << rpw << ", " << r << xt << "><<<"
               << cdiv(g.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << g.name << ", " << u.name
-              << ", " << n(x) << ", " << n(y) << ", " << g.cols << ", " << g.rows << ");";
+              << ", " << xa << ", " << n(y) << ", " << g.cols << ", " << g.rows << ");";
           });
         } else if constexpr (std::is_same_v<T, GemvNorm>) {
           const Matrix& w = p.matrix(op.gemv.w);
@@ -278,9 +288,10 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             return;
           }
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
-          o << "lk_gemv_norm<" << format_type(w.type) << ", " << rpw << ", " << op.gemv.rows << "><<<"
-            << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", "
-            << n(op.gemv.x) << ", " << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols
+          const auto [xt, xa] = gemv_input(op.gemv.xq, n, op.gemv.x);
+          o << "lk_gemv_norm<" << format_type(w.type) << ", " << rpw << ", " << op.gemv.rows << xt << "><<<"
+            << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa
+            << ", " << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols
             << ", " << w.rows << ", lk_norm_tail{" << n(op.norm.x) << ", " << op.norm.w << ", " << n(op.norm.out)
             << ", " << m.d_model << ", " << flit(m.norm_eps) << "});";
         } else if constexpr (std::is_same_v<T, GemvRope>) {
@@ -293,7 +304,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
               rope_mode(op.rope, m) + ", " + std::to_string(rope_pairs(m)), rope_args(op.rope, p, n)};
           o << parts_statement(op.qkv, p, n, 0, op.qkv.rows, &rope);
         } else if constexpr (std::is_same_v<T, QuantizeI8>) {
-          o << "lk_quantize_i8<<<dim3(" << cdiv(op.k, 256) << ", " << op.rows << "), 64, 0, st>>>(" << n(op.x) << ", "
+          o << "lk_quantize_i8<" << (op.fragments ? "true" : "false") << "><<<dim3(" << cdiv(op.k, 256) << ", " << op.rows << "), 64, 0, st>>>(" << n(op.x) << ", "
             << n.name(op.xq) << ", " << op.k << ", " << op.rows << ");";
         } else if constexpr (std::is_same_v<T, Rope>) {
           const size_t heads = m.heads + m.kv_heads * (op.append ? 2 : 1);

@@ -56,7 +56,8 @@ json Knobs::to_json() const {
               {"attn_heads", attn_heads},
               {"fuse_rope", fuse_rope},
               {"side_streams", side_streams},
-              {"gemm_prequant", gemm_prequant}};
+              {"gemm_prequant", gemm_prequant},
+              {"gemv_prequant", gemv_prequant}};
 }
 
 Knobs Knobs::from_json(const json& j) {
@@ -101,6 +102,8 @@ void Knobs::set(const std::string& name, const json& v) {
     side_streams = parse_bool(v, "side_streams");
   else if (name == "gemm_prequant")
     gemm_prequant = parse_bool(v, "gemm_prequant");
+  else if (name == "gemv_prequant")
+    gemv_prequant = parse_bool(v, "gemv_prequant");
   else
     throw Error("unknown knob \"" + name + "\"");
 }
@@ -160,6 +163,10 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
        "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
        "warp 16 output rows and groups of 8 activation rows)",
        {false, true}},
+      {"gemv_prequant",
+       "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a unit), "
+       "instead of quantized by every warp",
+       {false, true}},
   };
 }
 
@@ -189,6 +196,7 @@ Space space(const model::Model& m, const Target& t) {
       "side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
       "gemm_prequant: the int8 numerics with chunks of 16 rows or more",
       "max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
+      "gemv_prequant: the int8 numerics",
   };
   return s;
 }
@@ -216,6 +224,7 @@ std::string Space::why_constrained(const Knobs& k) const {
     return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
   if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
     return "gemm_prequant needs the int8 numerics and chunks of 16 rows or more";
+  if (k.gemv_prequant && !int8) return "gemv_prequant needs the int8 numerics";
   if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
     return "max_chunk " + std::to_string(k.max_chunk) + " under the int8 numerics needs gemm_prequant (the staged GEMM "
            "holds at most 64 rows)";

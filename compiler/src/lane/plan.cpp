@@ -174,14 +174,15 @@ void assign_streams(Form& f) {
   }
 }
 
-// The activations and their quantized copy of a launch whose projection runs on the tensor cores, or nulls; `k` the
-// activations' width.
-std::pair<Ref*, std::optional<std::string>*> tensor_core_input(const Plan& p, Op& op, size_t& k) {
+// The activations and their quantized copy of a launch whose projection reads a copy (`quantized_input`), or nulls;
+// `k` and `rows` the activations' width and rows (a chunk's logits project its last row alone).
+std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Plan& p, Op& op, size_t& k, int& rows) {
   using Input = std::pair<Ref*, std::optional<std::string>*>;
-  auto of = [&](const std::string& w, int rows, Ref& x, std::optional<std::string>& xq) -> Input {
+  auto of = [&](const std::string& w, int r, Ref& x, std::optional<std::string>& xq) -> Input {
     const Matrix& m = p.matrix(w);
     k = m.cols;
-    if (!on_tensor_cores(p.knobs, m, rows)) return {nullptr, nullptr};
+    rows = r;
+    if (!quantized_input(p.knobs, m, r)) return {nullptr, nullptr};
     return {&x, &xq};
   };
   return std::visit(
@@ -197,27 +198,32 @@ std::pair<Ref*, std::optional<std::string>*> tensor_core_input(const Plan& p, Op
       op);
 }
 
-// gemm_prequant: before the first tensor-core projection of an activation buffer, one launch quantizes it; the
+// gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
+// launch quantizes it (in the tensor cores' order for a chunk's GEMMs, row by row for the decode step's GEMVs); the
 // projections after it read the copy until a launch writes the buffer again. (They list x among their reads too: the
 // CPU's model of the plan reads it.)
 void prequantize(const Plan& p, Form& f) {
-  std::map<std::string, std::string> fresh;  // an activation buffer -> its quantized copy, while it is unchanged
+  // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
+  std::map<std::pair<std::string, size_t>, std::string> fresh;
   std::vector<Launch> out;
   for (Launch& l : f.launches) {
     size_t k = 0;
-    if (auto [x, xq] = tensor_core_input(p, l.op, k); x) {
-      auto it = fresh.find(x->buf);
+    int rows = 0;
+    if (auto [x, xq] = prequantized_input(p, l.op, k, rows); x) {
+      const std::pair<std::string, size_t> from = {x->buf, x->offset};
+      auto it = fresh.find(from);
       if (it == fresh.end()) {
-        const std::string name = "xq_" + x->buf;
-        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, f.rows, k), Elem::Int, Life::Step});
-        out.push_back(Launch{QuantizeI8{*x, name, f.rows, k}, {x->buf}, {name}, "quantize", name});
-        it = fresh.emplace(x->buf, name).first;
+        const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
+        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k), Elem::Int, Life::Step});
+        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1}, {x->buf}, {name}, "quantize", name});
+        it = fresh.emplace(from, name).first;
       }
       *xq = it->second;
       l.reads.push_back(it->second);
     }
     out.push_back(std::move(l));
-    for (const std::string& w : out.back().writes) fresh.erase(w);
+    for (const std::string& w : out.back().writes)
+      std::erase_if(fresh, [&](const auto& e) { return e.first.first == w; });
   }
   f.launches = std::move(out);
 }
@@ -230,6 +236,11 @@ int int8_words(const knobs::Knobs& k) {
 
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
   return int8_words(k) > 0 && w.type == ggml::Type::Q8_0 && rows >= 16 && rows % 16 == 0;
+}
+
+bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
+  if (k.gemm_prequant && on_tensor_cores(k, w, rows)) return true;
+  return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && w.type == ggml::Type::Q8_0;
 }
 
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k) {
@@ -386,7 +397,7 @@ Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, 
     Form f;
     f.rows = r;
     build_form(p, f);
-    if (k.gemm_prequant) prequantize(p, f);
+    if (k.gemm_prequant || k.gemv_prequant) prequantize(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
