@@ -6,11 +6,88 @@
 #define LK_GEMV_AHEAD 4
 #endif
 
-// The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each lane's 16 activations of a unit quantized
-// with its neighbour's (the unit's other half of the 32-block: lanes pair as units do) and multiplied in integers.
-// The loop is uniform over the warp so that the pairs' shuffles see every lane.
-template <int RPW, int R, int STRIDE>
-LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int k, int n, int row0,
+// A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy, row-major: the words'
+// int8 values [P][R][k], then their f32 scales [P][R][k / 32]. As a GEMV kernel's input (its last template argument).
+struct lk_xq {
+  const int* q;
+};
+// A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
+template <class X>
+struct lk_in {
+  using type = X;
+};
+template <>
+struct lk_in<const lk_act*> {
+  using type = const lk_act* __restrict__;
+};
+
+// A unit's 16 int8 activations (4 packed words) against the RPW rows' 16 weights: each row's integer sum, scaled by
+// the activations' word scale d, added to sum[i].
+template <int RPW>
+LK_DEVICE void lk_dp4a_rows(const int4 (&wq)[RPW], int a0, int a1, int a2, int a3, float d, float (&sum)[RPW]) {
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) {
+    int s = __dp4a(wq[i].x, a0, 0);
+    s = __dp4a(wq[i].y, a1, s);
+    s = __dp4a(wq[i].z, a2, s);
+    s = __dp4a(wq[i].w, a3, s);
+    sum[i] += d * (float)s;
+  }
+}
+
+// One unit of row r's int8 sums, its activations quantized here: the lane's 16 values with its neighbour's (the
+// unit's other half of the 32-block: lanes pair as units do), by the rule of lk_i8_scale / lk_i8_q, word by word (the
+// residual the next word's input). Uniform over the warp (the pairs' shuffles see every lane).
+template <int RPW, int R>
+LK_DEVICE void lk_i8_unit(const lk_act* __restrict__ x, int k, int r, int u, bool ok, const int4 (&wq)[RPW],
+                          float (&sum)[RPW]) {
+  float v[16];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
+                        : make_float4(0.f, 0.f, 0.f, 0.f);
+    v[4 * j] = f.x;
+    v[4 * j + 1] = f.y;
+    v[4 * j + 2] = f.z;
+    v[4 * j + 3] = f.w;
+  }
+#pragma unroll
+  for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
+    float amax = 0.f;
+#pragma unroll
+    for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+    const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
+    int q[16], p[4];
+#pragma unroll
+    for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], inv);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    lk_dp4a_rows(wq, p[0], p[1], p[2], p[3], d, sum);
+#pragma unroll
+    for (int e = 0; e < 16; ++e) v[e] -= d * (float)q[e];  // the residual, the second word's input
+  }
+}
+
+// The same from gemv_prequant's copy: the unit's words and their scales read, not computed.
+template <int RPW, int R>
+LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq)[RPW], float (&sum)[RPW]) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  const signed char* xq = reinterpret_cast<const signed char*>(x.q);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k) + u) : make_int4(0, 0, 0, 0);
+    const float d = ok ? __ldg(xs + ((size_t)p * R + r) * (k / 32) + u / 2) : 0.f;
+    lk_dp4a_rows(wq, a.x, a.y, a.z, a.w, d, sum);
+  }
+}
+
+// The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
+// (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
+// the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
+template <int RPW, int R, int STRIDE, class X>
+LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0,
                                lk_acc (&acc)[RPW][R], int first) {
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
@@ -42,121 +119,10 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, const lk_act* __restrict__ x, int
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        float v[16];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
-                              : make_float4(0.f, 0.f, 0.f, 0.f);
-          v[4 * j] = f.x;
-          v[4 * j + 1] = f.y;
-          v[4 * j + 2] = f.z;
-          v[4 * j + 3] = f.w;
-        }
         float sum[RPW];
 #pragma unroll
         for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
-#pragma unroll
-        for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
-          float amax = 0.f;
-#pragma unroll
-          for (int e = 0; e < 16; ++e) amax = fmaxf(amax, fabsf(v[e]));
-          amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-          const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
-          int q[16], p[4];
-#pragma unroll
-          for (int e = 0; e < 16; ++e) q[e] = lk_i8_q(v[e], inv);
-#pragma unroll
-          for (int j = 0; j < 4; ++j) p[j] = lk_i8_pack(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
-#pragma unroll
-          for (int i = 0; i < RPW; ++i) {
-            int s = __dp4a(wq[i].x, p[0], 0);
-            s = __dp4a(wq[i].y, p[1], s);
-            s = __dp4a(wq[i].z, p[2], s);
-            s = __dp4a(wq[i].w, p[3], s);
-            sum[i] += d * (float)s;
-          }
-#pragma unroll
-          for (int e = 0; e < 16; ++e) v[e] -= d * (float)q[e];  // the residual, the second word's input
-        }
-#pragma unroll
-        for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < RPW; ++i)
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
-}
-
-// A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy, row-major: the words'
-// int8 values [P][R][k], then their f32 scales [P][R][k / 32]. As a GEMV kernel's input (its last template argument).
-struct lk_xq {
-  const int* q;
-};
-// A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
-template <class X>
-struct lk_in {
-  using type = X;
-};
-template <>
-struct lk_in<const lk_act*> {
-  using type = const lk_act* __restrict__;
-};
-
-// gemv_prequant's sums: lk_gemv_sums_i8's, each unit's int8 words and scales read from the copy (one 16-byte load and
-// one scale a word) instead of quantized by every warp that reads the activations: the same integers, scales and sums.
-template <int RPW, int R, int STRIDE>
-LK_DEVICE void lk_gemv_sums_i8q(const lk_q8& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R], int first) {
-  constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  const signed char* __restrict__ xq = reinterpret_cast<const signed char*>(x.q);
-  const float* __restrict__ xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
-#pragma unroll
-  for (int i = 0; i < RPW; ++i)
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[i][r] = 0;
-  const int units = k / 16;
-  for (int base0 = 0; base0 < units; base0 += STRIDE * LK_GEMV_AHEAD) {
-    lk_fmt<lk_q8>::Raw raw[LK_GEMV_AHEAD][RPW];
-#pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
-#pragma unroll
-      for (int i = 0; i < RPW; ++i) {
-        const int u = base0 + j * STRIDE + first;
-        if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
-      }
-#pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
-      const int base = base0 + j * STRIDE;
-      if (base >= units) break;
-      const int u = base + first;
-      const bool ok = u < units;  // (a lane past the end adds zeros, as in lk_gemv_sums_i8)
-      int4 wq[RPW];
-      float ws[RPW];
-#pragma unroll
-      for (int i = 0; i < RPW; ++i) {
-        wq[i] = ok ? raw[j][i].q : make_int4(0, 0, 0, 0);
-        ws[i] = ok ? __half2float(raw[j][i].s) : 0.f;
-      }
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        float sum[RPW];
-#pragma unroll
-        for (int i = 0; i < RPW; ++i) sum[i] = 0.f;
-#pragma unroll
-        for (int p = 0; p < P; ++p) {
-          const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k) + u)
-                            : make_int4(0, 0, 0, 0);
-          const float d = ok ? __ldg(xs + ((size_t)p * R + r) * (k / 32) + u / 2) : 0.f;
-#pragma unroll
-          for (int i = 0; i < RPW; ++i) {
-            int s = __dp4a(wq[i].x, a.x, 0);
-            s = __dp4a(wq[i].y, a.y, s);
-            s = __dp4a(wq[i].z, a.z, s);
-            s = __dp4a(wq[i].w, a.w, s);
-            sum[i] += d * (float)s;
-          }
-        }
+        lk_i8_unit<RPW, R>(x, k, r, u, ok, wq, sum);
 #pragma unroll
         for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
       }
@@ -220,13 +186,13 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 template <class M, int RPW, int R, int STRIDE = 32>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
-  lk_gemv_sums_i8q<RPW, R, STRIDE>(m, x, k, n, row0, acc, first);  // (a copy feeds the int8 numerics' Q8_0 GEMVs)
+  lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's Q8_0 GEMVs)
 }
 template <class M, int RPW, int R, int STRIDE = 32>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
-    lk_gemv_sums_i8<RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*>(m, x, k, n, row0, acc, first);
   else
     lk_gemv_sums_f<M, RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
 }
