@@ -36,7 +36,7 @@ LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
 }
 
 #define LK_GEMM_KB (LK_GEMM_COLS / 32)  // 32-blocks a stage
-#define LK_GEMM_BATCH 4                  // staging loads a warp has in flight at once
+#define LK_GEMM_BATCH 4                 // staging loads a warp has in flight at once
 
 template <int R, bool GLU>
 __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const float* __restrict__ x,
@@ -81,16 +81,18 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
         ws[b][mat][1] = ok ? __half2float(w.s[orow[1] * kb + blk]) : 0.f;
       }
     __syncthreads();  // the last stage's readers are done
-    // Stage x: a (row, 32-block) job takes 8 lanes of 4 values, a warp 4 jobs a step, LK_GEMM_BATCH steps' loads at once.
+    // Stage x: a (row, 32-block) job takes 8 lanes of 4 values, a warp 4 jobs a step, LK_GEMM_BATCH steps' loads at
+    // once.
     const int jobs = R * nb;
     for (int j0 = warp * 4; j0 < jobs; j0 += warps * 4 * LK_GEMM_BATCH) {
       float4 v4[LK_GEMM_BATCH];
 #pragma unroll
       for (int i = 0; i < LK_GEMM_BATCH; ++i) {
         const int job = j0 + i * warps * 4 + (lane >> 3);
-        v4[i] = job < jobs ? *reinterpret_cast<const float4*>(x + (size_t)(job / nb) * k + k0 + (job % nb) * 32 +
-                                                              (lane & 7) * 4)
-                           : make_float4(0.f, 0.f, 0.f, 0.f);
+        v4[i] =
+            job < jobs
+                ? *reinterpret_cast<const float4*>(x + (size_t)(job / nb) * k + k0 + (job % nb) * 32 + (lane & 7) * 4)
+                : make_float4(0.f, 0.f, 0.f, 0.f);
       }
 #pragma unroll
       for (int i = 0; i < LK_GEMM_BATCH; ++i) {
@@ -159,7 +161,8 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
 // by row: the values [P][rows][k], then the scales [P][rows][k / 32]. A thread 4 values, 8 threads a 32-block, a
 // block 256 columns of a row.
 template <bool FRAG>
-__global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
+__global__ void __launch_bounds__(64)
+    lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
   lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const int r = blockIdx.y, c = (blockIdx.x * 64 + threadIdx.x) * 4;
@@ -193,9 +196,9 @@ __global__ void __launch_bounds__(64) lk_quantize_i8(const float* __restrict__ x
 // by the TN groups. No shared memory, no barrier; each output's sums in lk_gemm_i8's order and expression (activation
 // scale times weight scale times the integer sum, 32-blocks in order, words inside): its results bit for bit.
 template <bool GLU, int TN>
-__global__ void __launch_bounds__(128) lk_gemm_i8q(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq,
-                                                   const float* __restrict__ bias, float* __restrict__ y, int k, int n,
-                                                   int rows) {
+__global__ void __launch_bounds__(128)
+    lk_gemm_i8q(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq, const float* __restrict__ bias, float* __restrict__ y,
+                int k, int n, int rows) {
   lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;  // words an activation
   constexpr int M = GLU ? 2 : 1;           // matrices

@@ -44,8 +44,8 @@ LK_DEVICE void lk_i8_unit(const lk_act* __restrict__ x, int k, int r, int u, boo
   float v[16];
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const float4 f = ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j]
-                        : make_float4(0.f, 0.f, 0.f, 0.f);
+    const float4 f =
+        ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j] : make_float4(0.f, 0.f, 0.f, 0.f);
     v[4 * j] = f.x;
     v[4 * j + 1] = f.y;
     v[4 * j + 2] = f.z;
@@ -87,8 +87,8 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
 template <int RPW, int R, int STRIDE, class X>
-LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0,
-                               lk_acc (&acc)[RPW][R], int first) {
+LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+                               int first) {
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll

@@ -26,7 +26,7 @@ class LaneSim {
         m_(plan.model),
         words_(plan.knobs.numerics == knobs::Numerics::Int8     ? 1
                : plan.knobs.numerics == knobs::Numerics::Int8x2 ? 2
-                                                                 : 0) {
+                                                                : 0) {
     arena_.assign(p_.arena_bytes, 0xff);
     for (const auto& [name, b] : p_.carried) carried_[name].assign(b.count * 8, 0);  // room for any element type
     for (const lane::Matrix& w : p_.matrices) {
@@ -87,7 +87,8 @@ class LaneSim {
   }
 
   // The int8 numerics' view of activations: each 32-block as the sum of `words_` int8 words times their scales, by
-  // the kernels' rule (kernels/formats.cuh: d = max|x| / 127 in f32, q = x * (127 / max|x|) rounded to the nearest, ties to even).
+  // the kernels' rule (kernels/formats.cuh: d = max|x| / 127 in f32, q = x * (127 / max|x|) rounded to the nearest,
+  // ties to even).
   std::vector<double> int8_view(const T* x, size_t n) const {
     std::vector<double> out(n, 0.0);
     for (size_t b = 0; b < n; b += 32) {
@@ -109,8 +110,8 @@ class LaneSim {
 
   // Where a QuantizeI8 buffer as lk_quantize_i8 lays it out keeps word `word`'s value of row r, column i (of rows x k),
   // and its 32-block's f32 scale. A chunk's copy (in the tensor cores' order): the values [words][rows / 8][k / 32][32
-  // lanes][8 bytes], lane 4 (r % 8) + t holding bytes 8t .. 8t + 7 of its row's 32-block, then the scales [words][rows /
-  // 8][k / 32][8]; the decode step's (one row): the values [words][rows][k], then the scales [words][rows][k / 32].
+  // lanes][8 bytes], lane 4 (r % 8) + t holding bytes 8t .. 8t + 7 of its row's 32-block, then the scales [words][rows
+  // / 8][k / 32][8]; the decode step's (one row): the values [words][rows][k], then the scales [words][rows][k / 32].
   static size_t quantized_value_at(int word, int rows, int r, size_t k, size_t i) {
     if (rows == 1) return (size_t(word) * rows + r) * k + i;
     return quantized_group_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;
@@ -137,7 +138,8 @@ class LaneSim {
     std::vector<double> out(k, 0.0);
     for (int word = 0; word < words_; ++word)
       for (size_t i = 0; i < k; ++i)
-        out[i] += double(quantized_scale(f, xq, word, rows, r, k, i)) * double(q[quantized_value_at(word, rows, r, k, i)]);
+        out[i] +=
+            double(quantized_scale(f, xq, word, rows, r, k, i)) * double(q[quantized_value_at(word, rows, r, k, i)]);
     return out;
   }
 
@@ -150,7 +152,8 @@ class LaneSim {
     T* y = act(f, g.y);
     for (int r = 0; r < g.rows; ++r) {
       std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
-      if (words_ && w.type == ggml::Type::Q8_0) xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
+      if (words_ && w.type == ggml::Type::Q8_0)
+        xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
         for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * xr[i];

@@ -55,7 +55,8 @@ const json kKnobSets[] = {
          {"max_chunk", 16}},
     json{{"numerics", "int8"}, {"side_streams", true}, {"max_chunk", 64}, {"attn_splits", 2}},
     json{{"numerics", "precise"}, {"side_streams", true}, {"fuse_qkv", true}, {"max_chunk", 4}},
-    json{{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"side_streams", true}, {"fuse_glu", true}},
+    json{
+        {"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"side_streams", true}, {"fuse_glu", true}},
     json{{"numerics", "int8"},
          {"gemm_prequant", true},
          {"max_chunk", 16},
@@ -69,10 +70,14 @@ const json kKnobSets[] = {
 // int8 numerics quantizes as the kernels do, so these are the GPU's bounds too).
 double bound(knobs::Numerics n) {
   switch (n) {
-    case knobs::Numerics::Precise: return 1e-12;
-    case knobs::Numerics::Dequant: return 1e-5;
-    case knobs::Numerics::Int8: return 3e-2;
-    case knobs::Numerics::Int8x2: return 1e-3;
+    case knobs::Numerics::Precise:
+      return 1e-12;
+    case knobs::Numerics::Dequant:
+      return 1e-5;
+    case knobs::Numerics::Int8:
+      return 3e-2;
+    case knobs::Numerics::Int8x2:
+      return 1e-3;
   }
   return 0;
 }

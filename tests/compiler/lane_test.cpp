@@ -286,16 +286,19 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   // reading the copy, a warp 16 output rows and groups of 8 activation rows (1 group here: tiny-qwen3's 512 rows of
   // q give too few warps for more); decode untouched.
   const std::string pq = program(l, {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}});
-  EXPECT_NE(pq.find("lk_quantize_i8<true><<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"), std::string::npos);
+  EXPECT_NE(pq.find("lk_quantize_i8<true><<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"),
+            std::string::npos);
   EXPECT_NE(
-      pq.find("lk_gemm_i8q<false, 1><<<dim3(8, 8), 128, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
+      pq.find(
+          "lk_gemm_i8q<false, 1><<<dim3(8, 8), 128, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
       std::string::npos);
   EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<true><<<"), std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<false><<<"), std::string::npos);
   // gemv_prequant: the decode step's activations quantized once, row by row, and its GEMVs reading the copy.
   const std::string gq = program(l, {{"numerics", "int8"}, {"gemv_prequant", true}});
-  EXPECT_NE(gq.find("lk_quantize_i8<false><<<dim3(1, 1), 64, 0, st>>>(f1_l0_h, f1_xq_l0_h, 256, 1);"), std::string::npos);
+  EXPECT_NE(gq.find("lk_quantize_i8<false><<<dim3(1, 1), 64, 0, st>>>(f1_l0_h, f1_xq_l0_h, 256, 1);"),
+            std::string::npos);
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, lk_xq{(const int*)f1_xq_l0_h}"),
             std::string::npos);
   EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before

@@ -135,7 +135,8 @@ struct GemvNorm {  // the projection, then the norm that adds its output to the 
   Gemv gemv;
   AddNorm norm;
 };
-struct GemvRope {  // the fused q/k/v projection, then rope with the cache append (rope.q, k and append.v are its outputs)
+struct GemvRope {  // the fused q/k/v projection, then rope with the cache append (rope.q, k and append.v are its
+                   // outputs)
   GemvParts qkv;
   Rope rope;
 };

@@ -26,9 +26,9 @@ size_t cdiv(size_t a, size_t b) {
 constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library files every lane includes, in order.
-const char* const kLibrary[] = {"prelude.cuh", "stall.cuh", "formats.cuh",   "embed.cuh",  "norm.cuh",
-                                "rope.cuh",    "gemv.cuh",  "gemm.cuh",      "kv.cuh",     "attention.cuh",
-                                "swiglu.cuh",  "argmax.cuh", "xxh64.cuh",    "host.cuh"};
+const char* const kLibrary[] = {"prelude.cuh", "stall.cuh",  "formats.cuh", "embed.cuh", "norm.cuh",
+                                "rope.cuh",    "gemv.cuh",   "gemm.cuh",    "kv.cuh",    "attention.cuh",
+                                "swiglu.cuh",  "argmax.cuh", "xxh64.cuh",   "host.cuh"};
 
 // The C type a matrix format's handle takes in the kernels, and the elements of its 16-byte unit.
 std::string format_type(ggml::Type t) {
@@ -119,9 +119,8 @@ void gemm(std::ostream& o, const Plan& p, const Matrix& w, const Matrix* u, cons
   const int warps = p.knobs.gemm_rows / 16;
   int tn = 4;
   while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p.target.sms))) tn /= 2;
-  o << "lk_gemm_i8q<" << glu << ", " << tn << "><<<dim3(" << cdiv(w.rows, size_t(16 * warps)) << ", "
-    << rows / (8 * tn) << "), " << 32 * warps << ", 0, st>>>(" << mats << "(const int*)" << xq << tail << ", " << rows
-    << ");";
+  o << "lk_gemm_i8q<" << glu << ", " << tn << "><<<dim3(" << cdiv(w.rows, size_t(16 * warps)) << ", " << rows / (8 * tn)
+    << "), " << 32 * warps << ", 0, st>>>(" << mats << "(const int*)" << xq << tail << ", " << rows << ");";
 }
 
 // A launch statement `kernel<<<grid, block, smem, st>>>(args);` as lk_launch(kernel, dim3(grid), dim3(block), smem,
@@ -249,8 +248,8 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             else
               o << "lk_gemv<" << format_type(w.type) << ", " << rpw << ", " << r << xt << "><<<"
                 << cdiv(w.rows, size_t(warps) * rpw);
-            o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa << ", "
-              << (op.bias ? *op.bias : "nullptr") << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
+            o << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa << ", " << (op.bias ? *op.bias : "nullptr")
+              << ", " << n(y) << ", " << w.cols << ", " << w.rows << ");";
           });
         } else if constexpr (std::is_same_v<T, GemvParts>) {
           const Matrix& w0 = p.matrix(op.parts[0].w);
@@ -290,22 +289,24 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           const int rpw = k.gemv_rows_per_warp, warps = k.gemv_warps;
           const auto [xt, xa] = gemv_input(op.gemv.xq, n, op.gemv.x);
           o << "lk_gemv_norm<" << format_type(w.type) << ", " << rpw << ", " << op.gemv.rows << xt << "><<<"
-            << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa
-            << ", " << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols
-            << ", " << w.rows << ", lk_norm_tail{" << n(op.norm.x) << ", " << op.norm.w << ", " << n(op.norm.out)
-            << ", " << m.d_model << ", " << flit(m.norm_eps) << "});";
+            << cdiv(w.rows, size_t(warps) * rpw) << ", " << 32 * warps << ", 0, st>>>(" << w.name << ", " << xa << ", "
+            << op.gemv.bias.value_or("nullptr") << ", " << n(op.gemv.y) << ", " << w.cols << ", " << w.rows
+            << ", lk_norm_tail{" << n(op.norm.x) << ", " << op.norm.w << ", " << n(op.norm.out) << ", " << m.d_model
+            << ", " << flit(m.norm_eps) << "});";
         } else if constexpr (std::is_same_v<T, GemvRope>) {
           if (op.qkv.rows > 8 || on_tensor_cores(k, p.matrix(op.qkv.parts[0].w), op.qkv.rows)) {
             // Chunks of slabs or on the tensor cores: the projection's launches, then rope's.
-            o << launch(Launch{op.qkv, {}, {}, "", ""}, p, n) << "\n  " << launch(Launch{op.rope, {}, {}, "", ""}, p, n);
+            o << launch(Launch{op.qkv, {}, {}, "", ""}, p, n) << "\n  "
+              << launch(Launch{op.rope, {}, {}, "", ""}, p, n);
             return;
           }
           const std::pair<std::string, std::string> rope = {
               rope_mode(op.rope, m) + ", " + std::to_string(rope_pairs(m)), rope_args(op.rope, p, n)};
           o << parts_statement(op.qkv, p, n, 0, op.qkv.rows, &rope);
         } else if constexpr (std::is_same_v<T, QuantizeI8>) {
-          o << "lk_quantize_i8<" << (op.fragments ? "true" : "false") << "><<<dim3(" << cdiv(op.k, 256) << ", " << op.rows << "), 64, 0, st>>>(" << n(op.x) << ", "
-            << n.name(op.xq) << ", " << op.k << ", " << op.rows << ");";
+          o << "lk_quantize_i8<" << (op.fragments ? "true" : "false") << "><<<dim3(" << cdiv(op.k, 256) << ", "
+            << op.rows << "), 64, 0, st>>>(" << n(op.x) << ", " << n.name(op.xq) << ", " << op.k << ", " << op.rows
+            << ");";
         } else if constexpr (std::is_same_v<T, Rope>) {
           const size_t heads = m.heads + m.kv_heads * (op.append ? 2 : 1);
           o << "lk_rope<" << rope_mode(op, m) << ", " << (op.append ? "true" : "false") << ", " << rope_pairs(m)
@@ -318,11 +319,10 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
           o << "lk_attention<" << op.heads << ", " << cdiv(m.head_dim, 32) << ", " << cdiv(m.value_dim, 32)
             << "><<<dim3(" << m.kv_heads * (m.group() / op.heads) << ", " << op.splits << ", " << op.rows
             << "), 128, lk_attention_smem(" << op.heads << ", " << cdiv(m.value_dim, 32) << "), st>>>(" << n(op.q)
-            << ", " << n.name(op.kc) << ", "
-            << n.name(op.vc) << ", s_pos, " << (op.part ? "nullptr" : n(op.out)) << ", "
-            << (op.part ? "(lk_acc*)" + n(*op.part) : "nullptr") << ", " << m.heads << ", " << m.head_dim << ", "
-            << m.value_dim << ", " << p.ctx << ", " << dlit(1.0 / std::sqrt(double(m.head_dim))) << ", " << op.splits
-            << ", " << m.group() << ");";
+            << ", " << n.name(op.kc) << ", " << n.name(op.vc) << ", s_pos, " << (op.part ? "nullptr" : n(op.out))
+            << ", " << (op.part ? "(lk_acc*)" + n(*op.part) : "nullptr") << ", " << m.heads << ", " << m.head_dim
+            << ", " << m.value_dim << ", " << p.ctx << ", " << dlit(1.0 / std::sqrt(double(m.head_dim))) << ", "
+            << op.splits << ", " << m.group() << ");";
         } else if constexpr (std::is_same_v<T, Fold>) {
           o << "lk_attention_fold<<<dim3(" << m.heads << ", " << op.rows << "), "
             << cdiv(std::min<size_t>(m.value_dim, 256), 32) * 32 << ", 0, st>>>((const lk_acc*)" << n(op.part) << ", "
@@ -332,8 +332,7 @@ std::string launch(const Launch& l, const Plan& p, const Names& n) {
             << n(op.out) << ", " << op.n << ");";
         } else if constexpr (std::is_same_v<T, ArgMax>) {
           o << "lk_argmax<<<" << std::min<size_t>(256, cdiv(m.vocab, 2048)) << ", 256, 0, st>>>(" << n(op.logits)
-            << ", " << m.vocab << ", s_tok, s_gen, s_count, s_pos, "
-            << op.rows << ");";
+            << ", " << m.vocab << ", s_tok, s_gen, s_count, s_pos, " << op.rows << ");";
         }
       },
       l.op);
@@ -358,7 +357,8 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "// A lane compiled by lane-tune " << version() << " for " << m.name << " (" << m.architecture << ", "
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
-     << "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include <cstdio>\n"
+     << "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include "
+        "<cstdio>\n"
      << "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
      << "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
      << "#include <type_traits>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"

@@ -147,8 +147,11 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
       {"pdl",
        "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
        {false, true}},
-      {"gemm_rows", "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)", {64, 32}},
-      {"fuse_norm", "the add + norm after the o and down projections done by the projection's last block",
+      {"gemm_rows",
+       "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)",
+       {64, 32}},
+      {"fuse_norm",
+       "the add + norm after the o and down projections done by the projection's last block",
        {false, true}},
       {"attn_heads",
        "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
@@ -157,14 +160,14 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
       {"fuse_rope",
        "rope, the per-head norm and the cache append done by the fused q/k/v projection's last block (decode)",
        {false, true}},
-      {"side_streams", "launches that do not depend on each other run side by side, joined by events",
-       {false, true}},
+      {"side_streams", "launches that do not depend on each other run side by side, joined by events", {false, true}},
       {"gemm_prequant",
        "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
        "warp 16 output rows and groups of 8 activation rows)",
        {false, true}},
       {"gemv_prequant",
-       "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a unit), "
+       "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a "
+       "unit), "
        "instead of quantized by every warp",
        {false, true}},
   };
@@ -226,7 +229,8 @@ std::string Space::why_constrained(const Knobs& k) const {
     return "gemm_prequant needs the int8 numerics and chunks of 16 rows or more";
   if (k.gemv_prequant && !int8) return "gemv_prequant needs the int8 numerics";
   if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
-    return "max_chunk " + std::to_string(k.max_chunk) + " under the int8 numerics needs gemm_prequant (the staged GEMM "
+    return "max_chunk " + std::to_string(k.max_chunk) +
+           " under the int8 numerics needs gemm_prequant (the staged GEMM "
            "holds at most 64 rows)";
   if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
   const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
@@ -237,8 +241,7 @@ std::string Space::why_constrained(const Knobs& k) const {
     return "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)";
   if (k.side_streams && k.fuse_qkv && k.fuse_glu)
     return "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are independent";
-  if (k.pdl && target.arch < 90)
-    return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
+  if (k.pdl && target.arch < 90) return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
   if (k.fuse_qkv) {
     for (uint64_t rows : {uint64_t(model.heads) * model.head_dim, uint64_t(model.kv_heads) * model.head_dim,
                           uint64_t(model.kv_heads) * model.value_dim})

@@ -78,8 +78,9 @@ void build_form(Plan& p, Form& f) {
     const std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
                                      Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
     if (p.knobs.fuse_rope) {  // (with fuse_qkv and fuse_rope_kv)
-      b.add(GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
-            {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
+      b.add(
+          GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
+          {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
     } else if (p.knobs.fuse_qkv) {
       b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
     } else {
