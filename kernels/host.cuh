@@ -1,6 +1,7 @@
 // The lane's host side: its command line, the checks of its checkpoint and sidecar, its memory pools, the uploads of
-// the weights straight from the mapped checkpoint, and the drive loop that prefills, generates and prints the output
-// contract (version 1). The emitted part of a program declares its constants and forms and calls into this.
+// the weights straight from the mapped checkpoint, and the drive loop that prefills, generates, measures and prints
+// the output contract (version 2). The emitted part of a program declares its constants and forms and calls into
+// this; so does the resident host (resident.cuh), which runs many lanes' images over one upload of the weights.
 
 #define CK(x)                                                                                          \
   do {                                                                                                 \
@@ -21,6 +22,9 @@ struct lk_args {
   const char* sidecar = nullptr;
   FILE* logits = nullptr;
   std::vector<std::pair<int, std::vector<int>>> jobs;  // (n_gen, prompt)
+  int workload_prompt = 0, workload_gen = 0;           // --workload P,G: a prompt of P tokens, G generated
+  int repeat = 1, warmup = 0;                          // the workload's timed and untimed runs
+  std::vector<unsigned long long> stagger_check;       // seeds the prompts are run again under, compared bit for bit
 };
 
 static int lk_usage(const char* prog) {
@@ -29,7 +33,10 @@ static int lk_usage(const char* prog) {
           "       %s <checkpoint.gguf> <sidecar> --prompts <file> [--logits <file>]  (a line a prompt: <n_gen> <token> ...)\n"
           "       --profile anywhere times every launch of every step\n"
           "       --stagger <seed> anywhere holds each launch back by a stall drawn from the seed\n"
-          "       --device-bytes <n> anywhere keeps the program to n device bytes, the matrices past them in host memory\n",
+          "       --device-bytes <n> anywhere keeps the program to n device bytes, the matrices past them in host memory\n"
+          "       --workload <P>,<G> times a prompt of P tokens generating G after the prompts (--repeat <n> times, after\n"
+          "         --warmup <n> untimed runs; --profile then times every launch of one more run of it)\n"
+          "       --stagger-check <seed>[,<seed>...] runs the prompts again under each seed: their logits must not change\n",
           prog, prog);
   return 2;
 }
@@ -68,6 +75,36 @@ static int lk_parse_args(int argc, char** argv, lk_args& a, int vocab, int ctx) 
       const char* x = value("--device-bytes");
       if (!x || !lk_number(x, 0, LLONG_MAX, &v, "--device-bytes")) return 2;
       a.device_bytes = (size_t)v;
+    } else if (s == "--workload") {
+      const char* x = value("--workload");
+      if (!x) return 2;
+      const char* comma = strchr(x, ',');
+      if (!comma) { fprintf(stderr, "--workload takes <prompt>,<generated>, not \"%s\"\n", x); return 2; }
+      const std::string p(x, (size_t)(comma - x));
+      long long g = 0;
+      if (!lk_number(p.c_str(), 1, ctx, &v, "--workload's prompt") ||
+          !lk_number(comma + 1, 1, ctx, &g, "--workload's generated tokens"))
+        return 2;
+      if (v + g > ctx) {
+        fprintf(stderr, "--workload %lld,%lld needs %lld positions; the lane holds %d\n", v, g, v + g, ctx);
+        return 2;
+      }
+      a.workload_prompt = (int)v; a.workload_gen = (int)g;
+    } else if (s == "--repeat" || s == "--warmup") {
+      const char* x = value(s.c_str());
+      if (!x || !lk_number(x, s == "--repeat" ? 1 : 0, 1000000, &v, s.c_str())) return 2;
+      (s == "--repeat" ? a.repeat : a.warmup) = (int)v;
+    } else if (s == "--stagger-check") {
+      const char* x = value("--stagger-check");
+      if (!x) return 2;
+      for (const char* at = x;;) {
+        const char* comma = strchr(at, ',');
+        std::string one(at, comma ? (size_t)(comma - at) : strlen(at));
+        if (!lk_number(one.c_str(), 0, LLONG_MAX, &v, "--stagger-check's seed")) return 2;
+        a.stagger_check.push_back((unsigned long long)v);
+        if (!comma) break;
+        at = comma + 1;
+      }
     } else if (s == "--logits") {
       if (!(logits_path = value("--logits"))) return 2;
     } else if (s == "--prompts") {
@@ -323,6 +360,7 @@ static std::vector<lk_span> lk_spans;
 static CUptiResult (*lk_cupti_next)(uint8_t*, size_t, CUpti_Activity**) = nullptr;
 static CUptiResult (*lk_cupti_flush)(uint32_t) = nullptr;
 static CUptiResult (*lk_cupti_enable)(CUpti_ActivityKind) = nullptr;
+static CUptiResult (*lk_cupti_disable)(CUpti_ActivityKind) = nullptr;
 
 static void CUPTIAPI lk_cupti_buffer(uint8_t** buf, size_t* size, size_t* max_records) {
   *size = 8u << 20;
@@ -356,13 +394,15 @@ static bool lk_cupti_load() {
   lk_cupti_enable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityEnable");
   lk_cupti_next = (CUptiResult(*)(uint8_t*, size_t, CUpti_Activity**))dlsym(h, "cuptiActivityGetNextRecord");
   lk_cupti_flush = (CUptiResult(*)(uint32_t))dlsym(h, "cuptiActivityFlushAll");
-  return lk_cupti_register && lk_cupti_enable && lk_cupti_next && lk_cupti_flush;
+  lk_cupti_disable = (CUptiResult(*)(CUpti_ActivityKind))dlsym(h, "cuptiActivityDisable");
+  return lk_cupti_register && lk_cupti_enable && lk_cupti_next && lk_cupti_flush && lk_cupti_disable;
 }
 
-// Attaches the loaded CUPTI: its kernel records from here on.
+// Attaches the loaded CUPTI: its kernel records from here on (its buffers registered once a process).
 static void lk_cupti_attach() {
-  if (lk_cupti_register(lk_cupti_buffer, lk_cupti_done) != CUPTI_SUCCESS ||
-      lk_cupti_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+  static bool registered = false;
+  if (!registered && lk_cupti_register(lk_cupti_buffer, lk_cupti_done) == CUPTI_SUCCESS) registered = true;
+  if (!registered || lk_cupti_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
     fprintf(stderr, "--profile: CUPTI could not start its kernel records\n");
     exit(1);
   }
@@ -377,9 +417,17 @@ static std::vector<lk_span> lk_cupti_take() {
   std::sort(out.begin(), out.end(), [](const lk_span& x, const lk_span& y) { return x.start < y.start; });
   return out;
 }
+
+// Detaches CUPTI again: no kernel records from here on (a resident host goes on to time other lanes unprofiled).
+static void lk_cupti_detach() {
+  lk_cupti_take();
+  lk_cupti_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  lk_cupti_take();
+}
 #else
 static bool lk_cupti_load() { return false; }
 static void lk_cupti_attach() {}
+static void lk_cupti_detach() {}
 static std::vector<lk_span> lk_cupti_take() { return {}; }
 #endif
 
@@ -388,7 +436,7 @@ struct lk_form {
   int rows;
   std::function<void(cudaStream_t, const cudaEvent_t*)> step;  // the events: one before each launch, or null
   int* tok;
-  const lk_act* logits;
+  const void* logits;  // vocab lk_act values (the state's act_bytes each)
   std::vector<const char*> kinds, outputs;
   std::vector<int> kernels;         // the kernels each launch runs
   std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile without CUPTI
@@ -398,41 +446,65 @@ struct lk_form {
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> plain;  // uncaptured under CUPTI: the steps run before it attached
 };
 
-// The carried state the drive loop resets and reads.
+// The carried state the drive loop resets and reads, and the size of the lane's activations.
 struct lk_state {
   int *pos, *tok, *gen, *count, *prompt;
   int vocab, ctx;
+  int act_bytes;
 };
 
-// Prefills each prompt in the largest chunks that fit, generates, and prints the output contract.
-static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
-  cudaStream_t st;
-  CK(cudaStreamCreate(&st));
-  // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
-  // uncaptured with an event before each launch, which pays launch gaps a graph does not. A graph lane loads CUPTI up
-  // front; an uncaptured one only once its plain steps are done, so that they run as unprofiled steps do.
-  bool stamped = a.prof && (!graphs || lk_cupti_load());
-  const bool captured = graphs && (!a.prof || stamped);
-  // Uncaptured under CUPTI: the decode steps run plain until half of them have (the prompts' decode steps counted).
-  bool attached = false;
+// One run of a prompt: the tokens it generated and its times.
+struct lk_outcome {
+  std::vector<int> tokens;
+  float prefill_ms = 0, decode_ms = 0;
+};
+
+// A lane's forms on one stream, run and measured: each form's step captured as a graph (the `graphs` knob), the
+// --profile accounting of a profiled run, and the runs of prompts.
+struct lk_session {
+  std::vector<lk_form>& forms;
+  const lk_state& s;
+  const bool graphs;
+  cudaStream_t st = nullptr;
+  // --profile over one run: the launches timed by CUPTI's kernel stamps (`stamped`) or by events between uncaptured
+  // launches; uncaptured under CUPTI the first `plain_decode` decode steps run plain before CUPTI attaches.
+  bool prof = false, stamped = false, captured = false, attached = false;
   int plain_decode = 0;
-  for (auto& job : a.jobs) plain_decode += std::max(job.first - 1, 0);
-  plain_decode = stamped && !captured ? (plain_decode + 1) / 2 : 0;
-  if (stamped && captured) {
-    lk_cupti_attach();
-    attached = true;
+  cudaEvent_t e0, e1, e2;
+
+  lk_session(std::vector<lk_form>& f, const lk_state& state, bool g) : forms(f), s(state), graphs(g) {
+    CK(cudaStreamCreate(&st));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaEventCreate(&e2));
   }
-  auto use_events = [&] {  // the profile by events: one before each launch and one after the last
+  ~lk_session() {
     for (auto& f : forms) {
-      f.events.resize(f.kinds.size() + 1);
-      for (auto& e : f.events) CK(cudaEventCreate(&e));
+      if (f.exec) cudaGraphExecDestroy(f.exec);
+      f.exec = nullptr;
+      for (auto& e : f.events) cudaEventDestroy(e);
+      f.events.clear();
+      for (auto& [a, b] : f.plain) cudaEventDestroy(a), cudaEventDestroy(b);
+      f.plain.clear();
     }
-  };
-  if (a.prof) printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
-  if (a.prof && !stamped) use_events();
-  for (auto& f : forms) {
-    if (a.prof) f.ms.assign(f.kinds.size(), 0.0);
-    if (captured) {
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaEventDestroy(e2);
+    cudaStreamDestroy(st);
+  }
+
+  lk_form& form(int rows) {
+    for (auto& f : forms) if (f.rows == rows) return f;
+    fprintf(stderr, "the lane has no form of %d rows\n", rows);
+    exit(1);
+  }
+
+  // Captures (again) every form's step as a graph when `on`, under the stagger switch as it is now; else drops them.
+  void capture(bool on) {
+    for (auto& f : forms) {
+      if (f.exec) CK(cudaGraphExecDestroy(f.exec));
+      f.exec = nullptr;
+      if (!on) continue;
       cudaGraph_t g;
       CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
       f.step(st, nullptr);
@@ -441,13 +513,46 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
       CK(cudaGraphDestroy(g));
     }
   }
-  auto form = [&](int rows) -> lk_form& {
-    for (auto& f : forms) if (f.rows == rows) return f;
-    fprintf(stderr, "the lane has no form of %d rows\n", rows);
-    exit(1);
-  };
-  auto run = [&](lk_form& f) {
-    if (stamped && !attached) {
+
+  // Makes the next runs a profiled run (`on`) or plain ones, `decode_steps` the decode steps the profiled run takes.
+  // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
+  // uncaptured with an event before each launch, which pays launch gaps a graph does not. A graph lane loads CUPTI up
+  // front; an uncaptured one only once its plain steps are done, so that they run as unprofiled steps do.
+  void profile(bool on, int decode_steps) {
+    if (attached) lk_cupti_detach();
+    attached = false;
+    prof = on;
+    stamped = on && (!graphs || lk_cupti_load());
+    const bool want = graphs && (!on || stamped);
+    if (want != captured || !want) capture(want);
+    captured = want;
+    plain_decode = stamped && !captured ? (decode_steps + 1) / 2 : 0;
+    if (!on) return;
+    for (auto& f : forms) {
+      f.ms.assign(f.kinds.size(), 0.0);
+      f.runs = 0;
+      for (auto& [a, b] : f.plain) cudaEventDestroy(a), cudaEventDestroy(b);
+      f.plain.clear();
+    }
+    if (stamped && captured) {
+      lk_cupti_attach();
+      attached = true;
+    }
+    printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
+    if (!stamped) use_events();
+  }
+
+  void use_events() {  // the profile by events: one before each launch and one after the last
+    for (auto& f : forms) {
+      if (!f.events.empty()) continue;
+      f.events.resize(f.kinds.size() + 1);
+      for (auto& e : f.events) CK(cudaEventCreate(&e));
+    }
+  }
+
+  // Runs one step of form `f`, and under a profiled run adds its launches' times.
+  void run(lk_form& f) {
+    if (prof && stamped && !attached) {
       if (f.rows == 1 && (int)f.plain.size() >= plain_decode) {
         attached = true;
         if (lk_cupti_load()) {
@@ -468,8 +573,8 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
       }
     }
     if (f.exec) CK(cudaGraphLaunch(f.exec, st));
-    else f.step(st, a.prof && !stamped ? f.events.data() : nullptr);
-    if (!a.prof) return;
+    else f.step(st, prof && !stamped ? f.events.data() : nullptr);
+    if (!prof) return;
     CK(cudaStreamSynchronize(st));
     if (stamped) {
       const std::vector<lk_span> sp = lk_cupti_take();
@@ -505,21 +610,20 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
       }
     }
     ++f.runs;
-  };
-  std::vector<float> host_logits(s.vocab);
-  std::vector<lk_act> raw(s.vocab);
-  auto dump = [&](const lk_form& f) {
-    if (!a.logits) return;
-    CK(cudaMemcpyAsync(raw.data(), f.logits, raw.size() * sizeof(lk_act), cudaMemcpyDeviceToHost, st));
-    CK(cudaStreamSynchronize(st));
-    for (int i = 0; i < s.vocab; ++i) host_logits[i] = (float)raw[i];
-    fwrite(host_logits.data(), 4, s.vocab, a.logits);
-  };
-  cudaEvent_t e0, e1, e2;
-  CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1)); CK(cudaEventCreate(&e2));
-  for (auto& job : a.jobs) {
-    const std::vector<int>& prompt = job.second;
-    const int n_gen = job.first;
+  }
+
+  // Prefills `prompt` in the largest chunks that fit and generates `n_gen` tokens; appends every generated position's
+  // logits to `logits` (as f32) when given.
+  lk_outcome generate(const std::vector<int>& prompt, int n_gen, std::vector<float>* logits) {
+    std::vector<unsigned char> raw;
+    auto dump = [&](const lk_form& f) {
+      if (!logits) return;
+      raw.resize((size_t)s.vocab * s.act_bytes);
+      CK(cudaMemcpyAsync(raw.data(), f.logits, raw.size(), cudaMemcpyDeviceToHost, st));
+      CK(cudaStreamSynchronize(st));
+      for (int i = 0; i < s.vocab; ++i)
+        logits->push_back(s.act_bytes == 8 ? (float)((const double*)raw.data())[i] : ((const float*)raw.data())[i]);
+    };
     CK(cudaMemsetAsync(s.pos, 0, 4, st));
     CK(cudaMemsetAsync(s.count, 0, 4, st));
     CK(cudaMemcpyAsync(s.prompt, prompt.data(), prompt.size() * 4, cudaMemcpyHostToDevice, st));
@@ -547,19 +651,18 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     CK(cudaEventRecord(e2, st));
     CK(cudaStreamSynchronize(st));
     CK(cudaGetLastError());
-    float prefill_ms = 0.f, decode_ms = 0.f;
-    CK(cudaEventElapsedTime(&prefill_ms, e0, e1));
-    CK(cudaEventElapsedTime(&decode_ms, e1, e2));
+    lk_outcome o;
+    CK(cudaEventElapsedTime(&o.prefill_ms, e0, e1));
+    CK(cudaEventElapsedTime(&o.decode_ms, e1, e2));
     std::vector<int> gen(steps);
     CK(cudaMemcpy(gen.data(), s.gen, steps * 4, cudaMemcpyDeviceToHost));
-    printf("TOKENS:");
-    for (int g = steps - n_gen; g < steps; ++g) printf(" %d", gen[g]);
-    printf("\nPREFILL_MS: %.3f\n", prefill_ms);
-    if (n_gen > 1) printf("DECODE_MS_PER_TOKEN: %.4f\nDECODE_TOK_PER_S: %.2f\n", decode_ms / (n_gen - 1), 1000.0 * (n_gen - 1) / decode_ms);
-    fflush(stdout);
+    o.tokens.assign(gen.begin() + (steps - n_gen), gen.end());
+    return o;
   }
-  if (a.prof) {
-    // A form's lines, and under CUPTI without a graph the host's gaps (its plain steps less its launches' times).
+
+  // The profiled run's lines: each form's launches, and under CUPTI without a graph the host's gaps (its plain steps
+  // less its launches' times); then how many times each form ran.
+  void print_profile() {
     auto lines = [&](const lk_form& f, const char* tag, const char* rows) {
       double total = 0;
       for (size_t k = 0; k < f.ms.size(); ++k) {
@@ -589,7 +692,91 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
       const double chunk = lines(f, "PROFILE_CHUNK", rows);
       printf("PROFILE_CHUNK_TOTAL_US: %d %.3f\n", f.rows, chunk);
     }
+    for (auto& f : forms)
+      if (f.runs || !f.plain.empty()) printf("PROFILE_RUNS: %d %d\n", f.rows, f.runs + (int)f.plain.size());
   }
-  if (a.logits) fclose(a.logits);
+};
+
+// The workload's prompt: `n` tokens of the vocabulary, the same for every lane of the model.
+static std::vector<int> lk_workload_tokens(int n, int vocab) {
+  std::vector<int> t(n);
+  unsigned long long h = 0x9E3779B97F4A7C15ULL;
+  for (int i = 0; i < n; ++i) {
+    h ^= h >> 31; h *= 0xBF58476D1CE4E5B9ULL; h ^= h >> 29; h += 0x94D049BB133111EBULL;
+    t[i] = (int)(h % (unsigned long long)vocab);
+  }
+  return t;
+}
+
+// Runs the prompts and prints each one's lines; appends their logits when `logits` is given.
+static void lk_run_prompts(lk_session& x, const lk_args& a, std::vector<float>* logits) {
+  for (auto& job : a.jobs) {
+    const lk_outcome o = x.generate(job.second, job.first, logits);
+    printf("TOKENS:");
+    for (int t : o.tokens) printf(" %d", t);
+    printf("\nPREFILL_MS: %.3f\n", o.prefill_ms);
+    const int n_gen = job.first;
+    if (n_gen > 1)
+      printf("DECODE_MS_PER_TOKEN: %.4f\nDECODE_TOK_PER_S: %.2f\n", o.decode_ms / (n_gen - 1),
+             1000.0 * (n_gen - 1) / o.decode_ms);
+    fflush(stdout);
+  }
+}
+
+// The measurement in one process: the prompts (their tokens and logits: the checks; timed, and profiled when there is
+// no workload), then the workload (--warmup untimed runs, --repeat timed ones, and one profiled run under --profile),
+// then the prompts again under each --stagger-check seed, their logits compared with the first run's bit for bit.
+static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
+  lk_session x(forms, s, graphs);
+  const bool workload = a.workload_prompt > 0;
+  int prompt_decode = 0;
+  for (auto& job : a.jobs) prompt_decode += std::max(job.first - 1, 0);
+  x.profile(a.prof && !workload, prompt_decode);
+  const bool keep = a.logits || !a.stagger_check.empty();
+  std::vector<float> logits;
+  lk_run_prompts(x, a, keep ? &logits : nullptr);
+  if (x.prof) x.print_profile();
+  if (workload) {
+    x.profile(false, 0);
+    const std::vector<int> tokens = lk_workload_tokens(a.workload_prompt, s.vocab);
+    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, a.workload_gen, nullptr);
+    for (int i = 0; i < a.repeat; ++i) {
+      const lk_outcome o = x.generate(tokens, a.workload_gen, nullptr);
+      printf("WORKLOAD: %d %d %d %.4f %.5f %.4f\n", i + 1, a.workload_prompt, a.workload_gen, o.prefill_ms,
+             a.workload_gen > 1 ? o.decode_ms / (a.workload_gen - 1) : 0.0, o.prefill_ms + o.decode_ms);
+      fflush(stdout);
+    }
+    if (a.prof) {
+      x.profile(true, a.workload_gen - 1);
+      x.generate(tokens, a.workload_gen, nullptr);
+      x.print_profile();
+    }
+  }
+  if (keep) printf("LOGITS_HASH: %016llx\n", (unsigned long long)lk_xxh64((const uint8_t*)logits.data(), logits.size() * 4));
+  if (!a.stagger_check.empty()) {
+    x.profile(false, 0);
+    const bool stagger = lk_stagger;
+    const unsigned long long seed = lk_seed;
+    for (unsigned long long check : a.stagger_check) {
+      lk_stagger = true;
+      lk_seed = check;
+      x.capture(graphs);
+      std::vector<float> again;
+      for (auto& job : a.jobs) x.generate(job.second, job.first, &again);
+      const bool same = again.size() == logits.size() && memcmp(again.data(), logits.data(), logits.size() * 4) == 0;
+      printf("STAGGER_CHECK: %llu %s\n", check, same ? "same" : "differs");
+      fflush(stdout);
+    }
+    lk_stagger = stagger;
+    lk_seed = seed;
+    x.capture(graphs);
+  }
+  if (a.logits) {
+    fwrite(logits.data(), 4, logits.size(), a.logits);
+    fclose(a.logits);
+    a.logits = nullptr;
+  }
+  if (x.attached) lk_cupti_detach();
+  fflush(stdout);
   return 0;
 }

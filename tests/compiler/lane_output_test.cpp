@@ -42,10 +42,56 @@ TEST(LaneOutput, IgnoresLinesItDoesNotKnow) {
   EXPECT_EQ(o.prompts[0].tokens, (std::vector<int32_t>{1}));
 }
 
+TEST(LaneOutput, ReadsTheMeasurementOfOneProcess) {
+  // What a lane run with --workload 512,128 --repeat 2 --profile --stagger-check 1,2 --logits prints (version 2).
+  auto o = parse_output(
+      "LANE_CONTRACT: 2\nDEVICE_BYTES: 9\nHOST_BYTES: 0\nMOVED: 0\nTOKENS: 5 6\nPREFILL_MS: 1.5\n"
+      "DECODE_MS_PER_TOKEN: 0.5\nDECODE_TOK_PER_S: 2000\nWORKLOAD: 1 512 128 80.25 3.20000 486.65\n"
+      "WORKLOAD: 2 512 128 79.75 3.10000 473.45\nPROFILE_TIMING: kernels-graph\nPROFILE: gemv l0_q 12.5\n"
+      "PROFILE_TOTAL_US: 12.5\nPROFILE_CHUNK: 256 gemv l0_q 400\nPROFILE_CHUNK_TOTAL_US: 256 400\n"
+      "PROFILE_RUNS: 1 127\nPROFILE_RUNS: 256 2\nLOGITS_HASH: 0123456789abcdef\nSTAGGER_CHECK: 1 same\n"
+      "STAGGER_CHECK: 2 differs\n");
+  EXPECT_EQ(o.contract, 2);
+  ASSERT_EQ(o.workload.size(), 2u);
+  EXPECT_EQ(o.workload[0].prompt, 512);
+  EXPECT_EQ(o.workload[0].gen, 128);
+  EXPECT_DOUBLE_EQ(o.workload[1].prefill_ms, 79.75);
+  EXPECT_DOUBLE_EQ(o.workload[1].decode_ms_per_token, 3.1);
+  EXPECT_DOUBLE_EQ(o.workload[1].total_ms, 473.45);
+  ASSERT_EQ(o.profile_runs.size(), 2u);
+  EXPECT_EQ(o.profile_runs[1].rows, 256);
+  EXPECT_EQ(o.profile_runs[1].runs, 2);
+  ASSERT_EQ(o.profile.size(), 2u);
+  EXPECT_EQ(o.profile[1].rows, 256);
+  EXPECT_EQ(o.logits_hash, "0123456789abcdef");
+  ASSERT_EQ(o.stagger_checks.size(), 2u);
+  EXPECT_TRUE(o.stagger_checks[0].same);
+  EXPECT_EQ(o.stagger_checks[1].seed, 2u);
+  EXPECT_FALSE(o.stagger_checks[1].same);
+}
+
 TEST(LaneOutput, RefusesKnownLinesThatDoNotParse) {
-  for (const char* bad : {"DEVICE_BYTES: x", "DEVICE_BYTES: -1", "DEVICE_BYTES: 1 2", "PREFILL_MS: 1",
-                          "TOKENS: 1\nPREFILL_MS: nan", "TOKENS: 1 a", "TOKENS: -3", "PROFILE: gemv 1",
-                          "PROFILE_CHUNK: 0 k o 1", "LANE_CONTRACT: 2", "TOKENS: 1\nDECODE_TOK_PER_S: 1e999"}) {
+  for (const char* bad : {"DEVICE_BYTES: x",
+                          "DEVICE_BYTES: -1",
+                          "DEVICE_BYTES: 1 2",
+                          "PREFILL_MS: 1",
+                          "TOKENS: 1\nPREFILL_MS: nan",
+                          "TOKENS: 1 a",
+                          "TOKENS: -3",
+                          "PROFILE: gemv 1",
+                          "PROFILE_CHUNK: 0 k o 1",
+                          "LANE_CONTRACT: 3",
+                          "LANE_CONTRACT: 0",
+                          "TOKENS: 1\nDECODE_TOK_PER_S: 1e999",
+                          "WORKLOAD: 1 512 128 80.1 3.2",
+                          "WORKLOAD: 2 512 128 80.1 3.2 500",
+                          "WORKLOAD: 1 0 128 80.1 3.2 500",
+                          "PROFILE_RUNS: 0 3",
+                          "PROFILE_RUNS: 1 -2",
+                          "LOGITS_HASH: 12ab",
+                          "LOGITS_HASH: 0123456789abcdeg",
+                          "STAGGER_CHECK: 1 maybe",
+                          "STAGGER_CHECK: -1 same"}) {
     EXPECT_THROW(parse_output(bad), lt::Error) << bad;
   }
   try {

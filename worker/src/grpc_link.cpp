@@ -42,6 +42,11 @@ Plan from_wire(const pb::Plan& w) {
   for (auto& q : w.prompts()) p.prompts.push_back({q.n_gen(), {q.tokens().begin(), q.tokens().end()}});
   p.stagger_seeds.assign(w.stagger_seeds().begin(), w.stagger_seeds().end());
   p.time_limit_s = w.time_limit_s();
+  p.workload_prompt = w.workload().prompt();
+  p.workload_gen = w.workload().gen();
+  p.verify = w.verify();
+  p.profile = w.profile();
+  p.checkpoint_path = w.checkpoint_path();
   return p;
 }
 
@@ -112,6 +117,9 @@ class GrpcLink : public Link {
     o->set_error(x.error);
     o->set_environment(x.environment.dump());
     o->set_gpu(p.gpu);
+    o->set_workload_ms(x.workload_ms);
+    o->set_verified(x.verified);
+    o->set_cost(x.cost.dump());
     pb::ReportReply out;
     check(stub_->Report(ctx(30).get(), r, &out));
     return out.recorded();

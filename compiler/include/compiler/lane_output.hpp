@@ -1,9 +1,14 @@
-// The lane program's output contract (version 1): its exit codes and the machine-readable lines it prints, parsed.
+// The lane program's output contract (version 2): its exit codes and the machine-readable lines it prints, parsed.
 //
-// A lane prints, in order: `LANE_CONTRACT: 1`, `DEVICE_BYTES: n`, `HOST_BYTES: n`, `MOVED: n`; then for each prompt
+// A lane prints, in order: `LANE_CONTRACT: 2`, `DEVICE_BYTES: n`, `HOST_BYTES: n`, `MOVED: n`; then for each prompt
 // `TOKENS: t ...`, `PREFILL_MS: x`, and when it generated more than one token `DECODE_MS_PER_TOKEN: x` and
-// `DECODE_TOK_PER_S: x`; under --profile, `PROFILE: <kind> <output> <us>` lines for the decode step's launches,
-// `PROFILE_TOTAL_US: x`, `PROFILE_CHUNK: <rows> <kind> <output> <us>` and `PROFILE_CHUNK_TOTAL_US: <rows> x`.
+// `DECODE_TOK_PER_S: x`; under --workload P,G one line a timed run, `WORKLOAD: <run> <P> <G> <prefill ms>
+// <decode ms per token> <total ms>`; under --profile `PROFILE_TIMING: <how>`, `PROFILE: <kind> <output> <us>` lines
+// for the decode step's launches, `PROFILE_TOTAL_US: x`, `PROFILE_CHUNK: <rows> <kind> <output> <us>`,
+// `PROFILE_CHUNK_TOTAL_US: <rows> x` and `PROFILE_RUNS: <rows> <runs>` (the steps of each form the profiled run took:
+// the workload's when there is one, else the prompts'); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
+// when it kept them; under --stagger-check `STAGGER_CHECK: <seed> same|differs`. Version 1 (the same without the
+// workload, PROFILE_RUNS, LOGITS_HASH and STAGGER_CHECK lines) parses too.
 // Lines it does not know are ignored by the parser (forward compatible); a known line that does not parse is an error.
 #pragma once
 
@@ -14,7 +19,7 @@
 
 namespace lt::lane {
 
-inline constexpr int kContractVersion = 1;
+inline constexpr int kContractVersion = 2;
 
 // The program's exit codes.
 enum Exit : int {
@@ -42,6 +47,24 @@ struct ProfileLine {
   double us = 0;
 };
 
+// One timed run of the workload.
+struct WorkloadRun {
+  int prompt = 0, gen = 0;
+  double prefill_ms = 0, decode_ms_per_token = 0, total_ms = 0;
+};
+
+// How many steps of the form of `rows` rows the profiled run took.
+struct FormRuns {
+  int rows = 1;
+  int runs = 0;
+};
+
+// One --stagger-check seed's verdict.
+struct StaggerCheck {
+  uint64_t seed = 0;
+  bool same = false;
+};
+
 // Everything a run printed that the contract names.
 struct Output {
   int contract = 0;
@@ -49,8 +72,12 @@ struct Output {
   uint64_t host_bytes = 0;
   int moved = 0;
   std::vector<PromptResult> prompts;
+  std::vector<WorkloadRun> workload;
   std::vector<ProfileLine> profile;  // decode step and chunks
   double profile_total_us = 0;       // the decode step's
+  std::vector<FormRuns> profile_runs;
+  std::string logits_hash;  // empty when not printed
+  std::vector<StaggerCheck> stagger_checks;
 };
 
 // Parses a run's stdout; throws lt::Error naming the line that breaks the contract.

@@ -1,6 +1,7 @@
 // A lane on disk: its files written, and its program built with nvcc.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -50,6 +51,23 @@ std::vector<std::string> nvcc_command(const std::filesystem::path& dir, int arch
           "-o",
           (dir / kBinary).string(),
           (dir / kSource).string()};
+}
+
+std::vector<std::string> nvcc_module_command(const std::string& source, const std::string& cubin, int arch) {
+  std::vector<std::string> c = nvcc_command("", arch);
+  c.resize(c.size() - 3);  // the flags, without the lane's output and source
+  c.insert(c.begin() + 1, "-cubin");
+  c.erase(std::find(c.begin(), c.end(), "-Werror"), std::find(c.begin(), c.end(), "-Werror") + 2);
+  c.insert(c.end(), {"-o", cubin, source});
+  return c;
+}
+
+std::vector<std::string> nvcc_resident_command(const std::string& source, const std::string& binary, int arch) {
+  std::vector<std::string> c = nvcc_command("", arch);
+  c.resize(c.size() - 3);
+  c.erase(std::find(c.begin(), c.end(), "-Werror"), std::find(c.begin(), c.end(), "-Werror") + 2);
+  c.insert(c.end(), {"-o", binary, source});
+  return c;
 }
 
 std::filesystem::path build(const std::filesystem::path& dir, int arch, std::string* log) {

@@ -81,8 +81,8 @@ Output parse_output(std::string_view text) {
     if (l.name == "LANE_CONTRACT") {
       l.expect(1);
       out.contract = int(l.integer(0));
-      if (out.contract != kContractVersion)
-        l.fail("contract version " + std::to_string(out.contract) + ", this lane-tune reads " +
+      if (out.contract < 1 || out.contract > kContractVersion)
+        l.fail("contract version " + std::to_string(out.contract) + ", this lane-tune reads 1 to " +
                std::to_string(kContractVersion));
     } else if (l.name == "DEVICE_BYTES") {
       l.expect(1);
@@ -125,6 +125,32 @@ Output parse_output(std::string_view text) {
       l.expect(2);
       if (l.integer(0) < 1) l.fail("a chunk has at least one row");
       l.number_at(1);
+    } else if (l.name == "PROFILE_RUNS") {
+      l.expect(2);
+      const int64_t rows = l.integer(0), runs = l.integer(1);
+      if (rows < 1 || runs < 0) l.fail("a form has at least one row and runs a whole number of times");
+      out.profile_runs.push_back({int(rows), int(runs)});
+    } else if (l.name == "WORKLOAD") {
+      l.expect(6);
+      WorkloadRun w;
+      if (l.integer(0) != int64_t(out.workload.size()) + 1)
+        l.fail("the workload's runs are numbered 1, 2, ... in order");
+      w.prompt = int(l.count(1));
+      w.gen = int(l.count(2));
+      w.prefill_ms = l.number_at(3);
+      w.decode_ms_per_token = l.number_at(4);
+      w.total_ms = l.number_at(5);
+      if (w.prompt < 1 || w.gen < 1) l.fail("a workload has a prompt and generates a token");
+      out.workload.push_back(w);
+    } else if (l.name == "LOGITS_HASH") {
+      l.expect(1);
+      if (l.words[0].size() != 16 || l.words[0].find_first_not_of("0123456789abcdef") != std::string_view::npos)
+        l.fail("a logits hash is 16 hex digits");
+      out.logits_hash = std::string(l.words[0]);
+    } else if (l.name == "STAGGER_CHECK") {
+      l.expect(2);
+      if (l.words[1] != "same" && l.words[1] != "differs") l.fail("a stagger check is `same` or `differs`");
+      out.stagger_checks.push_back({l.count(0), l.words[1] == "same"});
     }
   }
   return out;

@@ -28,6 +28,12 @@ struct Plan {
   std::vector<Prompt> prompts;
   std::vector<uint64_t> stagger_seeds;
   double time_limit_s = 600;
+  // The workload timed `repetitions` times after `warmup` untimed runs: a prompt of `workload_prompt` tokens, then
+  // `workload_gen` generated (0, 0: the prompts themselves are timed, as before the workload existed).
+  uint32_t workload_prompt = 0, workload_gen = 0;
+  bool verify = true;           // the --stagger checks run too; false: screened by speed and the logits checks alone
+  bool profile = true;          // every launch timed once (--profile)
+  std::string checkpoint_path;  // the coordinator's path to the checkpoint (read in place when this host sees it)
   // Raised when the lease is lost (expired, job cancelled or out of time): the runner stops measuring.
   std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
 };
@@ -45,9 +51,13 @@ inline constexpr const char* kNotRecorded = "not_recorded";
 inline constexpr const char* kCancelled = "cancelled";
 }  // namespace failure
 
-// A measured configuration: timings (median and spread over repetitions), profile, checks, environment.
+// A measured configuration: timings (median and spread over repetitions), profile, checks, environment. median_ms is
+// the decode time per token, prefill_ms the workload prompt's prefill, workload_ms the time to its last token.
 struct Result {
   double median_ms = 0, spread_ms = 0, min_ms = 0, max_ms = 0, prefill_ms = 0, tok_per_s = 0, compile_s = 0;
+  double workload_ms = 0;
+  bool verified = false;                           // the --stagger checks ran and the logits were bit for bit the same
+  nlohmann::json cost = nlohmann::json::object();  // seconds by part: build, load, run, checks
   nlohmann::json profile = nlohmann::json::object();
   std::string logits_hash;
   double rel_l2 = 0, argmax_agree = 0;

@@ -1,0 +1,449 @@
+// The lowering: each launch of a plan's form as kernel calls (kernel, template arguments, grid, block, shared memory
+// and parameters), the one place these are decided.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/error.hpp"
+#include "compiler/lowering.hpp"
+
+namespace lt::lane {
+
+Arg Arg::pointer(Place p, std::string cast) {
+  Arg a;
+  a.kind = Kind::Pointer;
+  a.place = std::move(p);
+  a.cast = std::move(cast);
+  return a;
+}
+Arg Arg::null() {
+  return pointer(Place{});
+}
+Arg Arg::integer(int64_t v) {
+  Arg a;
+  a.kind = Kind::Int;
+  a.i = v;
+  return a;
+}
+Arg Arg::real(float v) {
+  Arg a;
+  a.kind = Kind::Float;
+  a.f = v;
+  return a;
+}
+Arg Arg::dbl(double v) {
+  Arg a;
+  a.kind = Kind::Double;
+  a.f = v;
+  return a;
+}
+Arg Arg::weights(std::string name) {
+  Arg a;
+  a.kind = Kind::Matrix;
+  a.matrix = std::move(name);
+  return a;
+}
+Arg Arg::aggregate(std::string type, std::vector<Arg> members) {
+  Arg a;
+  a.kind = Kind::Aggregate;
+  a.type = std::move(type);
+  a.members = std::move(members);
+  return a;
+}
+
+std::string KernelCall::instance() const {
+  if (targs.empty()) return kernel;
+  std::string s = kernel + "<";
+  for (size_t i = 0; i < targs.size(); ++i) s += (i ? ", " : "") + targs[i];
+  return s + ">";
+}
+
+std::string format_type(ggml::Type t) {
+  switch (t) {
+    case ggml::Type::Q8_0:
+      return "lk_q8";
+    case ggml::Type::F16:
+      return "lk_plain<__half>";
+    case ggml::Type::BF16:
+      return "lk_plain<__nv_bfloat16>";
+    default:
+      return "lk_plain<float>";
+  }
+}
+
+size_t attention_smem(size_t act_bytes, int heads, int vper) {
+  return act_bytes * size_t(8 * heads + 4 * heads * 32 * vper);
+}
+
+std::string c_place(const Plan& p, const Form& f, const Place& place) {
+  std::string base;
+  switch (place.space) {
+    case Place::Space::Null:
+      return "nullptr";
+    case Place::Space::Step:
+      base = "f" + std::to_string(f.rows) + "_" + place.name;
+      break;
+    case Place::Space::Carried:
+      base = "s_" + place.name;
+      break;
+    default:
+      base = place.name;
+  }
+  (void)p;
+  return place.offset ? "(" + base + " + " + std::to_string(place.offset) + ")" : base;
+}
+
+namespace {
+
+size_t cdiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
+
+// The elements of a format's 16-byte unit.
+int unit_elems(ggml::Type t) {
+  return t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
+}
+
+// Threads of a norm block over a row of d.
+int norm_threads(size_t d) {
+  return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
+}
+
+Dims dims1(size_t x) {
+  return Dims{{unsigned(x), 1, 1}, 1};
+}
+Dims dims2(size_t x, size_t y) {
+  return Dims{{unsigned(x), unsigned(y), 1}, 2};
+}
+Dims dims3(size_t x, size_t y, size_t z) {
+  return Dims{{unsigned(x), unsigned(y), unsigned(z)}, 3};
+}
+
+std::string flag(bool b) {
+  return b ? "true" : "false";
+}
+
+// Lowers one plan form's launches: names its places, and builds each kind of launch's calls.
+class Lowerer {
+ public:
+  Lowerer(const Plan& p, const Form& f) : p_(p), f_(f), m_(p.model), k_(p.knobs) {}
+
+  std::vector<KernelCall> lower(const Launch& l) {
+    std::vector<KernelCall> out;
+    std::visit([&](const auto& op) { add(op, out); }, l.op);
+    return out;
+  }
+
+ private:
+  // The place a buffer or a weight vector's name stands for, `offset` elements in.
+  Place place(const std::string& name, size_t offset = 0) const {
+    if (f_.buffers.count(name)) return Place{Place::Space::Step, name, offset};
+    if (p_.carried.count(name)) return Place{Place::Space::Carried, name, offset};
+    for (const SideArray& s : p_.side)
+      if (s.name == name) return Place{Place::Space::Side, name, offset};
+    for (const Vector& v : p_.vectors)
+      if (v.name == name) return Place{Place::Space::Vector, name, offset};
+    throw Error("the lowering has no buffer, state or vector named " + name);
+  }
+  Arg ptr(const Ref& r, size_t extra = 0) const { return Arg::pointer(place(r.buf, r.offset + extra)); }
+  Arg ptr(const std::string& name) const { return Arg::pointer(place(name)); }
+  Arg opt_ptr(const std::optional<std::string>& name) const { return name ? ptr(*name) : Arg::null(); }
+
+  // A GEMV's input as its kernel takes it: x, or under gemv_prequant the quantized copy (an lk_xq, the kernel's last
+  // template argument, appended to `targs`).
+  Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, size_t extra,
+                 std::vector<std::string>& targs) const {
+    if (!xq) return ptr(x, extra);
+    targs.push_back("lk_xq");
+    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)")});
+  }
+
+  // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
+  // quantized as the block stages it, a warp 8 output rows), or with `xq` lk_gemm_i8q (x quantized before; a warp 16
+  // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM).
+  KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
+                  int rows, const std::optional<std::string>& xq) const {
+    KernelCall c;
+    const std::string glu = flag(u != nullptr);
+    if (!xq) {
+      const int warps = k_.gemm_rows / 8;
+      c.kernel = "lk_gemm_i8";
+      c.targs = {std::to_string(rows), glu};
+      c.grid = dims1(cdiv(w.rows, size_t(8 * warps)));
+      c.block = dims1(32 * warps);
+      c.params = {Arg::weights(w.name),          Arg::weights(u ? u->name : w.name), ptr(x), opt_ptr(bias), ptr(y),
+                  Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(w.rows))};
+      return c;
+    }
+    const int warps = k_.gemm_rows / 16;
+    int tn = 4;
+    while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p_.target.sms)))
+      tn /= 2;
+    c.kernel = "lk_gemm_i8q";
+    c.targs = {glu, std::to_string(tn)};
+    c.grid = dims2(cdiv(w.rows, size_t(16 * warps)), size_t(rows / (8 * tn)));
+    c.block = dims1(32 * warps);
+    c.params = {Arg::weights(w.name),
+                Arg::weights(u ? u->name : w.name),
+                Arg::pointer(place(*xq), "(const int*)"),
+                opt_ptr(bias),
+                ptr(y),
+                Arg::integer(int64_t(w.cols)),
+                Arg::integer(int64_t(w.rows)),
+                Arg::integer(rows)};
+    return c;
+  }
+
+  // Rope's parameters for `op` (an lk_rope_args).
+  Arg rope_args(const Rope& op) const {
+    const bool append = op.append.has_value();
+    return Arg::aggregate(
+        "lk_rope_args",
+        {ptr(op.q), ptr(op.k), opt_ptr(op.qn), opt_ptr(op.kn), ptr("c_rope_cos"), ptr("c_rope_sin"), ptr("pos"),
+         Arg::integer(m_.heads), Arg::integer(m_.kv_heads), Arg::integer(m_.head_dim), Arg::real(float(m_.norm_eps)),
+         append ? ptr(op.append->v) : Arg::null(), append ? ptr(op.append->kc) : Arg::null(),
+         append ? ptr(op.append->vc) : Arg::null(), Arg::integer(m_.value_dim), Arg::integer(p_.ctx)});
+  }
+  // Rope's kernels' first template arguments: NEOX, NORM.
+  std::vector<std::string> rope_mode(const Rope& op) const {
+    return {flag(m_.rope_mode == model::RopeMode::Neox), flag(op.qn.has_value())};
+  }
+  // The pairs a lane of rope's warp takes.
+  size_t rope_pairs() const { return cdiv(m_.head_dim / 2, 32); }
+
+  // A fused projection over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` lk_gemv_parts_rope.
+  KernelCall parts(const GemvParts& op, int at, int r, const Rope* rope) const {
+    const Matrix& w0 = p_.matrix(op.parts[0].w);
+    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    size_t total = 0;
+    for (const Gemv& g : op.parts) total += p_.matrix(g.w).rows;
+    std::vector<Arg> ms, bs, ys, ns;
+    for (size_t i = 0; i < 3; ++i) {
+      const bool real = i < op.parts.size();
+      const Gemv& g = op.parts[real ? i : 0];
+      const Matrix& w = p_.matrix(g.w);
+      ms.push_back(Arg::weights(w.name));
+      bs.push_back(real && g.bias ? ptr(*g.bias) : Arg::null());
+      ys.push_back(real ? ptr(g.y, size_t(at) * w.rows) : Arg::null());
+      ns.push_back(Arg::integer(real ? int64_t(w.rows) : 0));
+    }
+    KernelCall c;
+    c.kernel = rope ? "lk_gemv_parts_rope" : "lk_gemv_parts";
+    c.targs = {format_type(w0.type), std::to_string(rpw), std::to_string(r)};
+    if (rope) {
+      for (const std::string& t : rope_mode(*rope)) c.targs.push_back(t);
+      c.targs.push_back(std::to_string(rope_pairs()));
+    }
+    Arg x = gemv_input(op.xq, op.x, size_t(at) * w0.cols, c.targs);
+    c.grid = dims1(cdiv(total, size_t(warps) * rpw));
+    c.block = dims1(32 * warps);
+    c.params = {
+        Arg::aggregate("lk_parts<" + format_type(w0.type) + ">", {Arg::aggregate("", ms), Arg::aggregate("", bs),
+                                                                  Arg::aggregate("", ys), Arg::aggregate("", ns)}),
+        x, Arg::integer(int64_t(w0.cols))};
+    if (rope) c.params.push_back(rope_args(*rope));
+    return c;
+  }
+
+  // A GEMV-like launch over `rows` activation rows in slabs of at most 8 (the kernels' R).
+  template <class F>
+  static void slabs(int rows, F one) {
+    for (int at = 0; at < rows; at += 8) one(at, std::min(8, rows - at));
+  }
+
+  void add(const Embed& op, std::vector<KernelCall>& out) const {
+    const Matrix& w = p_.matrix(op.table);
+    KernelCall c{
+        "lk_embed", {format_type(w.type)}, dims2(cdiv(m_.d_model / unit_elems(w.type), 256), op.rows), dims1(256), 0,
+        {}};
+    c.params = {Arg::weights(w.name), ptr(op.tok), ptr(op.out), Arg::integer(m_.d_model)};
+    out.push_back(std::move(c));
+  }
+  void add(const AddNorm& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_add_rmsnorm", {flag(op.add.has_value())}, dims1(op.rows), dims1(norm_threads(m_.d_model)), 0, {}};
+    c.params = {ptr(op.x),
+                op.add ? ptr(*op.add) : Arg::null(),
+                ptr(op.w),
+                ptr(op.out),
+                Arg::integer(m_.d_model),
+                Arg::real(float(m_.norm_eps))};
+    out.push_back(std::move(c));
+  }
+  void add(const Gemv& op, std::vector<KernelCall>& out) const {
+    const Matrix& w = p_.matrix(op.w);
+    if (on_tensor_cores(k_, w, op.rows)) {
+      out.push_back(gemm(w, nullptr, op.x, op.bias, op.y, op.rows, op.xq));
+      return;
+    }
+    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps, split = k_.gemv_split;
+    slabs(op.rows, [&](int at, int r) {
+      KernelCall c;
+      c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
+      if (split > 1) {
+        c.kernel = "lk_gemv_split";
+        c.targs.push_back(std::to_string(split));
+        c.grid = dims1(cdiv(w.rows, size_t(warps / split) * rpw));
+      } else {
+        c.kernel = "lk_gemv";
+        c.grid = dims1(cdiv(w.rows, size_t(warps) * rpw));
+      }
+      Arg x = gemv_input(op.xq, op.x, size_t(at) * w.cols, c.targs);
+      c.block = dims1(32 * warps);
+      c.params = {Arg::weights(w.name),
+                  x,
+                  opt_ptr(op.bias),
+                  ptr(op.y, size_t(at) * w.rows),
+                  Arg::integer(int64_t(w.cols)),
+                  Arg::integer(int64_t(w.rows))};
+      out.push_back(std::move(c));
+    });
+  }
+  void add(const GemvParts& op, std::vector<KernelCall>& out) const {
+    if (on_tensor_cores(k_, p_.matrix(op.parts[0].w), op.rows)) {  // a part a launch: each fills the GPU alone
+      for (const Gemv& g : op.parts) out.push_back(gemm(p_.matrix(g.w), nullptr, op.x, g.bias, g.y, op.rows, op.xq));
+      return;
+    }
+    slabs(op.rows, [&](int at, int r) { out.push_back(parts(op, at, r, nullptr)); });
+  }
+  void add(const GemvGlu& op, std::vector<KernelCall>& out) const {
+    const Matrix& g = p_.matrix(op.wg);
+    const Matrix& u = p_.matrix(op.wu);
+    if (on_tensor_cores(k_, g, op.rows)) {
+      out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq));
+      return;
+    }
+    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    slabs(op.rows, [&](int at, int r) {
+      KernelCall c;
+      c.kernel = "lk_gemv_glu";
+      c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(r)};
+      Arg x = gemv_input(op.xq, op.x, size_t(at) * g.cols, c.targs);
+      c.grid = dims1(cdiv(g.rows, size_t(warps) * rpw));
+      c.block = dims1(32 * warps);
+      c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
+                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
+      out.push_back(std::move(c));
+    });
+  }
+  void add(const GemvNorm& op, std::vector<KernelCall>& out) const {
+    const Matrix& w = p_.matrix(op.gemv.w);
+    if (op.gemv.rows > 8 || on_tensor_cores(k_, w, op.gemv.rows) || k_.gemv_split != 1) {
+      // Chunks of slabs or on the tensor cores: the projection's calls, then the norm's.
+      add(op.gemv, out);
+      add(op.norm, out);
+      return;
+    }
+    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    KernelCall c;
+    c.kernel = "lk_gemv_norm";
+    c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(op.gemv.rows)};
+    Arg x = gemv_input(op.gemv.xq, op.gemv.x, 0, c.targs);
+    c.grid = dims1(cdiv(w.rows, size_t(warps) * rpw));
+    c.block = dims1(32 * warps);
+    c.params = {Arg::weights(w.name),
+                x,
+                opt_ptr(op.gemv.bias),
+                ptr(op.gemv.y),
+                Arg::integer(int64_t(w.cols)),
+                Arg::integer(int64_t(w.rows)),
+                Arg::aggregate("lk_norm_tail", {ptr(op.norm.x), ptr(op.norm.w), ptr(op.norm.out),
+                                                Arg::integer(m_.d_model), Arg::real(float(m_.norm_eps))})};
+    out.push_back(std::move(c));
+  }
+  void add(const GemvRope& op, std::vector<KernelCall>& out) const {
+    if (op.qkv.rows > 8 || on_tensor_cores(k_, p_.matrix(op.qkv.parts[0].w), op.qkv.rows)) {
+      // Chunks of slabs or on the tensor cores: the projection's calls, then rope's.
+      add(op.qkv, out);
+      add(op.rope, out);
+      return;
+    }
+    out.push_back(parts(op.qkv, 0, op.qkv.rows, &op.rope));
+  }
+  void add(const QuantizeI8& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_quantize_i8", {flag(op.fragments)}, dims2(cdiv(op.k, 256), op.rows), dims1(64), 0, {}};
+    c.params = {ptr(op.x), ptr(op.xq), Arg::integer(int64_t(op.k)), Arg::integer(op.rows)};
+    out.push_back(std::move(c));
+  }
+  void add(const Rope& op, std::vector<KernelCall>& out) const {
+    const size_t heads = m_.heads + m_.kv_heads * (op.append ? 2 : 1);
+    KernelCall c;
+    c.kernel = "lk_rope";
+    c.targs = rope_mode(op);
+    c.targs.push_back(flag(op.append.has_value()));
+    c.targs.push_back(std::to_string(rope_pairs()));
+    c.grid = dims2(cdiv(heads, 4), op.rows);
+    c.block = dims1(128);
+    c.params = {rope_args(op)};
+    out.push_back(std::move(c));
+  }
+  void add(const KvAppend& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_kv_append", {}, dims2(m_.kv_heads, op.rows), dims1(128), 0, {}};
+    c.params = {ptr(op.k),
+                ptr(op.v),
+                ptr(op.kc),
+                ptr(op.vc),
+                ptr("pos"),
+                Arg::integer(m_.kv_heads),
+                Arg::integer(m_.head_dim),
+                Arg::integer(m_.value_dim),
+                Arg::integer(p_.ctx)};
+    out.push_back(std::move(c));
+  }
+  void add(const Attention& op, std::vector<KernelCall>& out) const {
+    const int per = int(cdiv(m_.head_dim, 32)), vper = int(cdiv(m_.value_dim, 32));
+    KernelCall c;
+    c.kernel = "lk_attention";
+    c.targs = {std::to_string(op.heads), std::to_string(per), std::to_string(vper)};
+    c.grid = dims3(m_.kv_heads * (m_.group() / op.heads), op.splits, op.rows);
+    c.block = dims1(128);
+    c.smem = attention_smem(p_.act_bytes(), op.heads, vper);
+    c.params = {ptr(op.q),
+                ptr(op.kc),
+                ptr(op.vc),
+                ptr("pos"),
+                op.part ? Arg::null() : ptr(op.out),
+                op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
+                Arg::integer(m_.heads),
+                Arg::integer(m_.head_dim),
+                Arg::integer(m_.value_dim),
+                Arg::integer(p_.ctx),
+                Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))),
+                Arg::integer(op.splits),
+                Arg::integer(m_.group())};
+    out.push_back(std::move(c));
+  }
+  void add(const Fold& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_attention_fold",
+                 {},
+                 dims2(m_.heads, op.rows),
+                 dims1(cdiv(std::min<size_t>(m_.value_dim, 256), 32) * 32),
+                 0,
+                 {}};
+    c.params = {Arg::pointer(place(op.part.buf, op.part.offset), "(const lk_acc*)"), ptr(op.out),
+                Arg::integer(m_.heads), Arg::integer(m_.value_dim), Arg::integer(op.splits)};
+    out.push_back(std::move(c));
+  }
+  void add(const SwiGlu& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_swiglu", {}, dims1(cdiv(op.n, 256)), dims1(256), 0, {}};
+    c.params = {ptr(op.g), ptr(op.u), ptr(op.out), Arg::integer(int64_t(op.n))};
+    out.push_back(std::move(c));
+  }
+  void add(const ArgMax& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_argmax", {}, dims1(std::min<size_t>(256, cdiv(m_.vocab, 2048))), dims1(256), 0, {}};
+    c.params = {ptr(op.logits), Arg::integer(m_.vocab), ptr("tok"), ptr("gen"), ptr("count"),
+                ptr("pos"),     Arg::integer(op.rows)};
+    out.push_back(std::move(c));
+  }
+
+  const Plan& p_;
+  const Form& f_;
+  const model::Model& m_;
+  const knobs::Knobs& k_;
+};
+
+}  // namespace
+
+std::vector<KernelCall> lower(const Plan& p, const Form& f, const Launch& l) {
+  return Lowerer(p, f).lower(l);
+}
+
+}  // namespace lt::lane

@@ -1,0 +1,33 @@
+// What the printer of lane.cu and the lane image share: the program's head, the kernel library's device part, the
+// fixed device bytes and the kernels that need more than the default shared memory.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/knobs.hpp"
+#include "compiler/lane_plan.hpp"
+#include "compiler/lowering.hpp"
+
+namespace lt::lane {
+
+// The text every program and kernel module starts with: its includes, its number types (lk_act, lk_acc) and the
+// library's switches (LK_INT8) under knobs `k`.
+std::string program_head(const knobs::Knobs& k);
+
+// The kernel library's device files in the order a program includes them (the host side left out): what a kernel
+// module compiles.
+std::string device_library();
+
+// The whole kernel library, host side included, in the order a program includes it.
+std::string whole_library();
+
+// The device bytes a lane holds besides its matrices: vectors, sidecar constants, carried state and the arena.
+size_t fixed_bytes(const Plan& p);
+
+// The kernel instances of `calls` ([form][launch][call]) that take more than 48 KiB of dynamic shared memory, each
+// once, with the most they take.
+std::vector<std::pair<std::string, size_t>> large_smem(const std::vector<std::vector<std::vector<KernelCall>>>& calls);
+
+}  // namespace lt::lane
