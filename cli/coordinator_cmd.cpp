@@ -35,6 +35,14 @@ const bool registered = lt::cli::add_command(
        c->add_option("--halving-repetitions", a->measure.search.halving_repetitions,
                      "Timed runs in successive halving's first round (times 3 each later round)")
            ->capture_default_str();
+       c->add_option("--screen-repetitions", a->measure.search.screen_repetitions,
+                     "Timed runs of a configuration the model strategy screens (no --stagger)")
+           ->capture_default_str();
+       c->add_option("--verify-repetitions", a->measure.search.verify_repetitions,
+                     "Timed runs of a configuration the model strategy verifies (the full checks)")
+           ->capture_default_str();
+       c->add_flag("!--no-warm-start", a->measure.warm_start,
+                   "Do not start the model strategy from other jobs' verified configurations");
        c->add_option("--stagger-seeds", a->measure.stagger_seeds, "The --stagger seeds every configuration runs with")
            ->delimiter(',')
            ->capture_default_str();

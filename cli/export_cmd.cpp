@@ -99,6 +99,11 @@ nlohmann::json manifest(const lt::coord::Candidate& c, const fs::path& checkpoin
         {"repetitions", r.repetitions},
         {"stage", r.stage},
         {"prefill_ms", r.prefill_ms},
+        {"prefill_tok_s", r.prefill_tok_s},
+        {"workload_ms", r.workload_ms},
+        {"objective_ms", r.objective_ms},
+        {"verified", r.verified},
+        {"origin", r.origin},
         {"tok_per_s", r.tok_per_s},
         {"worker", r.worker_name}}},
       {"reference",
@@ -126,7 +131,8 @@ std::string readme(const lt::coord::Candidate& c, const fs::path& checkpoint, bo
   std::string arch = "sm_" + std::to_string(c.arch), ck = checkpoint.string();
   std::string s = "# " + c.checkpoint.name + " for " + c.gpu + " (" + arch + "), from lane-tune job " +
                   std::to_string(c.job) + "\n\n";
-  s += "The fastest valid configuration lane-tune measured for this GPU kind, frozen: `lane.cu` (the program), "
+  s += "The best verified configuration lane-tune measured for this GPU kind (by the job's objective), frozen: "
+       "`lane.cu` (the program), "
        "`lane.sidecar` (its computed constants), `lane` (the binary), `manifest.json` (checkpoint, knobs, figures, "
        "reference checksums, environment).\n\n";
   if (!built)

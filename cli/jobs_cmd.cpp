@@ -37,7 +37,9 @@ const bool registered = lt::cli::add_command(
          });
        }
        {
-         auto* c = app.add_subcommand("results", "A job's measured configurations, fastest valid first");
+         auto* c = app.add_subcommand("results",
+                                      "A job's measured configurations: verified, then screened, then failed, each by "
+                                      "the job's objective");
          struct Args : Remote {
            int64_t job = 0;
            std::string gpu;
@@ -60,7 +62,7 @@ const bool registered = lt::cli::add_command(
          });
        }
        {
-         auto* c = app.add_subcommand("best", "A job's best valid configuration per GPU kind");
+         auto* c = app.add_subcommand("best", "A job's best verified configuration per GPU kind (by its objective)");
          struct Args : Remote {
            int64_t job = 0;
            std::string gpu;
@@ -79,12 +81,14 @@ const bool registered = lt::cli::add_command(
              return;
            }
            if (runs.empty()) {
-             std::printf("no valid configuration yet\n");
+             std::printf("no verified configuration yet\n");
              lt::cli::exit_status() = 1;
            }
            for (auto& r : runs)
-             std::printf("%s %.4f ms/token (spread %.4f, %u reps, %.1f tok/s) %s\n", r.gpu.c_str(), r.median_ms,
-                         r.spread_ms, r.repetitions, r.tok_per_s, r.knobs.c_str());
+             std::printf("%s %s (%.4f ms/token, spread %.4f, %u reps, %.1f tok/s; objective %.4g ms; %s, %s) %s\n",
+                         r.gpu.c_str(), lt::coord::best_figures(r.median_ms, r.prefill_tok_s, r.workload_ms).c_str(),
+                         r.median_ms, r.spread_ms, r.repetitions, r.tok_per_s, r.objective_ms,
+                         lt::coord::to_string(lt::coord::verdict_of(r)), r.origin.c_str(), r.knobs.c_str());
          });
        }
        {

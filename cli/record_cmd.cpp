@@ -15,7 +15,7 @@ const bool registered = lt::cli::add_command(
                                     "Write a recording for `lane-tune worker --replay`: a job's results from "
                                     "the database, or synthetic ones for a checkpoint's knob space");
        struct Args {
-         std::string db, synthetic, gpu = "h200", out = "-";
+         std::string db, synthetic, gpu = "h200", out = "-", landscape = "hash";
          int64_t job = 0;
        };
        auto a = std::make_shared<Args>();
@@ -23,6 +23,11 @@ const bool registered = lt::cli::add_command(
        c->add_option("--job", a->job, "The job to record (with --db)");
        c->add_option("--synthetic", a->synthetic, "A checkpoint: record made-up results for its whole knob space");
        c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")->capture_default_str();
+       c->add_option("--landscape", a->landscape,
+                     "The synthetic recording's made-up figures: hash (a time from each point's key) or lane (a "
+                     "structured lane: launches, profiles, a decode/prefill trade-off)")
+           ->check(CLI::IsMember({"hash", "lane"}))
+           ->capture_default_str();
        c->add_option("-o,--output", a->out, "The recording to write (- : stdout)")->capture_default_str();
        c->callback([a] {
          nlohmann::json rec;
@@ -32,8 +37,13 @@ const bool registered = lt::cli::add_command(
            auto* kind = lt::coord::find_gpu_kind(a->gpu);
            if (!kind) throw lt::Error("unknown GPU kind '" + a->gpu + "'");
            const size_t points = lt::coord::compiler()->space(a->synthetic, *kind)->size();
-           rec = {{"format", "lane-tune-results"}, {"version", 1},       {"job", 0},
-                  {"synthetic", true},            {"gpu", a->gpu},     {"points", points},
+           rec = {{"format", "lane-tune-results"},
+                  {"version", 1},
+                  {"job", 0},
+                  {"synthetic", true},
+                  {"gpu", a->gpu},
+                  {"points", points},
+                  {"landscape", a->landscape},
                   {"runs", nlohmann::json::array()}};
          } else {
            if (a->db.empty() || a->job == 0)

@@ -13,8 +13,9 @@ const bool registered = lt::cli::add_command(
     {41, [](CLI::App& app) {
        auto* c = app.add_subcommand("submit", "Start tuning a checkpoint for some GPU kinds");
        struct Args {
-         std::string file, gpus, strategy = "grid", time_budget, coordinator = lt::coord::default_coordinator(),
-                                 token = lt::coord::default_token(), tls_ca = lt::coord::default_tls_ca();
+         std::string file, gpus, strategy = "model", objective = "workload", workload, time_budget,
+                                 coordinator = lt::coord::default_coordinator(), token = lt::coord::default_token(),
+                                 tls_ca = lt::coord::default_tls_ca();
          uint32_t budget = 0;
          uint64_t seed = 0;
          bool wait = false, by_path = false;
@@ -22,8 +23,18 @@ const bool registered = lt::cli::add_command(
        auto a = std::make_shared<Args>();
        c->add_option("file", a->file, "The GGUF checkpoint")->required();
        c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")->required();
-       c->add_option("--strategy", a->strategy, "grid, random or halving")->capture_default_str();
-       c->add_option("--budget", a->budget, "Configurations per GPU kind (random, halving; 0: all)");
+       c->add_option("--strategy", a->strategy,
+                     "model (a cost model learnt from the job's measurements; screens, then verifies the best), grid, "
+                     "random or halving")
+           ->capture_default_str();
+       c->add_option("--objective", a->objective,
+                     "What to minimize: workload (time to the workload's last token), decode (ms per token) or "
+                     "prefill (the workload prompt's time)")
+           ->capture_default_str();
+       c->add_option("--workload", a->workload,
+                     "The workload timed, prompt=512,gen=128 by default (shrunk to fit a shorter context)");
+       c->add_option("--budget", a->budget,
+                     "Configurations per GPU kind (model: screened, 0: 256; random, halving: 0: every point)");
        c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept");
        c->add_option("--seed", a->seed, "The seed of the random draws and the prompts");
        c->add_flag("--path", a->by_path, "Do not upload: the coordinator reads FILE itself (same path there)");
@@ -32,8 +43,14 @@ const bool registered = lt::cli::add_command(
        c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
        c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
        c->callback([a] {
-         lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
+         // The request is checked here first: a mistake costs no upload.
          lt::coord::JobSpec s;
+         lt::coord::parse_objective(a->objective);
+         if (!lt::coord::known_strategy(a->strategy))
+           throw lt::Error("unknown strategy '" + a->strategy + "' (model, grid, random, halving)");
+         s.objective = a->objective;
+         if (!a->workload.empty()) s.workload = lt::coord::parse_workload(a->workload);
+         lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
          std::stringstream gpus(a->gpus);
          for (std::string g; std::getline(gpus, g, ',');)
            if (!g.empty()) s.gpus.push_back(g);

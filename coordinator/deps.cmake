@@ -1,2 +1,10 @@
-# lt_coordinator's links: the database, the wire, the compiler (knob spaces, model recognition), xxHash (digests).
-target_link_libraries(lt_coordinator PUBLIC lt_db lt_proto lt_compiler PRIVATE PkgConfig::XXHASH)
+# lt_coordinator's links: the database, the wire, the compiler (knob spaces, model recognition), xxHash (digests),
+# XGBoost's C API (the model strategy's cost model; Debian's libxgboost-dev, whose CMake package names a missing
+# /usr/bin/xgboost, so the header and the library are found directly).
+find_path(LT_XGBOOST_INCLUDE xgboost/c_api.h)
+find_library(LT_XGBOOST_LIB xgboost)
+if(NOT LT_XGBOOST_INCLUDE OR NOT LT_XGBOOST_LIB)
+  message(FATAL_ERROR "lane-tune: XGBoost's C API not found: install libxgboost-dev (scripts/setup.sh)")
+endif()
+target_include_directories(lt_coordinator SYSTEM PRIVATE ${LT_XGBOOST_INCLUDE})
+target_link_libraries(lt_coordinator PUBLIC lt_db lt_proto lt_compiler PRIVATE PkgConfig::XXHASH ${LT_XGBOOST_LIB})

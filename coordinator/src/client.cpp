@@ -75,6 +75,11 @@ JobStatus Client::submit(const JobSpec& s) {
   r.set_budget(s.budget);
   r.set_time_budget_s(s.time_budget_s);
   r.set_seed(s.seed);
+  r.set_objective(s.objective);
+  if (s.workload) {
+    r.mutable_workload()->set_prompt(s.workload->prompt);
+    r.mutable_workload()->set_gen(s.workload->gen);
+  }
   pb::JobStatus out;
   check(impl_->stub->Submit(impl_->context(impl_->timeout_s * 4).get(), r, &out), impl_->address);
   return wire::from_wire(out);

@@ -1,8 +1,10 @@
 // The coordinator's view of the compiler: GPU kinds, checkpoint recognition and knob spaces from lt::knobs.
 #include <map>
 
+#include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
+#include "compiler/lane_plan.hpp"
 #include "compiler/model.hpp"
 #include "coordinator/space.hpp"
 
@@ -18,17 +20,23 @@ const std::vector<GpuKind>& kinds() {
   return k;
 }
 
-// The knob space of one checkpoint on one GPU kind, backed by lt::knobs::Space.
+// The knob space of one checkpoint on one GPU kind, backed by lt::knobs::Space; its size counted once.
 class KnobSpace : public SearchSpace {
  public:
-  KnobSpace(gguf::File file, const GpuKind& gpu)
-      : file_(std::move(file)), space_(knobs::space(model::recognize(file_), knobs::Target{gpu.sms, gpu.arch})) {}
-  std::vector<nlohmann::json> enumerate() const override {
-    std::vector<nlohmann::json> v;
-    for (auto& k : space_.enumerate()) v.push_back(k.to_json());
+  KnobSpace(knobs::Space s, std::shared_ptr<const void> keep)
+      : keep_(std::move(keep)), space_(std::move(s)), size_(space_.size()) {}
+  std::vector<Dimension> dimensions() const override {
+    std::vector<Dimension> v;
+    for (auto& d : space_.domains) v.push_back({d.name, d.values});
     return v;
   }
-  size_t size() const override { return space_.size(); }
+  uint64_t size() const override { return size_; }
+  uint64_t raw_size() const override { return space_.raw_size(); }
+  std::optional<nlohmann::json> at(uint64_t ordinal) const override {
+    knobs::Knobs k = space_.at(ordinal);
+    if (!space_.allows(k)) return std::nullopt;
+    return k.to_json();
+  }
   bool contains(const nlohmann::json& k) const override {
     try {
       return space_.why_invalid(knobs::Knobs::from_json(k)).empty();
@@ -40,8 +48,9 @@ class KnobSpace : public SearchSpace {
   std::string key(const nlohmann::json& k) const override { return knobs::Knobs::from_json(k).key(); }
 
  private:
-  gguf::File file_;  // the space's model points into it
+  std::shared_ptr<const void> keep_;  // the space's model points into it
   knobs::Space space_;
+  uint64_t size_;
 };
 
 class RealCompiler : public Compiler {
@@ -49,10 +58,11 @@ class RealCompiler : public Compiler {
   CheckpointInfo inspect(const std::filesystem::path& checkpoint) override {
     auto f = gguf::File::open(checkpoint);
     auto m = model::recognize(f);
-    return {m.architecture, m.name, m.vocab};
+    return {m.architecture, m.name, m.vocab, uint32_t(lane::lane_context(m))};
   }
   std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu) override {
-    return std::make_unique<KnobSpace>(gguf::File::open(checkpoint), gpu);
+    auto file = std::make_shared<const gguf::File>(gguf::File::open(checkpoint));
+    return knob_space(knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch}), file);
   }
 };
 }  // namespace
@@ -71,6 +81,10 @@ std::vector<std::string> gpu_kind_names() {
 
 std::unique_ptr<Compiler> compiler() {
   return std::make_unique<RealCompiler>();
+}
+
+std::unique_ptr<SearchSpace> knob_space(const knobs::Space& s, std::shared_ptr<const void> keep) {
+  return std::make_unique<KnobSpace>(s, std::move(keep));
 }
 
 }  // namespace lt::coord

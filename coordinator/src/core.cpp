@@ -1,4 +1,5 @@
-// The coordinator's core: submitting jobs, leasing plans, recording results and advancing searches.
+// The coordinator's core: submitting jobs, leasing plans, recording results, ending jobs. The searches that make the
+// plans are replenished in searches.cpp.
 #include "coordinator/core.hpp"
 
 #include <algorithm>
@@ -34,6 +35,10 @@ bool is_digest(const std::string& d) {
 
 bool finite_nonneg(double x) {
   return std::isfinite(x) && x >= 0;
+}
+
+Workload workload_of(const db::Job& j) {
+  return {j.workload_prompt, j.workload_gen};
 }
 
 }  // namespace
@@ -75,6 +80,17 @@ std::filesystem::path Coordinator::checkpoint_path(const std::string& digest) {
 }
 
 JobStatus Coordinator::submit(const JobSpec& spec) {
+  // What the job asks for, checked before anything is read.
+  Objective objective;
+  try {
+    objective = parse_objective(spec.objective);
+  } catch (const lt::Error& e) {
+    throw InvalidArgument(e.what());
+  }
+  if (!known_strategy(spec.strategy))
+    throw InvalidArgument("unknown strategy '" + spec.strategy + "' (model, grid, random, halving)");
+  if (spec.workload && (spec.workload->prompt == 0 || spec.workload->gen == 0))
+    throw InvalidArgument("a workload has at least 1 prompt token and 1 generated token (--workload prompt=N,gen=M)");
   if (spec.gpus.empty()) throw InvalidArgument("a job needs at least one GPU kind (--gpus)");
   std::set<std::string> seen;
   for (auto& g : spec.gpus) {
@@ -85,8 +101,6 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     }
     if (!seen.insert(g).second) throw InvalidArgument("GPU kind '" + g + "' named twice");
   }
-  if (!known_strategy(spec.strategy))
-    throw InvalidArgument("unknown strategy '" + spec.strategy + "' (grid, random, halving)");
   if (!std::isfinite(spec.time_budget_s) || spec.time_budget_s < 0)
     throw InvalidArgument("the time budget must be a positive number of seconds");
   if (spec.digest.empty() == spec.path.empty())
@@ -119,24 +133,45 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
   }
   if (info.vocab < 2) throw InvalidArgument("the checkpoint's vocabulary is empty");
+  if (info.context < 2) throw InvalidArgument("the checkpoint's context is too short to run a workload");
+  FittedWorkload fitted;
+  try {
+    fitted = fit_workload(spec.workload, info.context);
+  } catch (const lt::Error& e) {
+    throw InvalidArgument(e.what());
+  }
 
-  // The searches are computed before the transaction: the knob space can take a while.
-  struct Start {
-    std::string gpu;
-    std::vector<std::pair<std::string, nlohmann::json>> configs;
-  };
-  std::vector<Start> starts;
+  // Each GPU kind's search and its first batch, made outside the lock (a knob space takes a moment to describe).
+  std::map<std::string, std::vector<Seed>> warm;
+  size_t first = o_.search.queue;
+  if (spec.strategy == "model" && o_.warm_start) {
+    std::lock_guard lock(m_);
+    for (auto& g : spec.gpus) warm[g] = warm_seeds_locked(g, info.architecture);
+  }
+  std::vector<NewSearch> searches;
   for (auto& g : spec.gpus) {
-    Start s{g, {}};
+    NewSearch s;
+    s.gpu = g;
     try {
-      auto space = compiler_->space(ck.path, *find_gpu_kind(g));
-      for (auto& k : initial_configs(*space, spec.strategy, spec.budget, spec.seed))
-        s.configs.emplace_back(space->key(k), k);
+      s.space = compiler_->space(ck.path, *find_gpu_kind(g));
+      if (s.space->size() == 0) throw InvalidArgument("the knob space for " + g + " is empty");
+      SearchSettings settings;
+      settings.strategy = spec.strategy;
+      settings.budget = spec.budget;
+      settings.seed = spec.seed;
+      settings.objective = objective;
+      settings.options = o_.search;
+      settings.warm = warm[g];
+      s.strategy = make_strategy(*s.space, settings);
+      s.first = s.strategy->propose(first, 0);
+      s.note = s.strategy->note();
+    } catch (const InvalidArgument&) {
+      throw;
     } catch (const lt::Error& e) {
       throw InvalidArgument("cannot describe the knob space for " + g + ": " + e.what());
     }
-    if (s.configs.empty()) throw InvalidArgument("the knob space for " + g + " is empty");
-    starts.push_back(std::move(s));
+    if (s.first.empty()) throw InvalidArgument("the knob space for " + g + " is empty");
+    searches.push_back(std::move(s));
   }
 
   std::lock_guard lock(m_);
@@ -151,12 +186,31 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   j.seed = spec.seed;
   j.prompts = make_prompts(info.vocab, spec.seed).dump();
   j.created_at = now();
+  j.objective = to_string(objective);
+  j.workload_prompt = fitted.workload.prompt;
+  j.workload_gen = fitted.workload.gen;
+  j.message = fitted.note;
   int64_t id = store_.insert_job(j);
-  uint32_t reps = repetitions(spec.strategy, 0, o_.search);
-  for (auto& s : starts)
-    for (auto& [key, k] : s.configs) store_.add_plan(id, s.gpu, store_.add_config(id, s.gpu, key, k.dump()), 0, reps);
+  for (auto& s : searches) store_search(store_, id, s, now());
   t.commit();
   return status_locked(id);
+}
+
+void Coordinator::store_search(db::Store& store, int64_t job, NewSearch& s, double now) {
+  db::Search row;
+  row.job = job;
+  row.gpu = s.gpu;
+  row.strategy = s.strategy->name();
+  row.state = s.strategy->save().dump();
+  row.planned = s.strategy->planned();
+  row.note = s.note;
+  row.done = s.strategy->done();
+  row.updated_at = now;
+  store.insert_search(row);
+  for (auto& c : s.first) {
+    int64_t config = store.add_config(job, s.gpu, c.key, c.knobs.dump(), c.origin);
+    store.add_plan(job, s.gpu, config, c.stage, c.repetitions, c.verify, c.profile);
+  }
 }
 
 JobStatus Coordinator::status_locked(int64_t job) {
@@ -199,11 +253,7 @@ std::vector<db::Run> Coordinator::best_locked(int64_t job, const std::string& gp
   std::vector<db::Run> v;
   for (auto& g : j->gpus) {
     if (!gpu.empty() && g != gpu) continue;
-    std::optional<db::Run> best;
-    for (auto& r : store_.runs(job, g))
-      if (r.valid && (!best || r.stage > best->stage || (r.stage == best->stage && r.median_ms < best->median_ms)))
-        best = r;
-    if (best) v.push_back(*best);
+    if (auto b = store_.best(job, g)) v.push_back(*b);
   }
   return v;
 }
@@ -242,88 +292,83 @@ void Coordinator::check_budget_locked(const db::Job& j) {
   store_.set_job_state(j.id, "done", "time budget reached; the best so far is kept", now());
 }
 
-void Coordinator::advance_locked(int64_t job) {
+void Coordinator::check_complete_locked(int64_t job) {
   auto j = store_.job(job);
   if (!j || j->state != "running") return;
-  bool complete = true;
-  for (auto& g : j->gpus) {
-    auto plans = store_.plans(job, g);
-    bool open =
-        std::any_of(plans.begin(), plans.end(), [](auto& p) { return p.state == "pending" || p.state == "leased"; });
-    if (open) {
-      complete = false;
-      continue;
-    }
-    if (j->strategy != "halving" || plans.empty()) continue;
-    uint32_t last = 0;
-    for (auto& p : plans) last = std::max(last, p.stage);
-    std::map<int64_t, const db::Run*> by_plan;
-    auto runs = store_.runs(job, g);
-    for (auto& r : runs) by_plan[r.plan] = &r;
-    std::vector<Measured> round;
-    size_t planned = 0;
-    for (auto& p : plans) {
-      if (p.stage != last) continue;
-      ++planned;
-      auto it = by_plan.find(p.id);
-      if (it != by_plan.end()) round.push_back({p.config, it->second->valid, it->second->median_ms});
-    }
-    uint32_t reps = repetitions("halving", last + 1, o_.search);
-    for (int64_t c : promote(round, last, planned, o_.search))
-      if (store_.add_plan(job, g, c, last + 1, reps)) complete = false;
-  }
-  if (complete) store_.set_job_state(job, "done", "complete", now());
+  if (store_.searches_done(job) && store_.open_plans(job) == 0) store_.set_job_state(job, "done", "complete", now());
+}
+
+size_t Coordinator::target_locked(const std::string& gpu) {
+  size_t asked = 0;
+  for (auto& [w, l] : leasing_)
+    if (l.gpu == gpu && l.at >= now() - 3 * o_.lease_s) asked += l.max;
+  return std::max<size_t>(o_.search.queue, 2 * asked);
+}
+
+void Coordinator::wanted() {
+  if (wake_) wake_();
 }
 
 std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
-  std::lock_guard lock(m_);
-  auto w = store_.worker(worker);
-  if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
-  db::Transaction t(store_.connection());
-  double at = now();
-  store_.touch_worker(worker, at);
-  store_.requeue_expired(at, o_.max_attempts);
-  for (auto& j : store_.jobs()) check_budget_locked(j);
+  if (o_.replenish_inline) replenish();
   std::vector<Lease> out;
-  std::map<int64_t, db::Job> jobs;
-  std::map<std::string, db::Checkpoint> checkpoints;
-  for (int round = 0; round < 100 && out.size() < max; ++round) {
-    auto pending = store_.pending(w->gpu, int(max - out.size()));
-    if (pending.empty()) break;
-    for (auto& p : pending) {
-      if (!jobs.count(p.job)) jobs[p.job] = *store_.job(p.job);
-      auto& j = jobs[p.job];
-      if (!checkpoints.count(j.checkpoint)) checkpoints[j.checkpoint] = *store_.checkpoint(j.checkpoint);
-      if (auto r = store_.reusable(j.checkpoint, j.prompts, p.gpu, p.key, p.repetitions, w->environment_key)) {
-        db::Run copy = *r;
-        copy.reused_from = r->reused_from ? r->reused_from : r->id;
-        copy.plan = p.id;
-        copy.job = p.job;
-        copy.config = p.config;
-        copy.stage = p.stage;
-        copy.recorded_at = at;
-        store_.insert_run(copy);
-        advance_locked(p.job);
-        continue;
+  {
+    std::lock_guard lock(m_);
+    auto w = store_.worker(worker);
+    if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
+    db::Transaction t(store_.connection());
+    double at = now();
+    store_.touch_worker(worker, at);
+    // What the worker asks for at most (a worker asks for what its queue lacks), while it keeps leasing.
+    auto& seen = leasing_[worker];
+    seen = {w->gpu, seen.at >= at - 3 * o_.lease_s ? std::max(seen.max, max) : max, at};
+    store_.requeue_expired(at, o_.max_attempts);
+    for (auto& j : store_.jobs()) check_budget_locked(j);
+    std::map<int64_t, db::Job> jobs;
+    std::map<std::string, db::Checkpoint> checkpoints;
+    for (int round = 0; round < 100 && out.size() < max; ++round) {
+      auto pending = store_.pending(w->gpu, int(max - out.size()));
+      if (pending.empty()) break;
+      for (auto& p : pending) {
+        if (!jobs.count(p.job)) jobs[p.job] = *store_.job(p.job);
+        auto& j = jobs[p.job];
+        if (!checkpoints.count(j.checkpoint)) checkpoints[j.checkpoint] = *store_.checkpoint(j.checkpoint);
+        if (auto r = store_.reusable(j.checkpoint, j.prompts, p.gpu, p.key, p.repetitions, w->environment_key,
+                                     j.workload_prompt, j.workload_gen, p.verify)) {
+          db::Run copy = *r;
+          copy.reused_from = r->reused_from ? r->reused_from : r->id;
+          copy.plan = p.id;
+          copy.job = p.job;
+          copy.config = p.config;
+          copy.stage = p.stage;
+          copy.recorded_at = at;
+          copy.objective_ms = objective_ms(parse_objective(j.objective), workload_of(j), copy);
+          store_.insert_run(copy);
+          check_complete_locked(p.job);
+          continue;
+        }
+        Lease l;
+        l.plan = p;
+        l.plan.lease = store_.next_lease_id();
+        l.plan.worker = worker;
+        l.plan.deadline = at + o_.lease_s;
+        l.plan.state = "leased";
+        store_.lease(p.id, l.plan.lease, worker, l.plan.deadline);
+        l.checkpoint = j.checkpoint;
+        l.checkpoint_size = checkpoints[j.checkpoint].size;
+        l.checkpoint_path = checkpoints[j.checkpoint].path;
+        l.prompts = j.prompts;
+        l.warmup = o_.warmup;
+        l.stagger_seeds = o_.stagger_seeds;
+        l.time_limit_s = o_.time_limit_s;
+        l.workload = workload_of(j);
+        out.push_back(std::move(l));
       }
-      Lease l;
-      l.plan = p;
-      l.plan.lease = store_.next_lease_id();
-      l.plan.worker = worker;
-      l.plan.deadline = at + o_.lease_s;
-      l.plan.state = "leased";
-      store_.lease(p.id, l.plan.lease, worker, l.plan.deadline);
-      l.checkpoint = j.checkpoint;
-      l.checkpoint_size = checkpoints[j.checkpoint].size;
-      l.prompts = j.prompts;
-      l.warmup = o_.warmup;
-      l.stagger_seeds = o_.stagger_seeds;
-      l.time_limit_s = o_.time_limit_s;
-      out.push_back(std::move(l));
     }
+    t.commit();
   }
-  t.commit();
+  if (!o_.replenish_inline) wanted();
   return out;
 }
 
@@ -339,49 +384,65 @@ std::vector<int64_t> Coordinator::heartbeat(int64_t worker, const std::vector<in
 
 bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r) {
   (void)lease;  // a result is good whichever lease measured it; the first to arrive is kept
-  for (double x : {r.median_ms, r.spread_ms, r.min_ms, r.max_ms, r.prefill_ms, r.tok_per_s, r.compile_s})
+  for (double x : {r.median_ms, r.spread_ms, r.min_ms, r.max_ms, r.prefill_ms, r.tok_per_s, r.compile_s, r.workload_ms})
     if (!finite_nonneg(x)) throw InvalidArgument("a result's timings must be finite and not negative");
   if (!std::isfinite(r.rel_l2) || !std::isfinite(r.argmax_agree))
     throw InvalidArgument("a result's checks must be finite numbers");
   if (r.valid && !r.failure.empty()) throw InvalidArgument("a valid result names no failure");
   if (!r.valid && r.reason.empty()) throw InvalidArgument("an invalid result says why");
-  for (auto* json : {&r.profile, &r.environment}) {
+  for (auto* json : {&r.profile, &r.environment, &r.cost}) {
     if (json->empty()) *json = "{}";
-    if (!nlohmann::json::accept(*json)) throw InvalidArgument("a result's profile and environment are JSON");
+    if (!nlohmann::json::accept(*json)) throw InvalidArgument("a result's profile, environment and cost are JSON");
   }
-  std::lock_guard lock(m_);
-  auto w = store_.worker(worker);
-  if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
-  auto p = store_.plan(plan);
-  if (!p) throw NotFound("no plan " + std::to_string(plan));
-  db::Transaction t(store_.connection());
-  r.plan = p->id;
-  r.job = p->job;
-  r.gpu = p->gpu;
-  r.config = p->config;
-  r.stage = p->stage;
-  r.repetitions = p->repetitions;
-  r.worker = worker;
-  r.worker_name = w->name;
-  r.environment_key = w->environment_key;
-  r.recorded_at = now();
-  r.reused_from = 0;
-  bool recorded = store_.insert_run(r);
-  if (recorded) advance_locked(p->job);
-  store_.touch_worker(worker, now());
-  t.commit();
+  bool recorded = false;
+  {
+    std::lock_guard lock(m_);
+    auto w = store_.worker(worker);
+    if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
+    auto p = store_.plan(plan);
+    if (!p) throw NotFound("no plan " + std::to_string(plan));
+    auto j = store_.job(p->job);
+    db::Transaction t(store_.connection());
+    r.plan = p->id;
+    r.job = p->job;
+    r.gpu = p->gpu;
+    r.config = p->config;
+    r.stage = p->stage;
+    r.repetitions = p->repetitions;
+    r.worker = worker;
+    r.worker_name = w->name;
+    r.environment_key = w->environment_key;
+    r.recorded_at = now();
+    r.reused_from = 0;
+    // Verified only where the plan asked for the full checks and they passed.
+    r.verified = p->verify && r.valid && r.verified;
+    const Workload wl = workload_of(*j);
+    if (r.valid && r.workload_ms == 0 && wl.gen > 0) r.workload_ms = workload_ms(r, wl);
+    r.objective_ms = r.valid ? objective_ms(parse_objective(j->objective), wl, r) : 0;
+    recorded = store_.insert_run(r);
+    if (recorded) check_complete_locked(p->job);
+    store_.touch_worker(worker, now());
+    t.commit();
+  }
+  if (o_.replenish_inline)
+    replenish();
+  else
+    wanted();
   return recorded;
 }
 
 void Coordinator::tick() {
-  std::lock_guard lock(m_);
-  db::Transaction t(store_.connection());
-  store_.requeue_expired(now(), o_.max_attempts);
-  for (auto& j : store_.jobs()) {
-    check_budget_locked(j);
-    advance_locked(j.id);
+  {
+    std::lock_guard lock(m_);
+    db::Transaction t(store_.connection());
+    store_.requeue_expired(now(), o_.max_attempts);
+    for (auto& j : store_.jobs()) {
+      check_budget_locked(j);
+      check_complete_locked(j.id);
+    }
+    t.commit();
   }
-  t.commit();
+  wanted();
 }
 
 }  // namespace lt::coord

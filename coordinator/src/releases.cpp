@@ -138,6 +138,10 @@ int64_t Releases::record(int64_t job, const std::string& gpu, int64_t run, const
       if (x.id == run) r = x;
     if (!r) throw NotFound("job " + std::to_string(job) + " has no run " + std::to_string(run) + " on " + gpu);
     if (!r->valid) throw FailedPrecondition("run " + std::to_string(run) + " is not valid: " + r->reason);
+    if (!r->verified)
+      throw FailedPrecondition("run " + std::to_string(run) +
+                               " was screened, not verified (the --stagger checks did not run): only a verified run "
+                               "is released");
     db::Transaction t(st.connection());
     st.connection()
         .prepare(
@@ -173,7 +177,6 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
   std::set<std::string> kinds(gpus.begin(), gpus.end());
   std::vector<Release> chosen;
   std::map<std::string, std::string> paths;
-  std::map<int64_t, std::string> keys;
   core_.with_store([&](db::Store& st, double) {
     for (auto id : ids)
       if (releases_where(st, "WHERE id = ?1", id).empty()) throw NotFound("no release " + std::to_string(id));
@@ -184,12 +187,18 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
   });
   if (chosen.empty()) throw FailedPrecondition("no release to re-run (export one with `lane-tune export`)");
 
-  // Each configuration must still be a point of its space: checked before the transaction, as submit does.
+  // Each configuration must still be a point of its space: checked before the transaction, as submit does, and its
+  // fixed search made there.
+  std::map<int64_t, Coordinator::NewSearch> searches;
   for (auto& r : chosen) {
     try {
-      auto space = core_.compiler().space(paths[r.checkpoint], *find_gpu_kind(r.gpu));
-      auto knobs = fixed_configs(*space, {nlohmann::json::parse(r.knobs)});
-      keys[r.id] = space->key(knobs.at(0));
+      Coordinator::NewSearch s;
+      s.gpu = r.gpu;
+      s.space = core_.compiler().space(paths[r.checkpoint], *find_gpu_kind(r.gpu));
+      s.strategy = fixed_strategy(*s.space, {nlohmann::json::parse(r.knobs)}, std::max<uint32_t>(r.repetitions, 1));
+      s.first = s.strategy->propose(1, 0);
+      s.note = "release " + std::to_string(r.id) + ", measured afresh";
+      searches[r.id] = std::move(s);
     } catch (const lt::Error& e) {
       throw FailedPrecondition("release " + std::to_string(r.id) + " cannot be re-run: " + e.what());
     }
@@ -204,14 +213,17 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
       db::Job j;
       j.checkpoint = r.checkpoint;
       j.gpus = {r.gpu};
-      j.strategy = "grid";  // the fixed strategy: a grid of the release's one point
+      j.strategy = "fixed";  // exactly the release's configuration, verified
       j.prompts = night_prompts(r.prompts, night);
       j.message = "night " + std::to_string(night) + ": release " + std::to_string(r.id);
       j.created_at = now;
+      if (auto tuned = st.job(r.job)) {  // timed on the workload it was tuned on
+        j.objective = tuned->objective;
+        j.workload_prompt = tuned->workload_prompt;
+        j.workload_gen = tuned->workload_gen;
+      }
       int64_t job = st.insert_job(j);
-      auto knobs = nlohmann::json::parse(r.knobs);
-      int64_t config = st.add_config(job, r.gpu, keys[r.id], knobs.dump());
-      st.add_plan(job, r.gpu, config, 0, std::max<uint32_t>(r.repetitions, 1));
+      Coordinator::store_search(st, job, searches.at(r.id), now);
       st.connection()
           .prepare(
               "INSERT INTO nightly_runs (night, release, gpu, job, baseline_ms, baseline_spread_ms, verdict, "

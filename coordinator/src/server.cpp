@@ -48,10 +48,12 @@ class Service final : public pb::Coordinator::Service {
       s.digest = r->digest();
       s.path = r->path();
       s.gpus.assign(r->gpus().begin(), r->gpus().end());
-      s.strategy = r->strategy().empty() ? "grid" : r->strategy();
+      s.strategy = r->strategy().empty() ? "model" : r->strategy();
       s.budget = r->budget();
       s.time_budget_s = r->time_budget_s();
       s.seed = r->seed();
+      s.objective = r->objective().empty() ? "workload" : r->objective();
+      if (r->has_workload()) s.workload = Workload{r->workload().prompt(), r->workload().gen()};
       auto st = core_.submit(s);
       wire::to_wire(st, out);
       log(1, "job_submitted", {{"job", std::to_string(st.job.id)}, {"strategy", s.strategy}});
@@ -146,6 +148,11 @@ class Service final : public pb::Coordinator::Service {
         for (auto s : l.stagger_seeds) p->add_stagger_seeds(s);
         p->set_time_limit_s(l.time_limit_s);
         p->set_deadline(l.plan.deadline);
+        p->mutable_workload()->set_prompt(l.workload.prompt);
+        p->mutable_workload()->set_gen(l.workload.gen);
+        p->set_verify(l.plan.verify);
+        p->set_profile(l.plan.profile);
+        p->set_checkpoint_path(l.checkpoint_path);
         log(2, "plan_leased", {{"plan", std::to_string(l.plan.id)}, {"worker", std::to_string(r->worker())}});
       }
       out->set_retry_after_s(out->plans_size() ? 0 : 1);
@@ -204,19 +211,32 @@ std::string read_pem(const std::string& path) {
 }
 }  // namespace
 
-// The server, its service and the thread that expires leases and checks time budgets.
+// The server, its service, the thread that expires leases and checks time budgets, and the thread that replenishes
+// the searches (woken by leases and reports, and every tick), so that no RPC waits on a strategy.
 struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::unique_ptr<Service> service;
   std::unique_ptr<grpc::Service> releases;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
-  std::thread ticker;
+  std::thread ticker, replenisher;
   std::mutex m;
   std::condition_variable cv;
+  std::mutex wm;  // the replenisher's wake-up
+  std::condition_variable wcv;
+  bool wanted = false;
+  Coordinator* core = nullptr;
 };
 
 Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_unique<Impl>()) {
+  impl_->core = &core;
+  core.on_wanted([impl = impl_.get()] {
+    {
+      std::lock_guard lock(impl->wm);
+      impl->wanted = true;
+    }
+    impl->wcv.notify_one();
+  });
   impl_->service = std::make_unique<Service>(core, o.token, impl_->stopping);
   grpc::ServerBuilder b;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
@@ -230,7 +250,26 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
   b.RegisterService((impl_->releases = release_service(core, o.token)).get());
   b.SetMaxReceiveMessageSize(16 << 20);
   impl_->server = b.BuildAndStart();
-  if (!impl_->server || impl_->port == 0) throw lt::Error("cannot listen on " + o.listen);
+  if (!impl_->server || impl_->port == 0) {
+    core.on_wanted(nullptr);
+    throw lt::Error("cannot listen on " + o.listen);
+  }
+  impl_->replenisher = std::thread([this, &core, tick = o.tick_s] {
+    for (;;) {
+      {
+        std::unique_lock lock(impl_->wm);
+        impl_->wcv.wait_for(lock, std::chrono::duration<double>(tick),
+                            [&] { return impl_->wanted || impl_->stopping; });
+        if (impl_->stopping) break;
+        impl_->wanted = false;
+      }
+      try {
+        core.replenish();
+      } catch (const std::exception& e) {
+        log(0, "replenish_failed", {{"error", e.what()}});
+      }
+    }
+  });
   impl_->ticker = std::thread([this, &core, tick = o.tick_s] {
     std::unique_lock lock(impl_->m);
     while (!impl_->stopping) {
@@ -249,6 +288,8 @@ Server::~Server() {
   shutdown();
   impl_->server->Wait();
   if (impl_->ticker.joinable()) impl_->ticker.join();
+  if (impl_->replenisher.joinable()) impl_->replenisher.join();
+  impl_->core->on_wanted(nullptr);
 }
 
 int Server::port() const {
@@ -265,6 +306,8 @@ void Server::shutdown() {
     if (impl_->stopping.exchange(true)) return;
   }
   impl_->cv.notify_all();
+  { std::lock_guard lock(impl_->wm); }
+  impl_->wcv.notify_all();
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }
 

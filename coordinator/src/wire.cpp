@@ -31,6 +31,15 @@ void to_wire(const db::Run& r, lanetune::v1::Result* o) {
   o->set_gpu(r.gpu);
   o->set_worker(r.worker_name);
   o->set_compile_s(r.compile_s);
+  o->set_workload_ms(r.workload_ms);
+  o->set_verified(r.verified);
+  o->set_cost(r.cost);
+  o->set_origin(r.origin);
+  o->set_objective_ms(r.objective_ms);
+  o->set_run(r.id);
+  o->set_config(r.config);
+  o->set_prefill_tok_s(r.prefill_tok_s);
+  o->set_verify(r.verify);
 }
 
 db::Run from_wire(const lanetune::v1::Result& o) {
@@ -58,6 +67,15 @@ db::Run from_wire(const lanetune::v1::Result& o) {
   r.gpu = o.gpu();
   r.worker_name = o.worker();
   r.compile_s = o.compile_s();
+  r.workload_ms = o.workload_ms();
+  r.verified = o.verified();
+  r.cost = o.cost();
+  r.origin = o.origin();
+  r.objective_ms = o.objective_ms();
+  r.id = o.run();
+  r.config = o.config();
+  r.prefill_tok_s = o.prefill_tok_s();
+  r.verify = o.verify();
   return r;
 }
 
@@ -70,6 +88,9 @@ void to_wire(const JobStatus& s, lanetune::v1::JobStatus* o) {
   o->set_time_left_s(s.time_left_s);
   o->set_message(s.job.message);
   o->set_created_at(s.job.created_at);
+  o->set_objective(s.job.objective);
+  o->mutable_workload()->set_prompt(s.job.workload_prompt);
+  o->mutable_workload()->set_gen(s.job.workload_gen);
   for (auto& p : s.gpus) {
     auto* g = o->add_gpus();
     g->set_gpu(p.gpu);
@@ -79,6 +100,13 @@ void to_wire(const JobStatus& s, lanetune::v1::JobStatus* o) {
     g->set_failed(p.failed);
     g->set_best_ms(p.best_ms);
     g->set_best_knobs(p.best_knobs);
+    g->set_measured(p.measured);
+    g->set_verified(p.verified);
+    g->set_open(p.open);
+    g->set_best_objective_ms(p.best_objective_ms);
+    g->set_best_prefill_tok_s(p.best_prefill_tok_s);
+    g->set_best_workload_ms(p.best_workload_ms);
+    g->set_note(p.note);
   }
 }
 
@@ -90,6 +118,9 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
   s.job.strategy = o.strategy();
   s.job.message = o.message();
   s.job.created_at = o.created_at();
+  s.job.objective = o.objective();
+  s.job.workload_prompt = o.workload().prompt();
+  s.job.workload_gen = o.workload().gen();
   s.time_left_s = o.time_left_s();
   for (auto& g : o.gpus()) {
     db::Progress p;
@@ -100,6 +131,14 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
     p.failed = g.failed();
     p.best_ms = g.best_ms();
     p.best_knobs = g.best_knobs();
+    p.measured = g.measured();
+    p.verified = g.verified();
+    p.open = g.open();
+    p.best_objective_ms = g.best_objective_ms();
+    p.best_prefill_tok_s = g.best_prefill_tok_s();
+    p.best_workload_ms = g.best_workload_ms();
+    p.note = g.note();
+    p.strategy = o.strategy();
     s.job.gpus.push_back(p.gpu);
     s.gpus.push_back(p);
   }

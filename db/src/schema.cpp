@@ -1,5 +1,7 @@
 // The tuning database's schema, as an ordered list of migrations applied by PRAGMA user_version.
+#include <algorithm>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include "db/sqlite.hpp"
@@ -161,7 +163,103 @@ CREATE VIEW release_history AS
   FROM nightly_runs n JOIN releases r ON r.id = n.release JOIN checkpoints c ON c.digest = r.checkpoint;
 )SQL";
 
-constexpr const char* kMigrations[] = {kV1, kV2};
+// Migration 3: explicit objectives and workloads, screening and verification, searches as saved strategy state.
+// The jobs table is rebuilt (its strategy CHECK names the new strategies) with foreign keys off around the
+// migration (migrate() does that), and the views over it recreated.
+constexpr const char* kV3 = R"SQL(
+DROP VIEW job_progress;
+DROP VIEW best_configs;
+DROP VIEW run_details;
+CREATE TABLE jobs_v3 (
+  id              INTEGER PRIMARY KEY,
+  checkpoint      TEXT NOT NULL REFERENCES checkpoints(digest),
+  gpus            TEXT NOT NULL,          -- comma-separated GPU kinds
+  strategy        TEXT NOT NULL CHECK (strategy IN ('grid', 'random', 'halving', 'model', 'fixed')),
+  budget          INTEGER NOT NULL DEFAULT 0,
+  time_budget_s   REAL NOT NULL DEFAULT 0,
+  seed            INTEGER NOT NULL DEFAULT 0,
+  state           TEXT NOT NULL CHECK (state IN ('running', 'done', 'cancelled', 'failed')),
+  message         TEXT NOT NULL DEFAULT '',
+  prompts         TEXT NOT NULL,          -- JSON: the prompts every configuration is judged on
+  created_at      REAL NOT NULL,
+  finished_at     REAL NOT NULL DEFAULT 0,
+  objective       TEXT NOT NULL DEFAULT 'workload' CHECK (objective IN ('workload', 'decode', 'prefill')),
+  workload_prompt INTEGER NOT NULL DEFAULT 0,  -- the workload timed: prompt tokens prefilled (0: before migration 3)
+  workload_gen    INTEGER NOT NULL DEFAULT 0   -- then tokens generated
+);
+INSERT INTO jobs_v3 (id, checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, created_at,
+                     finished_at, objective)
+  SELECT id, checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, created_at, finished_at,
+         'decode' FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_v3 RENAME TO jobs;
+
+ALTER TABLE configurations ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+UPDATE configurations SET origin = (SELECT strategy FROM jobs WHERE jobs.id = configurations.job);
+ALTER TABLE plans ADD COLUMN verify INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE plans ADD COLUMN profile INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN workload_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN objective_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN verified INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE runs ADD COLUMN cost TEXT NOT NULL DEFAULT '{}';
+UPDATE runs SET objective_ms = median_ms;
+CREATE INDEX runs_by_objective ON runs (job, gpu, valid, verified, objective_ms);
+CREATE INDEX runs_by_gpu ON runs (gpu, valid, verified);
+CREATE INDEX plans_by_job ON plans (job, gpu, state);
+
+CREATE TABLE searches (
+  id         INTEGER PRIMARY KEY,
+  job        INTEGER NOT NULL REFERENCES jobs(id),
+  gpu        TEXT NOT NULL,
+  strategy   TEXT NOT NULL,             -- grid | random | halving | model | fixed
+  state      TEXT NOT NULL,             -- JSON: the strategy's saved state (cursor, what it proposed, its settings)
+  planned    INTEGER NOT NULL,          -- plans the strategy means to measure in all
+  note       TEXT NOT NULL DEFAULT '',  -- what it is doing, for the user (warm start, verifying, ...)
+  done       INTEGER NOT NULL DEFAULT 0,  -- 1: it proposes nothing more
+  updated_at REAL NOT NULL DEFAULT 0,
+  UNIQUE (job, gpu)
+);
+INSERT INTO searches (job, gpu, strategy, state, planned, note, done, updated_at)
+  SELECT p.job, p.gpu, j.strategy, '{"strategy":"fixed","legacy":true}', COUNT(*),
+         'made before migration 3: the plans made then, nothing more', 1, j.created_at
+  FROM plans p JOIN jobs j ON j.id = p.job GROUP BY p.job, p.gpu;
+
+CREATE VIEW run_details AS
+  SELECT r.*, c.knobs, c.origin, j.checkpoint, j.objective, j.workload_prompt, j.workload_gen, p.verify,
+         CASE WHEN r.valid = 1 AND r.verified = 1 THEN 'verified'
+              WHEN r.valid = 1 THEN 'screened'
+              ELSE 'failed' END AS verdict,
+         CASE WHEN r.median_ms > 0 THEN 1000.0 / r.median_ms ELSE 0 END AS decode_tok_s,
+         CASE WHEN r.prefill_ms > 0 AND j.workload_prompt > 0 THEN j.workload_prompt * 1000.0 / r.prefill_ms ELSE 0 END
+           AS prefill_tok_s
+  FROM runs r JOIN configurations c ON c.id = r.config JOIN jobs j ON j.id = r.job JOIN plans p ON p.id = r.plan;
+CREATE VIEW best_configs AS
+  SELECT job, gpu, knobs, stage, repetitions, objective, objective_ms, median_ms, spread_ms, tok_per_s, prefill_ms,
+         prefill_tok_s, workload_ms, origin, worker_name, environment, run
+  FROM (SELECT d.*, d.id AS run,
+               ROW_NUMBER() OVER (PARTITION BY d.job, d.gpu ORDER BY d.objective_ms, d.id) AS rank
+        FROM run_details d WHERE d.valid = 1 AND d.verified = 1)
+  WHERE rank = 1;
+CREATE VIEW job_progress AS
+  SELECT s.job, s.gpu, s.strategy, s.planned, s.note, s.done AS search_done,
+         (SELECT COUNT(*) FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu) AS measured,
+         (SELECT COUNT(*) FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu AND r.valid = 1 AND r.verified = 1)
+           AS verified,
+         (SELECT COUNT(*) FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu AND r.valid = 1) AS valid,
+         (SELECT COUNT(*) FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu AND r.valid = 0) AS failed,
+         (SELECT COUNT(*) FROM plans p WHERE p.job = s.job AND p.gpu = s.gpu AND p.state IN ('pending', 'leased'))
+           AS open,
+         (SELECT COUNT(*) FROM plans p WHERE p.job = s.job AND p.gpu = s.gpu AND p.state = 'done') AS done
+  FROM searches s;
+CREATE VIEW warm_starts AS
+  SELECT c.job, c.gpu, CAST(substr(c.origin, 6) AS INTEGER) AS from_job, c.knobs, d.verdict, d.objective_ms
+  FROM configurations c LEFT JOIN run_details d ON d.config = c.id AND d.stage = 0
+  WHERE c.origin LIKE 'warm:%';
+)SQL";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3};
+// The migrations that rebuild a table others refer to: foreign keys are off around them (SQLite's recipe).
+constexpr int kRebuilds[] = {3};
 
 }  // namespace
 
@@ -170,18 +268,30 @@ int schema_version() {
 }
 
 // Applies the migrations the file has not seen, each in its own transaction.
-void migrate(Connection& c) {
+void migrate(Connection& c, int version) {
   auto v = c.prepare("PRAGMA user_version");
   int have = v.next() ? int(v.i64(0)) : 0;
   v.exec();
   if (have > schema_version())
     throw std::runtime_error("database: schema version " + std::to_string(have) + " is newer than this lane-tune's (" +
                              std::to_string(schema_version()) + "); upgrade lane-tune");
-  for (int i = have; i < schema_version(); ++i) {
-    Transaction t(c);
-    c.exec_script(kMigrations[i]);
-    c.exec_script(("PRAGMA user_version = " + std::to_string(i + 1)).c_str());
-    t.commit();
+  for (int i = have; i < std::min(version, schema_version()); ++i) {
+    const bool rebuild = std::find(std::begin(kRebuilds), std::end(kRebuilds), i + 1) != std::end(kRebuilds);
+    if (rebuild) c.exec_script("PRAGMA foreign_keys = OFF");
+    try {
+      Transaction t(c);
+      c.exec_script(kMigrations[i]);
+      if (rebuild) {
+        auto fk = c.prepare("PRAGMA foreign_key_check");
+        if (fk.next()) throw std::runtime_error("database: migration " + std::to_string(i + 1) + " broke a reference");
+      }
+      c.exec_script(("PRAGMA user_version = " + std::to_string(i + 1)).c_str());
+      t.commit();
+    } catch (...) {
+      if (rebuild) c.exec_script("PRAGMA foreign_keys = ON");
+      throw;
+    }
+    if (rebuild) c.exec_script("PRAGMA foreign_keys = ON");
   }
 }
 

@@ -1,11 +1,10 @@
 // The tuning database's queries: every one a prepared statement with bound parameters.
 #include "db/store.hpp"
 
+#include <map>
 #include <sstream>
 
 namespace lt::db {
-
-void migrate(Connection& c);
 
 namespace {
 std::string join(const std::vector<std::string>& v) {
@@ -22,7 +21,8 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 constexpr const char* kJobCols =
-    "id, checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, created_at, finished_at";
+    "id, checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, created_at, finished_at, "
+    "objective, workload_prompt, workload_gen";
 Job read_job(Stmt& s) {
   Job j;
   j.id = s.i64(0);
@@ -37,12 +37,15 @@ Job read_job(Stmt& s) {
   j.prompts = s.text(9);
   j.created_at = s.f64(10);
   j.finished_at = s.f64(11);
+  j.objective = s.text(12);
+  j.workload_prompt = uint32_t(s.i64(13));
+  j.workload_gen = uint32_t(s.i64(14));
   return j;
 }
 
 constexpr const char* kPlanCols =
     "p.id, p.job, p.gpu, p.config, c.knobs, c.key, p.stage, p.repetitions, p.state, p.lease, p.worker, p.deadline, "
-    "p.attempts FROM plans p JOIN configurations c ON c.id = p.config";
+    "p.attempts, p.verify, p.profile, c.origin FROM plans p JOIN configurations c ON c.id = p.config";
 Plan read_plan(Stmt& s) {
   Plan p;
   p.id = s.i64(0);
@@ -58,6 +61,9 @@ Plan read_plan(Stmt& s) {
   p.worker = s.i64(10);
   p.deadline = s.f64(11);
   p.attempts = int(s.i64(12));
+  p.verify = s.i64(13) != 0;
+  p.profile = s.i64(14) != 0;
+  p.origin = s.text(15);
   return p;
 }
 
@@ -65,7 +71,9 @@ constexpr const char* kRunCols =
     "r.id, r.plan, r.job, r.gpu, r.config, c.knobs, r.stage, r.repetitions, r.worker, r.worker_name, r.environment, "
     "r.environment_key, r.median_ms, r.spread_ms, r.min_ms, r.max_ms, r.prefill_ms, r.tok_per_s, r.compile_s, "
     "r.profile, r.logits_hash, r.rel_l2, r.argmax_agree, r.tokens_equal, r.stagger_equal, r.valid, r.reason, "
-    "r.failure, r.error, r.recorded_at, r.reused_from FROM runs r JOIN configurations c ON c.id = r.config";
+    "r.failure, r.error, r.recorded_at, r.reused_from, r.workload_ms, r.objective_ms, r.verified, r.cost, p.verify, "
+    "c.key, c.origin, CASE WHEN r.prefill_ms > 0 THEN j.workload_prompt * 1000.0 / r.prefill_ms ELSE 0 END "
+    "FROM runs r JOIN configurations c ON c.id = r.config JOIN plans p ON p.id = r.plan JOIN jobs j ON j.id = r.job";
 Run read_run(Stmt& s) {
   Run r;
   int i = 0;
@@ -100,12 +108,20 @@ Run read_run(Stmt& s) {
   r.error = s.text(i++);
   r.recorded_at = s.f64(i++);
   r.reused_from = s.i64(i++);
+  r.workload_ms = s.f64(i++);
+  r.objective_ms = s.f64(i++);
+  r.verified = s.i64(i++) != 0;
+  r.cost = s.text(i++);
+  r.verify = s.i64(i++) != 0;
+  r.key = s.text(i++);
+  r.origin = s.text(i++);
+  r.prefill_tok_s = s.f64(i++);
   return r;
 }
 }  // namespace
 
 Store::Store(const std::filesystem::path& path) : c_(path) {
-  migrate(c_);
+  migrate(c_, schema_version());
 }
 
 void Store::put_checkpoint(const Checkpoint& c) {
@@ -132,7 +148,8 @@ std::optional<Checkpoint> Store::checkpoint(const std::string& digest) {
 int64_t Store::insert_job(const Job& j) {
   c_.prepare(
         "INSERT INTO jobs (checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, "
-        "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+        "created_at, objective, workload_prompt, workload_gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+        "?12, ?13)")
       .bind(1, j.checkpoint)
       .bind(2, join(j.gpus))
       .bind(3, j.strategy)
@@ -143,6 +160,9 @@ int64_t Store::insert_job(const Job& j) {
       .bind(8, j.message)
       .bind(9, j.prompts)
       .bind(10, j.created_at)
+      .bind(11, j.objective)
+      .bind(12, j.workload_prompt)
+      .bind(13, j.workload_gen)
       .exec();
   return c_.last_insert_id();
 }
@@ -172,12 +192,14 @@ void Store::set_job_state(int64_t id, const std::string& state, const std::strin
       .exec();
 }
 
-int64_t Store::add_config(int64_t job, const std::string& gpu, const std::string& key, const std::string& knobs) {
-  c_.prepare("INSERT OR IGNORE INTO configurations (job, gpu, key, knobs) VALUES (?1, ?2, ?3, ?4)")
+int64_t Store::add_config(int64_t job, const std::string& gpu, const std::string& key, const std::string& knobs,
+                          const std::string& origin) {
+  c_.prepare("INSERT OR IGNORE INTO configurations (job, gpu, key, knobs, origin) VALUES (?1, ?2, ?3, ?4, ?5)")
       .bind(1, job)
       .bind(2, gpu)
       .bind(3, key)
       .bind(4, knobs)
+      .bind(5, origin)
       .exec();
   auto s = c_.prepare("SELECT id FROM configurations WHERE job = ?1 AND gpu = ?2 AND key = ?3");
   s.bind(1, job).bind(2, gpu).bind(3, key);
@@ -187,16 +209,29 @@ int64_t Store::add_config(int64_t job, const std::string& gpu, const std::string
   return id;
 }
 
-bool Store::add_plan(int64_t job, const std::string& gpu, int64_t config, uint32_t stage, uint32_t repetitions) {
+bool Store::add_plan(int64_t job, const std::string& gpu, int64_t config, uint32_t stage, uint32_t repetitions,
+                     bool verify, bool profile) {
   return c_.prepare(
-               "INSERT OR IGNORE INTO plans (job, gpu, config, stage, repetitions, state) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, 'pending')")
+               "INSERT OR IGNORE INTO plans (job, gpu, config, stage, repetitions, state, verify, profile) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7)")
              .bind(1, job)
              .bind(2, gpu)
              .bind(3, config)
              .bind(4, stage)
              .bind(5, repetitions)
+             .bind(6, verify)
+             .bind(7, profile)
              .exec() > 0;
+}
+
+int Store::open_plans(int64_t job, const std::string& gpu) {
+  auto s = c_.prepare(
+      "SELECT COUNT(*) FROM plans WHERE job = ?1 AND (?2 = '' OR gpu = ?2) AND state IN ('pending', 'leased')");
+  s.bind(1, job).bind(2, gpu);
+  s.next();
+  int n = int(s.i64(0));
+  s.exec();
+  return n;
 }
 
 std::optional<Plan> Store::plan(int64_t id) {
@@ -281,42 +316,48 @@ int Store::skip_pending(int64_t job) {
 }
 
 bool Store::insert_run(const Run& r) {
-  int n = c_.prepare(
-                "INSERT OR IGNORE INTO runs (plan, job, gpu, config, stage, repetitions, worker, worker_name, "
-                "environment, environment_key, median_ms, spread_ms, min_ms, max_ms, prefill_ms, tok_per_s, "
-                "compile_s, profile, logits_hash, rel_l2, argmax_agree, tokens_equal, stagger_equal, valid, reason, "
-                "failure, error, recorded_at, reused_from) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-                "?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)")
-              .bind(1, r.plan)
-              .bind(2, r.job)
-              .bind(3, r.gpu)
-              .bind(4, r.config)
-              .bind(5, r.stage)
-              .bind(6, r.repetitions)
-              .bind(7, r.worker)
-              .bind(8, r.worker_name)
-              .bind(9, r.environment)
-              .bind(10, r.environment_key)
-              .bind(11, r.median_ms)
-              .bind(12, r.spread_ms)
-              .bind(13, r.min_ms)
-              .bind(14, r.max_ms)
-              .bind(15, r.prefill_ms)
-              .bind(16, r.tok_per_s)
-              .bind(17, r.compile_s)
-              .bind(18, r.profile)
-              .bind(19, r.logits_hash)
-              .bind(20, r.rel_l2)
-              .bind(21, r.argmax_agree)
-              .bind(22, r.tokens_equal)
-              .bind(23, r.stagger_equal)
-              .bind(24, r.valid)
-              .bind(25, r.reason)
-              .bind(26, r.failure)
-              .bind(27, r.error)
-              .bind(28, r.recorded_at)
-              .bind(29, r.reused_from)
-              .exec();
+  int n =
+      c_.prepare(
+            "INSERT OR IGNORE INTO runs (plan, job, gpu, config, stage, repetitions, worker, worker_name, "
+            "environment, environment_key, median_ms, spread_ms, min_ms, max_ms, prefill_ms, tok_per_s, "
+            "compile_s, profile, logits_hash, rel_l2, argmax_agree, tokens_equal, stagger_equal, valid, reason, "
+            "failure, error, recorded_at, reused_from, workload_ms, objective_ms, verified, cost) VALUES (?1, ?2, "
+            "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+            "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)")
+          .bind(1, r.plan)
+          .bind(2, r.job)
+          .bind(3, r.gpu)
+          .bind(4, r.config)
+          .bind(5, r.stage)
+          .bind(6, r.repetitions)
+          .bind(7, r.worker)
+          .bind(8, r.worker_name)
+          .bind(9, r.environment)
+          .bind(10, r.environment_key)
+          .bind(11, r.median_ms)
+          .bind(12, r.spread_ms)
+          .bind(13, r.min_ms)
+          .bind(14, r.max_ms)
+          .bind(15, r.prefill_ms)
+          .bind(16, r.tok_per_s)
+          .bind(17, r.compile_s)
+          .bind(18, r.profile)
+          .bind(19, r.logits_hash)
+          .bind(20, r.rel_l2)
+          .bind(21, r.argmax_agree)
+          .bind(22, r.tokens_equal)
+          .bind(23, r.stagger_equal)
+          .bind(24, r.valid)
+          .bind(25, r.reason)
+          .bind(26, r.failure)
+          .bind(27, r.error)
+          .bind(28, r.recorded_at)
+          .bind(29, r.reused_from)
+          .bind(30, r.workload_ms)
+          .bind(31, r.objective_ms)
+          .bind(32, r.verified)
+          .bind(33, r.cost)
+          .exec();
   if (n == 0) return false;
   c_.prepare("UPDATE plans SET state = 'done' WHERE id = ?1").bind(1, r.plan).exec();
   return true;
@@ -325,20 +366,53 @@ bool Store::insert_run(const Run& r) {
 std::vector<Run> Store::runs(int64_t job, const std::string& gpu) {
   auto s = c_.prepare(std::string("SELECT ") + kRunCols +
                       " WHERE r.job = ?1 AND (?2 = '' OR r.gpu = ?2) "
-                      "ORDER BY r.gpu, r.valid DESC, r.stage DESC, r.median_ms, r.id");
+                      "ORDER BY r.gpu, r.valid DESC, r.verified DESC, r.objective_ms, r.stage DESC, r.id");
   s.bind(1, job).bind(2, gpu);
   std::vector<Run> v;
   while (s.next()) v.push_back(read_run(s));
   return v;
 }
 
+std::vector<Run> Store::runs_since(int64_t job, const std::string& gpu, int64_t after) {
+  auto s =
+      c_.prepare(std::string("SELECT ") + kRunCols + " WHERE r.job = ?1 AND r.gpu = ?2 AND r.id > ?3 ORDER BY r.id");
+  s.bind(1, job).bind(2, gpu).bind(3, after);
+  std::vector<Run> v;
+  while (s.next()) v.push_back(read_run(s));
+  return v;
+}
+
 std::optional<Run> Store::reusable(const std::string& checkpoint, const std::string& prompts, const std::string& gpu,
-                                   const std::string& key, uint32_t repetitions, const std::string& env_key) {
+                                   const std::string& key, uint32_t repetitions, const std::string& env_key,
+                                   uint32_t workload_prompt, uint32_t workload_gen, bool verify) {
   auto s = c_.prepare(std::string("SELECT ") + kRunCols +
-                      " JOIN jobs j ON j.id = r.job WHERE j.checkpoint = ?1 AND r.gpu = ?2 AND c.key = ?3 "
+                      " WHERE j.checkpoint = ?1 AND r.gpu = ?2 AND c.key = ?3 "
                       "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
-                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded') AND j.prompts = ?6 ORDER BY r.id LIMIT 1");
-  s.bind(1, checkpoint).bind(2, gpu).bind(3, key).bind(4, repetitions).bind(5, env_key).bind(6, prompts);
+                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded', 'cancelled') AND j.prompts = ?6 "
+                      "AND j.workload_prompt = ?7 AND j.workload_gen = ?8 AND p.verify >= ?9 ORDER BY r.id LIMIT 1");
+  s.bind(1, checkpoint)
+      .bind(2, gpu)
+      .bind(3, key)
+      .bind(4, repetitions)
+      .bind(5, env_key)
+      .bind(6, prompts)
+      .bind(7, workload_prompt)
+      .bind(8, workload_gen)
+      .bind(9, verify);
+  if (!s.next()) return std::nullopt;
+  Run r = read_run(s);
+  s.exec();
+  return r;
+}
+
+std::optional<Run> Store::best(int64_t job, const std::string& gpu) {
+  auto b = c_.prepare("SELECT run FROM best_configs WHERE job = ?1 AND gpu = ?2");
+  b.bind(1, job).bind(2, gpu);
+  if (!b.next()) return std::nullopt;
+  int64_t id = b.i64(0);
+  b.exec();
+  auto s = c_.prepare(std::string("SELECT ") + kRunCols + " WHERE r.id = ?1");
+  s.bind(1, id);
   if (!s.next()) return std::nullopt;
   Run r = read_run(s);
   s.exec();
@@ -346,19 +420,122 @@ std::optional<Run> Store::reusable(const std::string& checkpoint, const std::str
 }
 
 std::vector<Progress> Store::progress(int64_t job) {
-  auto s = c_.prepare("SELECT gpu, planned, done, valid, failed, open FROM job_progress WHERE job = ?1 ORDER BY gpu");
+  auto s = c_.prepare(
+      "SELECT gpu, planned, done, valid, failed, open, measured, verified, strategy, note FROM job_progress "
+      "WHERE job = ?1 ORDER BY gpu");
   s.bind(1, job);
   std::vector<Progress> v;
-  while (s.next())
-    v.push_back({s.text(0), uint32_t(s.i64(1)), uint32_t(s.i64(2)), uint32_t(s.i64(3)), uint32_t(s.i64(4)),
-                 uint32_t(s.i64(5))});
+  while (s.next()) {
+    Progress p;
+    p.gpu = s.text(0);
+    p.planned = uint32_t(s.i64(1));
+    p.done = uint32_t(s.i64(2));
+    p.valid = uint32_t(s.i64(3));
+    p.failed = uint32_t(s.i64(4));
+    p.open = uint32_t(s.i64(5));
+    p.measured = uint32_t(s.i64(6));
+    p.verified = uint32_t(s.i64(7));
+    p.strategy = s.text(8);
+    p.note = s.text(9);
+    v.push_back(p);
+  }
   for (auto& p : v) {
-    auto b = c_.prepare("SELECT median_ms, knobs FROM best_configs WHERE job = ?1 AND gpu = ?2");
+    auto b = c_.prepare(
+        "SELECT median_ms, knobs, objective_ms, prefill_tok_s, workload_ms FROM best_configs WHERE job = ?1 AND "
+        "gpu = ?2");
     b.bind(1, job).bind(2, p.gpu);
     if (b.next()) {
       p.best_ms = b.f64(0);
       p.best_knobs = b.text(1);
+      p.best_objective_ms = b.f64(2);
+      p.best_prefill_tok_s = b.f64(3);
+      p.best_workload_ms = b.f64(4);
       b.exec();
+    }
+  }
+  return v;
+}
+
+namespace {
+constexpr const char* kSearchCols = "job, gpu, strategy, state, planned, note, done, updated_at FROM searches";
+Search read_search(Stmt& s) {
+  return {s.i64(0), s.text(1), s.text(2), s.text(3), uint64_t(s.i64(4)), s.text(5), s.i64(6) != 0, s.f64(7)};
+}
+}  // namespace
+
+void Store::insert_search(const Search& x) {
+  c_.prepare(
+        "INSERT INTO searches (job, gpu, strategy, state, planned, note, done, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, "
+        "?6, ?7, ?8)")
+      .bind(1, x.job)
+      .bind(2, x.gpu)
+      .bind(3, x.strategy)
+      .bind(4, x.state)
+      .bind(5, int64_t(x.planned))
+      .bind(6, x.note)
+      .bind(7, x.done)
+      .bind(8, x.updated_at)
+      .exec();
+}
+
+std::vector<Search> Store::searches(int64_t job) {
+  auto s = c_.prepare(std::string("SELECT ") + kSearchCols + " WHERE job = ?1 ORDER BY gpu");
+  s.bind(1, job);
+  std::vector<Search> v;
+  while (s.next()) v.push_back(read_search(s));
+  return v;
+}
+
+std::vector<Search> Store::active_searches() {
+  auto s = c_.prepare(std::string("SELECT ") + kSearchCols +
+                      " WHERE done = 0 AND job IN (SELECT id FROM jobs WHERE state = 'running') ORDER BY job, gpu");
+  std::vector<Search> v;
+  while (s.next()) v.push_back(read_search(s));
+  return v;
+}
+
+void Store::update_search(const Search& x) {
+  c_.prepare(
+        "UPDATE searches SET state = ?3, planned = ?4, note = ?5, done = ?6, updated_at = ?7 WHERE job = ?1 AND "
+        "gpu = ?2")
+      .bind(1, x.job)
+      .bind(2, x.gpu)
+      .bind(3, x.state)
+      .bind(4, int64_t(x.planned))
+      .bind(5, x.note)
+      .bind(6, x.done)
+      .bind(7, x.updated_at)
+      .exec();
+}
+
+bool Store::searches_done(int64_t job) {
+  auto s = c_.prepare("SELECT COUNT(*) FROM searches WHERE job = ?1 AND done = 0");
+  s.bind(1, job);
+  s.next();
+  bool done = s.i64(0) == 0;
+  s.exec();
+  return done;
+}
+
+std::vector<WarmCandidate> Store::warm_candidates(const std::string& gpu, const std::string& architecture, int64_t job,
+                                                  int per_job, int limit) {
+  auto s = c_.prepare(
+      "SELECT job, knobs, objective_ms, same FROM ("
+      " SELECT d.job, d.knobs, d.objective_ms, k.architecture = ?2 AS same,"
+      "  ROW_NUMBER() OVER (PARTITION BY d.job, d.config ORDER BY d.objective_ms) AS per_config"
+      " FROM run_details d JOIN checkpoints k ON k.digest = d.checkpoint"
+      " WHERE d.gpu = ?1 AND d.valid = 1 AND d.verified = 1 AND d.job != ?3 AND d.objective_ms > 0)"
+      " WHERE per_config = 1 ORDER BY same DESC, job DESC, objective_ms");
+  s.bind(1, gpu).bind(2, architecture).bind(3, job);
+  std::vector<WarmCandidate> v;
+  std::map<int64_t, int> taken;
+  while (s.next()) {
+    WarmCandidate w{s.i64(0), s.text(1), s.f64(2), s.i64(3) != 0};
+    if (taken[w.job]++ >= per_job) continue;
+    v.push_back(w);
+    if (int(v.size()) >= limit) {
+      s.exec();
+      break;
     }
   }
   return v;

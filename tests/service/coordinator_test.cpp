@@ -1,4 +1,5 @@
-// The coordinator's core: leases and their expiry, idempotent results, each strategy, cancel, budgets, reuse.
+// The coordinator's core: leases and their expiry, idempotent results, each strategy, cancel, budgets, reuse; the
+// searches replenished inline (Options::replenish_inline) as the server's thread would.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -23,6 +24,7 @@ struct Fixture {
   }
   void open(int points, Options o = {}) {
     o.data_dir = dir / "data";
+    o.replenish_inline = true;
     core.reset();
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points),
                                          [this] { return clock; });
@@ -43,10 +45,12 @@ struct Fixture {
     s.budget = budget;
     return core->submit(s);
   }
-  // A valid result whose time is the configuration's id + 1 (so id 0 is fastest), unless `ms` says otherwise.
+  // A valid result whose time is the configuration's id + 1 (so id 0 is fastest), unless `ms` says otherwise;
+  // verified when the plan asked for the full checks.
   bool report(int64_t w, const Lease& l, double ms = -1) {
     db::Run r;
     r.valid = true;
+    r.verified = l.plan.verify;
     r.median_ms = ms >= 0 ? ms : nlohmann::json::parse(l.plan.knobs)["id"].get<int>() + 1.0;
     return core->report(w, l.plan.id, l.plan.lease, r);
   }
@@ -133,23 +137,37 @@ TEST(Coordinator, RandomDrawsTheBudgetDeterministically) {
   EXPECT_EQ(k1, k2);
 }
 
-TEST(Coordinator, SuccessiveHalvingPromotesTheFastestToLongerRuns) {
+TEST(Coordinator, SuccessiveHalvingPromotesTheFastestToLongerRunsAndVerifiesTheLastRound) {
   Fixture f(9);
   auto s = f.submit("halving");
+  EXPECT_EQ(s.gpus[0].planned, 9u + 3u + 1u);
   auto w = f.worker();
   EXPECT_EQ(f.drain(w), 9 + 3 + 1);
   auto runs = f.core->results(s.job.id, "h100", 0);
   std::map<uint32_t, std::set<std::string>> by_stage;
   std::map<uint32_t, uint32_t> reps;
-  for (auto& r : runs) by_stage[r.stage].insert(r.knobs), reps[r.stage] = r.repetitions;
+  std::map<uint32_t, std::set<bool>> verified;
+  for (auto& r : runs) {
+    by_stage[r.stage].insert(r.knobs);
+    reps[r.stage] = r.repetitions;
+    verified[r.stage].insert(r.verified);
+  }
   EXPECT_EQ(by_stage[1], (std::set<std::string>{R"({"id":0})", R"({"id":1})", R"({"id":2})"}));
   EXPECT_EQ(by_stage[2], (std::set<std::string>{R"({"id":0})"}));
   EXPECT_EQ(reps[0] * 3, reps[1]);
   EXPECT_EQ(reps[1] * 3, reps[2]);
+  // The early rounds are screened, the last verified: only it can be best.
+  EXPECT_EQ(verified[0], std::set<bool>{false});
+  EXPECT_EQ(verified[1], std::set<bool>{false});
+  EXPECT_EQ(verified[2], std::set<bool>{true});
   auto best = f.core->best(s.job.id, "h100");
   ASSERT_EQ(best.size(), 1u);
   EXPECT_EQ(best[0].stage, 2u);
-  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+  EXPECT_TRUE(best[0].verified);
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  EXPECT_EQ(st.gpus[0].measured, 13u);
+  EXPECT_EQ(st.gpus[0].verified, 1u);
 }
 
 TEST(Coordinator, InvalidResultsAreNeverBest) {
@@ -226,6 +244,19 @@ TEST(Coordinator, BadRequestsChangeNothing) {
   s.strategy = "annealing";
   EXPECT_THROW(f.core->submit(s), InvalidArgument);
   s.strategy = "grid";
+  s.objective = "throughput";
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.objective = "decode";
+  s.workload = Workload{0, 128};
+  EXPECT_THROW(f.core->submit(s), InvalidArgument);
+  s.workload = Workload{4000, 200};  // past the lane's 4096 positions
+  try {
+    f.core->submit(s);
+    ADD_FAILURE() << "a workload past the context is refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit the lane's context of 4096"), std::string::npos) << e.what();
+  }
+  s.workload.reset();
   s.path = "relative.gguf";
   EXPECT_THROW(f.core->submit(s), InvalidArgument);
   std::ofstream(f.dir / "junk.gguf") << "not a checkpoint";

@@ -1,4 +1,5 @@
-// The database: migrations on open, a newer schema refused, and the views over recorded runs.
+// The database: migrations on open (a version-2 file migrated to 3), a newer schema refused, and the views over
+// recorded runs.
 #include <gtest/gtest.h>
 
 #include "db/store.hpp"
@@ -23,17 +24,27 @@ TEST(Db, MigratesOnceAndRefusesANewerSchema) {
   EXPECT_THROW(Store(dir / "a.db"), std::runtime_error);
 }
 
-TEST(Db, BestConfigsPicksTheFastestValidRunOfTheLastRound) {
+// One query's first row's first column.
+int64_t count(Store& s, const std::string& sql) {
+  auto q = s.connection().prepare(sql);
+  return q.next() ? q.i64(0) : -1;
+}
+
+TEST(Db, BestConfigsPicksTheVerifiedRunWithTheSmallestObjective) {
   test::TempDir dir;
   Store s(dir / "b.db");
   s.put_checkpoint({"d", "/x.gguf", 1, "qwen3", "x"});
   Job j;
   j.checkpoint = "d";
   j.gpus = {"h100"};
+  j.strategy = "model";
+  j.workload_prompt = 512;
+  j.workload_gen = 128;
   int64_t job = s.insert_job(j);
-  auto add = [&](const std::string& key, uint32_t stage, double ms, bool valid) {
-    int64_t c = s.add_config(job, "h100", key, "{\"k\":\"" + key + "\"}");
-    s.add_plan(job, "h100", c, stage, 3);
+  s.insert_search({job, "h100", "model", "{}", 40, "screening", false, 0});
+  auto add = [&](const std::string& key, uint32_t stage, double objective, bool valid, bool verified) {
+    int64_t c = s.add_config(job, "h100", key, "{\"k\":\"" + key + "\"}", "model");
+    s.add_plan(job, "h100", c, stage, 3, verified, true);
     Plan p;
     for (auto& x : s.plans(job, "h100"))
       if (x.config == c && x.stage == stage) p = x;
@@ -43,26 +54,94 @@ TEST(Db, BestConfigsPicksTheFastestValidRunOfTheLastRound) {
     r.gpu = "h100";
     r.config = c;
     r.stage = stage;
-    r.median_ms = ms;
+    r.median_ms = objective / 100;
+    r.prefill_ms = objective / 2;
+    r.objective_ms = objective;
     r.valid = valid;
+    r.verified = verified;
     r.failure = valid ? "" : "race";
     EXPECT_TRUE(s.insert_run(r));
     EXPECT_FALSE(s.insert_run(r));
   };
-  add("a", 0, 1.0, true);
-  add("b", 0, 0.5, false);
-  add("c", 0, 2.0, true);
-  add("c", 1, 1.9, true);
-  auto b = s.connection().prepare("SELECT knobs, stage, median_ms FROM best_configs WHERE job = ?1");
-  b.bind(1, job);
-  ASSERT_TRUE(b.next());
-  EXPECT_EQ(b.text(0), "{\"k\":\"c\"}");
-  EXPECT_EQ(b.i64(1), 1);
+  add("a", 0, 100, true, false);  // screened: never best, however fast
+  add("b", 1, 50, false, false);  // failed its verification
+  add("c", 1, 200, true, true);
+  add("d", 1, 150, true, true);
+  auto b = s.best(job, "h100");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->knobs, "{\"k\":\"d\"}");
+  EXPECT_TRUE(b->verified);
+  EXPECT_DOUBLE_EQ(b->prefill_tok_s, 512 * 1000.0 / 75);
+  EXPECT_EQ(b->origin, "model");
   auto p = s.progress(job);
   ASSERT_EQ(p.size(), 1u);
-  EXPECT_EQ(p[0].planned, 4u);
+  EXPECT_EQ(p[0].planned, 40u);
+  EXPECT_EQ(p[0].measured, 4u);
+  EXPECT_EQ(p[0].verified, 2u);
   EXPECT_EQ(p[0].valid, 3u);
   EXPECT_EQ(p[0].failed, 1u);
+  EXPECT_DOUBLE_EQ(p[0].best_objective_ms, 150);
+  EXPECT_EQ(p[0].note, "screening");
+  EXPECT_EQ(count(s, "SELECT COUNT(*) FROM run_details WHERE verdict = 'screened'"), 1);
+}
+
+// A file of schema version 2 with a finished job: migration 3 keeps every row, reads old runs as verified with the
+// decode objective, and the jobs table takes the new strategies.
+TEST(Db, MigratesAVersion2File) {
+  test::TempDir dir;
+  {
+    Connection c(dir / "old.db");
+    migrate(c, 2);
+    c.exec_script(R"SQL(
+      INSERT INTO checkpoints (digest, path, size, architecture, name) VALUES ('d', '/x.gguf', 1, 'qwen3', 'x');
+      INSERT INTO jobs (checkpoint, gpus, strategy, state, prompts, created_at) VALUES ('d', 'h100', 'halving', 'done',
+        '[]', 5);
+      INSERT INTO configurations (job, gpu, key, knobs) VALUES (1, 'h100', 'k1', '{"id":1}'), (1, 'h100', 'k2',
+        '{"id":2}');
+      INSERT INTO plans (job, gpu, config, stage, repetitions, state) VALUES (1, 'h100', 1, 0, 3, 'done'),
+        (1, 'h100', 2, 0, 3, 'done'), (1, 'h100', 1, 1, 9, 'done');
+      INSERT INTO runs (plan, job, gpu, config, stage, repetitions, worker, worker_name, environment, environment_key,
+        median_ms, spread_ms, min_ms, max_ms, prefill_ms, tok_per_s, compile_s, profile, logits_hash, rel_l2,
+        argmax_agree, tokens_equal, stagger_equal, valid, reason, failure, error, recorded_at) VALUES
+        (1, 1, 'h100', 1, 0, 3, 1, 'w', '{}', 'e', 2.0, 0, 0, 0, 9, 500, 1, '{}', '', 0, 1, 1, 1, 1, '', '', '', 6),
+        (2, 1, 'h100', 2, 0, 3, 1, 'w', '{}', 'e', 1.0, 0, 0, 0, 9, 900, 1, '{}', '', 0, 1, 1, 0, 0, 'race', 'race',
+         '', 7),
+        (3, 1, 'h100', 1, 1, 9, 1, 'w', '{}', 'e', 1.9, 0, 0, 0, 9, 520, 1, '{}', '', 0, 1, 1, 1, 1, '', '', '', 8);
+      INSERT INTO releases (job, gpu, run, checkpoint, knobs, prompts, median_ms, spread_ms, repetitions, logits_hash,
+        directory, manifest, created_at) VALUES (1, 'h100', 3, 'd', '{"id":1}', '[]', 1.9, 0, 9, '', '/r', '{}', 9);
+    )SQL");
+  }
+  Store s(dir / "old.db");
+  auto job = s.job(1);
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->strategy, "halving");
+  EXPECT_EQ(job->objective, "decode");
+  EXPECT_EQ(job->state, "done");
+  auto runs = s.runs(1);
+  ASSERT_EQ(runs.size(), 3u);
+  for (auto& r : runs) {
+    EXPECT_DOUBLE_EQ(r.objective_ms, r.median_ms);
+    EXPECT_TRUE(r.verified);
+    EXPECT_TRUE(r.verify);
+    EXPECT_EQ(r.origin, "halving");
+  }
+  auto b = s.best(1, "h100");
+  ASSERT_TRUE(b);
+  EXPECT_DOUBLE_EQ(b->median_ms, 1.9);  // the invalid 1.0 is never best
+  auto searches = s.searches(1);
+  ASSERT_EQ(searches.size(), 1u);
+  EXPECT_TRUE(searches[0].done);
+  EXPECT_EQ(searches[0].planned, 3u);
+  EXPECT_EQ(count(s, "SELECT COUNT(*) FROM releases"), 1);
+  EXPECT_EQ(count(s, "SELECT COUNT(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(count(s, "PRAGMA foreign_keys"), 1);
+  Job next;
+  next.checkpoint = "d";
+  next.gpus = {"h100"};
+  next.strategy = "model";
+  EXPECT_EQ(s.insert_job(next), 2);
+  next.strategy = "annealing";
+  EXPECT_THROW(s.insert_job(next), std::exception);
 }
 
 }  // namespace

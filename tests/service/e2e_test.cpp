@@ -98,8 +98,17 @@ TEST(EndToEnd, BadRequestsGetInvalidArgumentAndChangeNothing) {
   auto gpu = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200,z999");
   EXPECT_NE(gpu.status, 0);
   EXPECT_NE(gpu.out.find("INVALID_ARGUMENT"), std::string::npos) << gpu.out;
-  auto strategy = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200 --strategy annealing");
-  EXPECT_NE(strategy.out.find("INVALID_ARGUMENT"), std::string::npos) << strategy.out;
+  // The strategy, the objective and the workload are checked by the CLI before anything is uploaded.
+  auto strategy = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy annealing");
+  EXPECT_NE(strategy.status, 0);
+  EXPECT_NE(strategy.out.find("unknown strategy 'annealing'"), std::string::npos) << strategy.out;
+  auto objective = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --objective latency");
+  EXPECT_NE(objective.out.find("unknown objective 'latency'"), std::string::npos) << objective.out;
+  auto workload = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --workload prompt=512,gen=x");
+  EXPECT_NE(workload.out.find("'x' is not a count of tokens"), std::string::npos) << workload.out;
+  auto big = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200 --workload prompt=9000,gen=1");
+  EXPECT_NE(big.out.find("INVALID_ARGUMENT"), std::string::npos) << big.out;
+  EXPECT_NE(big.out.find("does not fit the lane's context"), std::string::npos) << big.out;
   auto junk_path = c.path("junk.gguf");
   run("head -c 4096 /dev/urandom > " + junk_path.string());
   auto junk = c.cli("submit " + junk_path.string() + " --gpus h200");
@@ -122,6 +131,32 @@ TEST(EndToEnd, CancelKeepsTheJobAndStopsIt) {
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state = 'pending'"), 0);
   auto best = c.cli("best " + std::to_string(job));
   EXPECT_EQ(best.status, 1);
+}
+
+// A grid of 1,419,840 points (946,560 on the h200, 473,280 on the a100) with two replay workers measuring it: the
+// submit plans it lazily, leases and status keep answering while it runs, and the progress counts the grid exactly.
+TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
+  Cluster c;
+  c.start_coordinator();
+  c.start_worker("a", 5);
+  c.start_worker("b", 5);
+  int64_t job = c.submit("--gpus h200,a100 --strategy grid");
+  auto j = std::to_string(job);
+  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 1419840);
+  EXPECT_LE(c.query("SELECT COUNT(*) FROM plans WHERE job = " + j), 64);
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 60, 120));
+  for (int i = 0; i < 5; ++i) {
+    auto st = c.cli("status " + j);
+    ASSERT_EQ(st.status, 0) << st.out;
+    EXPECT_NE(st.out.find("/ 946,560 planned"), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find("/ 473,280 planned"), std::string::npos) << st.out;
+  }
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 120, 120));
+  // Every run of a distinct plan, the h200's in the grid's order, none answered from outside the recording.
+  EXPECT_EQ(c.query("SELECT COUNT(*) - COUNT(DISTINCT plan) FROM runs WHERE job = " + j), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE failure = 'not_recorded' AND gpu = 'h200'"), 0);
+  EXPECT_EQ(c.cli("cancel " + j).status, 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state = 'pending' AND job = " + j), 0);
 }
 
 TEST(EndToEnd, WorkerWithoutAGpuOrARecordingRefusesToStart) {

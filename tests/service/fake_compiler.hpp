@@ -9,16 +9,18 @@
 
 namespace lt::test {
 
-// A knob space of `n` points.
+// A knob space of `n` points, one knob "id" of n values, every ordinal a point.
 class FakeSpace : public coord::SearchSpace {
  public:
   explicit FakeSpace(int n) : n_(n) {}
-  std::vector<nlohmann::json> enumerate() const override {
-    std::vector<nlohmann::json> v;
-    for (int i = 0; i < n_; ++i) v.push_back({{"id", i}});
-    return v;
+  std::vector<coord::Dimension> dimensions() const override {
+    coord::Dimension d{"id", {}};
+    for (int i = 0; i < n_; ++i) d.values.push_back(i);
+    return {d};
   }
-  size_t size() const override { return size_t(n_); }
+  uint64_t size() const override { return uint64_t(n_); }
+  uint64_t raw_size() const override { return uint64_t(n_); }
+  std::optional<nlohmann::json> at(uint64_t ordinal) const override { return nlohmann::json{{"id", int(ordinal)}}; }
   bool contains(const nlohmann::json& k) const override {
     return k.is_object() && k.size() == 1 && k.contains("id") && k["id"].is_number_integer() && k["id"] >= 0 &&
            k["id"] < n_;
@@ -32,16 +34,16 @@ class FakeSpace : public coord::SearchSpace {
   int n_;
 };
 
-// The fake compiler.
+// The fake compiler: checkpoints of `context` positions (the lane's).
 class FakeCompiler : public coord::Compiler {
  public:
-  explicit FakeCompiler(int points) : points_(points) {}
+  explicit FakeCompiler(int points, uint32_t context = 4096) : points_(points), context_(context) {}
   coord::CheckpointInfo inspect(const std::filesystem::path& p) override {
     std::ifstream in(p, std::ios::binary);
     char magic[4] = {};
     in.read(magic, 4);
     if (std::string(magic, 4) != "GGUF") throw lt::Error(p.string() + " is not a GGUF file");
-    return {"qwen3", "fake", 1000};
+    return {"qwen3", "fake", 1000, context_};
   }
   std::unique_ptr<coord::SearchSpace> space(const std::filesystem::path&, const coord::GpuKind&) override {
     return std::make_unique<FakeSpace>(points_);
@@ -49,6 +51,7 @@ class FakeCompiler : public coord::Compiler {
 
  private:
   int points_;
+  uint32_t context_;
 };
 
 }  // namespace lt::test

@@ -11,10 +11,11 @@
 namespace lt::coord {
 namespace {
 
-// A measured run as a worker reports it: valid, with the reference's tokens and stable staggered logits.
+// A measured run as a worker reports it: valid, verified, with the reference's tokens and stable staggered logits.
 db::Run measured(double median, double spread, const std::string& hash = "00000000000000aa") {
   db::Run r;
   r.valid = true;
+  r.verified = true;
   r.median_ms = median;
   r.spread_ms = spread;
   r.tokens_equal = true;
@@ -79,6 +80,7 @@ struct Fixture {
     std::ofstream(checkpoint) << "GGUF and some bytes";
     Options o;
     o.data_dir = dir / "data";
+    o.replenish_inline = true;
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
     releases = std::make_unique<Releases>(*core);
     db::Worker w;
@@ -91,6 +93,7 @@ struct Fixture {
     JobSpec s;
     s.path = checkpoint.string();
     s.gpus = {"h100"};
+    s.strategy = "grid";
     return core->submit(s).job.id;
   }
   // Leases everything and reports `ms(id)` for configuration `id`; returns the plans run.

@@ -79,10 +79,20 @@ struct Space {
   void check(const Knobs& k) const;
   // Why `k`, whose knobs lie in their domains, breaks a constraint between knobs, or empty when it does not.
   std::string why_constrained(const Knobs& k) const;
-  // Every valid point, in a fixed order (the grid); how many there are; each visited in that order.
+  // Whether `k`, whose knobs lie in their domains, breaks no constraint: why_constrained(k).empty() without building
+  // the reason's words (the grid's and the count's test of a point).
+  bool allows(const Knobs& k) const;
+  // Every valid point, in a fixed order (the grid); how many there are; each visited in that order. size() counts
+  // without building a point's JSON or words: the knobs no constraint reads multiply the count of the others' valid
+  // combinations (an 8B model's 1.4 M points of 11 M in milliseconds).
   std::vector<Knobs> enumerate() const;
   size_t size() const;
   void each(const std::function<void(const Knobs&)>& visit) const;
+  // How many points the domains span, valid or not: the product of their sizes.
+  uint64_t raw_size() const;
+  // The point at `ordinal` of the domains' product, the last domain fastest (the order `each` visits); it may break a
+  // constraint (see allows). REQUIRES: ordinal < raw_size().
+  Knobs at(uint64_t ordinal) const;
   // A valid point drawn uniformly from the domains (constraints by rejection).
   Knobs sample(std::mt19937_64& rng) const;
   nlohmann::json to_json() const;

@@ -174,9 +174,9 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
 }
 
 Knobs knobs_of(const std::vector<Domain>& d, const std::vector<size_t>& at) {
-  json j = json::object();
-  for (size_t i = 0; i < d.size(); ++i) j[d[i].name] = d[i].values[at[i]];
-  return Knobs::from_json(j);
+  Knobs k;
+  for (size_t i = 0; i < d.size(); ++i) k.set(d[i].name, d[i].values[at[i]]);
+  return k;
 }
 
 }  // namespace
@@ -213,43 +213,92 @@ std::string Space::why_invalid(const Knobs& k) const {
   return why_constrained(k);
 }
 
-std::string Space::why_constrained(const Knobs& k) const {
+namespace {
+
+// The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
+// others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
+constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
+
+// The constraints between knobs, in one place: true when `k` breaks none; else false, and the first broken one in words
+// into `why` when it is not null (the words are built only then).
+bool constrained(const Space& s, const Knobs& k, std::string* why) {
+  auto broken = [why](auto&& say) {
+    if (why) *why = say();
+    return false;
+  };
+  const model::Model& model = s.model;
   if (static_cast<uint32_t>(k.max_chunk) > std::max<uint32_t>(model.context, 1))
-    return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " + std::to_string(model.context);
-  for (const model::Layer& L : model.layer) {
-    if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
-      return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ";
-    if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
-      return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
+    return broken([&] {
+      return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " +
+             std::to_string(model.context);
+    });
+  if (k.fuse_qkv || k.fuse_glu) {
+    for (const model::Layer& L : model.layer) {
+      if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
+        return broken(
+            [&] { return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ"; });
+      if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
+        return broken([&] {
+          return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
+        });
+    }
   }
   const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
   if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
-    return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
+    return broken([&] {
+      return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
+    });
   if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
-    return "gemm_prequant needs the int8 numerics and chunks of 16 rows or more";
-  if (k.gemv_prequant && !int8) return "gemv_prequant needs the int8 numerics";
+    return broken([] { return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more"); });
+  if (k.gemv_prequant && !int8) return broken([] { return std::string("gemv_prequant needs the int8 numerics"); });
   if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
-    return "max_chunk " + std::to_string(k.max_chunk) +
-           " under the int8 numerics needs gemm_prequant (the staged GEMM "
-           "holds at most 64 rows)";
-  if (k.fuse_norm && k.gemv_split != 1) return "fuse_norm needs gemv_split 1 (it folds into the plain GEMV)";
+    return broken([&] {
+      return "max_chunk " + std::to_string(k.max_chunk) +
+             " under the int8 numerics needs gemm_prequant (the staged GEMM "
+             "holds at most 64 rows)";
+    });
+  if (k.fuse_norm && k.gemv_split != 1)
+    return broken([] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
   const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
   if (k.attn_heads < 0 || (k.attn_heads > 0 && (k.attn_heads > group || group % k.attn_heads != 0)))
-    return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " + std::to_string(group) +
-           " query heads a key/value head serves";
+    return broken([&] {
+      return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " + std::to_string(group) +
+             " query heads a key/value head serves";
+    });
   if (k.fuse_rope && !(k.fuse_qkv && k.fuse_rope_kv))
-    return "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)";
+    return broken([] {
+      return std::string(
+          "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)");
+    });
   if (k.side_streams && k.fuse_qkv && k.fuse_glu)
-    return "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are independent";
-  if (k.pdl && target.arch < 90) return "pdl needs sm_90 or later; the target is sm_" + std::to_string(target.arch);
+    return broken([] {
+      return std::string(
+          "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are independent");
+    });
+  if (k.pdl && s.target.arch < 90)
+    return broken([&] { return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch); });
   if (k.fuse_qkv) {
     for (uint64_t rows : {uint64_t(model.heads) * model.head_dim, uint64_t(model.kv_heads) * model.head_dim,
                           uint64_t(model.kv_heads) * model.value_dim})
       if (rows % static_cast<uint64_t>(k.gemv_rows_per_warp) != 0)
-        return "fuse_qkv: a projection of " + std::to_string(rows) + " rows is not a multiple of gemv_rows_per_warp " +
-               std::to_string(k.gemv_rows_per_warp);
+        return broken([&] {
+          return "fuse_qkv: a projection of " + std::to_string(rows) +
+                 " rows is not a multiple of gemv_rows_per_warp " + std::to_string(k.gemv_rows_per_warp);
+        });
   }
-  return {};
+  return true;
+}
+
+}  // namespace
+
+std::string Space::why_constrained(const Knobs& k) const {
+  std::string why;
+  constrained(*this, k, &why);
+  return why;
+}
+
+bool Space::allows(const Knobs& k) const {
+  return constrained(*this, k, nullptr);
 }
 
 void Space::check(const Knobs& k) const {
@@ -262,10 +311,53 @@ std::vector<Knobs> Space::enumerate() const {
   return out;
 }
 
+// The valid combinations of the constrained knobs walked as an odometer (the unconstrained ones held at their first
+// value), times the unconstrained knobs' domain sizes.
 size_t Space::size() const {
+  std::vector<size_t> walk;  // the constrained domains, in order
+  size_t free = 1;
+  for (size_t i = 0; i < domains.size(); ++i) {
+    if (domains[i].values.empty()) return 0;
+    if (std::find(std::begin(kUnconstrained), std::end(kUnconstrained), domains[i].name) != std::end(kUnconstrained))
+      free *= domains[i].values.size();
+    else
+      walk.push_back(i);
+  }
+  Knobs k = knobs_of(domains, std::vector<size_t>(domains.size(), 0));
+  std::vector<size_t> at(walk.size(), 0);
   size_t n = 0;
-  each([&](const Knobs&) { ++n; });
+  for (;;) {
+    if (allows(k)) ++n;
+    size_t w = walk.size();
+    while (w > 0) {
+      --w;
+      const Domain& d = domains[walk[w]];
+      if (++at[w] < d.values.size()) {
+        k.set(d.name, d.values[at[w]]);
+        break;
+      }
+      at[w] = 0;
+      k.set(d.name, d.values[0]);
+      if (w == 0) return n * free;
+    }
+    if (walk.empty()) return n * free;
+  }
+}
+
+uint64_t Space::raw_size() const {
+  uint64_t n = 1;
+  for (const Domain& d : domains) n *= d.values.size();
   return n;
+}
+
+Knobs Space::at(uint64_t ordinal) const {
+  Knobs k;
+  for (size_t i = domains.size(); i > 0; --i) {
+    const Domain& d = domains[i - 1];
+    k.set(d.name, d.values[ordinal % d.values.size()]);
+    ordinal /= d.values.size();
+  }
+  return k;
 }
 
 // The grid walked as an odometer (the last domain fastest), each step setting only the knobs whose values changed.
@@ -273,7 +365,7 @@ void Space::each(const std::function<void(const Knobs&)>& visit) const {
   std::vector<size_t> at(domains.size(), 0);
   Knobs k = knobs_of(domains, at);
   for (;;) {
-    if (why_constrained(k).empty()) visit(k);
+    if (allows(k)) visit(k);
     size_t i = domains.size();
     while (i > 0) {
       --i;
@@ -294,7 +386,7 @@ Knobs Space::sample(std::mt19937_64& rng) const {
     std::vector<size_t> at;
     for (const Domain& d : domains) at.push_back(std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng));
     Knobs k = knobs_of(domains, at);
-    if (why_invalid(k).empty()) return k;
+    if (allows(k)) return k;
   }
   throw Error("the knob space has no valid point");
 }

@@ -58,7 +58,16 @@ class Client {
   std::unique_ptr<Impl> impl_;
 };
 
-// A job's progress in one line: per GPU kind done/planned, valid, failed, best so far; time left.
+// How a run came out: valid under the full checks, valid under the screen's (timed, logits checked, no --stagger),
+// or failed.
+enum class RunVerdict { Verified, Screened, Failed };
+const char* to_string(RunVerdict v);
+RunVerdict verdict_of(const db::Run& r);
+
+// The best run's figures side by side: "2.91 ms/tok · 6,300 prefill tok/s · 1.2 s workload".
+std::string best_figures(double decode_ms, double prefill_tok_s, double workload_ms);
+// A job's progress in one line: per GPU kind what was measured of what the strategy plans, verified, failed, the
+// best verified run's figures; time left.
 std::string progress_line(const JobStatus& s);
 // A job's state as a few lines for `lane-tune status`.
 std::string describe(const JobStatus& s);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "compiler/error.hpp"
+#include "coordinator/objective.hpp"
 #include "coordinator/space.hpp"
 #include "coordinator/strategy.hpp"
 #include "db/store.hpp"
@@ -39,6 +41,10 @@ struct Options {
   std::vector<uint64_t> stagger_seeds = {1, 2, 3};
   int max_attempts = 3;  // leases a plan may lose before it is given up
   SearchOptions search;
+  // lease() and report() replenish the searches themselves (the bare core, in tests); the server runs replenish() on
+  // a thread of its own instead, so that no lease waits on a strategy.
+  bool replenish_inline = false;
+  bool warm_start = true;  // the model strategy starts from other jobs' verified configurations on the GPU kind
 };
 
 // A tuning job to start.
@@ -46,10 +52,12 @@ struct JobSpec {
   std::string digest;  // a stored checkpoint, or
   std::string path;    // a checkpoint the coordinator can read
   std::vector<std::string> gpus;
-  std::string strategy = "grid";
+  std::string strategy = "model";  // grid | random | halving | model
   uint32_t budget = 0;
   double time_budget_s = 0;
   uint64_t seed = 0;
+  std::string objective = "workload";  // workload | decode | prefill
+  std::optional<Workload> workload;    // none: the default, shrunk to fit the lane's context
 };
 
 // A job's state and progress per GPU kind.
@@ -59,15 +67,18 @@ struct JobStatus {
   double time_left_s = -1;
 };
 
-// A plan handed to a worker under a lease.
+// A plan handed to a worker under a lease: what to measure (plan.verify: the full checks; plan.profile: every launch
+// timed once) on which workload.
 struct Lease {
   db::Plan plan;
   std::string checkpoint;
   uint64_t checkpoint_size = 0;
-  std::string prompts;  // JSON
+  std::string checkpoint_path;  // where the coordinator reads it: a worker that sees this path need not fetch it
+  std::string prompts;          // JSON
   uint32_t warmup = 0;
   std::vector<uint64_t> stagger_seeds;
   double time_limit_s = 0;
+  Workload workload;
 };
 
 // A checkpoint being uploaded: bytes appended in order, then stored by content digest.
@@ -100,11 +111,13 @@ class Coordinator {
   std::filesystem::path checkpoint_path(const std::string& digest);
   std::filesystem::path upload_dir() const;
 
+  // Starts a job: validates the request (the objective, the strategy and the workload first), creates the job and a
+  // search per GPU kind, and takes each search's first small batch of plans; never lists the knob space.
   JobStatus submit(const JobSpec& spec);
   JobStatus status(int64_t job);
   std::vector<JobStatus> list();
   std::vector<db::Run> results(int64_t job, const std::string& gpu, uint32_t top);
-  // The best valid configuration per GPU kind (the fastest at the last round).
+  // The best run per GPU kind: verified, valid, with the smallest objective (the best_configs view).
   std::vector<db::Run> best(int64_t job, const std::string& gpu);
   JobStatus cancel(int64_t job);
 
@@ -118,6 +131,12 @@ class Coordinator {
 
   // Re-queues expired leases and ends jobs that are complete or past their time budget.
   void tick();
+  // Tops up every running search's queue (its pending and leased plans) to the target: feeds each strategy the
+  // results recorded since, asks it for candidates outside the database lock, and stores them with its saved state
+  // in one transaction. One replenish runs at a time; a strategy restored after a restart is fed every result again.
+  void replenish();
+  // Called (outside the lock) when a lease finds a queue low or a report arrives: the server wakes its replenisher.
+  void on_wanted(std::function<void()> wake) { wake_ = std::move(wake); }
   const Options& options() const { return o_; }
   // Runs `f(store, now)` on the database under the coordinator's lock (the releases' core, releases.cpp).
   template <class F>
@@ -127,18 +146,54 @@ class Coordinator {
   }
   Compiler& compiler() { return *compiler_; }
 
+  // A search ready to be stored with its job: its strategy, the first candidates it proposed and a note.
+  struct NewSearch {
+    std::string gpu;
+    std::unique_ptr<SearchSpace> space;
+    std::unique_ptr<Strategy> strategy;
+    std::vector<Proposal> first;
+    std::string note;
+  };
+  // Stores `s` for `job` in the caller's transaction (REQUIRES: the store's lock held): its searches row and its
+  // first plans.
+  static void store_search(db::Store& store, int64_t job, NewSearch& s, double now);
+
  private:
   double now() const { return clock_(); }
   JobStatus status_locked(int64_t job);
-  void advance_locked(int64_t job);
   void check_budget_locked(const db::Job& j);
+  // Ends the job when every search is done and no plan is open.
+  void check_complete_locked(int64_t job);
   std::vector<db::Run> best_locked(int64_t job, const std::string& gpu);
+  void wanted();
+  // The queue a search of `gpu` keeps: max(queue, 2 x the plans its leasing workers ask for at once).
+  size_t target_locked(const std::string& gpu);
+  // The run as a strategy sees it.
+  static Observation observe(const db::Run& r);
+  // Other jobs' verified configurations on the GPU kind, for the model strategy's warm start.
+  std::vector<Seed> warm_seeds_locked(const std::string& gpu, const std::string& architecture);
+
+  // A search's strategy held between replenishes, and the last run it was fed.
+  struct Live {
+    std::unique_ptr<SearchSpace> space;
+    std::unique_ptr<Strategy> strategy;
+    int64_t fed = 0;
+  };
+  struct Leasing {
+    std::string gpu;
+    uint32_t max = 0;
+    double at = 0;
+  };
 
   std::mutex m_;
   db::Store store_;
   Options o_;
   std::unique_ptr<Compiler> compiler_;
   Clock clock_;
+  std::function<void()> wake_;
+  std::map<int64_t, Leasing> leasing_;  // by worker, under m_
+  std::mutex replenish_m_;              // one replenish at a time; guards lives_
+  std::map<std::pair<int64_t, std::string>, Live> lives_;
 };
 
 }  // namespace lt::coord

@@ -4,11 +4,16 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+namespace lt::knobs {
+struct Space;
+}
 
 namespace lt::coord {
 
@@ -23,17 +28,31 @@ struct GpuKind {
 const GpuKind* find_gpu_kind(const std::string& name);
 std::vector<std::string> gpu_kind_names();
 
-// A knob space as the search strategies see it: configurations as JSON, each with its canonical key.
+// One knob of a space as the search sees it: its name and its values, in the space's order.
+struct Dimension {
+  std::string name;
+  std::vector<nlohmann::json> values;
+};
+
+// A knob space as the search strategies see it: configurations as JSON, each with its canonical key, reached by
+// ordinal (the grid walks them) or drawn at random; nothing here lists the whole space.
 class SearchSpace {
  public:
   virtual ~SearchSpace() = default;
-  // Every valid configuration, in a fixed order; how many there are; whether `knobs` is one of them.
-  virtual std::vector<nlohmann::json> enumerate() const = 0;
-  virtual size_t size() const = 0;
+  // The knobs and their values (the cost model's features).
+  virtual std::vector<Dimension> dimensions() const = 0;
+  // How many valid configurations there are, exactly.
+  virtual uint64_t size() const = 0;
+  // How many ordinals there are: every valid configuration has one, and some ordinals are no valid configuration.
+  virtual uint64_t raw_size() const = 0;
+  // The configuration at `ordinal` in the space's fixed order (the grid's), or nullopt when that ordinal breaks a
+  // constraint. REQUIRES: ordinal < raw_size().
+  virtual std::optional<nlohmann::json> at(uint64_t ordinal) const = 0;
+  // Whether `knobs` is one of the space's configurations (knobs left out take their defaults).
   virtual bool contains(const nlohmann::json& knobs) const = 0;
   // A valid configuration drawn at random.
   virtual nlohmann::json sample(std::mt19937_64& rng) const = 0;
-  // The configuration's canonical text (what results are stored and reused by).
+  // The configuration's canonical text (what results are stored and reused by): every knob, sorted.
   virtual std::string key(const nlohmann::json& knobs) const = 0;
 };
 
@@ -42,6 +61,7 @@ struct CheckpointInfo {
   std::string architecture;
   std::string name;
   uint32_t vocab = 0;
+  uint32_t context = 0;  // the lane's context: the model's, at most 4096 (lt::lane::lane_context)
 };
 
 // The compiler's side of the coordinator: reads checkpoints and describes their knob spaces.
@@ -55,5 +75,8 @@ class Compiler {
 
 // The real compiler (lt::gguf, lt::model, lt::knobs).
 std::unique_ptr<Compiler> compiler();
+
+// A search space over lt::knobs' space `s`; `keep` holds what s.model points into (the checkpoint's gguf::File).
+std::unique_ptr<SearchSpace> knob_space(const knobs::Space& s, std::shared_ptr<const void> keep);
 
 }  // namespace lt::coord

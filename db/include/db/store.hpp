@@ -13,6 +13,9 @@ namespace lt::db {
 
 // The schema version this build writes (PRAGMA user_version); older files are migrated on open.
 int schema_version();
+// Applies the migrations the file has not seen, up to `version` (a Store migrates to schema_version(); tests make
+// files of older versions). Throws std::runtime_error for a file newer than this build.
+void migrate(Connection& c, int version);
 
 // A checkpoint the coordinator stores or references, by content digest.
 struct Checkpoint {
@@ -37,6 +40,9 @@ struct Job {
   std::string prompts = "[]";  // JSON: [{"n_gen":n,"tokens":[...]}, ...]
   double created_at = 0;
   double finished_at = 0;
+  std::string objective = "workload";  // workload | decode | prefill
+  uint32_t workload_prompt = 0;        // the workload timed: prompt tokens, then tokens generated
+  uint32_t workload_gen = 0;
 };
 
 // A plan: one configuration of a job for one GPU kind at one stage, and its lease.
@@ -54,6 +60,9 @@ struct Plan {
   int64_t worker = 0;
   double deadline = 0;
   int attempts = 0;
+  bool verify = true;   // the full checks (--stagger too); false: screened by speed and the logits checks
+  bool profile = true;  // every launch timed once (--profile)
+  std::string origin;   // why the search proposed the configuration (the configuration's)
 };
 
 // A measured plan: timings with spread, profile, checksums, validity and its reason, errors, environment.
@@ -78,6 +87,36 @@ struct Run {
   std::string reason, failure, error;
   double recorded_at = 0;
   int64_t reused_from = 0;  // the run this one copies (same checkpoint, configuration and environment)
+  double workload_ms = 0;   // the workload's time to its last token (median)
+  double objective_ms = 0;  // the job's objective for this run, lower is better
+  bool verified = false;    // the full checks ran and passed (with valid: a verified run; valid alone: screened)
+  std::string cost = "{}";  // JSON: seconds the configuration cost the worker, by part
+  // Read with the run, not stored in it: the plan's verify, the configuration's key and origin, the prefill rate of
+  // the job's workload prompt (0 when unknown).
+  bool verify = true;
+  std::string key;
+  std::string origin;
+  double prefill_tok_s = 0;
+};
+
+// One GPU kind's search in a job: its strategy's saved state and how much it plans to measure.
+struct Search {
+  int64_t job = 0;
+  std::string gpu;
+  std::string strategy;
+  std::string state = "{}";  // JSON
+  uint64_t planned = 0;
+  std::string note;
+  bool done = false;  // it proposes nothing more
+  double updated_at = 0;
+};
+
+// A verified configuration of another job, a candidate to warm-start a search with.
+struct WarmCandidate {
+  int64_t job = 0;
+  std::string knobs;  // JSON
+  double objective_ms = 0;
+  bool same_architecture = false;
 };
 
 // A registered worker: its GPU kind, properties and environment.
@@ -87,12 +126,15 @@ struct Worker {
   double registered_at = 0, last_seen = 0;
 };
 
-// One GPU kind's counts in a job.
+// One GPU kind's counts in a job: what its search plans, what was measured, and the best verified run's figures.
 struct Progress {
   std::string gpu;
   uint32_t planned = 0, done = 0, valid = 0, failed = 0, open = 0;
-  double best_ms = 0;
+  double best_ms = 0;  // decode ms per token; 0: no verified run yet
   std::string best_knobs;
+  uint32_t measured = 0, verified = 0;
+  double best_objective_ms = 0, best_prefill_tok_s = 0, best_workload_ms = 0;
+  std::string strategy, note;
 };
 
 // The database, schema migrated on open. Not thread-safe: one Store per thread, or a lock around it.
@@ -109,10 +151,14 @@ class Store {
   std::vector<Job> jobs();
   void set_job_state(int64_t id, const std::string& state, const std::string& message, double at);
 
-  // The configuration's id in the job for the GPU kind, added when new.
-  int64_t add_config(int64_t job, const std::string& gpu, const std::string& key, const std::string& knobs);
+  // The configuration's id in the job for the GPU kind, added when new (with `origin`; an existing one keeps its own).
+  int64_t add_config(int64_t job, const std::string& gpu, const std::string& key, const std::string& knobs,
+                     const std::string& origin = "");
   // Adds the configuration's plan at `stage`; false when it exists already.
-  bool add_plan(int64_t job, const std::string& gpu, int64_t config, uint32_t stage, uint32_t repetitions);
+  bool add_plan(int64_t job, const std::string& gpu, int64_t config, uint32_t stage, uint32_t repetitions,
+                bool verify = true, bool profile = true);
+  // How many of the job's plans for the GPU kind are pending or leased (every GPU kind's when `gpu` is empty).
+  int open_plans(int64_t job, const std::string& gpu = "");
   std::optional<Plan> plan(int64_t id);
   std::vector<Plan> plans(int64_t job, const std::string& gpu);
   // Pending plans of running jobs for the GPU kind, oldest job first.
@@ -130,12 +176,31 @@ class Store {
 
   // Records the plan's run and marks it done; false (and nothing changed) when it has a run already.
   bool insert_run(const Run& r);
+  // The job's runs, per GPU kind verified first, then screened, then failed, each by objective.
   std::vector<Run> runs(int64_t job, const std::string& gpu = "");
-  // A run of a job on the same checkpoint and prompts, of the same GPU kind, configuration and repetitions, measured
-  // under `env_key`.
+  // The job's runs on the GPU kind recorded after run `after`, in the order they were recorded.
+  std::vector<Run> runs_since(int64_t job, const std::string& gpu, int64_t after);
+  // A run of a job on the same checkpoint, prompts and workload, of the same GPU kind, configuration and repetitions,
+  // measured under `env_key`; with `verify`, only a run whose plan ran the full checks (a screened run never stands
+  // for a verification).
   std::optional<Run> reusable(const std::string& checkpoint, const std::string& prompts, const std::string& gpu,
-                              const std::string& key, uint32_t repetitions, const std::string& env_key);
+                              const std::string& key, uint32_t repetitions, const std::string& env_key,
+                              uint32_t workload_prompt, uint32_t workload_gen, bool verify);
+  // The job's best run on the GPU kind (the best_configs view: verified, valid, smallest objective), if any.
+  std::optional<Run> best(int64_t job, const std::string& gpu);
   std::vector<Progress> progress(int64_t job);
+
+  void insert_search(const Search& s);
+  std::vector<Search> searches(int64_t job);
+  // The searches of running jobs that still propose.
+  std::vector<Search> active_searches();
+  void update_search(const Search& s);
+  // Whether every search of the job is done (true for a job without searches).
+  bool searches_done(int64_t job);
+  // Verified valid runs on the GPU kind of jobs other than `job`: each job's best `per_job` by its objective, jobs
+  // of `architecture` first, then the fastest.
+  std::vector<WarmCandidate> warm_candidates(const std::string& gpu, const std::string& architecture, int64_t job,
+                                             int per_job, int limit);
 
   int64_t register_worker(const Worker& w);
   std::optional<Worker> worker(int64_t id);

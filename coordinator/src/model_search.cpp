@@ -1,0 +1,422 @@
+// The model strategy: a cost model trained on the job's own measurements ranks candidates, and every proposal is a
+// whole lane, screened first (timed and profiled, no --stagger) and the best few verified.
+//
+// The cost model knows the launches: each screened measurement's profile splits its objective into launch families
+// (the decode step's and the chunks' projections, attention and the rest, cost_model.hpp), one model is fitted per
+// family plus one for the residual, and a candidate's predicted objective is their sum, so one measurement of a
+// whole lane teaches every family at once (Ansor's tasks, composed and confirmed by measuring the lane). A
+// classifier learns which configurations fail (compile errors, races, does_not_fit, wrong results: deterministic).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "compiler/error.hpp"
+#include "coordinator/strategy.hpp"
+#include "cost_model.hpp"
+
+namespace lt::coord {
+namespace {
+
+// Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
+// each taken when it (or a variant with smaller chunks, or without pdl) is a point of the space.
+const char* const kPriors[] = {
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_norm":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":2})",
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true})",
+    R"({"numerics":"dequant","max_chunk":64,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_norm":true,
+        "pdl":true,"gemv_rows_per_warp":2})",
+};
+
+constexpr size_t kInitial = 16;    // screens before the cost model ranks (priors, warm start, random)
+constexpr size_t kMinTrain = 8;    // measured configurations the cost model needs
+constexpr size_t kFront = 3;       // the best this many screened configurations are verified
+constexpr size_t kPool = 2000;     // random candidates scored per batch, besides the mutations of the best
+constexpr size_t kParents = 8;     // the best measured configurations mutated
+constexpr double kExplore = 0.15;  // the share of a batch drawn from the pool at random
+
+// Failures a configuration does not own: the plan was lost, cancelled, or not answered.
+bool incidental(const std::string& failure) {
+  return failure == "lost" || failure == "cancelled" || failure == "not_recorded";
+}
+
+// Mixes the job's seed with a counter (splitmix64).
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+class ModelSearch : public Strategy {
+ public:
+  ModelSearch(const SearchSpace& space, SearchSettings s, const nlohmann::json& saved)
+      : space_(space), s_(std::move(s)), features_(space.dimensions()) {
+    const uint64_t size = space.size();
+    screens_budget_ = std::min<uint64_t>(s_.budget ? s_.budget : s_.options.model_budget, size);
+    screens_budget_ = saved.value("screens_budget", screens_budget_);
+    counter_ = saved.value("counter", uint64_t{0});
+    exhausted_ = saved.value("exhausted", false);
+    for (auto& h : saved.value("screens", nlohmann::json::array())) screens_.insert(h.get<std::string>());
+    for (auto& h : saved.value("verifies", nlohmann::json::array())) verifies_.insert(h.get<std::string>());
+    // The priors and the warm start, in the order they are screened.
+    for (const char* text : kPriors) {
+      auto p = nlohmann::json::parse(text);
+      for (auto& variant : variants(p))
+        if (space.contains(variant)) {
+          add_seed(variant, "prior");
+          break;
+        }
+    }
+    size_t warm = 0;
+    for (auto& w : s_.warm)
+      if (warm < s_.options.warm && space.contains(w.knobs) && add_seed(w.knobs, w.origin)) ++warm;
+  }
+
+  std::string name() const override { return "model"; }
+
+  std::vector<Proposal> propose(size_t n, size_t open) override {
+    std::vector<Proposal> out;
+    if (exhausted_) return out;
+    // The front first: the best screened configurations not verified yet.
+    for (auto* r : front()) {
+      if (out.size() >= n) break;
+      const std::string h = key_hash(r->key);
+      if (r->verified || verifies_.count(h)) continue;
+      verifies_.insert(h);
+      out.push_back({r->knobs, r->key, 1, s_.options.verify_repetitions, true, false, r->origin});
+    }
+    if (out.size() < n && screens_.size() < screens_budget_) {
+      auto screens = next_screens(std::min<uint64_t>(n - out.size(), screens_budget_ - screens_.size()));
+      if (screens.empty()) screens_budget_ = screens_.size();  // nothing left to draw
+      for (auto& c : screens) {
+        screens_.insert(key_hash(c.key));
+        out.push_back(std::move(c));
+      }
+    }
+    if (out.empty() && open == 0 && screens_.size() >= screens_budget_) exhausted_ = true;
+    ++counter_;
+    return out;
+  }
+
+  void take(const Observation& o) override {
+    auto& r = records_[key_hash(o.key)];
+    r.key = o.key;
+    r.knobs = o.knobs;
+    if (!o.valid && !incidental(o.failure)) r.bad = true;
+    if (o.valid && o.verified) {
+      r.verified = true;
+      r.verified_ms = o.objective_ms;
+    }
+    if (o.stage == 0 || !r.screen) {
+      if (o.valid || !incidental(o.failure)) r.screen = o;
+    }
+    fresh_ = true;
+  }
+
+  uint64_t planned() const override { return screens_budget_ + verifies_.size(); }
+  bool done() const override { return exhausted_; }
+
+  nlohmann::json save() const override {
+    return {{"settings", to_json(s_)},
+            {"screens_budget", screens_budget_},
+            {"counter", counter_},
+            {"exhausted", exhausted_},
+            {"screens", std::vector<std::string>(screens_.begin(), screens_.end())},
+            {"verifies", std::vector<std::string>(verifies_.begin(), verifies_.end())}};
+  }
+
+  std::string note() const override {
+    std::string n = "model: " + std::to_string(screens_.size()) + " of " + std::to_string(screens_budget_) +
+                    " screened, " + std::to_string(verifies_.size()) + " verifications";
+    std::set<std::string> warm_jobs;
+    size_t warm = 0;
+    for (auto& sd : seeds_)
+      if (sd.origin.rfind("warm:", 0) == 0) {
+        ++warm;
+        warm_jobs.insert(sd.origin.substr(5));
+      }
+    if (warm) {
+      std::string jobs;
+      for (auto& j : warm_jobs) jobs += (jobs.empty() ? "" : ", ") + j;
+      n += "; warm start: " + std::to_string(warm) + " configurations of job" + (warm_jobs.size() > 1 ? "s " : " ") +
+           jobs;
+    }
+    return n;
+  }
+
+ private:
+  // What the search knows of one configuration.
+  struct Record {
+    std::string key;
+    nlohmann::json knobs;
+    std::optional<Observation> screen;  // the measurement it is ranked and learnt by
+    bool bad = false;                   // it failed a check it cannot pass another time
+    bool verified = false;
+    double verified_ms = 0;
+    std::string origin = "model";
+  };
+
+  // The prior and its variants that fit smaller contexts and older GPUs.
+  static std::vector<nlohmann::json> variants(const nlohmann::json& p) {
+    std::vector<nlohmann::json> v = {p};
+    for (int chunk : {64, 16}) {
+      auto q = p;
+      if (q.value("max_chunk", 0) > chunk) q["max_chunk"] = chunk;
+      v.push_back(q);
+    }
+    for (size_t i = 0, n = v.size(); i < n; ++i) {
+      auto q = v[i];
+      q.erase("pdl");
+      v.push_back(q);
+    }
+    return v;
+  }
+
+  // Adds a configuration to screen first; false when it is one already.
+  bool add_seed(const nlohmann::json& knobs, const std::string& origin) {
+    auto c = canonical(space_, knobs);
+    std::string key = space_.key(c);
+    for (auto& sd : seeds_)
+      if (sd.key == key) return false;
+    seeds_.push_back({c, key, origin});
+    return true;
+  }
+
+  // The screened configurations that passed, by their best known objective (verified first where measured), the
+  // first kFront of them.
+  std::vector<const Record*> front() const {
+    std::vector<const Record*> v;
+    for (auto& [h, r] : records_)
+      if (!r.bad && r.screen && r.screen->valid) v.push_back(&r);
+    std::sort(v.begin(), v.end(), [](const Record* a, const Record* b) {
+      double x = a->verified ? a->verified_ms : a->screen->objective_ms;
+      double y = b->verified ? b->verified_ms : b->screen->objective_ms;
+      return x != y ? x < y : a->key < b->key;
+    });
+    if (v.size() > kFront) v.resize(kFront);
+    return v;
+  }
+
+  Proposal screen(const nlohmann::json& knobs, const std::string& key, const std::string& origin) const {
+    return {knobs, key, 0, s_.options.screen_repetitions, false, true, origin};
+  }
+
+  // The next `n` configurations to screen: the priors and the warm start, random draws until the cost model has data,
+  // then the model's picks.
+  std::vector<Proposal> next_screens(size_t n) {
+    std::vector<Proposal> out;
+    std::set<std::string> picked;
+    auto fresh = [&](const std::string& key) {
+      const std::string h = key_hash(key);
+      return !screens_.count(h) && !picked.count(h);
+    };
+    for (auto& sd : seeds_) {
+      if (out.size() >= n) return out;
+      if (fresh(sd.key)) {
+        picked.insert(key_hash(sd.key));
+        out.push_back(screen(sd.knobs, sd.key, sd.origin));
+      }
+    }
+    std::mt19937_64 rng(mix(s_.seed ^ mix(counter_ + 1)));
+    size_t learnt = 0;
+    for (auto& [h, r] : records_) learnt += r.screen ? 1 : 0;
+    if (screens_.size() + out.size() < kInitial || learnt < kMinTrain) {
+      for (size_t tries = 0; out.size() < n && tries < n * 50; ++tries) {
+        auto k = space_.sample(rng);
+        std::string key = space_.key(k);
+        if (fresh(key)) {
+          picked.insert(key_hash(key));
+          out.push_back(screen(k, key, "random"));
+        }
+      }
+      return out;
+    }
+    auto ranked = rank(rng, fresh);
+    size_t best = 0;
+    std::uniform_real_distribution<double> coin(0, 1);
+    std::vector<bool> taken(ranked.size(), false);
+    while (out.size() < n && best < ranked.size()) {
+      size_t i = best;
+      std::string origin = "model";
+      if (coin(rng) < kExplore) {
+        i = std::uniform_int_distribution<size_t>(best, ranked.size() - 1)(rng);
+        origin = "explore";
+      }
+      if (taken[i]) {
+        ++best;
+        continue;
+      }
+      taken[i] = true;
+      out.push_back(screen(ranked[i].knobs, ranked[i].key, origin));
+      while (best < ranked.size() && taken[best]) ++best;
+    }
+    return out;
+  }
+
+  struct Scored {
+    nlohmann::json knobs;
+    std::string key;
+    double score = 0;
+  };
+
+  // The candidate pool, best predicted first: random draws and mutations of the best measured configurations, none
+  // screened before.
+  template <class Fresh>
+  std::vector<Scored> rank(std::mt19937_64& rng, const Fresh& fresh) {
+    std::map<std::string, nlohmann::json> pool;  // by key
+    auto add = [&](const nlohmann::json& k) {
+      std::string key = space_.key(k);
+      if (fresh(key)) pool.emplace(std::move(key), k);
+    };
+    const uint64_t draws = std::min<uint64_t>(kPool, space_.size() * 2);
+    for (uint64_t i = 0; i < draws; ++i) add(space_.sample(rng));
+    auto dims = space_.dimensions();
+    for (auto* r : parents()) {
+      for (auto& d : dims)
+        for (auto& v : d.values) {
+          if (r->knobs.contains(d.name) && r->knobs[d.name] == v) continue;
+          auto k = r->knobs;
+          k[d.name] = v;
+          if (space_.contains(k)) add(k);
+        }
+      for (int m = 0; m < 24 && dims.size() > 1; ++m) {
+        auto k = r->knobs;
+        for (int twice = 0; twice < 2; ++twice) {
+          auto& d = dims[std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng)];
+          k[d.name] = d.values[std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng)];
+        }
+        if (space_.contains(k)) add(k);
+      }
+    }
+    std::vector<Scored> v;
+    for (auto& [key, k] : pool) v.push_back({k, key, 0});
+    if (v.empty()) return v;
+    std::vector<float> rows;
+    for (auto& c : v) features_.append(c.knobs, rows);
+    train();
+    auto predicted = predict(rows);
+    std::vector<float> valid(v.size(), 1.f);
+    if (validity_) valid = validity_->predict(rows, features_.columns());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i].score = std::max(predicted[i], floor_) / std::max(double(valid[i]), 0.05);
+    std::stable_sort(v.begin(), v.end(), [](const Scored& a, const Scored& b) {
+      return a.score != b.score ? a.score < b.score : a.key < b.key;
+    });
+    return v;
+  }
+
+  // The best measured configurations that passed, fastest first.
+  std::vector<const Record*> parents() const {
+    std::vector<const Record*> v;
+    for (auto& [h, r] : records_)
+      if (!r.bad && r.screen && r.screen->valid) v.push_back(&r);
+    std::sort(v.begin(), v.end(), [](const Record* a, const Record* b) {
+      return a->screen->objective_ms != b->screen->objective_ms ? a->screen->objective_ms < b->screen->objective_ms
+                                                                : a->key < b->key;
+    });
+    if (v.size() > kParents) v.resize(kParents);
+    return v;
+  }
+
+  // Fits the models to the records when results came in since the last fit.
+  void train() {
+    if (!fresh_) return;
+    fresh_ = false;
+    families_.clear();
+    residual_.reset();
+    validity_.reset();
+    // The records in a fixed order (by key), so the fit depends on the results only.
+    std::vector<const Record*> all;
+    for (auto& [h, r] : records_)
+      if (r.screen) all.push_back(&r);
+    std::sort(all.begin(), all.end(), [](const Record* a, const Record* b) { return a->key < b->key; });
+    const uint64_t seed = mix(s_.seed);
+    std::vector<float> rows, labels;
+    size_t good = 0;
+    for (auto* r : all) {
+      features_.append(r->knobs, rows);
+      labels.push_back(r->bad ? 0.f : 1.f);
+      good += r->bad ? 0 : 1;
+    }
+    if (good > 0 && good < all.size())
+      validity_ =
+          std::make_unique<cost::Trees>(cost::Trees::Kind::Classifier, rows, features_.columns(), labels, seed, 30, 4);
+    // The objective and its families, of the configurations that passed.
+    std::vector<float> xs, whole;
+    std::vector<std::vector<double>> fam;
+    bool profiled = true;
+    floor_ = 0;
+    for (auto* r : all) {
+      if (r->bad || !r->screen->valid) continue;
+      features_.append(r->knobs, xs);
+      whole.push_back(float(r->screen->objective_ms));
+      fam.push_back(cost::family_ms(r->screen->profile, s_.objective));
+      profiled &= !fam.back().empty();
+      floor_ = floor_ == 0 ? r->screen->objective_ms : std::min(floor_, r->screen->objective_ms);
+    }
+    floor_ *= 0.5;
+    if (whole.empty()) return;
+    if (!profiled) {
+      residual_ = std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), whole, seed);
+      return;
+    }
+    std::vector<float> rest = whole;
+    for (int f = 0; f < cost::kFamilies; ++f) {
+      std::vector<float> t;
+      bool any = false;
+      for (size_t i = 0; i < fam.size(); ++i) {
+        t.push_back(float(fam[i][f]));
+        rest[i] -= t.back();
+        any |= t.back() != 0;
+      }
+      if (any)
+        families_.push_back(std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), t,
+                                                          seed + uint64_t(f) + 1));
+    }
+    residual_ = std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), rest, seed);
+  }
+
+  // The composed prediction: every family's model plus the residual's.
+  std::vector<double> predict(const std::vector<float>& rows) const {
+    const size_t n = rows.size() / features_.columns();
+    std::vector<double> sum(n, 0.0);
+    auto add = [&](const cost::Trees& t) {
+      auto p = t.predict(rows, features_.columns());
+      for (size_t i = 0; i < n; ++i) sum[i] += p[i];
+    };
+    for (auto& f : families_) add(*f);
+    if (residual_) add(*residual_);
+    return sum;
+  }
+
+  struct SeedConfig {
+    nlohmann::json knobs;
+    std::string key;
+    std::string origin;
+  };
+
+  const SearchSpace& space_;
+  SearchSettings s_;
+  cost::Features features_;
+  uint64_t screens_budget_ = 0, counter_ = 0;
+  bool exhausted_ = false;
+  std::set<std::string> screens_, verifies_;  // key hashes proposed
+  std::vector<SeedConfig> seeds_;
+  std::map<std::string, Record> records_;  // by key hash
+  bool fresh_ = false;
+  double floor_ = 0;
+  std::vector<std::unique_ptr<cost::Trees>> families_;
+  std::unique_ptr<cost::Trees> residual_, validity_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> model_strategy(const SearchSpace& space, const SearchSettings& s,
+                                         const nlohmann::json& saved) {
+  return std::make_unique<ModelSearch>(space, s, saved);
+}
+
+}  // namespace lt::coord

@@ -1,0 +1,238 @@
+// The coordinator's searches: a lazy grid over a huge space, the model strategy's screens and verifications, a restart
+// mid-search, warm starts from other jobs, objectives and workloads, leases that carry them.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "coordinator/core.hpp"
+#include "fake_compiler.hpp"
+#include "support/test_support.hpp"
+
+namespace lt::coord {
+namespace {
+
+// How a configuration measures in these tests: decode ms per token and the prompt's prefill ms, by its id.
+struct Figures {
+  double decode_ms = 1, prefill_ms = 10;
+};
+
+// A coordinator on a fresh database with a fake compiler of `points` configurations, a clock the test moves, and
+// searches replenished inline.
+struct Fixture {
+  test::TempDir dir;
+  double clock = 1000;
+  std::filesystem::path checkpoint = dir / "model.gguf";
+  std::unique_ptr<Coordinator> core;
+  int points;
+  uint32_t context;
+  std::function<Figures(int)> figures = [](int id) { return Figures{1.0 + id, 10.0 + id}; };
+
+  explicit Fixture(int points, uint32_t context = 4096) : points(points), context(context) {
+    std::ofstream(checkpoint) << "GGUF and some bytes";
+    open();
+  }
+  void open() {
+    Options o;
+    o.data_dir = dir / "data";
+    o.replenish_inline = true;
+    core.reset();
+    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points, context),
+                                         [this] { return clock; });
+  }
+  int64_t worker(const std::string& env = "env-a") {
+    db::Worker w;
+    w.name = "w-" + env;
+    w.gpu = "h100";
+    w.environment_key = env;
+    return core->register_worker(w);
+  }
+  JobSpec spec(const std::string& strategy, uint32_t budget = 0) const {
+    JobSpec s;
+    s.path = checkpoint.string();
+    s.gpus = {"h100"};
+    s.strategy = strategy;
+    s.budget = budget;
+    s.seed = 9;
+    return s;
+  }
+  // Measures the lease as `figures` says: valid, verified when the plan asked for the full checks.
+  void report(int64_t w, const Lease& l) {
+    auto f = figures(nlohmann::json::parse(l.plan.knobs)["id"].get<int>());
+    db::Run r;
+    r.valid = true;
+    r.verified = l.plan.verify;
+    r.median_ms = f.decode_ms;
+    r.prefill_ms = f.prefill_ms;
+    core->report(w, l.plan.id, l.plan.lease, r);
+  }
+  // Leases and reports plans one at a time, up to `n` (all there are when n is 0); returns how many.
+  int drain(int64_t w, int n = 0) {
+    int done = 0;
+    while (!n || done < n) {
+      auto ls = core->lease(w, 1);
+      if (ls.empty()) break;
+      report(w, ls[0]);
+      ++done;
+    }
+    return done;
+  }
+  // The job's plans in the order they were made: (configuration id, stage).
+  std::vector<std::pair<int, uint32_t>> plans(int64_t job) {
+    std::vector<std::pair<int, uint32_t>> v;
+    core->with_store([&](db::Store& st, double) {
+      for (auto& p : st.plans(job, "h100")) v.push_back({nlohmann::json::parse(p.knobs)["id"].get<int>(), p.stage});
+    });
+    return v;
+  }
+};
+
+// A grid over 1,419,840 points is planned exactly and enumerated lazily: a handful of plans at a time, its cursor
+// saved, the next plans after a restart the ones after the last.
+TEST(Searches, LazyGridOverAHugeSpace) {
+  Fixture f(1419840);
+  auto s = f.core->submit(f.spec("grid"));
+  ASSERT_EQ(s.gpus.size(), 1u);
+  EXPECT_EQ(s.gpus[0].planned, 1419840u);
+  EXPECT_LE(f.plans(s.job.id).size(), 16u);
+  auto w = f.worker();
+  f.drain(w, 20);
+  f.open();  // a restart
+  f.drain(f.worker(), 20);
+  auto plans = f.plans(s.job.id);
+  ASSERT_GE(plans.size(), 40u);
+  for (size_t i = 0; i < plans.size(); ++i) EXPECT_EQ(plans[i].first, int(i)) << "the grid's order, no repeat";
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.gpus[0].planned, 1419840u);
+  EXPECT_EQ(st.gpus[0].measured, 40u);
+  EXPECT_EQ(st.job.state, "running");
+  EXPECT_EQ(f.core->cancel(s.job.id).job.state, "cancelled");
+}
+
+// The model strategy screens (verify false, profiled, 2 repetitions), verifies the best screened (stage 1, 5
+// repetitions), ends when its budget is screened and its front verified; best is a verified run.
+TEST(Searches, ModelScreensVerifiesAndEnds) {
+  Fixture f(60);
+  f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
+  auto s = f.core->submit(f.spec("model", 20));
+  EXPECT_GE(s.gpus[0].planned, 20u);
+  auto w = f.worker();
+  f.drain(w);
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  auto runs = f.core->results(s.job.id, "h100", 0);
+  size_t screens = 0, verifications = 0;
+  for (auto& r : runs) {
+    if (r.verify) {
+      ++verifications;
+      EXPECT_EQ(r.stage, 1u);
+      EXPECT_EQ(r.repetitions, 5u);
+      EXPECT_TRUE(r.verified);
+    } else {
+      ++screens;
+      EXPECT_EQ(r.repetitions, 2u);
+      EXPECT_FALSE(r.verified);
+    }
+  }
+  EXPECT_EQ(screens, 20u);
+  EXPECT_GE(verifications, 3u);
+  EXPECT_EQ(st.gpus[0].planned, screens + verifications);
+  EXPECT_EQ(st.gpus[0].measured, screens + verifications);
+  EXPECT_EQ(st.gpus[0].verified, verifications);
+  auto best = f.core->best(s.job.id, "h100");
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_TRUE(best[0].verified);
+  EXPECT_EQ(best[0].stage, 1u);
+  // Nothing screened faster than the best went unverified.
+  for (auto& r : runs)
+    if (!r.verify && r.objective_ms < best[0].objective_ms) {
+      bool checked = false;
+      for (auto& v : runs) checked |= v.verify && v.config == r.config;
+      EXPECT_TRUE(checked) << r.knobs;
+    }
+}
+
+// A restart mid-search loses and repeats nothing: the plans made are the ones an uninterrupted coordinator makes.
+TEST(Searches, RestartMidSearchGoesOnAsIfNone) {
+  Fixture straight(80), restarted(80);
+  for (auto* f : {&straight, &restarted})
+    f->figures = [](int id) { return Figures{1.0 + (id * 37 % 80) * 0.05, 10.0 + id % 7}; };
+  int64_t a = straight.core->submit(straight.spec("model", 24)).job.id;
+  int64_t b = restarted.core->submit(restarted.spec("model", 24)).job.id;
+  straight.drain(straight.worker());
+  restarted.drain(restarted.worker(), 13);
+  restarted.open();
+  restarted.drain(restarted.worker());
+  EXPECT_EQ(restarted.core->status(b).job.state, "done");
+  EXPECT_EQ(restarted.plans(b), straight.plans(a));
+  auto runs = restarted.core->results(b, "", 0);
+  EXPECT_EQ(runs.size(), restarted.plans(b).size());
+}
+
+// A job's search starts from other jobs' verified configurations on the GPU kind: proposed first, marked
+// warm:<job> in the results, named in the status.
+TEST(Searches, WarmStartSeedsANewJobFromAnotherJobsVerifiedRuns) {
+  Fixture f(30);
+  auto first = f.core->submit(f.spec("grid"));
+  f.drain(f.worker());
+  ASSERT_EQ(f.core->status(first.job.id).job.state, "done");
+  auto second = f.core->submit(f.spec("model", 10));
+  EXPECT_NE(second.gpus[0].note.find("warm start: 3 configurations of job 1"), std::string::npos)
+      << second.gpus[0].note;
+  auto plans = f.plans(second.job.id);
+  ASSERT_GE(plans.size(), 3u);
+  std::set<int> warm = {plans[0].first, plans[1].first, plans[2].first};
+  EXPECT_EQ(warm, (std::set<int>{0, 1, 2}));  // the first job's best three
+  f.drain(f.worker());
+  size_t marked = 0;
+  for (auto& r : f.core->results(second.job.id, "", 0))
+    if (r.origin == "warm:" + std::to_string(first.job.id)) ++marked;
+  EXPECT_GE(marked, 3u);
+}
+
+// The objective decides the best: a configuration fast at decode, one fast at prefill, one best over the workload.
+TEST(Searches, ObjectivesChooseTheirOwnBest) {
+  Fixture f(3);
+  f.figures = [](int id) { return std::vector<Figures>{{1.0, 100.0}, {1.5, 20.0}, {1.2, 50.0}}.at(size_t(id)); };
+  std::map<std::string, int> best;
+  for (std::string objective : {"decode", "prefill", "workload"}) {
+    auto spec = f.spec("grid");
+    spec.objective = objective;
+    auto s = f.core->submit(spec);
+    EXPECT_EQ(s.job.objective, objective);
+    f.drain(f.worker(objective));  // its own environment: measured afresh, not reused
+    auto b = f.core->best(s.job.id, "h100");
+    ASSERT_EQ(b.size(), 1u);
+    best[objective] = nlohmann::json::parse(b[0].knobs)["id"].get<int>();
+    auto st = f.core->status(s.job.id);
+    EXPECT_DOUBLE_EQ(st.gpus[0].best_objective_ms, b[0].objective_ms);
+    EXPECT_DOUBLE_EQ(st.gpus[0].best_prefill_tok_s, 512 * 1000.0 / b[0].prefill_ms);
+    EXPECT_DOUBLE_EQ(st.gpus[0].best_workload_ms, b[0].prefill_ms + 127 * b[0].median_ms);
+  }
+  EXPECT_EQ(best["decode"], 0);    // 1.0 ms/token
+  EXPECT_EQ(best["prefill"], 1);   // 20 ms
+  EXPECT_EQ(best["workload"], 2);  // 50 + 127 x 1.2 = 202.4 ms, against 227 and 210.5
+}
+
+// A lease carries the job's workload (the default shrunk to a short context, and the job says so), whether to verify
+// and profile, and where the coordinator reads the checkpoint.
+TEST(Searches, LeasesCarryTheWorkloadAndTheChecks) {
+  Fixture f(4, 300);
+  auto s = f.core->submit(f.spec("model", 4));
+  EXPECT_EQ(s.job.workload_prompt, 240u);
+  EXPECT_EQ(s.job.workload_gen, 60u);
+  EXPECT_NE(s.job.message.find("shrunk to 240 + 60"), std::string::npos) << s.job.message;
+  auto ls = f.core->lease(f.worker(), 1);
+  ASSERT_EQ(ls.size(), 1u);
+  EXPECT_EQ(ls[0].workload, (Workload{240, 60}));
+  EXPECT_FALSE(ls[0].plan.verify);
+  EXPECT_TRUE(ls[0].plan.profile);
+  EXPECT_EQ(ls[0].checkpoint_path, f.checkpoint.string());
+  auto explicit_one = f.spec("grid");
+  explicit_one.workload = Workload{100, 50};
+  EXPECT_EQ(f.core->submit(explicit_one).job.workload_prompt, 100u);
+  explicit_one.workload = Workload{250, 51};
+  EXPECT_THROW(f.core->submit(explicit_one), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace lt::coord

@@ -1,0 +1,244 @@
+// The search strategies on their own: the knob space counted without listing it, each strategy restored from its
+// saved state proposing what the live one would, and the model strategy reaching a landscape's best in fewer
+// measurements than random draws.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+#include "fake_compiler.hpp"
+#include "lane_landscape.hpp"
+
+namespace lt::coord {
+namespace {
+
+using test::Bench;
+
+// The tiny checkpoint's model, as the knob space reads it.
+struct Tiny {
+  test::TempDir dir;
+  std::shared_ptr<gguf::File> file;
+  model::Model model;
+  Tiny() {
+    synth::Options o;
+    o.preset = "tiny-qwen3";
+    synth::write(o, dir / "tiny.gguf");
+    file = std::make_shared<gguf::File>(gguf::File::open(dir / "tiny.gguf"));
+    model = model::recognize(*file);
+  }
+};
+
+// The space's valid points counted one by one (each() visits them all).
+size_t visited(const knobs::Space& s) {
+  size_t n = 0;
+  s.each([&](const knobs::Knobs&) { ++n; });
+  return n;
+}
+
+TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
+  Tiny t;
+  auto h200 = knobs::space(t.model, {132, 90});
+  auto a100 = knobs::space(t.model, {108, 80});  // no pdl
+  auto short_context = t.model;
+  short_context.context = 16;  // no chunks past 16 rows
+  auto small = knobs::space(short_context, {132, 90});
+  for (auto* s : {&h200, &a100, &small}) {
+    // Fewer values of the knobs no constraint reads keep the visit short; the count multiplies them back.
+    for (auto& d : s->domains)
+      if (d.name == "attn_splits" || d.name == "gemv_warps") d.values.resize(1);
+    EXPECT_EQ(s->size(), visited(*s));
+  }
+  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 946560u);
+  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 473280u);
+}
+
+// allows() is why_constrained() without the words: the same verdict on points drawn from the whole product.
+TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
+  Tiny t;
+  auto s = knobs::space(t.model, {132, 90});
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<uint64_t> ordinal(0, s.raw_size() - 1);
+  size_t allowed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    auto k = s.at(ordinal(rng));
+    bool ok = s.allows(k);
+    ASSERT_EQ(ok, s.why_constrained(k).empty()) << k.key();
+    allowed += ok;
+  }
+  EXPECT_GT(allowed, 1000u);
+  // The grid's order is the ordinals': at() of the first ordinals are each()'s first points.
+  std::vector<std::string> first;
+  s.each([&](const knobs::Knobs& k) {
+    if (first.size() < 5) first.push_back(k.key());
+  });
+  std::vector<std::string> walked;
+  for (uint64_t o = 0; walked.size() < 5; ++o)
+    if (s.allows(s.at(o))) walked.push_back(s.at(o).key());
+  EXPECT_EQ(first, walked);
+}
+
+// An 8B model's shape (32 query heads over 8 key/value heads): the 1,419,840 points the issue names.
+TEST(KnobCount, AnEightBillionModelsSpace) {
+  Tiny t;
+  auto m = t.model;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = m.value_dim = 128;
+  m.context = 131072;
+  auto s = knobs::space(m, {132, 90});
+  EXPECT_EQ(s.raw_size(), 11059200u);
+  EXPECT_EQ(s.size(), 1419840u);
+}
+
+// Drives a strategy as the coordinator does, `batch` at a time, every proposal measured by `measure` before the next
+// batch; stops after `limit` measurements, when it is done, or when `enough` says so. Returns the observations in
+// order.
+template <class Measure>
+std::vector<Observation> drive(Strategy& st, const Measure& measure, size_t limit,
+                               const std::function<bool(const Observation&)>& enough = {}, size_t batch = 8) {
+  std::vector<Observation> seen;
+  while (seen.size() < limit) {
+    auto props = st.propose(batch, 0);
+    if (props.empty()) break;
+    for (auto& p : props) {
+      seen.push_back(measure(p));
+      st.take(seen.back());
+      if (enough && enough(seen.back())) return seen;
+    }
+  }
+  return seen;
+}
+
+// A strategy restored from its saved state (and fed every observation again) proposes what the live one does.
+TEST(Strategies, RestoredFromTheirStateTheyProposeWhatTheLiveOnesWould) {
+  Bench b;
+  for (std::string name : {"grid", "random", "halving", "model"}) {
+    SCOPED_TRACE(name);
+    SearchSettings s;
+    s.strategy = name;
+    s.budget = 40;
+    s.seed = 5;
+    auto live = make_strategy(*b.space, s);
+    auto measure = [&](const Proposal& p) { return b.measure(p, Objective::Workload); };
+    auto seen = drive(*live, measure, 24);
+    auto restored = restore_strategy(*b.space, live->save());
+    for (auto& o : seen) restored->take(o);
+    EXPECT_EQ(restored->planned(), live->planned());
+    for (int round = 0; round < 3; ++round) {
+      auto a = live->propose(8, 0), c = restored->propose(8, 0);
+      ASSERT_EQ(a.size(), c.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].key, c[i].key);
+        EXPECT_EQ(a[i].stage, c[i].stage);
+        EXPECT_EQ(a[i].verify, c[i].verify);
+        auto o = measure(a[i]);
+        live->take(o);
+        restored->take(o);
+      }
+    }
+    EXPECT_EQ(restored->save(), live->save());
+  }
+}
+
+TEST(Strategies, GridIsLazyAndExact) {
+  Bench b;
+  SearchSettings s;
+  s.strategy = "grid";
+  auto grid = make_strategy(*b.space, s);
+  EXPECT_EQ(grid->planned(), 946560u);
+  auto first = grid->propose(3, 0);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[0].knobs, *b.space->at(0));
+  for (auto& p : first) {
+    EXPECT_TRUE(p.verify);
+    EXPECT_EQ(p.origin, "grid");
+  }
+  auto saved = grid->save();
+  EXPECT_LT(saved.dump().size(), 1000u);  // a cursor, not a list
+  auto again = restore_strategy(*b.space, saved);
+  EXPECT_NE(again->propose(1, 0)[0].key, first[2].key);
+}
+
+// The model screens (timed and profiled, no --stagger) and verifies its front: every verification is of a
+// configuration screened valid and among the best screened, and the search ends with its best verified.
+TEST(Strategies, ModelScreensThenVerifiesItsFront) {
+  Bench b;
+  SearchSettings s;
+  s.strategy = "model";
+  s.budget = 40;
+  s.seed = 2;
+  auto st = make_strategy(*b.space, s);
+  auto seen = drive(
+      *st, [&](const Proposal& p) { return b.measure(p, Objective::Workload); }, 1000);
+  EXPECT_TRUE(st->propose(8, 0).empty());
+  EXPECT_TRUE(st->done());
+  size_t screens = 0, verifications = 0;
+  std::map<std::string, double> screened;
+  std::set<std::string> origins;
+  for (auto& o : seen) {
+    if (o.verify) {
+      ++verifications;
+      EXPECT_EQ(o.stage, 1u);
+      ASSERT_TRUE(screened.count(o.key)) << "verified before it was screened";
+    } else {
+      ++screens;
+      EXPECT_FALSE(o.verified);
+      EXPECT_TRUE(o.profile.contains("launches"));
+      if (o.valid) screened[o.key] = o.objective_ms;
+    }
+  }
+  EXPECT_EQ(screens, 40u);
+  EXPECT_GE(verifications, 3u);
+  EXPECT_EQ(st->planned(), screens + verifications);
+  // The best screened configuration that passed its verification is verified.
+  double best_verified = 1e300;
+  for (auto& o : seen)
+    if (o.verified) best_verified = std::min(best_verified, o.objective_ms);
+  EXPECT_LT(best_verified, 1e300);
+  auto state = st->save();
+  EXPECT_EQ(state["settings"]["strategy"], "model");
+  (void)origins;
+}
+
+// Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by
+// the lane landscape) and the measurements each strategy takes to reach the set's best verified time. The model
+// strategy needs several times fewer than random draws, over several seeds.
+TEST(Strategies, ModelReachesTheBestInFewerMeasurementsThanRandom) {
+  Bench b;
+  test::ListSpace recorded(*b.space, test::draw(*b.space, 1500, 77));
+  const Objective objective = Objective::Workload;
+  double best = 1e300;
+  for (uint64_t i = 0; i < recorded.size(); ++i) {
+    auto k = *recorded.at(i);
+    auto o = b.measure({k, recorded.key(k), 1, 5, true, false, ""}, objective);
+    if (o.verified) best = std::min(best, o.objective_ms);
+  }
+  ASSERT_LT(best, 1e300);
+  const size_t limit = 600;
+  auto to_best = [&](const std::string& name, uint64_t seed) {
+    SearchSettings s;
+    s.strategy = name;
+    s.budget = uint32_t(limit);
+    s.seed = seed;
+    auto st = make_strategy(recorded, s);
+    auto reached = [&](const Observation& o) { return o.verified && o.objective_ms <= best * (1 + 1e-12); };
+    auto seen = drive(
+        *st, [&](const Proposal& p) { return b.measure(p, objective); }, limit, reached);
+    return !seen.empty() && reached(seen.back()) ? seen.size() : limit + 1;  // limit + 1: not reached
+  };
+  std::vector<size_t> model, random;
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    model.push_back(to_best("model", seed));
+    random.push_back(to_best("random", seed));
+  }
+  const double m = std::accumulate(model.begin(), model.end(), 0.0) / double(model.size());
+  const double r = std::accumulate(random.begin(), random.end(), 0.0) / double(random.size());
+  RecordProperty("model_mean", std::to_string(m));
+  RecordProperty("random_mean", std::to_string(r));
+  for (size_t i = 0; i < model.size(); ++i) EXPECT_LE(model[i], limit) << "seed " << i + 1;
+  EXPECT_LT(m * 3, r) << "model " << testing::PrintToString(model) << ", random " << testing::PrintToString(random);
+}
+
+}  // namespace
+}  // namespace lt::coord
