@@ -99,20 +99,23 @@ int main(int argc, char** argv) {
   const std::string address = "127.0.0.1:" + std::to_string(server.port());
   lt::coord::Client client(address, "", 30, "");
 
-  lt::coord::JobSpec grid;
-  grid.path = (dir / "tiny.gguf").string();
-  grid.gpus = {"h200"};
-  grid.strategy = "grid";
-  auto t0 = Clock::now();
-  auto g = client.submit(grid);
-  const double submit_grid_ms = ms_since(t0);
-  lt::coord::JobSpec model = grid;
+  // The model job first (the older job's plans are leased first), the grid beside it: the grid's plans fill the
+  // workers whenever the model's queue runs short.
+  lt::coord::JobSpec model;
+  model.path = (dir / "tiny.gguf").string();
+  model.gpus = {"h200"};
   model.strategy = "model";
-  model.budget = 100000;  // trains on everything it gets for the whole run
+  model.budget = 100000;  // trains on all it measures for the whole run
   model.seed = 1;
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   auto m = client.submit(model);
   const double submit_model_ms = ms_since(t0);
+  lt::coord::JobSpec grid = model;
+  grid.strategy = "grid";
+  grid.budget = 0;
+  t0 = Clock::now();
+  auto g = client.submit(grid);
+  const double submit_grid_ms = ms_since(t0);
   std::printf("grid job %lld: %u points planned; submit %.1f ms\n", static_cast<long long>(g.job.id),
               g.gpus.at(0).planned, submit_grid_ms);
   std::printf("model job %lld: submit %.1f ms\n", static_cast<long long>(m.job.id), submit_model_ms);

@@ -313,6 +313,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
   if (o_.replenish_inline) replenish();
   std::vector<Lease> out;
+  bool low = false;  // the GPU kind's queue is under half its target: the replenisher is wanted
   {
     std::lock_guard lock(m_);
     auto w = store_.worker(worker);
@@ -366,9 +367,10 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
         out.push_back(std::move(l));
       }
     }
+    low = size_t(store_.pending_count(w->gpu)) * 2 < target_locked(w->gpu);
     t.commit();
   }
-  if (!o_.replenish_inline) wanted();
+  if (low && !o_.replenish_inline) wanted();
   return out;
 }
 
@@ -394,7 +396,7 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     if (json->empty()) *json = "{}";
     if (!nlohmann::json::accept(*json)) throw InvalidArgument("a result's profile, environment and cost are JSON");
   }
-  bool recorded = false;
+  bool recorded = false, low = false;
   {
     std::lock_guard lock(m_);
     auto w = store_.worker(worker);
@@ -422,11 +424,13 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     recorded = store_.insert_run(r);
     if (recorded) check_complete_locked(p->job);
     store_.touch_worker(worker, now());
+    // The search's queue under half its target (a round ending, a model batch to take): the replenisher is wanted.
+    low = recorded && size_t(store_.open_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu);
     t.commit();
   }
   if (o_.replenish_inline)
     replenish();
-  else
+  else if (low)
     wanted();
   return recorded;
 }

@@ -205,7 +205,12 @@ ALTER TABLE runs ADD COLUMN cost TEXT NOT NULL DEFAULT '{}';
 UPDATE runs SET objective_ms = median_ms;
 CREATE INDEX runs_by_objective ON runs (job, gpu, valid, verified, objective_ms);
 CREATE INDEX runs_by_gpu ON runs (gpu, valid, verified);
+CREATE INDEX runs_by_search ON runs (job, gpu, id);
+CREATE INDEX runs_by_config ON runs (config);
+CREATE INDEX configurations_by_key ON configurations (key);
 CREATE INDEX plans_by_job ON plans (job, gpu, state);
+CREATE INDEX plans_by_deadline ON plans (state, deadline);
+CREATE INDEX plans_by_lease ON plans (lease);
 
 CREATE TABLE searches (
   id         INTEGER PRIMARY KEY,
@@ -234,12 +239,13 @@ CREATE VIEW run_details AS
            AS prefill_tok_s
   FROM runs r JOIN configurations c ON c.id = r.config JOIN jobs j ON j.id = r.job JOIN plans p ON p.id = r.plan;
 CREATE VIEW best_configs AS
-  SELECT job, gpu, knobs, stage, repetitions, objective, objective_ms, median_ms, spread_ms, tok_per_s, prefill_ms,
-         prefill_tok_s, workload_ms, origin, worker_name, environment, run
-  FROM (SELECT d.*, d.id AS run,
-               ROW_NUMBER() OVER (PARTITION BY d.job, d.gpu ORDER BY d.objective_ms, d.id) AS rank
-        FROM run_details d WHERE d.valid = 1 AND d.verified = 1)
-  WHERE rank = 1;
+  SELECT b.job, b.gpu, d.knobs, d.stage, d.repetitions, d.objective, d.objective_ms, d.median_ms, d.spread_ms,
+         d.tok_per_s, d.prefill_ms, d.prefill_tok_s, d.workload_ms, d.origin, d.worker_name, d.environment, d.id AS run
+  FROM (SELECT s.job, s.gpu,
+               (SELECT r.id FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu AND r.valid = 1 AND r.verified = 1
+                ORDER BY r.objective_ms, r.id LIMIT 1) AS best
+        FROM searches s) b
+  CROSS JOIN run_details d ON d.id = b.best;
 CREATE VIEW job_progress AS
   SELECT s.job, s.gpu, s.strategy, s.planned, s.note, s.done AS search_done,
          (SELECT COUNT(*) FROM runs r WHERE r.job = s.job AND r.gpu = s.gpu) AS measured,

@@ -261,6 +261,17 @@ std::vector<Plan> Store::pending(const std::string& gpu, int limit) {
   return v;
 }
 
+int Store::pending_count(const std::string& gpu) {
+  auto s = c_.prepare(
+      "SELECT COUNT(*) FROM plans p JOIN jobs j ON j.id = p.job WHERE p.gpu = ?1 AND p.state = 'pending' AND "
+      "j.state = 'running'");
+  s.bind(1, gpu);
+  s.next();
+  int n = int(s.i64(0));
+  s.exec();
+  return n;
+}
+
 void Store::lease(int64_t plan, int64_t lease, int64_t worker, double deadline) {
   c_.prepare("UPDATE plans SET state = 'leased', lease = ?2, worker = ?3, deadline = ?4 WHERE id = ?1")
       .bind(1, plan)
@@ -385,11 +396,14 @@ std::vector<Run> Store::runs_since(int64_t job, const std::string& gpu, int64_t 
 std::optional<Run> Store::reusable(const std::string& checkpoint, const std::string& prompts, const std::string& gpu,
                                    const std::string& key, uint32_t repetitions, const std::string& env_key,
                                    uint32_t workload_prompt, uint32_t workload_gen, bool verify) {
-  auto s = c_.prepare(std::string("SELECT ") + kRunCols +
-                      " WHERE j.checkpoint = ?1 AND r.gpu = ?2 AND c.key = ?3 "
-                      "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
-                      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded', 'cancelled') AND j.prompts = ?6 "
-                      "AND j.workload_prompt = ?7 AND j.workload_gen = ?8 AND p.verify >= ?9 ORDER BY r.id LIMIT 1");
+  // From the configurations of that key (CROSS JOIN keeps them the outer loop): a handful, where the runs of the GPU
+  // kind are many.
+  auto s = c_.prepare(
+      "SELECT r.id FROM configurations c CROSS JOIN runs r ON r.config = c.id JOIN jobs j ON j.id = r.job "
+      "JOIN plans p ON p.id = r.plan WHERE c.key = ?3 AND j.checkpoint = ?1 AND r.gpu = ?2 "
+      "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
+      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded', 'cancelled') AND j.prompts = ?6 "
+      "AND j.workload_prompt = ?7 AND j.workload_gen = ?8 AND p.verify >= ?9 ORDER BY r.id LIMIT 1");
   s.bind(1, checkpoint)
       .bind(2, gpu)
       .bind(3, key)
@@ -399,6 +413,15 @@ std::optional<Run> Store::reusable(const std::string& checkpoint, const std::str
       .bind(7, workload_prompt)
       .bind(8, workload_gen)
       .bind(9, verify);
+  if (!s.next()) return std::nullopt;
+  const int64_t id = s.i64(0);
+  s.exec();
+  return run(id);
+}
+
+std::optional<Run> Store::run(int64_t id) {
+  auto s = c_.prepare(std::string("SELECT ") + kRunCols + " WHERE r.id = ?1");
+  s.bind(1, id);
   if (!s.next()) return std::nullopt;
   Run r = read_run(s);
   s.exec();
@@ -411,12 +434,7 @@ std::optional<Run> Store::best(int64_t job, const std::string& gpu) {
   if (!b.next()) return std::nullopt;
   int64_t id = b.i64(0);
   b.exec();
-  auto s = c_.prepare(std::string("SELECT ") + kRunCols + " WHERE r.id = ?1");
-  s.bind(1, id);
-  if (!s.next()) return std::nullopt;
-  Run r = read_run(s);
-  s.exec();
-  return r;
+  return run(id);
 }
 
 std::vector<Progress> Store::progress(int64_t job) {

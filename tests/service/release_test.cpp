@@ -139,6 +139,32 @@ TEST(Releases, CandidateIsTheFastestValidRunAndRefusesWithout) {
   EXPECT_FALSE(c.prompts.empty());
 }
 
+// A screened run (timed, no --stagger) is never released, even when it is the fastest valid one.
+TEST(Releases, RecordRefusesAScreenedRun) {
+  Fixture f;
+  JobSpec s;
+  s.path = f.checkpoint.string();
+  s.gpus = {"h100"};
+  s.strategy = "model";
+  int64_t job = f.core->submit(s).job.id;
+  auto ls = f.core->lease(f.worker, 1);
+  ASSERT_EQ(ls.size(), 1u);
+  ASSERT_FALSE(ls[0].plan.verify);
+  auto screened = measured(0.5, 0.01);
+  screened.verified = true;  // what the worker says; the plan asked for a screen only
+  f.core->report(f.worker, ls[0].plan.id, ls[0].plan.lease, screened);
+  auto runs = f.core->results(job, "h100", 0);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].verified);
+  EXPECT_THROW(f.releases->candidate(job, "h100"), FailedPrecondition);  // no verified run yet
+  try {
+    f.releases->record(job, "h100", runs[0].id, (f.dir / "rel").string(), "{}");
+    ADD_FAILURE() << "a screened run was released";
+  } catch (const FailedPrecondition& e) {
+    EXPECT_NE(std::string(e.what()).find("screened, not verified"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Releases, RecordValidatesAndStoresTheBaseline) {
   Fixture f;
   int64_t job = f.submit();

@@ -127,6 +127,15 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   ASSERT_EQ(lr.plans_size(), 1);
   EXPECT_EQ(lr.plans(0).prompts_size(), 4);
   EXPECT_EQ(lr.plans(0).checkpoint(), ref.digest());
+  // The default job: the model strategy's first plans are screens on the default workload, profiled.
+  EXPECT_EQ(lr.plans(0).workload().prompt(), 512u);
+  EXPECT_EQ(lr.plans(0).workload().gen(), 128u);
+  EXPECT_FALSE(lr.plans(0).verify());
+  EXPECT_TRUE(lr.plans(0).profile());
+  EXPECT_EQ(lr.plans(0).repetitions(), 2u);
+  EXPECT_FALSE(lr.plans(0).checkpoint_path().empty());
+  EXPECT_EQ(st.objective(), "workload");
+  EXPECT_EQ(st.gpus(0).planned(), 3u);
 
   std::string fetched;
   {

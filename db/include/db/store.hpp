@@ -163,6 +163,8 @@ class Store {
   std::vector<Plan> plans(int64_t job, const std::string& gpu);
   // Pending plans of running jobs for the GPU kind, oldest job first.
   std::vector<Plan> pending(const std::string& gpu, int limit);
+  // How many plans of running jobs for the GPU kind are pending.
+  int pending_count(const std::string& gpu);
   void lease(int64_t plan, int64_t lease, int64_t worker, double deadline);
   int64_t next_lease_id();
   // Re-queues leased plans whose deadline passed; returns how many.
@@ -178,6 +180,7 @@ class Store {
   bool insert_run(const Run& r);
   // The job's runs, per GPU kind verified first, then screened, then failed, each by objective.
   std::vector<Run> runs(int64_t job, const std::string& gpu = "");
+  std::optional<Run> run(int64_t id);
   // The job's runs on the GPU kind recorded after run `after`, in the order they were recorded.
   std::vector<Run> runs_since(int64_t job, const std::string& gpu, int64_t after);
   // A run of a job on the same checkpoint, prompts and workload, of the same GPU kind, configuration and repetitions,
