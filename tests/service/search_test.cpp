@@ -236,3 +236,37 @@ TEST(Searches, LeasesCarryTheWorkloadAndTheChecks) {
 
 }  // namespace
 }  // namespace lt::coord
+
+namespace lt::coord {
+namespace {
+
+// The objective and the workload as the CLI and the coordinator read them.
+TEST(Objectives, ParsedAndFittedWithMessagesAUserCanActOn) {
+  EXPECT_EQ(parse_objective(""), Objective::Workload);
+  EXPECT_EQ(parse_objective("decode"), Objective::Decode);
+  EXPECT_EQ(parse_objective("prefill"), Objective::Prefill);
+  EXPECT_THROW(parse_objective("latency"), lt::Error);
+  EXPECT_EQ(parse_workload("prompt=256,gen=64"), (Workload{256, 64}));
+  EXPECT_EQ(parse_workload("gen=32"), (Workload{512, 32}));
+  for (const char* bad : {"", "prompt", "prompt=0", "prompt=-3", "prompt=12,len=4", "prompt=1e3"})
+    EXPECT_THROW(parse_workload(bad), lt::Error) << bad;
+  EXPECT_EQ(fit_workload(std::nullopt, 4096).workload, kDefaultWorkload);
+  EXPECT_TRUE(fit_workload(std::nullopt, 4096).note.empty());
+  auto shrunk = fit_workload(std::nullopt, 64);
+  EXPECT_LE(shrunk.workload.prompt + shrunk.workload.gen, 64u);
+  EXPECT_GE(shrunk.workload.gen, 1u);
+  EXPECT_FALSE(shrunk.note.empty());
+  EXPECT_THROW(fit_workload(Workload{60, 5}, 64), lt::Error);
+  db::Run r;
+  r.median_ms = 2;
+  r.prefill_ms = 30;
+  EXPECT_DOUBLE_EQ(objective_ms(Objective::Workload, {512, 128}, r), 30 + 127 * 2);
+  r.workload_ms = 250;
+  EXPECT_DOUBLE_EQ(objective_ms(Objective::Workload, {512, 128}, r), 250);
+  EXPECT_DOUBLE_EQ(objective_ms(Objective::Decode, {512, 128}, r), 2);
+  EXPECT_DOUBLE_EQ(objective_ms(Objective::Prefill, {512, 128}, r), 30);
+  EXPECT_DOUBLE_EQ(prefill_tok_s(512, 100), 5120);
+}
+
+}  // namespace
+}  // namespace lt::coord

@@ -234,8 +234,8 @@ TEST(Strategies, ModelReachesTheBestInFewerMeasurementsThanRandom) {
   }
   const double m = std::accumulate(model.begin(), model.end(), 0.0) / double(model.size());
   const double r = std::accumulate(random.begin(), random.end(), 0.0) / double(random.size());
-  RecordProperty("model_mean", std::to_string(m));
-  RecordProperty("random_mean", std::to_string(r));
+  RecordProperty("model", testing::PrintToString(model));
+  RecordProperty("random", testing::PrintToString(random));
   for (size_t i = 0; i < model.size(); ++i) EXPECT_LE(model[i], limit) << "seed " << i + 1;
   EXPECT_LT(m * 3, r) << "model " << testing::PrintToString(model) << ", random " << testing::PrintToString(random);
 }
