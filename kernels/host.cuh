@@ -13,6 +13,8 @@
   } while (0)
 #define CKL() CK(cudaGetLastError())
 
+#include <chrono>
+
 // The command line, parsed: the flags that may appear anywhere, then the prompts.
 struct lk_args {
   bool prof = false, stagger = false;
@@ -727,6 +729,13 @@ static void lk_run_prompts(lk_session& x, const lk_args& a, std::vector<float>* 
 // no workload), then the workload (--warmup untimed runs, --repeat timed ones, and one profiled run under --profile),
 // then the prompts again under each --stagger-check seed, their logits compared with the first run's bit for bit.
 static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
+  // Each phase's wall time, for the record of where a measurement's time goes.
+  auto t = std::chrono::steady_clock::now();
+  auto phase = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    printf("PHASE_MS: %s %.1f\n", name, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  };
   lk_session x(forms, s, graphs);
   const bool workload = a.workload_prompt > 0;
   int prompt_decode = 0;
@@ -736,6 +745,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   std::vector<float> logits;
   lk_run_prompts(x, a, keep ? &logits : nullptr);
   if (x.prof) x.print_profile();
+  phase("prompts");
   if (workload) {
     x.profile(false, 0);
     const std::vector<int> tokens = lk_workload_tokens(a.workload_prompt, s.vocab);
@@ -746,10 +756,12 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
              a.workload_gen > 1 ? o.decode_ms / (a.workload_gen - 1) : 0.0, o.prefill_ms + o.decode_ms);
       fflush(stdout);
     }
+    phase("workload");
     if (a.prof) {
       x.profile(true, a.workload_gen - 1);
       x.generate(tokens, a.workload_gen, nullptr);
       x.print_profile();
+      phase("profile");
     }
   }
   if (keep) printf("LOGITS_HASH: %016llx\n", (unsigned long long)lk_xxh64((const uint8_t*)logits.data(), logits.size() * 4));
@@ -770,6 +782,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     lk_stagger = stagger;
     lk_seed = seed;
     x.capture(graphs);
+    phase("stagger");
   }
   if (a.logits) {
     fwrite(logits.data(), 4, logits.size(), a.logits);

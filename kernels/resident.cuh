@@ -387,6 +387,7 @@ static void lk_resident_call_on(const lk_resident_call& c, cudaStream_t st, bool
 // Runs one image: reads it, uploads its sidecar, drives it under the lane's command line `argv` (argv[1] the image
 // where a lane has its checkpoint, argv[2] the sidecar, then the flags), frees it. Returns the lane's exit status.
 static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
   lk_resident_lane lane;
   if (std::string why = lk_resident_read(argv[1], w, lane); !why.empty()) {
     fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
@@ -399,6 +400,8 @@ static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) 
     CK(cudaMemcpy(lane.side[i], side.data() + lane.side_at[i].first, lane.side_at[i].second * lane.act_bytes,
                   cudaMemcpyHostToDevice));
   printf("LANE_CONTRACT: %d\nDEVICE_BYTES: %zu\nHOST_BYTES: 0\nMOVED: 0\n", LK_CONTRACT, w.bytes + lane.bytes);
+  printf("PHASE_MS: setup %.1f\n",
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   static bool sides = false;
   if (lane.side_streams && !sides) {
     lk_side_init();
