@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "command.hpp"
 #include "compiler/error.hpp"
@@ -28,6 +29,29 @@ std::vector<lt::worker::Prompt> check_prompts(uint32_t vocab, uint64_t seed) {
   return v;
 }
 
+// A prompts file: a line a prompt, `<n_gen> <token> ...`.
+std::vector<lt::worker::Prompt> read_prompts(const std::string& path, uint32_t vocab) {
+  std::ifstream in(path);
+  std::vector<lt::worker::Prompt> v;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    std::istringstream words(line);
+    lt::worker::Prompt p;
+    long long n = 0, t = 0;
+    if (!(words >> n)) continue;
+    while (words >> t) {
+      if (t < 0 || t >= vocab) throw lt::Error(path + ":" + std::to_string(line_no) + ": token outside the vocabulary");
+      p.tokens.push_back(int32_t(t));
+    }
+    if (n < 1 || p.tokens.empty()) throw lt::Error(path + ":" + std::to_string(line_no) + ": `<n_gen> <token>...`");
+    p.n_gen = uint32_t(n);
+    v.push_back(p);
+  }
+  if (v.empty()) throw lt::Error(path + " holds no prompt");
+  return v;
+}
+
 nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw lt::Error("cannot read " + path);
@@ -41,9 +65,10 @@ nlohmann::json read_json(const std::string& path) {
 const bool registered = lt::cli::add_command(
     {32, [](CLI::App& app) {
        auto* c = app.add_subcommand(
-           "measure", "Measure configurations on this machine's GPU as a worker does (resident weights, cached kernels)");
+           "measure",
+           "Measure configurations on this machine's GPU as a worker does (resident weights, cached kernels)");
        struct Args {
-         std::string file, workload = "512,128", cache;
+         std::string file, workload = "512,128", cache, prompts;
          std::vector<std::string> knobs_files, knobs_json;
          uint32_t repeat = 3, warmup = 1;
          int gpu = 0, arch = 90, sms = 132;
@@ -54,12 +79,15 @@ const bool registered = lt::cli::add_command(
        c->add_option("FILE", a->file, "The GGUF checkpoint")->required()->check(CLI::ExistingFile);
        c->add_option("--knobs", a->knobs_files, "A JSON file of knobs (one configuration; repeat for more)");
        c->add_option("--knobs-json", a->knobs_json, "Knobs as JSON text (repeat for more)");
-       c->add_option("--workload", a->workload, "The timed workload: <prompt tokens>,<generated>")->capture_default_str();
+       c->add_option("--workload", a->workload, "The timed workload: <prompt tokens>,<generated>")
+           ->capture_default_str();
        c->add_option("--repeat", a->repeat, "Timed runs of the workload")->capture_default_str();
        c->add_option("--warmup", a->warmup, "Untimed runs of the workload first")->capture_default_str();
        c->add_flag("--profile", a->profile, "Time every launch of one more run");
        c->add_flag("--verify", a->verify, "Run the --stagger checks (seeds 1, 2, 3) too");
        c->add_option("--seed", a->seed, "The check prompts' seed");
+       c->add_option("--prompts", a->prompts, "The check prompts instead: a file of lines `<n_gen> <token>...`")
+           ->check(CLI::ExistingFile);
        c->add_option("--gpu", a->gpu, "The GPU's index (nvidia-smi's)");
        c->add_option("--cache", a->cache, "Kernel modules, the resident host and images (default ~/.cache/lane-tune)");
        c->add_flag("--prepare-only", a->prepare_only, "Only build the configurations' kernels (no GPU: --arch, --sms)");
@@ -100,7 +128,7 @@ const bool registered = lt::cli::add_command(
          p.gpu = o.gpu.kind;
          p.repetitions = a->repeat;
          p.warmup = a->warmup;
-         p.prompts = check_prompts(model.vocab, a->seed);
+         p.prompts = a->prompts.empty() ? check_prompts(model.vocab, a->seed) : read_prompts(a->prompts, model.vocab);
          p.stagger_seeds = {1, 2, 3};
          p.workload_prompt = uint32_t(prompt);
          p.workload_gen = uint32_t(gen);
@@ -133,10 +161,11 @@ const bool registered = lt::cli::add_command(
            if (a->json) {
              std::printf("%s\n", out.dump().c_str());
            } else {
-             std::printf("%2zu %s %s decode %.4f ms/tok (%.1f tok/s), prefill(%d) %.2f ms (%.0f tok/s), workload %.1f ms%s%s\n",
-                         i + 1, r.valid ? "valid" : "INVALID", r.verified ? "verified" : "screened", r.median_ms,
-                         r.tok_per_s, prompt, r.prefill_ms, out["prefill_tok_s"].get<double>(), r.workload_ms,
-                         r.valid ? "" : ": ", r.valid ? "" : (r.failure + " " + r.reason).c_str());
+             std::printf(
+                 "%2zu %s %s decode %.4f ms/tok (%.1f tok/s), prefill(%d) %.2f ms (%.0f tok/s), workload %.1f ms%s%s\n",
+                 i + 1, r.valid ? "valid" : "INVALID", r.verified ? "verified" : "screened", r.median_ms, r.tok_per_s,
+                 prompt, r.prefill_ms, out["prefill_tok_s"].get<double>(), r.workload_ms, r.valid ? "" : ": ",
+                 r.valid ? "" : (r.failure + " " + r.reason).c_str());
            }
            std::fflush(stdout);
          }

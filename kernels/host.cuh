@@ -694,6 +694,10 @@ struct lk_session {
       const double chunk = lines(f, "PROFILE_CHUNK", rows);
       printf("PROFILE_CHUNK_TOTAL_US: %d %.3f\n", f.rows, chunk);
     }
+  }
+
+  // How many steps of each form the profiled run took.
+  void print_runs() {
     for (auto& f : forms)
       if (f.runs || !f.plain.empty()) printf("PROFILE_RUNS: %d %d\n", f.rows, f.runs + (int)f.plain.size());
   }
@@ -744,12 +748,17 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   const bool keep = a.logits || !a.stagger_check.empty();
   std::vector<float> logits;
   lk_run_prompts(x, a, keep ? &logits : nullptr);
-  if (x.prof) x.print_profile();
+  if (x.prof) {
+    x.print_profile();
+    x.print_runs();
+  }
   phase("prompts");
   if (workload) {
     x.profile(false, 0);
     const std::vector<int> tokens = lk_workload_tokens(a.workload_prompt, s.vocab);
-    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, a.workload_gen, nullptr);
+    // A warm-up run prefills the whole prompt (every chunk form the workload takes runs once) and decodes one step:
+    // the decode step's graph is the same at every position.
+    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, std::min(a.workload_gen, 2), nullptr);
     for (int i = 0; i < a.repeat; ++i) {
       const lk_outcome o = x.generate(tokens, a.workload_gen, nullptr);
       printf("WORKLOAD: %d %d %d %.4f %.5f %.4f\n", i + 1, a.workload_prompt, a.workload_gen, o.prefill_ms,
@@ -758,9 +767,25 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     }
     phase("workload");
     if (a.prof) {
-      x.profile(true, a.workload_gen - 1);
-      x.generate(tokens, a.workload_gen, nullptr);
+      // The profiled run: the whole prefill and at most 16 decode steps (each launch's mean is as good after 16);
+      // PROFILE_RUNS says how many steps of each form one run of the workload takes.
+      const int gen = std::min(a.workload_gen, 17);
+      x.profile(true, gen - 1);
+      x.generate(tokens, gen, nullptr);
       x.print_profile();
+      std::vector<std::pair<int, int>> steps;  // (rows, steps) of one run of the workload, its chunks' in order
+      auto add = [&](int rows, int n) {
+        for (auto& e : steps) if (e.first == rows) { e.second += n; return; }
+        steps.push_back({rows, n});
+      };
+      for (int at = 0; at < a.workload_prompt;) {
+        int rows = 1;
+        for (auto& f : forms) if (f.rows > rows && f.rows <= a.workload_prompt - at) rows = f.rows;
+        add(rows, 1);
+        at += rows;
+      }
+      add(1, a.workload_gen - 1);
+      for (auto& [rows, n] : steps) if (n) printf("PROFILE_RUNS: %d %d\n", rows, n);
       phase("profile");
     }
   }

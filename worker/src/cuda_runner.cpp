@@ -77,7 +77,7 @@ struct Model {
 struct Reference {
   std::vector<float> logits;
   std::vector<std::vector<int32_t>> tokens;
-  std::string error;                   // the precise lane failed
+  std::string error;                    // the precise lane failed
   std::shared_future<std::string> cpu;  // why its tokens or logits are not the CPU reference's, or empty
 };
 
@@ -177,8 +177,8 @@ class CudaRunner : public Runner {
     std::filesystem::create_directories(tmp);
     write_file(std::filesystem::path(tmp) / "host.cu", source.data(), source.size());
     const auto t0 = std::chrono::steady_clock::now();
-    const ProcessResult r = run_process(
-        lane::nvcc_resident_command(tmp + "/host.cu", tmp + "/lane-host", o_.gpu.arch), 1200);
+    const ProcessResult r =
+        run_process(lane::nvcc_resident_command(tmp + "/host.cu", tmp + "/lane-host", o_.gpu.arch), 1200);
     if (r.exit_code != 0) throw lt::Error("nvcc failed on the resident host:\n" + r.err + r.out);
     std::filesystem::remove_all(dir);
     std::filesystem::rename(tmp, dir);
@@ -240,8 +240,8 @@ class CudaRunner : public Runner {
     }
     if (!host_->running()) {
       load_s = host_->start(timeout_s);
-      log(0, "resident_host_up", {{"seconds", std::to_string(load_s)},
-                                  {"weight_bytes", std::to_string(host_->weight_bytes())}});
+      log(0, "resident_host_up",
+          {{"seconds", std::to_string(load_s)}, {"weight_bytes", std::to_string(host_->weight_bytes())}});
     }
     return *host_;
   }
@@ -256,9 +256,9 @@ class CudaRunner : public Runner {
     Reference ref;
     const auto logits = o_.cache_dir / "runs" / ("reference-" + prompts.stem().string() + "-" + p.checkpoint + ".f32");
     log(0, "reference", {{"job", std::to_string(p.job)}, {"gpu", p.gpu}});
-    const ResidentRun run = host.run(m.precise_image, m.precise_sidecar,
-                                     {"--prompts", prompts.string(), "--logits", logits.string()}, p.time_limit_s,
-                                     p.cancelled.get());
+    const ResidentRun run =
+        host.run(m.precise_image, m.precise_sidecar, {"--prompts", prompts.string(), "--logits", logits.string()},
+                 p.time_limit_s, p.cancelled.get());
     if (run.status != 0) {
       ref.error = classify(run, p.time_limit_s).reason + ": " + run.err.substr(0, 2000);
     } else {
@@ -330,9 +330,9 @@ class CudaRunner : public Runner {
     std::vector<std::string> flags = {"--prompts", prompts.string(), "--logits", logits_path.string()};
     const bool workload = p.workload_prompt > 0 && p.workload_gen > 0;
     if (workload)
-      flags.insert(flags.end(), {"--workload", std::to_string(p.workload_prompt) + "," + std::to_string(p.workload_gen),
-                                 "--warmup", std::to_string(p.warmup), "--repeat",
-                                 std::to_string(std::max(1u, p.repetitions))});
+      flags.insert(flags.end(),
+                   {"--workload", std::to_string(p.workload_prompt) + "," + std::to_string(p.workload_gen), "--warmup",
+                    std::to_string(p.warmup), "--repeat", std::to_string(std::max(1u, p.repetitions))});
     if (p.profile) flags.push_back("--profile");
     if (p.verify && !p.stagger_seeds.empty()) {
       std::string seeds;
@@ -384,13 +384,18 @@ class CudaRunner : public Runner {
     r.prefill_ms = timing(prefill).median;
     r.tok_per_s = timing(tok_s).median;
     r.workload_ms = total.empty() ? 0 : timing(total).median;
-    nlohmann::json launches = nlohmann::json::array(), forms = nlohmann::json::array(), phases = nlohmann::json::object();
-    for (auto& l : out.profile) launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
+    nlohmann::json launches = nlohmann::json::array(), forms = nlohmann::json::array(),
+                   phases = nlohmann::json::object();
+    for (auto& l : out.profile)
+      launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
     for (auto& f : out.profile_runs) forms.push_back({{"rows", f.rows}, {"runs", f.runs}});
     for (auto& [name, ms] : out.phases) phases[name] = ms / 1000.0;
     if (p.profile)
-      r.profile = {{"total_us", out.profile_total_us}, {"launches", launches},         {"forms", forms},
-                   {"device_bytes", out.device_bytes},  {"host_bytes", out.host_bytes}};
+      r.profile = {{"total_us", out.profile_total_us},
+                   {"launches", launches},
+                   {"forms", forms},
+                   {"device_bytes", out.device_bytes},
+                   {"host_bytes", out.host_bytes}};
 
     // Checks: the prompts' tokens and logits against the precise lane's, and the staggered runs bit for bit.
     std::vector<float> logits;
@@ -427,8 +432,7 @@ class CudaRunner : public Runner {
       }
     // The precise lane itself against the CPU reference: awaited before a verification, read if done otherwise.
     std::string cpu;
-    if (ref.cpu.valid() &&
-        (p.verify || ref.cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
+    if (ref.cpu.valid() && (p.verify || ref.cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
       cpu = ref.cpu.get();
     auto tol = tolerance(numerics);
     r.valid = false;
@@ -455,7 +459,10 @@ class CudaRunner : public Runner {
     r.verified = r.valid && staggered;
     r.environment = o_.gpu.environment();
     r.environment.update(clocks);
-    r.cost = {{"load_s", load_s}, {"run_s", run_s}, {"checks_s", since(t_checks)}, {"phases_s", phases},
+    r.cost = {{"load_s", load_s},
+              {"run_s", run_s},
+              {"checks_s", since(t_checks)},
+              {"phases_s", phases},
               {"measure_s", since(t0)}};
     return r;
   }

@@ -81,8 +81,10 @@ std::vector<std::string> elf_functions(const std::filesystem::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string b = ss.str();
-  if (b.size() < 64 || b.compare(0, 4, "\x7f"
-                                       "ELF") != 0 ||
+  if (b.size() < 64 ||
+      b.compare(0, 4,
+                "\x7f"
+                "ELF") != 0 ||
       b[4] != 2 || b[5] != 1)
     throw lt::Error(path.string() + " is not an ELF64 little-endian object");
   const auto shoff = read_at<uint64_t>(b, 0x28);
@@ -148,8 +150,7 @@ std::string KernelCache::key(const std::string& source) const {
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
   XXH3_128bits_update(st, source.data(), source.size());
-  const std::vector<std::string> cmd =
-      nvcc_.empty() ? lane::nvcc_module_command("m.cu", "m.cubin", arch_) : nvcc_;
+  const std::vector<std::string> cmd = nvcc_.empty() ? lane::nvcc_module_command("m.cu", "m.cubin", arch_) : nvcc_;
   for (const std::string& part : cmd) XXH3_128bits_update(st, part.data(), part.size() + 1);
   const std::string k = hex128(XXH3_128bits_digest(st));
   XXH3_freeState(st);

@@ -66,8 +66,8 @@ Result to_result(const nlohmann::json& r) {
   return x;
 }
 
-// A synthetic recording's made-up but deterministic measurement of a configuration: its time from the hash of its key, one in eleven a
-// race, one in thirteen too big for the device.
+// A synthetic recording's made-up but deterministic measurement of a configuration: its time from the hash of its key,
+// one in eleven a race, one in thirteen too big for the device.
 nlohmann::json synthetic_run(const std::string& gpu, const nlohmann::json& knobs, const std::string& key) {
   uint64_t h = XXH64(key.data(), key.size(), 7);
   double ms = 0.5 + double(h % 1000) / 400.0;
@@ -127,7 +127,8 @@ class ReplayRunner : public Runner {
       if (*p.cancelled) return Result::invalid(failure::kCancelled, "the lease was lost");
       if (!synthetic_.empty()) {
         if (p.gpu != synthetic_)
-          return Result::invalid(failure::kNotRecorded, "the synthetic recording is of " + synthetic_ + ", not " + p.gpu);
+          return Result::invalid(failure::kNotRecorded,
+                                 "the synthetic recording is of " + synthetic_ + ", not " + p.gpu);
         const std::string key = key_of(p.knobs);
         return to_result(synthetic_run(synthetic_, p.knobs, key));
       }

@@ -104,8 +104,8 @@ struct Worker::Impl {
           in_place[there.string()] = {p.checkpoint, stamp};
           log(0, "checkpoint_in_place",
               {{"path", there.string()},
-               {"digest_s", std::to_string(
-                                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())}});
+               {"digest_s",
+                std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())}});
           return there;
         }
         log(0, "checkpoint_differs", {{"path", there.string()}, {"digest", p.checkpoint}});
@@ -124,7 +124,8 @@ struct Worker::Impl {
       throw lt::Error("the checkpoint fetched for " + p.checkpoint + " does not match its digest");
     std::filesystem::rename(part, path);
     log(0, "fetched_checkpoint",
-        {{"digest", p.checkpoint}, {"seconds", std::to_string(s)},
+        {{"digest", p.checkpoint},
+         {"seconds", std::to_string(s)},
          {"mb_per_s", std::to_string(s > 0 ? double(p.checkpoint_size) / 1e6 / s : 0)}});
     return path;
   }

@@ -5,8 +5,9 @@
 // `DECODE_TOK_PER_S: x`; under --workload P,G one line a timed run, `WORKLOAD: <run> <P> <G> <prefill ms>
 // <decode ms per token> <total ms>`; under --profile `PROFILE_TIMING: <how>`, `PROFILE: <kind> <output> <us>` lines
 // for the decode step's launches, `PROFILE_TOTAL_US: x`, `PROFILE_CHUNK: <rows> <kind> <output> <us>`,
-// `PROFILE_CHUNK_TOTAL_US: <rows> x` and `PROFILE_RUNS: <rows> <runs>` (the steps of each form the profiled run took:
-// the workload's when there is one, else the prompts'); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
+// `PROFILE_CHUNK_TOTAL_US: <rows> x` and `PROFILE_RUNS: <rows> <steps>` (under --workload the steps of each form one
+// run of the workload takes, the launches' means from a profiled run of its prefill and up to 16 decode steps;
+// without, the steps the profiled prompts took); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
 // when it kept them; under --stagger-check `STAGGER_CHECK: <seed> same|differs`; and `PHASE_MS: <phase> <ms>`, the
 // wall time of each phase of the run (setup, prompts, workload, profile, stagger). Version 1 (the same without the
 // workload, PROFILE_RUNS, LOGITS_HASH and STAGGER_CHECK lines) parses too.
