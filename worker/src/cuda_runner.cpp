@@ -312,7 +312,12 @@ class CudaRunner : public Runner {
                  const std::string& numerics) {
     std::lock_guard lock(host_m_);
     const auto t0 = std::chrono::steady_clock::now();
-    const auto clocks = read_clocks(o_.gpu.index);
+    // The clocks, read at most every 30 s: nvidia-smi takes ~0.1 s, which the GPU would spend idle.
+    if (clocks_read_.time_since_epoch().count() == 0 || since(clocks_read_) > 30) {
+      clocks_ = read_clocks(o_.gpu.index);
+      clocks_read_ = std::chrono::steady_clock::now();
+    }
+    const nlohmann::json clocks = clocks_;
     double load_s = 0;
     ResidentHost* host = nullptr;
     try {
@@ -477,6 +482,8 @@ class CudaRunner : public Runner {
   std::unique_ptr<ResidentHost> host_;
   std::filesystem::path host_checkpoint_;
   std::map<std::string, Reference> refs_;
+  nlohmann::json clocks_ = nlohmann::json::object();
+  std::chrono::steady_clock::time_point clocks_read_{};
 };
 }  // namespace
 
