@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
   }
 }
 
-// The bytes of shared memory lk_attention<G, PER, VPER> takes.
-static size_t lk_attention_smem(int g, int vper) { return sizeof(lk_acc) * (size_t)(8 * g + 4 * g * 32 * vper); }
+// The dynamic shared memory lk_attention<G, PER, VPER> takes, sizeof(lk_acc) * (8 G + 4 G 32 VPER) bytes, is sized
+// by the compiler's lowering (lt::lane::attention_smem), which launches it.
 
 // Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,

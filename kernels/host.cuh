@@ -13,6 +13,8 @@
   } while (0)
 #define CKL() CK(cudaGetLastError())
 
+#include <chrono>
+
 // The command line, parsed: the flags that may appear anywhere, then the prompts.
 struct lk_args {
   bool prof = false, stagger = false;
@@ -692,6 +694,10 @@ struct lk_session {
       const double chunk = lines(f, "PROFILE_CHUNK", rows);
       printf("PROFILE_CHUNK_TOTAL_US: %d %.3f\n", f.rows, chunk);
     }
+  }
+
+  // How many steps of each form the profiled run took.
+  void print_runs() {
     for (auto& f : forms)
       if (f.runs || !f.plain.empty()) printf("PROFILE_RUNS: %d %d\n", f.rows, f.runs + (int)f.plain.size());
   }
@@ -727,6 +733,13 @@ static void lk_run_prompts(lk_session& x, const lk_args& a, std::vector<float>* 
 // no workload), then the workload (--warmup untimed runs, --repeat timed ones, and one profiled run under --profile),
 // then the prompts again under each --stagger-check seed, their logits compared with the first run's bit for bit.
 static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
+  // Each phase's wall time, for the record of where a measurement's time goes.
+  auto t = std::chrono::steady_clock::now();
+  auto phase = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    printf("PHASE_MS: %s %.1f\n", name, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  };
   lk_session x(forms, s, graphs);
   const bool workload = a.workload_prompt > 0;
   int prompt_decode = 0;
@@ -735,21 +748,45 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   const bool keep = a.logits || !a.stagger_check.empty();
   std::vector<float> logits;
   lk_run_prompts(x, a, keep ? &logits : nullptr);
-  if (x.prof) x.print_profile();
+  if (x.prof) {
+    x.print_profile();
+    x.print_runs();
+  }
+  phase("prompts");
   if (workload) {
     x.profile(false, 0);
     const std::vector<int> tokens = lk_workload_tokens(a.workload_prompt, s.vocab);
-    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, a.workload_gen, nullptr);
+    // A warm-up run prefills the whole prompt (every chunk form the workload takes runs once) and decodes one step:
+    // the decode step's graph is the same at every position.
+    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, std::min(a.workload_gen, 2), nullptr);
     for (int i = 0; i < a.repeat; ++i) {
       const lk_outcome o = x.generate(tokens, a.workload_gen, nullptr);
       printf("WORKLOAD: %d %d %d %.4f %.5f %.4f\n", i + 1, a.workload_prompt, a.workload_gen, o.prefill_ms,
              a.workload_gen > 1 ? o.decode_ms / (a.workload_gen - 1) : 0.0, o.prefill_ms + o.decode_ms);
       fflush(stdout);
     }
+    phase("workload");
     if (a.prof) {
-      x.profile(true, a.workload_gen - 1);
-      x.generate(tokens, a.workload_gen, nullptr);
+      // The profiled run: the whole prefill and at most 16 decode steps (each launch's mean is as good after 16);
+      // PROFILE_RUNS says how many steps of each form one run of the workload takes.
+      const int gen = std::min(a.workload_gen, 17);
+      x.profile(true, gen - 1);
+      x.generate(tokens, gen, nullptr);
       x.print_profile();
+      std::vector<std::pair<int, int>> steps;  // (rows, steps) of one run of the workload, its chunks' in order
+      auto add = [&](int rows, int n) {
+        for (auto& e : steps) if (e.first == rows) { e.second += n; return; }
+        steps.push_back({rows, n});
+      };
+      for (int at = 0; at < a.workload_prompt;) {
+        int rows = 1;
+        for (auto& f : forms) if (f.rows > rows && f.rows <= a.workload_prompt - at) rows = f.rows;
+        add(rows, 1);
+        at += rows;
+      }
+      add(1, a.workload_gen - 1);
+      for (auto& [rows, n] : steps) if (n) printf("PROFILE_RUNS: %d %d\n", rows, n);
+      phase("profile");
     }
   }
   if (keep) printf("LOGITS_HASH: %016llx\n", (unsigned long long)lk_xxh64((const uint8_t*)logits.data(), logits.size() * 4));
@@ -770,6 +807,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     lk_stagger = stagger;
     lk_seed = seed;
     x.capture(graphs);
+    phase("stagger");
   }
   if (a.logits) {
     fwrite(logits.data(), 4, logits.size(), a.logits);

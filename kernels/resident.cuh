@@ -174,9 +174,24 @@ struct lk_resident_lane {
   }
 };
 
-// The kernel libraries loaded so far, by cubin path, and each kernel's parameter sizes checked once.
+// The kernel libraries loaded so far, by cubin path, their kernels, and each kernel's parameter sizes as the driver
+// reports them (what an image's parameters are checked against).
 static std::map<std::string, cudaLibrary_t> lk_libraries;
 static std::map<std::pair<std::string, std::string>, cudaKernel_t> lk_kernels;
+static std::map<cudaKernel_t, std::vector<size_t>> lk_param_sizes;
+
+static const std::vector<size_t>& lk_params_of(cudaKernel_t k) {
+  auto it = lk_param_sizes.find(k);
+  if (it != lk_param_sizes.end()) return it->second;
+  std::vector<size_t> sizes;
+  for (size_t i = 0;; ++i) {
+    size_t off = 0, size = 0;
+    if (cudaFuncGetParamInfo((const void*)k, i, &off, &size) != cudaSuccess) break;
+    sizes.push_back(size);
+  }
+  cudaGetLastError();  // (the query past the last parameter)
+  return lk_param_sizes.emplace(k, sizes).first->second;
+}
 
 // Why the image at `path` cannot run, or empty; on success `lane` holds it ready to drive.
 static std::string lk_resident_read(const char* path, const lk_resident_weights& w, lk_resident_lane& lane) {
@@ -302,17 +317,17 @@ static std::string lk_resident_read(const char* path, const lk_resident_weights&
             kernel >= ks.size())
           return "a call's record does not parse";
         c.kernel = ks[kernel];
+        const std::vector<size_t>& sizes = lk_params_of(c.kernel);
+        if (sizes.size() != params)
+          return "kernel " + std::to_string(kernel) + " takes " + std::to_string(sizes.size()) +
+                 " parameters, not the image's " + std::to_string(params);
         for (size_t pi = 0; pi < params; ++pi) {
           size_t bytes = 0, align = 0, items = 0;
           if (!expect("param") || !(in >> bytes >> align >> items) || bytes > 4096)
             return "a parameter's record does not parse";
-          size_t want_off = 0, want_size = 0;
-          if (cudaFuncGetParamInfo((const void*)c.kernel, pi, &want_off, &want_size) != cudaSuccess ||
-              want_size != bytes) {
-            cudaGetLastError();
+          if (sizes[pi] != bytes)
             return "parameter " + std::to_string(pi) + " of a call to kernel " + std::to_string(kernel) + " takes " +
-                   std::to_string(want_size) + " bytes, not the image's " + std::to_string(bytes);
-          }
+                   std::to_string(sizes[pi]) + " bytes, not the image's " + std::to_string(bytes);
           std::vector<unsigned char> blob(bytes, 0);
           for (size_t ii = 0; ii < items; ++ii) {
             std::string kind;
@@ -387,6 +402,7 @@ static void lk_resident_call_on(const lk_resident_call& c, cudaStream_t st, bool
 // Runs one image: reads it, uploads its sidecar, drives it under the lane's command line `argv` (argv[1] the image
 // where a lane has its checkpoint, argv[2] the sidecar, then the flags), frees it. Returns the lane's exit status.
 static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) {
+  const auto t0 = std::chrono::steady_clock::now();
   lk_resident_lane lane;
   if (std::string why = lk_resident_read(argv[1], w, lane); !why.empty()) {
     fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
@@ -399,6 +415,8 @@ static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) 
     CK(cudaMemcpy(lane.side[i], side.data() + lane.side_at[i].first, lane.side_at[i].second * lane.act_bytes,
                   cudaMemcpyHostToDevice));
   printf("LANE_CONTRACT: %d\nDEVICE_BYTES: %zu\nHOST_BYTES: 0\nMOVED: 0\n", LK_CONTRACT, w.bytes + lane.bytes);
+  printf("PHASE_MS: setup %.1f\n",
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   static bool sides = false;
   if (lane.side_streams && !sides) {
     lk_side_init();

@@ -1,6 +1,7 @@
-// The CUDA runner without a GPU: a stand-in nvcc builds each lane as a shell script that follows the lane's output
-// contract, so emitting, the compile cache, the reference, timing, profiling, staggering, the checks and the
-// failure classes all run for real.
+// The CUDA runner without a GPU: a stand-in nvcc builds each kernel module as a real ELF object (cc, with the
+// kernel's mangled name) and the resident host as a shell script that follows the host's protocol and the lane's
+// output contract, so images, the kernel cache, the resident host's life, the reference, the one-request measurement,
+// the checks and the failure classes all run for real.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,46 +10,73 @@
 #include "compiler/gguf.hpp"
 #include "compiler/model.hpp"
 #include "support/test_support.hpp"
+#include "worker/kernel_cache.hpp"
 #include "worker/runner.hpp"
 
 namespace lt::worker {
 namespace {
 
-// The stand-in nvcc: writes, at -o, a lane that prints the contract's lines with the CPU reference's tokens and
-// logits (`lane-tune reference`, as a correct lane would), the precise lane always so unless $FAKE_PRECISE_OFF is
-// set; other lanes misbehave as $FAKE_LANE_MODE says: race, wrong, fit, slow.
+// The stand-in nvcc. A module (-cubin): an object whose one function is named as nvcc names the module's kernel
+// (its instance is the source's last line). The resident host: a script that prints READY, then answers each RUN with
+// the CPU reference's tokens and logits (`lane-tune reference`, as a correct lane would) for the precise image always
+// (unless $FAKE_MODE_FILE.precise_off is not empty), and for other images as the file $FAKE_MODE_FILE says at each
+// run: ok, race, wrong, fit, slow, die.
 constexpr const char* kFakeNvcc = R"SH(#!/bin/sh
-[ -n "$FAKE_NVCC_FAIL" ] && { echo "lane.cu(1): error: fake failure" >&2; exit 1; }
-out=""; prev=""; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; prev=$a; src=$a; done
-ref=0; grep -q '"numerics": "precise"' "$(dirname "$src")/lane.json" && ref=1
-cat > "$out" <<LANE
-#!/bin/sh
-mode=\${FAKE_LANE_MODE:-ok}; [ $ref = 1 ] && mode=ok
-[ $ref = 1 ] && [ -n "\$FAKE_PRECISE_OFF" ] && mode=wrong
-ckpt=\$1
-shift 2; logits=""; profile=0; stagger=""; prompts=""
-while [ \$# -gt 0 ]; do case "\$1" in
-  --prompts) prompts=\$2; shift;; --logits) logits=\$2; shift;; --profile) profile=1;; --stagger) stagger=\$2; shift;;
-esac; shift; done
-[ \$mode = fit ] && { echo "lane: does not fit" >&2; exit 4; }
-[ \$mode = slow ] && sleep 30
-echo "LANE_CONTRACT: 1"; echo "DEVICE_BYTES: 1000"; echo "HOST_BYTES: 0"; echo "MOVED: 0"
-out=\$(mktemp); ref=\$(mktemp)
-"\$FAKE_LT" reference "\$ckpt" --prompts \$prompts --logits \$ref > \$out || exit 1
-while read line; do
-  echo "\$line"; echo "PREFILL_MS: 1.5"; echo "DECODE_MS_PER_TOKEN: 0.5"; echo "DECODE_TOK_PER_S: 2000"
-done < \$out
-[ \$profile = 1 ] && { echo "PROFILE: gemv_q8 attn_q 12.5"; echo "PROFILE_TOTAL_US: 12.5"; }
-if [ -n "\$logits" ]; then
-  if [ \$mode = wrong ] || { [ \$mode = race ] && [ -n "\$stagger" ]; }; then
-    head -c \$(stat -c %s \$ref) /dev/zero | tr '\0' '\077' > \$logits
-  else
-    cp \$ref \$logits
-  fi
+[ -n "$FAKE_NVCC_FAIL" ] && { echo "module.cu(1): error: fake failure" >&2; exit 1; }
+out=""; prev=""; cubin=0; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; [ "$a" = "-cubin" ] && cubin=1; prev=$a; src=$a; done
+if [ $cubin = 1 ]; then
+  inst=$(tail -n 1 "$src" | sed 's/.*&\([A-Za-z_0-9]*\)\(.*\);/\1 \2/')
+  name=${inst%% *}; sym="_Z${#name}${name}v"
+  echo "$inst" | grep -q '<' && sym="_Z${#name}${name}I4fakeEvv"
+  echo "void k(void) __asm__(\"$sym\"); void k(void) {}" > "$out.c"
+  cc -c -o "$out" "$out.c" || exit 1
+  rm -f "$out.c"
+  echo "$@" >> "$FAKE_NVCC_LOG"
+  exit 0
 fi
-rm -f \$out \$ref
-exit 0
-LANE
+cat > "$out" <<'HOST'
+#!/bin/sh
+ckpt=$1
+echo "READY 1000 1.0"
+tab=$(printf '\t')
+while IFS= read -r line; do
+  [ "$line" = QUIT ] && exit 0
+  image=$(echo "$line" | cut -f2); rest=$(echo "$line" | cut -f4- | tr '\t' ' ')
+  mode=$(cat "$FAKE_MODE_FILE"); ref=0; grep -q '^act_bytes 8' "$image" && ref=1
+  [ $ref = 1 ] && mode=ok; [ $ref = 1 ] && [ -s "$FAKE_MODE_FILE.precise_off" ] && mode=wrong
+  logits=""; profile=0; checks=""; prompts=""; workload=""; repeat=1
+  set -- $rest
+  while [ $# -gt 0 ]; do case "$1" in
+    --prompts) prompts=$2; shift;; --logits) logits=$2; shift;; --profile) profile=1;;
+    --stagger-check) checks=$(echo $2 | tr ',' ' '); shift;; --workload) workload=$2; shift;;
+    --repeat) repeat=$2; shift;; --warmup) shift;;
+  esac; shift; done
+  [ $mode = die ] && { echo "cuda error fake.cu:1: an illegal memory access" >&2; exit 1; }
+  [ $mode = fit ] && { echo "lane: does not fit" >&2; echo "END 4"; continue; }
+  [ $mode = slow ] && sleep 30
+  echo "LANE_CONTRACT: 2"; echo "DEVICE_BYTES: 1000"; echo "HOST_BYTES: 0"; echo "MOVED: 0"
+  out=$(mktemp); refl=$(mktemp)
+  "$FAKE_LT" reference "$ckpt" --prompts $prompts --logits $refl > $out || { echo "END 1"; continue; }
+  while read t; do
+    echo "$t"; echo "PREFILL_MS: 1.5"; echo "DECODE_MS_PER_TOKEN: 0.5"; echo "DECODE_TOK_PER_S: 2000"
+  done < $out
+  if [ -n "$workload" ]; then
+    p=${workload%,*}; g=${workload#*,}; i=1
+    while [ $i -le $repeat ]; do echo "WORKLOAD: $i $p $g 8.$i 0.2 3$i.5"; i=$((i+1)); done
+  fi
+  [ $profile = 1 ] && { echo "PROFILE: gemv l0_q 12.5"; echo "PROFILE_TOTAL_US: 12.5"; echo "PROFILE_RUNS: 1 7"; }
+  if [ -n "$logits" ]; then
+    if [ $mode = wrong ]; then head -c $(stat -c %s $refl) /dev/zero | tr '\0' '\077' > $logits; else cp $refl $logits; fi
+    echo "LOGITS_HASH: 0123456789abcdef"
+  fi
+  for s in $checks; do
+    if [ $mode = race ]; then echo "STAGGER_CHECK: $s differs"; else echo "STAGGER_CHECK: $s same"; fi
+  done
+  echo "PHASE_MS: prompts 3.0"
+  rm -f $out $refl
+  echo "END 0"
+done
+HOST
 chmod +x "$out"
 )SH";
 
@@ -59,7 +87,10 @@ struct Bench {
   std::unique_ptr<Runner> runner;
   Plan plan;
 
-  ~Bench() { unsetenv("LT_NVCC"); }  // the stand-in nvcc is this bench's alone
+  ~Bench() {
+    runner.reset();
+    unsetenv("LT_NVCC");  // the stand-in nvcc is this bench's alone
+  }
 
   Bench() {
     auto s = test::run(test::cli() + " synth --preset tiny-qwen3 -q -o " + checkpoint.string());
@@ -69,10 +100,13 @@ struct Bench {
     std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
     setenv("LT_NVCC", nvcc.c_str(), 1);
     setenv("FAKE_LT", test::cli().c_str(), 1);
+    setenv("FAKE_NVCC_LOG", (dir / "nvcc.log").c_str(), 1);
+    setenv("FAKE_MODE_FILE", (dir / "mode").c_str(), 1);
     unsetenv("FAKE_NVCC_FAIL");
     CudaOptions o;
     o.gpu = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
     o.cache_dir = dir / "lanes";
+    o.build_threads = 2;
     runner = cuda_runner(o);
     plan.plan = 1;
     plan.checkpoint = "digest";
@@ -83,37 +117,94 @@ struct Bench {
     plan.prompts = {{3, {1, 2, 3}}, {2, {4}}};
     plan.stagger_seeds = {1, 2};
     plan.time_limit_s = 20;
+    plan.workload_prompt = 16;
+    plan.workload_gen = 4;
+    plan.verify = true;
+    plan.profile = true;
   }
   Result measure(const char* mode) {
-    setenv("FAKE_LANE_MODE", mode, 1);
+    std::ofstream(dir / "mode") << mode << "\n";
     return runner->prepare(plan, checkpoint)();
+  }
+  // How many modules the stand-in nvcc compiled.
+  size_t modules_compiled() {
+    std::ifstream in(dir / "nvcc.log");
+    size_t n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
   }
 };
 
-TEST(CudaRunner, MeasuresAndChecksAValidLane) {
+TEST(CudaRunner, MeasuresAndChecksAValidLaneInOneRequest) {
   Bench b;
   auto r = b.measure("ok");
   EXPECT_TRUE(r.valid) << r.failure << ": " << r.reason << "\n" << r.error;
-  EXPECT_DOUBLE_EQ(r.median_ms, 0.5);
-  EXPECT_DOUBLE_EQ(r.spread_ms, 0);
-  EXPECT_DOUBLE_EQ(r.prefill_ms, 3.0);
+  EXPECT_TRUE(r.verified);
+  // The workload's three runs: decode 0.2 ms a token, prefill 8.1 / 8.2 / 8.3 ms, totals 31.5 / 32.5 / 33.5.
+  EXPECT_DOUBLE_EQ(r.median_ms, 0.2);
+  EXPECT_DOUBLE_EQ(r.prefill_ms, 8.2);
+  EXPECT_DOUBLE_EQ(r.workload_ms, 32.5);
+  EXPECT_DOUBLE_EQ(r.tok_per_s, 5000);
   EXPECT_DOUBLE_EQ(r.profile["total_us"].get<double>(), 12.5);
+  EXPECT_EQ(r.profile["forms"][0]["runs"], 7);
   EXPECT_TRUE(r.tokens_equal);
   EXPECT_TRUE(r.stagger_equal);
   EXPECT_DOUBLE_EQ(r.argmax_agree, 1);
   EXPECT_EQ(r.logits_hash.size(), 16u);
   EXPECT_EQ(r.environment["gpu"], "NVIDIA H200");
+  EXPECT_GT(r.cost["load_s"].get<double>(), 0);  // the first plan started the host
+  EXPECT_GE(r.cost["run_s"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(r.cost["phases_s"]["prompts"].get<double>(), 0.003);
 }
 
-TEST(CudaRunner, ClassifiesFailures) {
+TEST(CudaRunner, ScreensWithoutTheStaggerChecks) {
   Bench b;
-  auto race = b.measure("race");
-  EXPECT_FALSE(race.valid);
-  EXPECT_EQ(race.failure, failure::kRace) << race.reason;
+  b.plan.verify = false;
+  auto r = b.measure("race");  // a race only the stagger checks would see
+  EXPECT_TRUE(r.valid) << r.reason;
+  EXPECT_FALSE(r.verified);
+  EXPECT_FALSE(r.stagger_equal);
+  b.plan.verify = true;
+  auto v = b.measure("race");
+  EXPECT_FALSE(v.valid);
+  EXPECT_FALSE(v.verified);
+  EXPECT_EQ(v.failure, failure::kRace) << v.reason;
+}
+
+TEST(CudaRunner, ASecondConfigurationSharingKernelsCompilesNone) {
+  Bench b;
+  ASSERT_TRUE(b.measure("ok").valid);
+  const size_t first = b.modules_compiled();
+  EXPECT_GT(first, 5u);
+  // gemv_warps changes grids and blocks, not a kernel instance: every module is found built.
+  b.plan.knobs = {{"numerics", "dequant"}, {"gemv_warps", 4}};
+  auto r = b.measure("ok");
+  ASSERT_TRUE(r.valid) << r.reason;
+  EXPECT_EQ(b.modules_compiled(), first);
+  EXPECT_EQ(r.cost["kernels_built"], 0);
+  // Two rows a warp: the GEMVs are other instances, the rest is shared.
+  b.plan.knobs = {{"numerics", "dequant"}, {"gemv_rows_per_warp", 2}};
+  auto two = b.measure("ok");
+  ASSERT_TRUE(two.valid) << two.reason;
+  const size_t added = b.modules_compiled() - first;
+  EXPECT_GT(added, 0u);
+  EXPECT_LT(added, first / 2);
+  EXPECT_EQ(two.cost["kernels_built"].get<size_t>(), added);
+  EXPECT_EQ(b.runner->stats()["kernels_built"].get<size_t>(), first + added);
+}
+
+TEST(CudaRunner, ClassifiesFailuresAndOutlivesADeadHost) {
+  Bench b;
   auto wrong = b.measure("wrong");
   EXPECT_EQ(wrong.failure, failure::kWrongResults) << wrong.reason;
   auto fit = b.measure("fit");
   EXPECT_EQ(fit.failure, failure::kDoesNotFit) << fit.reason;
+  auto dead = b.measure("die");
+  EXPECT_EQ(dead.failure, failure::kCudaError) << dead.reason;
+  EXPECT_NE(dead.error.find("illegal memory access"), std::string::npos) << dead.error;
+  auto again = b.measure("ok");  // the host comes up again for the next plan
+  EXPECT_TRUE(again.valid) << again.reason << again.error;
+  EXPECT_GT(again.cost["load_s"].get<double>(), 0);
   b.plan.time_limit_s = 1;
   auto slow = b.measure("slow");
   EXPECT_EQ(slow.failure, failure::kTimeout) << slow.reason;
@@ -121,9 +212,8 @@ TEST(CudaRunner, ClassifiesFailures) {
 
 TEST(CudaRunner, APreciseLaneThatDisagreesWithTheCpuReferenceFailsEveryPlan) {
   Bench b;
-  setenv("FAKE_PRECISE_OFF", "1", 1);
+  std::ofstream(b.dir / "mode.precise_off") << "1\n";
   auto r = b.measure("ok");
-  unsetenv("FAKE_PRECISE_OFF");
   EXPECT_FALSE(r.valid);
   EXPECT_EQ(r.failure, failure::kWrongResults);
   EXPECT_NE(r.error.find("CPU reference"), std::string::npos) << r.reason << ": " << r.error;
@@ -137,6 +227,18 @@ TEST(CudaRunner, ReportsACompileError) {
   EXPECT_FALSE(r.valid);
   EXPECT_EQ(r.failure, failure::kCompileError);
   EXPECT_NE(r.error.find("fake failure"), std::string::npos) << r.error;
+}
+
+TEST(KernelCache, FindsAKernelsSymbolInAnElfObject) {
+  test::TempDir dir;
+  const auto c = dir / "k.c", o = dir / "k.o";
+  std::ofstream(c) << "void a(void) __asm__(\"_Z7lk_gemvI5lk_q8Li2ELi1EEvT_PKfS3_Pfii\"); void a(void) {}\n"
+                      "void b(void) __asm__(\"_Z9lk_swigluPKfS0_Pfi\"); void b(void) {}\n";
+  ASSERT_EQ(test::run("cc -c -o " + o.string() + " " + c.string()).status, 0);
+  EXPECT_EQ(kernel_symbol(o, "lk_gemv<lk_q8, 2, 1>"), "_Z7lk_gemvI5lk_q8Li2ELi1EEvT_PKfS3_Pfii");
+  EXPECT_EQ(kernel_symbol(o, "lk_swiglu"), "_Z9lk_swigluPKfS0_Pfi");
+  EXPECT_THROW(kernel_symbol(o, "lk_argmax"), lt::Error);
+  EXPECT_THROW(kernel_symbol(c, "lk_swiglu"), lt::Error);  // not an ELF object
 }
 
 }  // namespace

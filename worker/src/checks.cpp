@@ -59,7 +59,8 @@ GenerationAgreement compare_generation(std::span<const float> a, std::span<const
   for (size_t r : rows) total += r;
   if (vocab == 0 || a.size() != ref.size() || a.size() != total * vocab)
     throw lt::Error("logits of " + std::to_string(a.size()) + " floats do not match the reference's " +
-                    std::to_string(ref.size()) + " (" + std::to_string(total) + " rows of " + std::to_string(vocab) + ")");
+                    std::to_string(ref.size()) + " (" + std::to_string(total) + " rows of " + std::to_string(vocab) +
+                    ")");
   GenerationAgreement g;
   std::vector<float> keep, keep_ref;
   size_t at = 0;

@@ -1,5 +1,7 @@
-// The CUDA runner: emits and builds each configuration's lane (cached by content hash), runs the precise lane as
-// the reference, then times, profiles, staggers and checks the configuration's lane.
+// The CUDA runner: each configuration's lane image prepared on CPU threads (its kernels from the kernel cache, built
+// ahead on every core), then measured in the resident host that holds the checkpoint's weights: the prompts against
+// the precise lane's (once a job, itself checked against the CPU reference), the workload's timed runs, a profile and
+// the --stagger checks, all in one request.
 #include <xxhash.h>
 
 #include <chrono>
@@ -7,18 +9,23 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
+#include "compiler/lane_image.hpp"
 #include "compiler/lane_output.hpp"
 #include "compiler/model.hpp"
 #include "compiler/reference.hpp"
 #include "worker/checks.hpp"
+#include "worker/kernel_cache.hpp"
 #include "worker/process.hpp"
+#include "worker/resident_host.hpp"
 #include "worker/runner.hpp"
 #include "worker/worker.hpp"
 
@@ -31,122 +38,186 @@ std::string hex64(uint64_t h) {
   return b;
 }
 
-// A lane built (or failed to build) from one configuration.
-struct Built {
-  std::filesystem::path dir;
-  std::string error;  // nvcc's or the emitter's message when it failed
-  double compile_s = 0;
-};
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void write_file(const std::filesystem::path& p, const void* data, size_t n) {
+  const auto tmp = p.string() + ".tmp" + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(data), std::streamsize(n));
+    if (!out) throw lt::Error("cannot write " + p.string());
+  }
+  std::filesystem::rename(tmp, p);
+}
+
+// Writes `bytes` to dir/<xxh64 of them><ext> unless it is there; returns the path.
+std::filesystem::path stored(const std::filesystem::path& dir, const std::string& ext, const void* data, size_t n) {
+  const auto p = dir / (hex64(XXH64(data, n, 0)) + ext);
+  if (!std::filesystem::exists(p)) write_file(p, data, n);
+  return p;
+}
 
 // How far the precise lane's logits may stray from the CPU reference's (relative L2; measured on the H200: 0 to
 // 3.4e-8).
 constexpr double kPreciseAgainstCpu = 1e-6;
 
-// What the precise lane printed for a job's prompts: the reference every configuration is judged against.
+// A checkpoint as the runner keeps it: opened, recognized, its weights manifest written, its precise lane's image.
+struct Model {
+  gguf::File file;
+  model::Model model;
+  std::filesystem::path manifest;
+  lane::Image precise;
+  std::filesystem::path precise_image, precise_sidecar;
+};
+
+// What the precise lane printed for a job's prompts (the reference every configuration is judged against), and the
+// CPU reference's verdict on it, computed beside the measurements.
 struct Reference {
   std::vector<float> logits;
   std::vector<std::vector<int32_t>> tokens;
-  std::string error;
+  std::string error;                    // the precise lane failed
+  std::shared_future<std::string> cpu;  // why its tokens or logits are not the CPU reference's, or empty
 };
 
-// How a lane's run failed, as a failure class and a reason.
-Result classify(const ProcessResult& r, double limit) {
+// A configuration prepared for measuring.
+struct Prepared {
+  std::filesystem::path image, sidecar;
+  std::string error;  // the emitter's or nvcc's message when it does not compile
+  double build_s = 0;
+  size_t kernels = 0, built = 0;
+};
+
+// How a run in the resident host failed, as a failure class and a reason.
+Result classify(const ResidentRun& r, double limit) {
   if (r.cancelled) return Result::invalid(failure::kCancelled, "the lease was lost; the run was stopped");
   if (r.timed_out)
     return Result::invalid(failure::kTimeout,
                            "the lane ran past its time limit of " + std::to_string(int(limit)) + " s", r.err);
-  switch (r.exit_code) {
+  if (r.died) return Result::invalid(failure::kCudaError, "the lane ended the resident host", r.err + r.out);
+  switch (r.status) {
     case lane::kDoesNotFit:
       return Result::invalid(failure::kDoesNotFit, "the lane does not fit the device", r.err);
     case lane::kCudaError:
       return Result::invalid(failure::kCudaError, "the lane hit a CUDA error", r.err + r.out);
     default:
-      return Result::invalid(failure::kCudaError,
-                             r.signal ? "the lane died of signal " + std::to_string(r.signal)
-                                      : "the lane exited with status " + std::to_string(r.exit_code),
+      return Result::invalid(failure::kCudaError, "the lane exited with status " + std::to_string(r.status),
                              r.err + r.out);
   }
 }
 
 class CudaRunner : public Runner {
  public:
-  explicit CudaRunner(CudaOptions o) : o_(std::move(o)) { std::filesystem::create_directories(o_.cache_dir); }
+  explicit CudaRunner(CudaOptions o)
+      : o_(std::move(o)),
+        pool_(o_.build_threads ? o_.build_threads : std::max(1u, std::thread::hardware_concurrency())),
+        kernels_(o_.cache_dir / "kernels" / ("sm_" + std::to_string(o_.gpu.arch)), o_.gpu.arch, pool_) {
+    for (const char* d : {"images", "host", "runs"}) std::filesystem::create_directories(o_.cache_dir / d);
+    // The resident host's program builds once per architecture, beside the first plans' kernels.
+    program_ = std::async(std::launch::async, [this] { return build_program(); }).share();
+  }
+
+  ~CudaRunner() override {
+    std::lock_guard lock(host_m_);
+    host_.reset();
+  }
+
   bool needs_checkpoint() const override { return true; }
 
+  nlohmann::json stats() const override {
+    const auto k = kernels_.stats();
+    return {{"kernels_built", k.builds}, {"kernels_found", k.hits}, {"kernel_build_s", k.build_s}};
+  }
+
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path& checkpoint) override {
-    Built lane, precise;
-    uint32_t vocab = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    Prepared x;
+    std::shared_ptr<Model> m;
     std::string numerics = "dequant";
     try {
-      auto file = gguf::File::open(checkpoint);
-      auto model = model::recognize(file);
-      vocab = model.vocab;
-      auto k = knobs::Knobs::from_json(p.knobs);
+      m = model_of(checkpoint);
+      const auto k = knobs::Knobs::from_json(p.knobs);
       numerics = knobs::to_string(k.numerics);
-      lane = build(file, model, k);
-      // The reference: the precise lane under the default knobs otherwise, one lane for every configuration of the
-      // job (a configuration's other knobs may not combine with precise numerics: gemm_rows needs int8).
-      knobs::Knobs ref;
-      ref.numerics = knobs::Numerics::Precise;
-      try {
-        precise = build(file, model, ref);
-      } catch (const std::exception& e) {
-        precise.error = e.what();
-      }
+      x = prepare_image(m->file, m->model, k);
     } catch (const std::exception& e) {
-      lane.error = e.what();
+      x.error = e.what();
     }
-    return [this, p, checkpoint, lane, precise, vocab, numerics] {
-      if (!lane.error.empty()) {
-        auto r = Result::invalid(failure::kCompileError, "the lane does not compile", lane.error);
-        r.compile_s = lane.compile_s;
+    x.build_s = since(t0);
+    return [this, p, checkpoint, m, x, numerics] {
+      if (!x.error.empty()) {
+        auto r = Result::invalid(failure::kCompileError, "the lane does not compile", x.error);
+        r.compile_s = x.build_s;
         return r;
       }
-      if (!precise.error.empty())
-        return Result::invalid(failure::kCompileError, "the precise (reference) lane does not compile", precise.error);
-      Result r = measure(p, checkpoint, lane, precise, vocab, numerics);
-      r.compile_s = lane.compile_s;
+      Result r = measure(p, checkpoint, *m, x, numerics);
+      r.compile_s = x.build_s;
+      r.cost["build_s"] = x.build_s;
+      r.cost["kernels"] = x.kernels;
+      r.cost["kernels_built"] = x.built;
       return r;
     };
   }
 
  private:
-  // Emits and builds the lane for `k`, or finds it built in the cache (by the hash of its source, sidecar, flags).
-  Built build(const gguf::File& file, const model::Model& m, const knobs::Knobs& k) {
-    auto start = std::chrono::steady_clock::now();
-    Built b;
-    auto program = lane::compile(file, m, k, knobs::Target{o_.gpu.sms, o_.gpu.arch});
+  // The resident host's program, built (or found built) in cache_dir/host/<hash of its source and flags>.
+  std::filesystem::path build_program() {
+    const std::string source = lane::resident_source();
+    const auto probe = lane::nvcc_resident_command("host.cu", "lane-host", o_.gpu.arch);
     XXH64_state_t* st = XXH64_createState();
     XXH64_reset(st, 0);
-    XXH64_update(st, program.cu.data(), program.cu.size());
-    XXH64_update(st, program.sidecar.data(), program.sidecar.size());
-    for (auto& part : lane::nvcc_command("lane", o_.gpu.arch)) XXH64_update(st, part.data(), part.size() + 1);
-    b.dir = o_.cache_dir / hex64(XXH64_digest(st));
+    XXH64_update(st, source.data(), source.size());
+    for (auto& part : probe) XXH64_update(st, part.data(), part.size() + 1);
+    const auto dir = o_.cache_dir / "host" / hex64(XXH64_digest(st));
     XXH64_freeState(st);
-    std::lock_guard lock(build_lock(b.dir.string()));
-    if (!std::filesystem::exists(b.dir / lane::kBinary)) {
-      auto tmp = b.dir;
-      tmp += ".building";
-      std::filesystem::remove_all(tmp);
-      lane::write(program, tmp);
-      std::string log;
-      try {
-        lane::build(tmp, o_.gpu.arch, &log);
-      } catch (const std::exception& e) {
-        b.error = e.what();
-        return b;
-      }
-      std::filesystem::remove_all(b.dir);
-      std::filesystem::rename(tmp, b.dir);
-    }
-    b.compile_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return b;
+    const auto binary = dir / "lane-host";
+    if (std::filesystem::exists(binary)) return binary;
+    const auto tmp = dir.string() + ".building";
+    std::filesystem::remove_all(tmp);
+    std::filesystem::create_directories(tmp);
+    write_file(std::filesystem::path(tmp) / "host.cu", source.data(), source.size());
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProcessResult r =
+        run_process(lane::nvcc_resident_command(tmp + "/host.cu", tmp + "/lane-host", o_.gpu.arch), 1200);
+    if (r.exit_code != 0) throw lt::Error("nvcc failed on the resident host:\n" + r.err + r.out);
+    std::filesystem::remove_all(dir);
+    std::filesystem::rename(tmp, dir);
+    log(0, "resident_host_built", {{"seconds", std::to_string(since(t0))}, {"path", binary.string()}});
+    return binary;
   }
 
-  std::vector<std::string> command(const Built& b, const std::filesystem::path& checkpoint,
-                                   const std::filesystem::path& prompts) const {
-    return {(b.dir / lane::kBinary).string(), checkpoint.string(), (b.dir / lane::kSidecar).string(), "--prompts",
-            prompts.string()};
+  // The checkpoint opened and recognized once, its manifest and precise image written.
+  std::shared_ptr<Model> model_of(const std::filesystem::path& checkpoint) {
+    std::lock_guard lock(models_m_);
+    auto& slot = models_[checkpoint.string()];
+    if (slot) return slot;
+    auto m = std::shared_ptr<Model>(new Model{gguf::File::open(checkpoint), model::Model{}, {}, {}, {}, {}});
+    m->model = model::recognize(m->file);  // (the model points into its own file)
+    const std::string manifest = lane::weights_manifest(m->file, m->model);
+    m->manifest = stored(o_.cache_dir / "images", ".weights", manifest.data(), manifest.size());
+    // The reference: the precise lane under the default knobs otherwise, one lane for every configuration (a
+    // configuration's other knobs may not combine with precise numerics: gemm_rows needs int8).
+    knobs::Knobs ref;
+    ref.numerics = knobs::Numerics::Precise;
+    const Prepared p = prepare_image(m->file, m->model, ref);
+    m->precise_image = p.image;
+    m->precise_sidecar = p.sidecar;
+    slot = m;
+    return m;
+  }
+
+  // The configuration's image and sidecar written, its kernels built.
+  Prepared prepare_image(const gguf::File& file, const model::Model& model, const knobs::Knobs& k) {
+    Prepared x;
+    const lane::Image img = lane::image(file, model, k, knobs::Target{o_.gpu.sms, o_.gpu.arch});
+    const auto before = kernels_.stats();
+    const std::vector<lane::Module> modules = kernels_.modules(img);
+    x.kernels = modules.size();
+    x.built = kernels_.stats().builds - before.builds;
+    const std::string text = lane::image_text(img, modules);
+    x.image = stored(o_.cache_dir / "images", ".image", text.data(), text.size());
+    x.sidecar = stored(o_.cache_dir / "images", ".sidecar", img.sidecar.data(), img.sidecar.size());
+    return x;
   }
 
   std::filesystem::path prompts_file(const Plan& p) const {
@@ -156,31 +227,56 @@ class CudaRunner : public Runner {
       for (auto t : q.tokens) text += " " + std::to_string(t);
       text += "\n";
     }
-    auto path = o_.cache_dir / ("prompts-" + hex64(XXH64(text.data(), text.size(), 0)) + ".txt");
-    if (!std::filesystem::exists(path)) std::ofstream(path) << text;
-    return path;
+    return stored(o_.cache_dir / "runs", ".prompts", text.data(), text.size());
   }
 
-  // The precise lane's logits and tokens for the plan's prompts, run once per checkpoint and prompts.
-  const Reference& reference(const Plan& p, const std::filesystem::path& checkpoint, const Built& precise,
-                             const std::filesystem::path& prompts) {
-    std::lock_guard lock(ref_m_);
-    auto key = p.checkpoint + "|" + prompts.string();
+  // The resident host for `checkpoint`, started (its weights uploaded) when it is not running; the seconds starting
+  // it took go to `load_s`. One checkpoint is resident at a time.
+  ResidentHost& host_for(const std::filesystem::path& checkpoint, const Model& m, double timeout_s, double& load_s) {
+    if (!host_ || host_checkpoint_ != checkpoint) {
+      host_.reset();
+      host_ = std::make_unique<ResidentHost>(program_.get(), checkpoint, m.manifest);
+      host_checkpoint_ = checkpoint;
+    }
+    if (!host_->running()) {
+      load_s = host_->start(timeout_s);
+      log(0, "resident_host_up",
+          {{"seconds", std::to_string(load_s)}, {"weight_bytes", std::to_string(host_->weight_bytes())}});
+    }
+    return *host_;
+  }
+
+  // The precise lane's logits and tokens for the plan's prompts, run once per checkpoint and prompts; its check
+  // against the CPU reference runs on its own thread.
+  Reference& reference(const Plan& p, const std::filesystem::path& checkpoint, const Model& m,
+                       const std::filesystem::path& prompts, ResidentHost& host) {
+    const std::string key = checkpoint.string() + "|" + prompts.string();
     auto it = refs_.find(key);
     if (it != refs_.end()) return it->second;
     Reference ref;
-    auto logits = o_.cache_dir / ("reference-" + p.checkpoint + "-" + prompts.stem().string() + ".f32");
-    auto cmd = command(precise, checkpoint, prompts);
-    cmd.insert(cmd.end(), {"--logits", logits.string()});
+    const auto logits = o_.cache_dir / "runs" / ("reference-" + prompts.stem().string() + "-" + p.checkpoint + ".f32");
     log(0, "reference", {{"job", std::to_string(p.job)}, {"gpu", p.gpu}});
-    auto run = run_process(cmd, p.time_limit_s, p.cancelled.get());
-    if (run.exit_code != 0) {
+    const ResidentRun run =
+        host.run(m.precise_image, m.precise_sidecar, {"--prompts", prompts.string(), "--logits", logits.string()},
+                 p.time_limit_s, p.cancelled.get());
+    if (run.status != 0) {
       ref.error = classify(run, p.time_limit_s).reason + ": " + run.err.substr(0, 2000);
     } else {
       try {
         for (auto& q : lane::parse_output(run.out).prompts) ref.tokens.push_back(q.tokens);
         ref.logits = read_logits(logits.string());
-        ref.error = against_cpu_reference(p, checkpoint, ref);
+        const auto tokens = ref.tokens;
+        const auto lg = ref.logits;
+        const std::vector<Prompt> qs = p.prompts;
+        const auto path = checkpoint;
+        const int64_t job = p.job;
+        ref.cpu = std::async(std::launch::async, [path, qs, tokens, lg, job] {
+                    try {
+                      return against_cpu_reference(path, qs, tokens, lg, job);
+                    } catch (const std::exception& e) {
+                      return std::string("the CPU reference failed: ") + e.what();
+                    }
+                  }).share();
       } catch (const std::exception& e) {
         ref.error = e.what();
       }
@@ -190,127 +286,166 @@ class CudaRunner : public Runner {
 
   // Why the precise lane's tokens and logits are not the CPU reference's (f64, on this machine's cores), or empty:
   // the precise lane is the reference every configuration is judged against, so it is judged first.
-  static std::string against_cpu_reference(const Plan& p, const std::filesystem::path& checkpoint,
-                                           const Reference& lane) {
+  static std::string against_cpu_reference(const std::filesystem::path& checkpoint, const std::vector<Prompt>& prompts,
+                                           const std::vector<std::vector<int32_t>>& lane_tokens,
+                                           const std::vector<float>& lane_logits, int64_t job) {
     auto file = gguf::File::open(checkpoint);
     auto model = model::recognize(file);
     reference::Reference cpu(file, model);
     std::vector<float> logits;
     std::vector<std::vector<int32_t>> tokens;
-    for (auto& q : p.prompts) {
+    for (auto& q : prompts) {
       auto g = cpu.generate(q.tokens, static_cast<int>(q.n_gen));
       tokens.push_back(g.tokens);
       logits.insert(logits.end(), g.logits.begin(), g.logits.end());
     }
-    if (tokens != lane.tokens) return "the precise lane's tokens differ from the CPU reference's";
-    const Agreement a = compare_logits(lane.logits, logits, model.vocab);
+    if (tokens != lane_tokens) return "the precise lane's tokens differ from the CPU reference's";
+    const Agreement a = compare_logits(lane_logits, logits, model.vocab);
     if (!(a.rel_l2 <= kPreciseAgainstCpu))
       return "the precise lane's logits differ from the CPU reference's: relative L2 error " +
              std::to_string(a.rel_l2) + " (at most " + std::to_string(kPreciseAgainstCpu) + ")";
-    log(1, "reference_checked", {{"job", std::to_string(p.job)}, {"rel_l2", std::to_string(a.rel_l2)}});
+    log(1, "reference_checked", {{"job", std::to_string(job)}, {"rel_l2", std::to_string(a.rel_l2)}});
     return {};
   }
 
-  Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Built& lane, const Built& precise,
-                 uint32_t vocab, const std::string& numerics) {
-    clocks_at_start_ = read_clocks(o_.gpu.index);
-    auto prompts = prompts_file(p);
-    const Reference& ref = reference(p, checkpoint, precise, prompts);
-    if (!ref.error.empty()) return Result::invalid(failure::kWrongResults, "the precise lane failed", ref.error);
-    auto base = command(lane, checkpoint, prompts);
-    double limit = p.time_limit_s;
-    auto run = [&](std::vector<std::string> extra, ProcessResult& out) -> std::optional<Result> {
-      auto cmd = base;
-      cmd.insert(cmd.end(), extra.begin(), extra.end());
-      out = run_process(cmd, limit, p.cancelled.get());
-      if (out.exit_code != 0 || out.timed_out || out.cancelled) return classify(out, limit);
-      return std::nullopt;
-    };
-    ProcessResult pr;
-    for (uint32_t i = 0; i < p.warmup; ++i)
-      if (auto bad = run({}, pr)) return *bad;
-    std::vector<double> decode, prefill, tok_s;
+  Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Model& m, const Prepared& x,
+                 const std::string& numerics) {
+    std::lock_guard lock(host_m_);
+    const auto t0 = std::chrono::steady_clock::now();
+    // The clocks, read at most every 30 s: nvidia-smi takes ~0.1 s, which the GPU would spend idle.
+    if (clocks_read_.time_since_epoch().count() == 0 || since(clocks_read_) > 30) {
+      clocks_ = read_clocks(o_.gpu.index);
+      clocks_read_ = std::chrono::steady_clock::now();
+    }
+    const nlohmann::json clocks = clocks_;
+    double load_s = 0;
+    ResidentHost* host = nullptr;
     try {
-      for (uint32_t i = 0; i < std::max(1u, p.repetitions); ++i) {
-        if (auto bad = run({}, pr)) return *bad;
-        auto out = lane::parse_output(pr.out);
-        double d = 0, f = 0, t = 0;
-        int n = 0;
-        for (auto& q : out.prompts) {
-          f += q.prefill_ms;
-          if (q.decode_ms_per_token > 0) d += q.decode_ms_per_token, t += q.decode_tok_per_s, ++n;
-        }
-        decode.push_back(n ? d / n : 0);
-        tok_s.push_back(n ? t / n : 0);
-        prefill.push_back(f);
-      }
+      host = &host_for(checkpoint, m, std::max(600.0, p.time_limit_s), load_s);
     } catch (const std::exception& e) {
+      return Result::invalid(failure::kCudaError, "the resident host does not start", e.what());
+    }
+    const auto prompts = prompts_file(p);
+    Reference& ref = reference(p, checkpoint, m, prompts, *host);
+    if (!ref.error.empty()) return Result::invalid(failure::kWrongResults, "the precise lane failed", ref.error);
+    if (!host->running()) load_s += host->start(600);
+
+    // The whole measurement in one request.
+    const auto logits_path = o_.cache_dir / "runs" / ("logits-" + std::to_string(p.plan) + ".f32");
+    std::vector<std::string> flags = {"--prompts", prompts.string(), "--logits", logits_path.string()};
+    const bool workload = p.workload_prompt > 0 && p.workload_gen > 0;
+    if (workload)
+      flags.insert(flags.end(),
+                   {"--workload", std::to_string(p.workload_prompt) + "," + std::to_string(p.workload_gen), "--warmup",
+                    std::to_string(p.warmup), "--repeat", std::to_string(std::max(1u, p.repetitions))});
+    if (p.profile) flags.push_back("--profile");
+    if (p.verify && !p.stagger_seeds.empty()) {
+      std::string seeds;
+      for (auto s : p.stagger_seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
+      flags.insert(flags.end(), {"--stagger-check", seeds});
+    }
+    const auto t_run = std::chrono::steady_clock::now();
+    const ResidentRun run = host->run(x.image, x.sidecar, flags, p.time_limit_s, p.cancelled.get());
+    const double run_s = since(t_run);
+    if (run.status != 0) {
+      std::filesystem::remove(logits_path);
+      Result r = classify(run, p.time_limit_s);
+      r.cost = {{"load_s", load_s}, {"run_s", run_s}};
+      return r;
+    }
+    const auto t_checks = std::chrono::steady_clock::now();
+    Result r;
+    lane::Output out;
+    try {
+      out = lane::parse_output(run.out);
+    } catch (const std::exception& e) {
+      std::filesystem::remove(logits_path);
       return Result::invalid(failure::kBadOutput, "the lane's output breaks the contract", e.what());
     }
-    Result r;
-    auto t = timing(decode);
+    // Timings: the workload's runs (decode per token, prefill, time to the last token), else the prompts' figures.
+    std::vector<double> decode, prefill, total, tok_s;
+    for (const auto& w : out.workload) {
+      decode.push_back(w.decode_ms_per_token);
+      prefill.push_back(w.prefill_ms);
+      total.push_back(w.total_ms);
+      tok_s.push_back(w.decode_ms_per_token > 0 ? 1000.0 / w.decode_ms_per_token : 0);
+    }
+    if (out.workload.empty()) {
+      double d = 0, f = 0, t = 0;
+      int n = 0;
+      for (auto& q : out.prompts) {
+        f += q.prefill_ms;
+        if (q.decode_ms_per_token > 0) d += q.decode_ms_per_token, t += q.decode_tok_per_s, ++n;
+      }
+      decode.push_back(n ? d / n : 0);
+      tok_s.push_back(n ? t / n : 0);
+      prefill.push_back(f);
+    }
+    const Timing t = timing(decode);
     r.median_ms = t.median;
     r.spread_ms = t.spread;
     r.min_ms = t.min;
     r.max_ms = t.max;
     r.prefill_ms = timing(prefill).median;
     r.tok_per_s = timing(tok_s).median;
-
-    if (auto bad = run({"--profile"}, pr)) return *bad;
-    try {
-      auto out = lane::parse_output(pr.out);
-      nlohmann::json launches = nlohmann::json::array();
-      for (auto& l : out.profile)
-        launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
+    r.workload_ms = total.empty() ? 0 : timing(total).median;
+    nlohmann::json launches = nlohmann::json::array(), forms = nlohmann::json::array(),
+                   phases = nlohmann::json::object();
+    for (auto& l : out.profile)
+      launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
+    for (auto& f : out.profile_runs) forms.push_back({{"rows", f.rows}, {"runs", f.runs}});
+    for (auto& [name, ms] : out.phases) phases[name] = ms / 1000.0;
+    if (p.profile)
       r.profile = {{"total_us", out.profile_total_us},
                    {"launches", launches},
+                   {"forms", forms},
                    {"device_bytes", out.device_bytes},
                    {"host_bytes", out.host_bytes}};
-    } catch (const std::exception& e) {
-      return Result::invalid(failure::kBadOutput, "the lane's --profile output breaks the contract", e.what());
-    }
 
-    auto logits_path = (lane.dir / ("logits-" + std::to_string(p.plan) + ".f32")).string();
-    if (auto bad = run({"--logits", logits_path}, pr)) return *bad;
+    // Checks: the prompts' tokens and logits against the precise lane's, and the staggered runs bit for bit.
     std::vector<float> logits;
     bool near_ties_explain = false;  // the tokens differ only by near ties' flips, which the numerics allow
     try {
-      logits = read_logits(logits_path);
+      logits = read_logits(logits_path.string());
+      std::filesystem::remove(logits_path);
       std::vector<std::vector<int32_t>> tokens;
-      for (auto& q : lane::parse_output(pr.out).prompts) tokens.push_back(q.tokens);
+      for (auto& q : out.prompts) tokens.push_back(q.tokens);
       r.tokens_equal = tokens == ref.tokens;
       std::vector<size_t> rows;
-      for (const auto& t : ref.tokens) rows.push_back(t.size());
-      const auto g = compare_generation(logits, ref.logits, vocab, rows, tolerance(numerics).tie);
+      for (const auto& tk : ref.tokens) rows.push_back(tk.size());
+      const auto g = compare_generation(logits, ref.logits, m.model.vocab, rows, tolerance(numerics).tie);
       near_ties_explain = g.explained && g.near_ties > 0;
       r.rel_l2 = std::isfinite(g.a.rel_l2) ? g.a.rel_l2 : 1e300;
       r.argmax_agree = g.a.argmax_agree;
       r.logits_hash = logits_hash(logits);
     } catch (const std::exception& e) {
+      std::filesystem::remove(logits_path);
       return Result::invalid(failure::kWrongResults, "the lane's logits cannot be compared", e.what());
     }
-    r.stagger_equal = true;
     std::string stagger_reason;
-    for (auto seed : p.stagger_seeds) {
-      auto path = logits_path + ".stagger";
-      if (auto bad = run({"--stagger", std::to_string(seed), "--logits", path}, pr)) return *bad;
-      std::vector<float> s;
-      try {
-        s = read_logits(path);
-      } catch (const std::exception& e) {
-        return Result::invalid(failure::kBadOutput, "the staggered run wrote no logits", e.what());
-      }
-      std::filesystem::remove(path);
-      if (s.size() != logits.size() || std::memcmp(s.data(), logits.data(), logits.size() * 4) != 0) {
-        r.stagger_equal = false;
-        stagger_reason = "the logits differ under --stagger " + std::to_string(seed) + " (a race)";
-        break;
-      }
+    bool staggered = p.verify && !p.stagger_seeds.empty();
+    r.stagger_equal = staggered;
+    if (staggered && out.stagger_checks.size() != p.stagger_seeds.size()) {
+      r.stagger_equal = false;
+      stagger_reason = "the lane ran " + std::to_string(out.stagger_checks.size()) + " of its " +
+                       std::to_string(p.stagger_seeds.size()) + " --stagger checks";
     }
-    std::filesystem::remove(logits_path);
+    for (const auto& c : out.stagger_checks)
+      if (!c.same && stagger_reason.empty()) {
+        r.stagger_equal = false;
+        stagger_reason = "the logits differ under --stagger " + std::to_string(c.seed) + " (a race)";
+      }
+    // The precise lane itself against the CPU reference: awaited before a verification, read if done otherwise.
+    std::string cpu;
+    if (ref.cpu.valid() && (p.verify || ref.cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
+      cpu = ref.cpu.get();
     auto tol = tolerance(numerics);
     r.valid = false;
-    if (!r.stagger_equal) {
+    if (!cpu.empty()) {
+      r.failure = failure::kWrongResults;
+      r.reason = "the precise lane failed";
+      r.error = cpu;
+    } else if (staggered && !r.stagger_equal) {
       r.failure = failure::kRace;
       r.reason = stagger_reason;
     } else if (!r.tokens_equal && !near_ties_explain) {
@@ -326,22 +461,29 @@ class CudaRunner : public Runner {
     } else {
       r.valid = true;
     }
+    r.verified = r.valid && staggered;
     r.environment = o_.gpu.environment();
-    r.environment.update(clocks_at_start_);
+    r.environment.update(clocks);
+    r.cost = {{"load_s", load_s},
+              {"run_s", run_s},
+              {"checks_s", since(t_checks)},
+              {"phases_s", phases},
+              {"measure_s", since(t0)}};
     return r;
   }
 
-  // The lock that keeps two threads from building the same lane at once.
-  std::mutex& build_lock(const std::string& dir) {
-    std::lock_guard lock(map_m_);
-    return build_m_[dir];
-  }
-
   CudaOptions o_;
-  std::mutex ref_m_, map_m_;
+  ThreadPool pool_;
+  KernelCache kernels_;
+  std::shared_future<std::filesystem::path> program_;
+  std::mutex models_m_;
+  std::map<std::string, std::shared_ptr<Model>> models_;
+  std::mutex host_m_;  // one measurement at a time; guards the host and the references
+  std::unique_ptr<ResidentHost> host_;
+  std::filesystem::path host_checkpoint_;
   std::map<std::string, Reference> refs_;
-  std::map<std::string, std::mutex> build_m_;
-  nlohmann::json clocks_at_start_ = nlohmann::json::object();
+  nlohmann::json clocks_ = nlohmann::json::object();
+  std::chrono::steady_clock::time_point clocks_read_{};
 };
 }  // namespace
 

@@ -36,7 +36,9 @@ struct Worker::Impl {
   std::condition_variable cv;
   std::map<int64_t, std::shared_ptr<std::atomic<bool>>> active;  // leases held, and the flag that stops each
   std::set<int64_t> lost;
-  std::mutex cache_m;
+  std::mutex cache_m;  // guards the checkpoint cache and in_place
+  // Checkpoints read where the coordinator reads them: path -> (digest, modification time) once checked.
+  std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> in_place;
 
   void sleep(double s) {
     std::unique_lock lock(m);
@@ -86,19 +88,45 @@ struct Worker::Impl {
     }
   }
 
+  // The checkpoint's path on this machine: where the coordinator reads it, when this machine sees the same file there
+  // (same host or a shared filesystem: its digest checked once), else the worker's cache, fetched into it once.
   std::filesystem::path checkpoint(const Plan& p) {
-    auto path = o.cache_dir / "checkpoints" / (p.checkpoint + ".gguf");
     std::lock_guard lock(cache_m);
     std::error_code ec;
+    if (!p.checkpoint_path.empty()) {
+      const std::filesystem::path there(p.checkpoint_path);
+      if (std::filesystem::is_regular_file(there, ec) && std::filesystem::file_size(there, ec) == p.checkpoint_size) {
+        const auto stamp = std::filesystem::last_write_time(there, ec);
+        auto seen = in_place.find(there.string());
+        if (seen != in_place.end() && seen->second.first == p.checkpoint && seen->second.second == stamp) return there;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (content_digest(there) == p.checkpoint) {
+          in_place[there.string()] = {p.checkpoint, stamp};
+          log(0, "checkpoint_in_place",
+              {{"path", there.string()},
+               {"digest_s",
+                std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())}});
+          return there;
+        }
+        log(0, "checkpoint_differs", {{"path", there.string()}, {"digest", p.checkpoint}});
+      }
+    }
+    auto path = o.cache_dir / "checkpoints" / (p.checkpoint + ".gguf");
     if (std::filesystem::exists(path) && std::filesystem::file_size(path, ec) == p.checkpoint_size) return path;
     std::filesystem::create_directories(path.parent_path());
     auto part = path;
     part += ".part";
     log(0, "fetching_checkpoint", {{"digest", p.checkpoint}, {"bytes", std::to_string(p.checkpoint_size)}});
+    const auto t0 = std::chrono::steady_clock::now();
     link->fetch(p.checkpoint, part);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (content_digest(part) != p.checkpoint)
       throw lt::Error("the checkpoint fetched for " + p.checkpoint + " does not match its digest");
     std::filesystem::rename(part, path);
+    log(0, "fetched_checkpoint",
+        {{"digest", p.checkpoint},
+         {"seconds", std::to_string(s)},
+         {"mb_per_s", std::to_string(s > 0 ? double(p.checkpoint_size) / 1e6 / s : 0)}});
     return path;
   }
 

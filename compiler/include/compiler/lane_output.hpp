@@ -5,9 +5,11 @@
 // `DECODE_TOK_PER_S: x`; under --workload P,G one line a timed run, `WORKLOAD: <run> <P> <G> <prefill ms>
 // <decode ms per token> <total ms>`; under --profile `PROFILE_TIMING: <how>`, `PROFILE: <kind> <output> <us>` lines
 // for the decode step's launches, `PROFILE_TOTAL_US: x`, `PROFILE_CHUNK: <rows> <kind> <output> <us>`,
-// `PROFILE_CHUNK_TOTAL_US: <rows> x` and `PROFILE_RUNS: <rows> <runs>` (the steps of each form the profiled run took:
-// the workload's when there is one, else the prompts'); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
-// when it kept them; under --stagger-check `STAGGER_CHECK: <seed> same|differs`. Version 1 (the same without the
+// `PROFILE_CHUNK_TOTAL_US: <rows> x` and `PROFILE_RUNS: <rows> <steps>` (under --workload the steps of each form one
+// run of the workload takes, the launches' means from a profiled run of its prefill and up to 16 decode steps;
+// without, the steps the profiled prompts took); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
+// when it kept them; under --stagger-check `STAGGER_CHECK: <seed> same|differs`; and `PHASE_MS: <phase> <ms>`, the
+// wall time of each phase of the run (setup, prompts, workload, profile, stagger). Version 1 (the same without the
 // workload, PROFILE_RUNS, LOGITS_HASH and STAGGER_CHECK lines) parses too.
 // Lines it does not know are ignored by the parser (forward compatible); a known line that does not parse is an error.
 #pragma once
@@ -78,6 +80,7 @@ struct Output {
   std::vector<FormRuns> profile_runs;
   std::string logits_hash;  // empty when not printed
   std::vector<StaggerCheck> stagger_checks;
+  std::vector<std::pair<std::string, double>> phases;  // (phase, wall ms)
 };
 
 // Parses a run's stdout; throws lt::Error naming the line that breaks the contract.

@@ -147,6 +147,9 @@ Output parse_output(std::string_view text) {
       if (l.words[0].size() != 16 || l.words[0].find_first_not_of("0123456789abcdef") != std::string_view::npos)
         l.fail("a logits hash is 16 hex digits");
       out.logits_hash = std::string(l.words[0]);
+    } else if (l.name == "PHASE_MS") {
+      l.expect(2);
+      out.phases.push_back({std::string(l.words[0]), l.number_at(1)});
     } else if (l.name == "STAGGER_CHECK") {
       l.expect(2);
       if (l.words[1] != "same" && l.words[1] != "differs") l.fail("a stagger check is `same` or `differs`");

@@ -22,16 +22,16 @@ struct Agreement {
 // Throws lt::Error when the sizes differ or are not whole positions.
 Agreement compare_logits(std::span<const float> logits, std::span<const float> reference, size_t vocab);
 
-// A generation's logits against the reference's, prompt by prompt (`rows[i]` logits rows for prompt i). A lossy numerics
-// may flip a near tie: at the first row of a prompt whose arg-max differs, where the reference's own logits put the
-// lane's choice within `tie` times the row's RMS of its best, the flip is counted and that row is the prompt's last
-// compared (the contexts differ after it). Any other difference of arg-max leaves `explained` false. With tie = 0 every
-// row is compared and any flip is unexplained.
+// A generation's logits against the reference's, prompt by prompt (`rows[i]` logits rows for prompt i). A lossy
+// numerics may flip a near tie: at the first row of a prompt whose arg-max differs, where the reference's own logits
+// put the lane's choice within `tie` times the row's RMS of its best, the flip is counted and that row is the prompt's
+// last compared (the contexts differ after it). Any other difference of arg-max leaves `explained` false. With tie = 0
+// every row is compared and any flip is unexplained.
 struct GenerationAgreement {
-  Agreement a;               // over the rows compared
+  Agreement a;  // over the rows compared
   size_t rows_compared = 0;
-  size_t near_ties = 0;      // flips explained as near ties
-  bool explained = true;     // every arg-max difference is a near tie's flip
+  size_t near_ties = 0;   // flips explained as near ties
+  bool explained = true;  // every arg-max difference is a near tie's flip
 };
 // Throws lt::Error when the sizes differ from the rows given.
 GenerationAgreement compare_generation(std::span<const float> logits, std::span<const float> reference, size_t vocab,
@@ -41,7 +41,8 @@ GenerationAgreement compare_generation(std::span<const float> logits, std::span<
 std::string logits_hash(std::span<const float> logits);
 
 // The relative L2 error a numerics mode may show against the precise lane, and the arg-max agreement it must reach.
-// `tie`: how near the reference's top two logits may be (times the row's RMS) for a flip of them to be allowed (0: none).
+// `tie`: how near the reference's top two logits may be (times the row's RMS) for a flip of them to be allowed (0:
+// none).
 struct Tolerance {
   double rel_l2 = 1e-3;
   double argmax_agree = 0.99;

@@ -20,17 +20,22 @@ class Runner {
   // Does the plan's CPU work (emitting and compiling its lane); may run on another thread while the GPU measures
   // an earlier plan. Returns the measurement, to be run on the worker's thread, one at a time.
   virtual std::function<Result()> prepare(const Plan& p, const std::filesystem::path& checkpoint) = 0;
+  // What the runner did so far, for the record (e.g. kernels built and found built); empty by default.
+  virtual nlohmann::json stats() const { return nlohmann::json::object(); }
 };
 
 // The CUDA runner's settings.
 struct CudaOptions {
   Gpu gpu;
-  std::filesystem::path cache_dir;  // compiled lanes by content hash, reference logits
+  std::filesystem::path cache_dir;  // kernel modules by content, the resident host, images, reference logits
+  unsigned build_threads = 0;       // nvcc processes at once (0: one a CPU core)
 };
 
-// Runs lanes on the GPU: compiles with nvcc (cached by the hash of the .cu, the sidecar and the flags), runs the
-// precise lane once per job as the reference, then each configuration: warm-up, repetitions, --profile, --stagger
-// seeds, --logits checks.
+// Runs lanes on the GPU through a resident host: the checkpoint's weights go to the GPU once (one process holds them),
+// each configuration is a lane image whose kernels come from modules compiled once per kernel instance (cached by
+// content, built ahead on every core), and its measurement runs in one go in that process: the job's prompts (the
+// checks against the precise lane, run once a job as the reference and itself checked against the CPU reference),
+// the workload's warm-up and repetitions, one profiled run, and the --stagger checks when the plan verifies.
 std::unique_ptr<Runner> cuda_runner(const CudaOptions& o);
 
 // Answers plans from a recorded results file (`lane-tune results JOB --json`), sleeping `delay_ms` per plan.

@@ -74,7 +74,9 @@ class Worker {
 using lt::content_digest;  // compiler/digest.hpp
 
 // Worker logs: `key=value` lines on stderr; level 0 is quiet.
-inline int& log_level() { return logging::level(); }
+inline int& log_level() {
+  return logging::level();
+}
 inline void log(int level, const char* event, std::initializer_list<std::pair<const char*, std::string>> fields) {
   logging::write(level, "worker", event, fields);
 }

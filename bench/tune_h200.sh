@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A tuning job as a user starts it (issue #14): a coordinator and one worker a GPU on this machine, from cold worker
+# caches, `lane-tune submit CHECKPOINT --gpus h200 --time-budget BUDGET` with the default strategy and objective;
+# nvidia-smi sampled twice a second meanwhile. Prints the job's figures last: configurations measured (a minute),
+# the chosen configuration's decode and prefill, the GPU's utilization over the measuring phase, where a
+# configuration's cost goes, and what the first configuration cost.
+#
+# usage: bench/tune_h200.sh LANE_TUNE WORKDIR PRESET BUDGET [GPUS] [-- SUBMIT_FLAGS...]
+set -uo pipefail
+LT=$1; W=$2; P=$3; BUDGET=$4; GPUS=${5:-1}; shift 4; [ $# -gt 0 ] && shift; [ "${1:-}" = "--" ] && shift
+. "$(dirname "$0")/common.sh"
+mkdir -p "$W"
+t0=$(date +%s.%N)
+F=$(checkpoint "$LT" "$W" "$P")
+echo "checkpoint $F ($(du -h "$F" | cut -f1)) ready in $(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$t0") s"
+rm -rf "$W/job"; mkdir -p "$W/job"
+J=$W/job
+"$LT" coordinator --db "$J/lt.db" --listen 127.0.0.1:0 --port-file "$J/port" > "$J/coordinator.log" 2>&1 &
+COORD=$!
+for _ in $(seq 100); do [ -s "$J/port" ] && break; sleep 0.1; done
+ADDR=127.0.0.1:$(cat "$J/port")
+nvidia-smi --query-gpu=timestamp,index,utilization.gpu,memory.used --format=csv,noheader,nounits -lms 500 > "$J/smi.csv" &
+SMI=$!
+WORKERS=()
+for g in $(seq 0 $((GPUS - 1))); do
+  "$LT" worker --coordinator "$ADDR" --gpu "$g" --cache "$J/cache-$g" -v > "$J/worker-$g.log" 2>&1 &
+  WORKERS+=($!)
+done
+date +%s.%N > "$J/submitted"
+"$LT" submit "$F" --path --gpus h200 --time-budget "$BUDGET" --coordinator "$ADDR" --wait "$@" > "$J/submit.txt" 2> "$J/progress.txt"
+date +%s.%N > "$J/ended"
+JOB=$(awk '/^job / {print $2; exit}' "$J/submit.txt")
+"$LT" results "$JOB" --json --coordinator "$ADDR" > "$J/results.json" 2> "$J/results.err"
+"$LT" best "$JOB" --coordinator "$ADDR" > "$J/best.txt" 2>&1
+"$LT" status "$JOB" --coordinator "$ADDR" > "$J/status.txt" 2>&1
+kill "${WORKERS[@]}" 2> /dev/null; sleep 1; kill $SMI $COORD 2> /dev/null; wait 2> /dev/null
+cat "$J/submit.txt"
+python3 - "$J" "$GPUS" <<'PY'
+import csv, datetime, json, statistics, sys
+J, gpus = sys.argv[1], int(sys.argv[2])
+submitted, ended = float(open(J + "/submitted").read()), float(open(J + "/ended").read())
+try:
+    runs = json.load(open(J + "/results.json"))["runs"]
+except Exception as e:
+    print("no results:", e); runs = []
+measured = [r for r in runs if not r.get("reused_from")]
+def f(r, k, d=0.0):
+    v = r.get(k, d)
+    return d if v is None else v
+# The measuring phase: from the first result's measurement start to the job's end (the worker's run seconds back
+# from the first result's recording time).
+rec = sorted(f(r, "recorded_at") for r in measured if f(r, "recorded_at"))
+first = min(measured, key=lambda r: f(r, "recorded_at"), default=None)
+cost = lambda r: (json.loads(r["cost"]) if isinstance(r.get("cost"), str) and r["cost"] else r.get("cost") or {})
+start = rec[0] - cost(first).get("run_s", 0) if rec else submitted
+util = []
+for row in csv.reader(open(J + "/smi.csv")):
+    try:
+        t = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
+    except ValueError:
+        continue
+    if start <= t <= ended:
+        util.append(float(row[2]))
+span = ended - submitted
+print(f"\njob: {len(measured)} configurations measured in {span:.0f} s ({60 * len(measured) / max(span, 1):.1f} a minute), "
+      f"{sum(1 for r in measured if r.get('valid'))} valid, {sum(1 for r in measured if r.get('verified'))} verified, "
+      f"{len(runs) - len(measured)} reused")
+if util:
+    print(f"GPU utilization over the measuring phase ({ended - start:.0f} s, {len(util)} samples of {gpus} GPU(s)): "
+          f"mean {statistics.mean(util):.1f}%, median {statistics.median(util):.0f}%")
+parts = {}
+for r in measured:
+    c = cost(r)
+    for k in ("build_s", "load_s", "run_s", "checks_s"):
+        if k in c: parts.setdefault(k, []).append(c[k])
+    for k, v in (c.get("phases_s") or {}).items():
+        parts.setdefault("run." + k, []).append(v)
+if parts:
+    print("a configuration's cost (median s; build runs ahead on the CPUs, beside the GPU):",
+          ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in sorted(parts.items())))
+if first:
+    print("the first configuration:", json.dumps(cost(first)))
+best = [r for r in runs if r.get("verified") and r.get("valid")]
+obj = lambda r: f(r, "objective_ms") or f(r, "workload_ms") or f(r, "median_ms")
+if best:
+    b = min(best, key=obj)
+    pre = b.get("prefill_tok_s") or 0
+    print(f"best (verified): decode {f(b, 'median_ms'):.4f} ms/token = {f(b, 'tok_per_s'):.1f} tok/s, "
+          f"prefill {f(b, 'prefill_ms'):.2f} ms{f' = {pre:.0f} tok/s' if pre else ''}, workload {f(b, 'workload_ms'):.1f} ms\n  knobs {b.get('knobs')}")
+PY

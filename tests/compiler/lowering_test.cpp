@@ -1,0 +1,233 @@
+// The lowering (each launch as its kernel calls, as data) and the lane image written from it: calls, slabs, shared
+// memory, parameters laid out in bytes as the kernels take them, and the image's records against the plan.
+#include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/lane_image.hpp"
+#include "compiler/lane_plan.hpp"
+#include "compiler/lowering.hpp"
+#include "compiler/model.hpp"
+#include "compiler/synth.hpp"
+#include "support/test_support.hpp"
+
+namespace lt::lane {
+namespace {
+
+using nlohmann::json;
+
+// tiny-qwen3 (q8_0), written once for the suite, with its model.
+struct Tiny {
+  gguf::File file;
+  model::Model model;
+};
+const Tiny& tiny() {
+  static test::TempDir dir;
+  static const Tiny t = [] {
+    synth::Options o;
+    o.preset = "tiny-qwen3";
+    o.seed = 5;
+    synth::write(o, dir / "tiny.gguf");
+    Tiny x{gguf::File::open(dir / "tiny.gguf"), {}};
+    x.model = model::recognize(x.file);
+    return x;
+  }();
+  return t;
+}
+
+Plan plan_of(const json& knobs) {
+  return plan(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
+}
+
+// The first launch of `kind` writing `output` in the form of `rows` rows.
+const Launch& launch_of(const Plan& p, int rows, const std::string& kind, const std::string& output) {
+  for (const Form& f : p.forms)
+    if (f.rows == rows)
+      for (const Launch& l : f.launches)
+        if (l.kind == kind && l.output == output) return l;
+  throw Error("no launch " + kind + " " + output);
+}
+const Form& form_of(const Plan& p, int rows) {
+  for (const Form& f : p.forms)
+    if (f.rows == rows) return f;
+  throw Error("no form of " + std::to_string(rows) + " rows");
+}
+
+TEST(Lowering, AGemvIsOneCallAStepAndSlabsOfEightInAChunk) {
+  const Plan p = plan_of({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}});
+  const Matrix& wq = p.matrix(std::get<Gemv>(launch_of(p, 1, "gemv", "l0_q").op).w);
+  const auto one = lower(p, form_of(p, 1), launch_of(p, 1, "gemv", "l0_q"));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].instance(), "lk_gemv<lk_q8, 2, 1>");
+  EXPECT_EQ(one[0].grid.v[0], (wq.rows + 15) / 16);  // 8 warps of 2 rows a block
+  EXPECT_EQ(one[0].block.v[0], 256u);
+  EXPECT_EQ(one[0].smem, 0u);
+  const auto slabs = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
+  ASSERT_EQ(slabs.size(), 2u);
+  EXPECT_EQ(slabs[1].instance(), "lk_gemv<lk_q8, 2, 8>");
+  // The second slab's input and output start 8 rows in.
+  EXPECT_EQ(slabs[1].params[1].place.offset, 8 * wq.cols);
+  EXPECT_EQ(slabs[1].params[3].place.offset, 8 * wq.rows);
+}
+
+TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
+  const Plan p = plan_of({{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}, {"gemm_rows", 32}});
+  const auto gemm = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
+  ASSERT_EQ(gemm.size(), 1u);
+  EXPECT_EQ(gemm[0].instance(), "lk_gemm_i8<16, false>");
+  EXPECT_EQ(gemm[0].block.v[0], 128u);  // 32 rows a block: 4 warps of 8
+  // The folded norm: one call in the decode step, the projection then the norm in a chunk.
+  EXPECT_EQ(lower(p, form_of(p, 1), launch_of(p, 1, "gemv_norm", "l0_h2")).size(), 1u);
+  const auto chunk = lower(p, form_of(p, 16), launch_of(p, 16, "gemv_norm", "l0_h2"));
+  ASSERT_EQ(chunk.size(), 2u);
+  EXPECT_EQ(chunk[1].kernel, "lk_add_rmsnorm");
+}
+
+TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
+  for (const char* numerics : {"dequant", "precise"}) {
+    const Plan p = plan_of({{"numerics", numerics}, {"attn_splits", 4}});
+    const auto calls = lower(p, form_of(p, 1), launch_of(p, 1, "attention", "l0_part"));
+    ASSERT_EQ(calls.size(), 1u);
+    const int heads = int(tiny().model.group()), vper = int((tiny().model.value_dim + 31) / 32);
+    EXPECT_EQ(calls[0].smem, attention_smem(p.act_bytes(), heads, vper));
+    EXPECT_EQ(calls[0].grid.v[1], 4u);
+    EXPECT_EQ(calls[0].grid.dims, 3);
+  }
+}
+
+// An image's records, read back.
+struct Records {
+  std::map<std::string, std::string> header;
+  std::vector<std::string> lines;
+};
+Records read(const std::string& text) {
+  Records r;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) r.lines.push_back(line);
+  return r;
+}
+
+TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {
+  const json knobs = {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_qkv", true}, {"side_streams", true}};
+  const Plan p = plan_of(knobs);
+  const Image img = image(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
+  std::vector<Module> modules;
+  for (size_t i = 0; i < img.kernels.size(); ++i) modules.push_back({"/cache/m" + std::to_string(i) + ".cubin", "_Zk"});
+  const std::string text = image_text(img, modules);
+  EXPECT_THROW(image_text(img, {}), Error);
+  const Records r = read(text);
+  ASSERT_FALSE(r.lines.empty());
+  EXPECT_EQ(r.lines[0], "LANE_IMAGE 1");
+  const std::string manifest = weights_manifest(tiny().file, tiny().model);
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx",
+                static_cast<unsigned long long>(XXH64(manifest.data(), manifest.size(), 0)));
+  EXPECT_EQ(r.lines[1], std::string("weights ") + digest);
+  // Forms, launches and calls as the plan and the lowering have them; every kernel named once.
+  size_t forms = 0, launches = 0, calls = 0, want_launches = 0, want_calls = 0, side = 0;
+  for (const Form& f : p.forms)
+    for (const Launch& l : f.launches) {
+      ++want_launches;
+      want_calls += lower(p, f, l).size();
+      side += l.stream > 0;
+    }
+  std::set<std::string> instances(img.kernels.begin(), img.kernels.end());
+  EXPECT_EQ(instances.size(), img.kernels.size());
+  for (const std::string& line : r.lines) {
+    std::istringstream w(line);
+    std::string word;
+    w >> word;
+    if (word == "form") ++forms;
+    if (word == "launch") ++launches;
+    if (word == "call") {
+      ++calls;
+      size_t k = 0;
+      w >> k;
+      EXPECT_LT(k, img.kernels.size()) << line;
+    }
+  }
+  EXPECT_EQ(forms, p.forms.size());
+  EXPECT_EQ(launches, want_launches);
+  EXPECT_EQ(calls, want_calls);
+  EXPECT_GT(side, 0u);  // side streams on: some launches run beside others
+  EXPECT_NE(std::find(r.lines.begin(), r.lines.end(), "side_streams 1"), r.lines.end());
+  EXPECT_NE(std::find(r.lines.begin(), r.lines.end(), "act_bytes 4"), r.lines.end());
+}
+
+// The parameter records of the image's calls to kernel `instance`, each as its words.
+std::vector<std::vector<std::string>> params_of(const Image& img, const std::string& instance) {
+  std::vector<Module> modules(img.kernels.size(), Module{"/m.cubin", "_Zk"});
+  const size_t k = size_t(std::find(img.kernels.begin(), img.kernels.end(), instance) - img.kernels.begin());
+  std::vector<std::vector<std::string>> out;
+  std::istringstream in(image_text(img, modules));
+  bool mine = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream w(line);
+    std::vector<std::string> words;
+    for (std::string x; w >> x;) words.push_back(x);
+    if (words.empty()) continue;
+    if (words[0] == "call") mine = std::stoul(words[1]) == k;
+    if (words[0] == "param" && mine) out.push_back(words);
+  }
+  return out;
+}
+
+TEST(LaneImage, ParametersAreLaidOutAsTheKernelsTakeThem) {
+  const json knobs = {{"numerics", "dequant"}, {"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}};
+  const Image img = image(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
+  // lk_gemv_parts_rope(lk_parts<lk_q8> ps, const float* x, int k, lk_rope_args rope) in the decode step.
+  std::string instance;
+  for (const std::string& k : img.kernels)
+    if (k.rfind("lk_gemv_parts_rope<", 0) == 0) instance = k;
+  ASSERT_FALSE(instance.empty());
+  const auto params = params_of(img, instance);
+  ASSERT_GE(params.size(), 4u);
+  // lk_parts<lk_q8>: m[3] (an int8 rows and a scales pointer each) at 0..40, bias[3] at 48..64, y[3] at 72..88,
+  // n[3] at 96..104, padded to 112.
+  const auto& parts = params[0];
+  EXPECT_EQ(parts[1], "112");
+  EXPECT_EQ(parts[2], "8");
+  EXPECT_EQ(parts[3], "15");
+  std::vector<std::string> kinds_at;
+  for (size_t i = 4; i < parts.size();) {
+    kinds_at.push_back(parts[i] + "@" + parts[i + 1]);
+    i += parts[i] == "p" ? 5 : 3;
+  }
+  EXPECT_EQ(kinds_at, (std::vector<std::string>{"p@0", "p@8", "p@16", "p@24", "p@32", "p@40", "p@48", "p@56", "p@64",
+                                                "p@72", "p@80", "p@88", "i@96", "i@100", "i@104"}));
+  EXPECT_EQ(params[1][1], "8");  // x
+  EXPECT_EQ(params[2][1], "4");  // k
+  // lk_rope_args: 7 pointers, hq hk hd, eps, 3 pointers, vd ctx: 104 bytes.
+  const auto& rope = params[3];
+  EXPECT_EQ(rope[1], "104");
+  kinds_at.clear();
+  for (size_t i = 4; i < rope.size();) {
+    kinds_at.push_back(rope[i] + "@" + rope[i + 1]);
+    i += rope[i] == "p" ? 5 : 3;
+  }
+  EXPECT_EQ(kinds_at, (std::vector<std::string>{"p@0", "p@8", "p@16", "p@24", "p@32", "p@40", "p@48", "i@56", "i@60",
+                                                "i@64", "f@68", "p@72", "p@80", "p@88", "i@96", "i@100"}));
+}
+
+TEST(LaneImage, ModulesShareTheImagesHeadAndNameTheirInstance) {
+  const Image a = image(tiny().file, tiny().model, knobs::Knobs{}, knobs::Target{132, 90});
+  knobs::Knobs precise;
+  precise.numerics = knobs::Numerics::Precise;
+  const Image b = image(tiny().file, tiny().model, precise, knobs::Target{132, 90});
+  EXPECT_NE(a.head, b.head);  // float against double activations: other machine code
+  const std::string m = module_source(a.head, "lk_gemv<lk_q8, 1, 1>");
+  const std::string last = "void* lk_instance = (void*)&lk_gemv<lk_q8, 1, 1>;\n";
+  ASSERT_GT(m.size(), last.size());
+  EXPECT_EQ(m.substr(m.size() - last.size()), last);
+  EXPECT_NE(m.find(a.head), std::string::npos);
+  EXPECT_EQ(m.find("lk_drive"), std::string::npos);  // the host side stays out of modules
+}
+
+}  // namespace
+}  // namespace lt::lane
