@@ -13,7 +13,9 @@
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
+#include "compiler/lane_output.hpp"
 #include "compiler/lane_plan.hpp"
+#include "compiler/lowering.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
 #include "compiler/version.hpp"
@@ -252,8 +254,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(fn.find("lk_gemv<lk_q8, 1, 8><<<"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"fuse_norm", true}, {"gemv_split", 2}})).find("gemv_split"), std::string::npos);
   // A decode attention block's query heads: the group of 2 (2 blocks a split) or 1 (4 blocks).
-  EXPECT_NE(base.find("lk_attention<2, 4, 4><<<dim3(2, 4, 1), 128, lk_attention_smem(2, 4)"), std::string::npos);
-  EXPECT_NE(program(l, {{"attn_heads", 1}}).find("lk_attention<1, 4, 4><<<dim3(4, 4, 1), 128, lk_attention_smem(1, 4)"),
+  EXPECT_NE(base.find("lk_attention<2, 4, 4><<<dim3(2, 4, 1), 128, " + std::to_string(lane::attention_smem(4, 2, 4))),
+            std::string::npos);
+  EXPECT_NE(program(l, {{"attn_heads", 1}})
+                .find("lk_attention<1, 4, 4><<<dim3(4, 4, 1), 128, " + std::to_string(lane::attention_smem(4, 1, 4))),
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_heads", 4}})).find("outside its domain"), std::string::npos);
   // Rope folded into the fused q/k/v projection: in decode its tail (no rope launch), in 16-row chunks (slabs) the
@@ -306,7 +310,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
-  EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3( 256), 0, st, w_blk_0_attn_q"), std::string::npos);
+  EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3(256), 0, st, w_blk_0_attn_q"), std::string::npos);
   EXPECT_EQ(pdl.find("lk_gemv<lk_q8, 1, 1><<<"), std::string::npos);
   EXPECT_NE(knobs::space(l.model, {132, 80}).why_invalid(knobs_of({{"pdl", true}})).find("sm_90"), std::string::npos);
 }
@@ -337,7 +341,7 @@ TEST(Emit, TheProgramCarriesItsCheckpointAndSidecarIdentity) {
   EXPECT_NE(p.cu.find("SIDECAR_DIGEST = " + std::to_string(XXH64(p.sidecar.data(), p.sidecar.size(), 0)) + "ULL"),
             std::string::npos);
   EXPECT_EQ(p.description["checkpoint"]["size"], l.file.size());
-  EXPECT_EQ(p.description["contract"], 1);
+  EXPECT_EQ(p.description["contract"], lane::kContractVersion);
 }
 
 TEST(Emit, LaneXxh64IsXxh64) {
