@@ -13,7 +13,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib"
 cp "$bin" "$stage/lane-tune"
-ldd "$bin" | awk '/=>/ {print $3}' | grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' | while read -r lib; do
+ldd "$bin" | awk '/=>/ {print $3}' | grep -v -E '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' | while read -r lib; do
   cp -L "$lib" "$stage/lib/"
 done
 [ -n "$lb" ] && cp "$lb" "$stage/llama-bench"

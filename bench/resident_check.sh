@@ -51,10 +51,7 @@ for P in "$@"; do
     ad=$(med $(awk '/^WORKLOAD:/ {print $6}' "$D/alone.out"))
     ap=$(med $(awk '/^WORKLOAD:/ {print $5}' "$D/alone.out"))
     ah=$(awk '/^LOGITS_HASH:/ {print $2}' "$D/alone.out")
-    read -r rd rp rh rv rw <<< "$(python3 -c '
-import json, sys
-r = json.loads(open(sys.argv[1]).read().strip().splitlines()[int(sys.argv[2]) - 1])
-print(f"{r[\"decode_ms\"]:.4f} {r[\"prefill_ms\"]:.4f} {r[\"logits_hash\"]} {int(r[\"valid\"])} {r[\"cost\"].get(\"run_s\", 0):.2f}")' "$W/$P.resident.json" "$j" 2> /dev/null || echo "? ? ? 0 ?")"
+    read -r rd rp rh rv rw <<< "$(python3 "$BENCH/resident_row.py" "$W/$P.resident.json" "$j" 2> /dev/null || echo "? ? ? 0 ?")"
     same=$([ "$rh" = "$ah" ] && echo same || echo DIFFERS)
     printf '%-4s %-10s %-10s %-10s %-10s %-9s %-9s %-7s %s\n' "$rc" "$rd" "$ad" "$rp" "$ap" "$rw" "$wall" "$same" "$(cat "${D}.json")" | tee -a "$TABLE"
   done < "$W/$P.dirs"

@@ -309,6 +309,12 @@ void Coordinator::wanted() {
   if (wake_) wake_();
 }
 
+bool Coordinator::closing(const db::Job& j, double at) const {
+  if (j.time_budget_s <= 0) return false;
+  const double left = j.created_at + j.time_budget_s - at;
+  return left < std::max(o_.closing_min_s, o_.closing_share * j.time_budget_s);
+}
+
 std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
   if (o_.replenish_inline) replenish();
@@ -328,12 +334,21 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
     for (auto& j : store_.jobs()) check_budget_locked(j);
     std::map<int64_t, db::Job> jobs;
     std::map<std::string, db::Checkpoint> checkpoints;
+    std::set<int64_t> held_back;  // screens of jobs in their closing phase, left pending
     for (int round = 0; round < 100 && out.size() < max; ++round) {
-      auto pending = store_.pending(w->gpu, int(max - out.size()));
+      auto pending = store_.pending(w->gpu, int(max - out.size() + held_back.size()));
+      std::erase_if(pending, [&](const db::Plan& p) { return held_back.count(p.id) > 0; });
       if (pending.empty()) break;
       for (auto& p : pending) {
         if (!jobs.count(p.job)) jobs[p.job] = *store_.job(p.job);
         auto& j = jobs[p.job];
+        // The closing phase of a job with a time budget: its last stretch goes to verifying the front, so that the
+        // budget never ends with the fastest screened configuration unverified (a screen leased now would end too
+        // late to be verified after it).
+        if (!p.verify && closing(j, at)) {
+          held_back.insert(p.id);
+          continue;
+        }
         if (!checkpoints.count(j.checkpoint)) checkpoints[j.checkpoint] = *store_.checkpoint(j.checkpoint);
         if (auto r = store_.reusable(j.checkpoint, j.prompts, p.gpu, p.key, p.repetitions, w->environment_key,
                                      j.workload_prompt, j.workload_gen, p.verify)) {

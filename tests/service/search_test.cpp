@@ -129,7 +129,7 @@ TEST(Searches, ModelScreensVerifiesAndEnds) {
       EXPECT_TRUE(r.verified);
     } else {
       ++screens;
-      EXPECT_EQ(r.repetitions, 2u);
+      EXPECT_EQ(r.repetitions, 1u);
       EXPECT_FALSE(r.verified);
     }
   }
@@ -149,6 +149,38 @@ TEST(Searches, ModelScreensVerifiesAndEnds) {
       for (auto& v : runs) checked |= v.verify && v.config == r.config;
       EXPECT_TRUE(checked) << r.knobs;
     }
+}
+
+// A job's last stretch under a time budget leases verifications only: the pending screens wait (and are skipped when
+// the budget ends), so the fastest screened configuration is verified before the end.
+TEST(Searches, TheClosingPhaseOfATimeBudgetVerifiesTheFrontOnly) {
+  Fixture f(60);
+  f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
+  JobSpec spec = f.spec("model", 200);
+  spec.time_budget_s = 600;  // closing: the last max(45 s, 12% = 72 s)
+  auto s = f.core->submit(spec);
+  auto w = f.worker();
+  f.drain(w, 12);  // screens of the initial design, and the front's first verifications
+  f.clock += 600 - 60;
+  EXPECT_GT(f.core->status(s.job.id).gpus[0].planned, f.core->status(s.job.id).gpus[0].measured);  // screens wait
+  int leased = 0;
+  for (auto ls = f.core->lease(w, 4); !ls.empty(); ls = f.core->lease(w, 4))
+    for (auto& l : ls) {
+      EXPECT_TRUE(l.plan.verify) << l.plan.knobs;
+      f.report(w, l);
+      ++leased;
+    }
+  EXPECT_GE(leased, 0);
+  auto runs = f.core->results(s.job.id, "h100", 0);
+  auto best = f.core->best(s.job.id, "h100");
+  ASSERT_EQ(best.size(), 1u);
+  for (auto& r : runs)
+    if (r.valid && !r.verify) {
+      EXPECT_GE(r.objective_ms, best[0].objective_ms) << "a faster screen went unverified";
+    }
+  f.clock += 61;  // the budget ends: the screens left are skipped
+  EXPECT_TRUE(f.core->lease(w, 4).empty());
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
 }
 
 // A restart mid-search loses and repeats nothing: the plans made are the ones an uninterrupted coordinator makes.

@@ -132,7 +132,7 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   EXPECT_EQ(lr.plans(0).workload().gen(), 128u);
   EXPECT_FALSE(lr.plans(0).verify());
   EXPECT_TRUE(lr.plans(0).profile());
-  EXPECT_EQ(lr.plans(0).repetitions(), 2u);
+  EXPECT_EQ(lr.plans(0).repetitions(), 1u);
   EXPECT_FALSE(lr.plans(0).checkpoint_path().empty());
   EXPECT_EQ(st.objective(), "workload");
   EXPECT_EQ(st.gpus(0).planned(), 3u);

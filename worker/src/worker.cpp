@@ -191,7 +191,7 @@ struct Worker::Impl {
               continue;
             } else {
               log(1, "lease_failed", {{"error", e.what()}});
-              if (queue.empty()) sleep(1);
+              if (queue.empty()) sleep(o.idle_poll_s);
             }
           }
         }

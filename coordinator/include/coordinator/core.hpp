@@ -45,6 +45,10 @@ struct Options {
   // a thread of its own instead, so that no lease waits on a strategy.
   bool replenish_inline = false;
   bool warm_start = true;  // the model strategy starts from other jobs' verified configurations on the GPU kind
+  // A job with a time budget closes its last stretch, max(closing_min_s, closing_share of the budget), to screens:
+  // only verifications are leased then.
+  double closing_min_s = 45;
+  double closing_share = 0.12;
 };
 
 // A tuning job to start.
@@ -162,6 +166,8 @@ class Coordinator {
   double now() const { return clock_(); }
   JobStatus status_locked(int64_t job);
   void check_budget_locked(const db::Job& j);
+  // Whether job `j` is in its closing phase at time `at` (see Options::closing_min_s).
+  bool closing(const db::Job& j, double at) const;
   // Ends the job when every search is done and no plan is open.
   void check_complete_locked(int64_t job);
   std::vector<db::Run> best_locked(int64_t job, const std::string& gpu);

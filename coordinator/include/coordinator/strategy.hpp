@@ -20,7 +20,7 @@ struct SearchOptions {
   uint32_t halving_repetitions = 3;  // successive halving's first round; each later round multiplies it by eta
   uint32_t eta = 3;                  // successive halving keeps the best 1/eta of a round
   uint32_t max_stages = 3;
-  uint32_t screen_repetitions = 2;  // model: a screened configuration's repetitions (timed, profiled, no --stagger)
+  uint32_t screen_repetitions = 1;  // model: a screened configuration's repetitions (timed, profiled, no --stagger)
   uint32_t verify_repetitions = 5;  // model: a verification's repetitions (the full checks)
   uint32_t model_budget = 256;      // model: configurations screened when the job names no budget
   uint32_t queue = 8;               // plans kept pending or leased per search, at least

@@ -53,9 +53,9 @@ struct Options {
   Gpu gpu;
   std::filesystem::path cache_dir;  // checkpoints by digest
   uint32_t prefetch = 2;            // plans held at once: one measured, the next prepared
-  double idle_poll_s = 1;
-  double give_up_s = 0;         // exit after this long without reaching the coordinator (0: never)
-  bool exit_when_idle = false;  // exit when the coordinator has nothing (for tests and one-shot runs)
+  double idle_poll_s = 0.2;         // how long an idle worker waits before asking for plans again
+  double give_up_s = 0;             // exit after this long without reaching the coordinator (0: never)
+  bool exit_when_idle = false;      // exit when the coordinator has nothing (for tests and one-shot runs)
 };
 
 // The worker's loop; run() returns when stop() is called (or when idle, with exit_when_idle).
