@@ -11,6 +11,16 @@
 
 namespace lt {
 
+std::string hex64(uint64_t v) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string hex128(uint64_t high, uint64_t low) {
+  return hex64(high) + hex64(low);
+}
+
 std::string content_digest(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read " + path.string());
@@ -21,10 +31,7 @@ std::string content_digest(const std::filesystem::path& path) {
     XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
   const XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
-  char hex[33];
-  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return hex;
+  return hex128(h.high64, h.low64);
 }
 
 }  // namespace lt

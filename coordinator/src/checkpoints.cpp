@@ -8,14 +8,6 @@
 #include "coordinator/core.hpp"
 
 namespace lt::coord {
-namespace {
-std::string hex128(XXH128_hash_t h) {
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return buf;
-}
-}  // namespace
 
 // An upload's open file and running digest.
 struct Upload::Impl {
@@ -53,7 +45,8 @@ void Upload::append(uint64_t offset, const std::string& bytes) {
 std::string Upload::finish() {
   impl_->out.close();
   if (!impl_->out) throw lt::Error("upload: cannot write " + impl_->tmp.string());
-  std::string d = hex128(XXH3_128bits_digest(impl_->st));
+  const XXH128_hash_t h = XXH3_128bits_digest(impl_->st);
+  std::string d = hex128(h.high64, h.low64);
   std::filesystem::rename(impl_->tmp, impl_->dir / (d + ".gguf"));
   impl_->tmp.clear();
   return d;

@@ -6,6 +6,7 @@
 
 #include <xxhash.h>
 
+#include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 #include "draws.hpp"
 
@@ -61,9 +62,7 @@ nlohmann::json canonical(const SearchSpace& space, const nlohmann::json& knobs) 
 }
 
 std::string key_hash(const std::string& key) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(XXH64(key.data(), key.size(), 0)));
-  return b;
+  return hex64(XXH64(key.data(), key.size(), 0));
 }
 
 // ---- Draws ----
@@ -115,43 +114,22 @@ nlohmann::json Draws::save() const {
 
 namespace {
 
-// The grid: every point of the space in its fixed order, verified, walked by a cursor over the ordinals.
-class Grid : public Strategy {
+// A strategy that measures the points its Draws yield, each verified: the grid (every point of the space in its fixed
+// order, walked by a cursor over the ordinals: budget 0) or random sampling (`budget` distinct points drawn with the
+// job's seed; every point in grid order when the budget is 0 or covers the space).
+class Drawn : public Strategy {
  public:
-  Grid(const SearchSpace& space, SearchSettings s, const nlohmann::json& saved)
-      : s_(std::move(s)), draws_(space, 0, 0, saved.value("draws", nlohmann::json::object())) {}
-  std::string name() const override { return "grid"; }
+  Drawn(std::string name, const SearchSpace& space, SearchSettings s, const nlohmann::json& saved)
+      : name_(std::move(name)),
+        s_(std::move(s)),
+        draws_(space, name_ == "grid" ? 0 : s_.budget, name_ == "grid" ? 0 : s_.seed,
+               saved.value("draws", nlohmann::json::object())) {}
+  std::string name() const override { return name_; }
   std::vector<Proposal> propose(size_t n, size_t) override {
     std::vector<Proposal> out;
     while (out.size() < n)
       if (auto k = draws_.next())
-        out.push_back({*k, "", 0, s_.options.repetitions, true, true, "grid"});
-      else
-        break;
-    return out;
-  }
-  void take(const Observation&) override {}
-  uint64_t planned() const override { return draws_.total(); }
-  bool done() const override { return draws_.exhausted(); }
-  nlohmann::json save() const override { return {{"settings", to_json(s_)}, {"draws", draws_.save()}}; }
-
- protected:
-  SearchSettings s_;
-  Draws draws_;
-};
-
-// Random sampling: `budget` distinct points drawn with the job's seed (every point in grid order when the budget is
-// 0 or covers the space), each verified.
-class Random : public Strategy {
- public:
-  Random(const SearchSpace& space, SearchSettings s, const nlohmann::json& saved)
-      : s_(std::move(s)), draws_(space, s_.budget, s_.seed, saved.value("draws", nlohmann::json::object())) {}
-  std::string name() const override { return "random"; }
-  std::vector<Proposal> propose(size_t n, size_t) override {
-    std::vector<Proposal> out;
-    while (out.size() < n)
-      if (auto k = draws_.next())
-        out.push_back({*k, "", 0, s_.options.repetitions, true, true, "random"});
+        out.push_back({*k, "", 0, s_.options.repetitions, true, true, name_});
       else
         break;
     return out;
@@ -162,6 +140,7 @@ class Random : public Strategy {
   nlohmann::json save() const override { return {{"settings", to_json(s_)}, {"draws", draws_.save()}}; }
 
  private:
+  std::string name_;
   SearchSettings s_;
   Draws draws_;
 };
@@ -216,9 +195,9 @@ class Keyed : public Strategy {
 std::unique_ptr<Strategy> build(const SearchSpace& space, const SearchSettings& s, const nlohmann::json& saved) {
   std::unique_ptr<Strategy> st;
   if (s.strategy == "grid")
-    st = std::make_unique<Grid>(space, s, saved);
+    st = std::make_unique<Drawn>("grid", space, s, saved);
   else if (s.strategy == "random")
-    st = std::make_unique<Random>(space, s, saved);
+    st = std::make_unique<Drawn>("random", space, s, saved);
   else if (s.strategy == "halving")
     st = halving_strategy(space, s, saved);
   else if (s.strategy == "model")

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 
 namespace lt::worker {
@@ -89,10 +90,7 @@ GenerationAgreement compare_generation(std::span<const float> a, std::span<const
 }
 
 std::string logits_hash(std::span<const float> logits) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(XXH64(logits.data(), logits.size_bytes(), 0)));
-  return hex;
+  return hex64(XXH64(logits.data(), logits.size_bytes(), 0));
 }
 
 Tolerance tolerance(const std::string& numerics) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "compiler/digest.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
@@ -31,12 +32,6 @@
 
 namespace lt::worker {
 namespace {
-
-std::string hex64(uint64_t h) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
-  return b;
-}
 
 double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

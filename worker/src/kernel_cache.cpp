@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 #include "compiler/lane.hpp"
 #include "worker/process.hpp"
@@ -109,13 +110,6 @@ std::vector<std::string> elf_functions(const std::filesystem::path& path) {
   return out;
 }
 
-std::string hex128(const XXH128_hash_t& h) {
-  char b[33];
-  std::snprintf(b, sizeof b, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return b;
-}
-
 void write_text(const std::filesystem::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << text;
@@ -152,7 +146,8 @@ std::string KernelCache::key(const std::string& source) const {
   XXH3_128bits_update(st, source.data(), source.size());
   const std::vector<std::string> cmd = nvcc_.empty() ? lane::nvcc_module_command("m.cu", "m.cubin", arch_) : nvcc_;
   for (const std::string& part : cmd) XXH3_128bits_update(st, part.data(), part.size() + 1);
-  const std::string k = hex128(XXH3_128bits_digest(st));
+  const XXH128_hash_t h = XXH3_128bits_digest(st);
+  const std::string k = hex128(h.high64, h.low64);
   XXH3_freeState(st);
   return k;
 }

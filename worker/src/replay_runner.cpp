@@ -102,34 +102,41 @@ nlohmann::json synthetic_environment(const std::string& gpu) {
   return {{"gpu", "Synthetic " + gpu}, {"driver", "0"}, {"cuda", "0"}, {"nvcc", "none"}, {"lane_tune", "synthetic"}};
 }
 
+// A synthetic recording's valid run of `knobs` on `gpu`: decode ms per token, prefill ms, the decode step's profile
+// (the spreads and the rest made up around them).
+nlohmann::json synthetic_record(const std::string& gpu, const nlohmann::json& knobs, double decode_ms,
+                                double prefill_ms, double spread, nlohmann::json profile) {
+  return {{"gpu", gpu},
+          {"knobs", knobs},
+          {"stage", 0},
+          {"repetitions", 10},
+          {"median_ms", decode_ms},
+          {"spread_ms", decode_ms * spread},
+          {"min_ms", decode_ms * (1 - 2 * spread)},
+          {"max_ms", decode_ms * (1 + 5 * spread)},
+          {"prefill_ms", prefill_ms},
+          {"tok_per_s", 1000 / decode_ms},
+          {"compile_s", 2.0},
+          {"profile", std::move(profile)},
+          {"logits_hash", "0000000000000000"},
+          {"rel_l2", 1e-6},
+          {"argmax_agree", 1.0},
+          {"tokens_equal", true},
+          {"stagger_equal", true},
+          {"valid", true},
+          {"reason", ""},
+          {"failure", ""},
+          {"error", ""},
+          {"worker", "synthetic"},
+          {"environment", synthetic_environment(gpu)}};
+}
+
 // The hash landscape's made-up but deterministic measurement of a configuration: its time from the hash of its key,
 // one in eleven a race, one in thirteen too big for the device.
 nlohmann::json synthetic_run(const std::string& gpu, const nlohmann::json& knobs, const std::string& key) {
   uint64_t h = XXH64(key.data(), key.size(), 7);
   double ms = 0.5 + double(h % 1000) / 400.0;
-  nlohmann::json r = {{"gpu", gpu},
-                      {"knobs", knobs},
-                      {"stage", 0},
-                      {"repetitions", 10},
-                      {"median_ms", ms},
-                      {"spread_ms", ms * 0.01},
-                      {"min_ms", ms * 0.98},
-                      {"max_ms", ms * 1.05},
-                      {"prefill_ms", ms * 3},
-                      {"tok_per_s", 1000 / ms},
-                      {"compile_s", 2.0},
-                      {"profile", {{"total_us", ms * 1000}}},
-                      {"logits_hash", "0000000000000000"},
-                      {"rel_l2", 1e-6},
-                      {"argmax_agree", 1.0},
-                      {"tokens_equal", true},
-                      {"stagger_equal", true},
-                      {"valid", true},
-                      {"reason", ""},
-                      {"failure", ""},
-                      {"error", ""},
-                      {"worker", "synthetic"},
-                      {"environment", synthetic_environment(gpu)}};
+  nlohmann::json r = synthetic_record(gpu, knobs, ms, ms * 3, 0.01, {{"total_us", ms * 1000}});
   if (h % 11 == 0) {
     r["valid"] = false;
     r["stagger_equal"] = false;
@@ -270,30 +277,9 @@ nlohmann::json lane_run(const std::string& gpu, const nlohmann::json& knobs_json
       launches.push_back({{"rows", rows}, {"kind", kind}, {"output", kind}, {"us", us * noise}});
     form_runs.push_back({{"rows", rows}, {"runs", runs[rows]}});
   }
-  nlohmann::json r = {{"gpu", gpu},
-                      {"knobs", knobs_json},
-                      {"stage", 0},
-                      {"repetitions", 10},
-                      {"median_ms", decode_ms},
-                      {"spread_ms", decode_ms * 0.004},
-                      {"min_ms", decode_ms * 0.99},
-                      {"max_ms", decode_ms * 1.02},
-                      {"prefill_ms", prefill_ms},
-                      {"workload_ms", prefill_ms + double(gen > 0 ? gen - 1 : 0) * decode_ms},
-                      {"tok_per_s", 1000 / decode_ms},
-                      {"compile_s", 2.0},
-                      {"profile", {{"total_us", decode_us}, {"launches", launches}, {"forms", form_runs}}},
-                      {"logits_hash", "0000000000000000"},
-                      {"rel_l2", 1e-6},
-                      {"argmax_agree", 1.0},
-                      {"tokens_equal", true},
-                      {"stagger_equal", true},
-                      {"valid", true},
-                      {"reason", ""},
-                      {"failure", ""},
-                      {"error", ""},
-                      {"worker", "synthetic"},
-                      {"environment", synthetic_environment(gpu)}};
+  nlohmann::json r = synthetic_record(gpu, knobs_json, decode_ms, prefill_ms, 0.004,
+                                      {{"total_us", decode_us}, {"launches", launches}, {"forms", form_runs}});
+  r["workload_ms"] = prefill_ms + double(gen > 0 ? gen - 1 : 0) * decode_ms;
   auto fail = [&](const char* failure, const char* reason) {
     r["valid"] = false;
     r["failure"] = failure;

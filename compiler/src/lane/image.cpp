@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 #include "compiler/lane_image.hpp"
 #include "compiler/lane_output.hpp"
@@ -19,12 +20,6 @@
 namespace lt::lane {
 
 namespace {
-
-std::string hex16(uint64_t v) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 const char* type_name(ggml::Type t) {
   switch (t) {
@@ -203,11 +198,11 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
   img.sidecar = p.sidecar;
   std::ostringstream head;
   head << "LANE_IMAGE " << kImageVersion << "\n"
-       << "weights " << hex16(XXH64(manifest.data(), manifest.size(), 0)) << "\n"
+       << "weights " << hex64(XXH64(manifest.data(), manifest.size(), 0)) << "\n"
        << "act_bytes " << p.act_bytes() << "\nvocab " << m.vocab << "\nctx " << p.ctx << "\n"
        << "graphs " << (k.cuda_graphs ? 1 : 0) << "\nside_streams " << (k.side_streams ? 1 : 0) << "\n"
        << "pdl " << (k.pdl ? 1 : 0) << "\n"
-       << "sidecar " << p.sidecar.size() << " " << hex16(XXH64(p.sidecar.data(), p.sidecar.size(), 0)) << "\n"
+       << "sidecar " << p.sidecar.size() << " " << hex64(XXH64(p.sidecar.data(), p.sidecar.size(), 0)) << "\n"
        << "side " << p.side.size() << "\n";
   for (const SideArray& s : p.side) head << s.name << " " << s.offset << " " << s.count << "\n";
   head << "carried " << p.carried.size() << "\n";
