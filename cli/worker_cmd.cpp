@@ -26,7 +26,7 @@ const bool registered = lt::cli::add_command(
                      tls_ca = env_or("LT_TLS_CA", ""), replay, kind, name, cache;
          int gpu = 0, verbose = 0;
          double replay_delay_ms = 0, give_up_s = 0;
-         uint32_t prefetch = 4;
+         uint32_t prefetch = 8;
        };
        auto a = std::make_shared<Args>();
        c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");

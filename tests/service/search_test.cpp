@@ -157,7 +157,7 @@ TEST(Searches, TheClosingPhaseOfATimeBudgetVerifiesTheFrontOnly) {
   Fixture f(60);
   f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
   JobSpec spec = f.spec("model", 200);
-  spec.time_budget_s = 600;  // closing: the last max(45 s, 12% = 72 s)
+  spec.time_budget_s = 600;  // closing: the last max(30 s, 12% = 72 s)
   auto s = f.core->submit(spec);
   auto w = f.worker();
   f.drain(w, 12);  // screens of the initial design, and the front's first verifications

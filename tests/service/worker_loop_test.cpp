@@ -2,6 +2,7 @@
 // plans whose lease was lost, retries reports while the coordinator is away, registers again when forgotten.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -116,6 +117,26 @@ TEST(WorkerLoop, PreparesTheNextPlanWhileMeasuringAndReportsEach) {
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(l->reports[i].first, int64_t(i + 1));
   EXPECT_LT(r->prepared[2], r->measured_end[1]);  // compiled ahead
   EXPECT_FALSE(l->reports[0].second.environment.empty());
+}
+
+TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  for (int i = 1; i <= 4; ++i) {
+    l->queue.push_back(plan(i));
+    l->queue.back().verify = i == 4;  // three screens, then the front's verification
+  }
+  Options o = options();
+  o.prefetch = 4;
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 4u);
+  std::vector<int64_t> order;
+  for (auto& [id, res] : l->reports) order.push_back(id);
+  const auto at = [&](int64_t id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  EXPECT_LT(at(4), at(2));
+  EXPECT_LT(at(4), at(3));
 }
 
 TEST(WorkerLoop, SkipsPlansWhoseLeaseWasLostAndRegistersAgain) {

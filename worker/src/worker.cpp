@@ -200,8 +200,17 @@ struct Worker::Impl {
           sleep(o.idle_poll_s);
           continue;
         }
-        Pending cur = std::move(queue.front());
-        queue.pop_front();
+        // A verification goes ahead of the screens leased before it (once prepared): the front of a search is
+        // verified while the screens behind it wait, so that the end of a time budget finds it verified.
+        auto next = queue.begin();
+        for (auto it = queue.begin(); it != queue.end(); ++it)
+          if (it->plan.verify && !queue.front().plan.verify &&
+              it->prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+            next = it;
+            break;
+          }
+        Pending cur = std::move(*next);
+        queue.erase(next);
         bool gone;
         {
           std::lock_guard lock(m);

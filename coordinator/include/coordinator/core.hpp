@@ -47,7 +47,7 @@ struct Options {
   bool warm_start = true;  // the model strategy starts from other jobs' verified configurations on the GPU kind
   // A job with a time budget closes its last stretch, max(closing_min_s, closing_share of the budget), to screens:
   // only verifications are leased then.
-  double closing_min_s = 45;
+  double closing_min_s = 30;
   double closing_share = 0.12;
 };
 
