@@ -3,7 +3,6 @@
 // their kernels ahead (no GPU needed).
 #include <cstdio>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "command.hpp"
@@ -11,21 +10,17 @@
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/model.hpp"
+#include "coordinator/core.hpp"
 #include "worker/gpu.hpp"
 #include "worker/runner.hpp"
 
 namespace {
 
-// The check prompts: as a job's, lengths that cross the chunk sizes, tokens drawn from `seed`.
-std::vector<lt::worker::Prompt> check_prompts(uint32_t vocab, uint64_t seed) {
-  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
-  std::uniform_int_distribution<int32_t> token(0, int32_t(vocab) - 1);
+// The check prompts a job of seed `seed` would be judged on.
+std::vector<lt::worker::Prompt> job_prompts(uint32_t vocab, uint64_t seed) {
   std::vector<lt::worker::Prompt> v;
-  for (int len : {1, 7, 20, 45}) {
-    lt::worker::Prompt p{8, {}};
-    for (int i = 0; i < len; ++i) p.tokens.push_back(token(rng));
-    v.push_back(p);
-  }
+  for (const auto& p : lt::coord::check_prompts(vocab, seed))
+    v.push_back({p.at("n_gen").get<uint32_t>(), p.at("tokens").get<std::vector<int32_t>>()});
   return v;
 }
 
@@ -128,7 +123,7 @@ const bool registered = lt::cli::add_command(
          p.gpu = o.gpu.kind;
          p.repetitions = a->repeat;
          p.warmup = a->warmup;
-         p.prompts = a->prompts.empty() ? check_prompts(model.vocab, a->seed) : read_prompts(a->prompts, model.vocab);
+         p.prompts = a->prompts.empty() ? job_prompts(model.vocab, a->seed) : read_prompts(a->prompts, model.vocab);
          p.stagger_seeds = {1, 2, 3};
          p.workload_prompt = uint32_t(prompt);
          p.workload_gen = uint32_t(gen);

@@ -16,8 +16,9 @@ double system_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// The prompts every configuration of a job is judged on: lengths that cross the prefill chunk sizes.
-nlohmann::json make_prompts(uint32_t vocab, uint64_t seed) {
+}  // namespace
+
+nlohmann::json check_prompts(uint32_t vocab, uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
   std::uniform_int_distribution<int32_t> token(0, int32_t(vocab) - 1);
   nlohmann::json prompts = nlohmann::json::array();
@@ -28,6 +29,8 @@ nlohmann::json make_prompts(uint32_t vocab, uint64_t seed) {
   }
   return prompts;
 }
+
+namespace {
 
 bool is_digest(const std::string& d) {
   return d.size() == 32 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -184,7 +187,7 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   j.budget = spec.budget;
   j.time_budget_s = spec.time_budget_s;
   j.seed = spec.seed;
-  j.prompts = make_prompts(info.vocab, spec.seed).dump();
+  j.prompts = check_prompts(info.vocab, spec.seed).dump();
   j.created_at = now();
   j.objective = to_string(objective);
   j.workload_prompt = fitted.workload.prompt;

@@ -104,6 +104,11 @@ class Upload {
 using lt::content_digest;  // compiler/digest.hpp
 
 // The coordinator: every method is one transaction on the database and safe to call from several threads.
+// The prompts every configuration of a job is judged on (tokens and logits against the precise lane): lengths that
+// cross the prefill chunk sizes, 8 tokens generated each, tokens below `vocab` drawn from `seed`; as JSON
+// [{"n_gen": 8, "tokens": [...]}, ...].
+nlohmann::json check_prompts(uint32_t vocab, uint64_t seed);
+
 class Coordinator {
  public:
   using Clock = std::function<double()>;  // seconds since the epoch
