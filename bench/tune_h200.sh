@@ -3,9 +3,11 @@
 # caches, `lane-tune submit CHECKPOINT --gpus h200 --time-budget BUDGET` with the default strategy and objective;
 # nvidia-smi sampled twice a second meanwhile. Prints the job's figures last: configurations measured (a minute),
 # the chosen configuration's decode and prefill, the GPU's utilization over the measuring phase, where a
-# configuration's cost goes, and what the first configuration cost.
+# configuration's cost goes, and what the first configuration cost. Then the chosen configuration (and HAND, a
+# hand-picked knob set as JSON text, when given) measured as bench/RESULTS.md's tables are: decode of 128 tokens after a
+# 5-token prompt and prefill of a 512-token prompt, 5 timed runs each, in one run.
 #
-# usage: bench/tune_h200.sh LANE_TUNE WORKDIR PRESET BUDGET [GPUS] [-- SUBMIT_FLAGS...]
+# usage: [HAND='{"numerics":...}'] bench/tune_h200.sh LANE_TUNE WORKDIR PRESET BUDGET [GPUS] [-- SUBMIT_FLAGS...]
 set -uo pipefail
 LT=$1; W=$2; P=$3; BUDGET=$4; GPUS=${5:-1}; shift 4; [ $# -gt 0 ] && shift; [ "${1:-}" = "--" ] && shift
 . "$(dirname "$0")/common.sh"
@@ -50,7 +52,7 @@ def f(r, k, d=0.0):
 # The measuring phase: from the first result's measurement start to the job's end (the worker's run seconds back
 # from the first result's recording time).
 rec = sorted(f(r, "recorded_at") for r in measured if f(r, "recorded_at"))
-first = min(measured, key=lambda r: f(r, "recorded_at"), default=None)
+first = min(measured, key=lambda r: f(r, "run"), default=None)
 cost = lambda r: (json.loads(r["cost"]) if isinstance(r.get("cost"), str) and r["cost"] else r.get("cost") or {})
 start = rec[0] - cost(first).get("run_s", 0) if rec else submitted
 util = []
@@ -62,9 +64,10 @@ for row in csv.reader(open(J + "/smi.csv")):
     if start <= t <= ended:
         util.append(float(row[2]))
 span = ended - submitted
+cut = sum(1 for r in measured if r.get("cut_off"))
 print(f"\njob: {len(measured)} configurations measured in {span:.0f} s ({60 * len(measured) / max(span, 1):.1f} a minute), "
       f"{sum(1 for r in measured if r.get('valid'))} valid, {sum(1 for r in measured if r.get('verified'))} verified, "
-      f"{len(runs) - len(measured)} reused")
+      f"{len(runs) - len(measured)} reused, {cut} screens stopped at their cutoff")
 if util:
     print(f"GPU utilization over the measuring phase ({ended - start:.0f} s, {len(util)} samples of {gpus} GPU(s)): "
           f"mean {statistics.mean(util):.1f}%, median {statistics.median(util):.0f}%")
@@ -88,3 +91,24 @@ if best:
     print(f"best (verified): decode {f(b, 'median_ms'):.4f} ms/token = {f(b, 'tok_per_s'):.1f} tok/s, "
           f"prefill {f(b, 'prefill_ms'):.2f} ms{f' = {pre:.0f} tok/s' if pre else ''}, workload {f(b, 'workload_ms'):.1f} ms\n  knobs {b.get('knobs')}")
 PY
+
+# The chosen configuration (and HAND) as RESULTS.md measures: decode after a 5-token prompt, prefill(512).
+python3 - "$J/results.json" > "$J/chosen.json" <<'PY'
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r.get("verified") and r.get("valid")]
+if runs: print(json.dumps(min(runs, key=lambda r: r.get("objective_ms") or 1e300)["knobs"]))
+PY
+if [ -s "$J/chosen.json" ]; then
+  K=(--knobs "$J/chosen.json"); [ -n "${HAND:-}" ] && K+=(--knobs-json "$HAND")
+  "$LT" measure "$F" "${K[@]}" --workload 5,129 --repeat 5 --cache "$J/cache-0" --json > "$J/short.json" 2> "$J/short.err"
+  "$LT" measure "$F" "${K[@]}" --workload 512,1 --repeat 5 --cache "$J/cache-0" --json > "$J/prefill.json" 2> "$J/prefill.err"
+  python3 - "$J/short.json" "$J/prefill.json" <<'PY'
+import json, sys
+rows = lambda p: [json.loads(l) for l in open(p) if l.strip().startswith("{")]
+short, pre = rows(sys.argv[1]), rows(sys.argv[2])
+print("\nas RESULTS.md measures (5 timed runs, medians): decode after a 5-token prompt, prefill(512)")
+for name, s, p in zip(["chosen", "hand-picked"], short, pre):
+    print(f"  {name:12s} decode {s['decode_tok_s']:.1f} tok/s ({s['decode_ms']:.4f} ms), prefill {p['prefill_tok_s']:.0f} tok/s "
+          f"({p['prefill_ms']:.2f} ms), {'valid' if s['valid'] and p['valid'] else 'INVALID ' + s['reason'] + p['reason']}  {json.dumps(s['knobs'])}")
+PY
+fi

@@ -14,6 +14,7 @@
 #define CKL() CK(cudaGetLastError())
 
 #include <chrono>
+#include <cmath>
 
 // The command line, parsed: the flags that may appear anywhere, then the prompts.
 struct lk_args {
@@ -27,6 +28,8 @@ struct lk_args {
   int workload_prompt = 0, workload_gen = 0;           // --workload P,G: a prompt of P tokens, G generated
   int repeat = 1, warmup = 0;                          // the workload's timed and untimed runs
   std::vector<unsigned long long> stagger_check;       // seeds the prompts are run again under, compared bit for bit
+  int cutoff_on = -1;                                  // --cutoff: 0 workload, 1 decode, 2 prefill (-1: none)
+  double cutoff_ms = 0;
 };
 
 static int lk_usage(const char* prog) {
@@ -38,7 +41,9 @@ static int lk_usage(const char* prog) {
           "       --device-bytes <n> anywhere keeps the program to n device bytes, the matrices past them in host memory\n"
           "       --workload <P>,<G> times a prompt of P tokens generating G after the prompts (--repeat <n> times, after\n"
           "         --warmup <n> untimed runs; --profile then times every launch of one more run of it)\n"
-          "       --stagger-check <seed>[,<seed>...] runs the prompts again under each seed: their logits must not change\n",
+          "       --stagger-check <seed>[,<seed>...] runs the prompts again under each seed: their logits must not change\n"
+          "       --cutoff <workload|decode|prefill>=<ms> stops after the workload's first run (a warm-up's estimate) when\n"
+          "         that figure is past ms: a CUTOFF line instead of the timed runs and the profile\n",
           prog, prog);
   return 2;
 }
@@ -107,6 +112,19 @@ static int lk_parse_args(int argc, char** argv, lk_args& a, int vocab, int ctx) 
         if (!comma) break;
         at = comma + 1;
       }
+    } else if (s == "--cutoff") {
+      const char* x = value("--cutoff");
+      if (!x) return 2;
+      const char* eq = strchr(x, '=');
+      const std::string on(x, eq ? (size_t)(eq - x) : strlen(x));
+      char* end = nullptr;
+      const double ms = eq ? strtod(eq + 1, &end) : 0;
+      a.cutoff_on = on == "workload" ? 0 : on == "decode" ? 1 : on == "prefill" ? 2 : -1;
+      if (a.cutoff_on < 0 || !eq || !eq[1] || *end || !(ms > 0) || !std::isfinite(ms)) {
+        fprintf(stderr, "--cutoff takes <workload|decode|prefill>=<ms> (ms > 0), not \"%s\"\n", x);
+        return 2;
+      }
+      a.cutoff_ms = ms;
     } else if (s == "--logits") {
       if (!(logits_path = value("--logits"))) return 2;
     } else if (s == "--prompts") {
@@ -758,15 +776,34 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     const std::vector<int> tokens = lk_workload_tokens(a.workload_prompt, s.vocab);
     // A warm-up run prefills the whole prompt (every chunk form the workload takes runs once) and decodes one step:
     // the decode step's graph is the same at every position.
-    for (int i = 0; i < a.warmup; ++i) x.generate(tokens, std::min(a.workload_gen, 2), nullptr);
-    for (int i = 0; i < a.repeat; ++i) {
+    // --cutoff: a run's figures (a warm-up's decode step standing for all of them) against the limit; past it, the
+    // timed runs and the profile are left out (a screen need not time to the end what is already too slow).
+    bool cut = false;
+    auto past_cutoff = [&](const lk_outcome& o, int gen) {
+      if (a.cutoff_on < 0) return false;
+      const double step = gen > 1 ? o.decode_ms / (gen - 1) : 0.0;
+      const double total = o.prefill_ms + step * (a.workload_gen - 1);
+      const double figure = a.cutoff_on == 0 ? total : a.cutoff_on == 1 ? step : o.prefill_ms;
+      if (!(figure > a.cutoff_ms)) return false;
+      printf("CUTOFF: %d %d %.4f %.5f %.4f %.4f\n", a.workload_prompt, a.workload_gen, o.prefill_ms, step, total,
+             a.cutoff_ms);
+      fflush(stdout);
+      return true;
+    };
+    for (int i = 0; i < a.warmup && !cut; ++i) {
+      const int gen = std::min(a.workload_gen, 2);
+      const lk_outcome o = x.generate(tokens, gen, nullptr);
+      cut = i == a.warmup - 1 && past_cutoff(o, gen);
+    }
+    for (int i = 0; i < a.repeat && !cut; ++i) {
       const lk_outcome o = x.generate(tokens, a.workload_gen, nullptr);
       printf("WORKLOAD: %d %d %d %.4f %.5f %.4f\n", i + 1, a.workload_prompt, a.workload_gen, o.prefill_ms,
              a.workload_gen > 1 ? o.decode_ms / (a.workload_gen - 1) : 0.0, o.prefill_ms + o.decode_ms);
       fflush(stdout);
+      cut = i == 0 && a.warmup == 0 && past_cutoff(o, a.workload_gen);
     }
     phase("workload");
-    if (a.prof) {
+    if (a.prof && !cut) {
       // The profiled run: the whole prefill and at most 16 decode steps (each launch's mean is as good after 16);
       // PROFILE_RUNS says how many steps of each form one run of the workload takes.
       const int gen = std::min(a.workload_gen, 17);

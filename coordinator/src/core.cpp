@@ -338,6 +338,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
     std::map<int64_t, db::Job> jobs;
     std::map<std::string, db::Checkpoint> checkpoints;
     std::set<int64_t> held_back;  // screens of jobs in their closing phase, left pending
+    std::map<std::pair<int64_t, std::string>, double> best;  // (job, GPU kind) -> best objective so far
     for (int round = 0; round < 100 && out.size() < max; ++round) {
       auto pending = store_.pending(w->gpu, int(max - out.size() + held_back.size()));
       std::erase_if(pending, [&](const db::Plan& p) { return held_back.count(p.id) > 0; });
@@ -382,6 +383,12 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
         l.stagger_seeds = o_.stagger_seeds;
         l.time_limit_s = o_.time_limit_s;
         l.workload = workload_of(j);
+        if (!p.verify && o_.cutoff_factor > 1 && l.workload.gen > 0) {
+          if (!best.count({p.job, p.gpu})) best[{p.job, p.gpu}] = store_.best_objective_ms(p.job, p.gpu);
+          l.cutoff_on = j.objective;
+          l.cutoff_factor = o_.cutoff_factor;
+          l.best_ms = best[{p.job, p.gpu}];
+        }
         out.push_back(std::move(l));
       }
     }

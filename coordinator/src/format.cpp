@@ -1,4 +1,5 @@
 // How client commands print jobs and results: progress lines, tables, the results JSON (the replay format).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -88,6 +89,12 @@ std::string describe(const JobStatus& s) {
   return out;
 }
 
+// Whether a cutoff stopped the run after its workload's first run (its figures are that run's estimate).
+static bool cut_off(const db::Run& r) {
+  const auto cost = nlohmann::json::parse(r.cost, nullptr, false);
+  return cost.is_object() && cost.contains("cutoff_ms");
+}
+
 std::string results_table(const std::vector<db::Run>& runs) {
   std::string out;
   char line[1024];
@@ -97,13 +104,16 @@ std::string results_table(const std::vector<db::Run>& runs) {
   out += line;
   for (auto& r : runs) {
     std::snprintf(line, sizeof line, "%-7s %5u %4u %-9s %11s %10.4f %8.1f %10s %11s  %-12s %-14s %s\n", r.gpu.c_str(),
-                  r.stage, r.repetitions, to_string(verdict_of(r)), r.valid ? ms_or_s(r.objective_ms).c_str() : "-",
+                  r.stage, r.repetitions, to_string(verdict_of(r)),
+                  r.valid ? ((cut_off(r) ? "~" : "") + ms_or_s(r.objective_ms)).c_str() : "-",
                   r.median_ms, r.tok_per_s, r.prefill_tok_s > 0 ? thousands(r.prefill_tok_s).c_str() : "-",
                   r.workload_ms > 0 ? ms_or_s(r.workload_ms).c_str() : "-", r.origin.c_str(),
                   r.valid ? "" : (r.failure.empty() ? "invalid" : r.failure.c_str()), r.knobs.c_str());
     out += line;
     if (!r.valid && !r.reason.empty()) out += "        reason: " + r.reason + "\n";
   }
+  if (std::any_of(runs.begin(), runs.end(), [](const db::Run& r) { return r.valid && cut_off(r); }))
+    out += "~: a screen stopped after its first run, already past the cutoff (its figures are that run's estimate)\n";
   return out;
 }
 
@@ -112,11 +122,13 @@ nlohmann::json results_json(int64_t job, const std::vector<db::Run>& runs) {
   for (auto& r : runs) {
     v.push_back({{"gpu", r.gpu},
                  {"run", r.id},
+                 {"recorded_at", r.recorded_at},
                  {"knobs", object_or_text(r.knobs)},
                  {"stage", r.stage},
                  {"repetitions", r.repetitions},
                  {"verify", r.verify},
                  {"verdict", to_string(verdict_of(r))},
+                 {"cut_off", cut_off(r)},
                  {"origin", r.origin},
                  {"objective_ms", r.objective_ms},
                  {"median_ms", r.median_ms},

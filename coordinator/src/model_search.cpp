@@ -344,39 +344,55 @@ class ModelSearch : public Strategy {
     if (good > 0 && good < all.size())
       validity_ =
           std::make_unique<cost::Trees>(cost::Trees::Kind::Classifier, rows, features_.columns(), labels, seed, 30, 4);
-    // The objective and its families, of the configurations that passed.
-    std::vector<float> xs, whole;
-    std::vector<std::vector<double>> fam;
-    bool profiled = true;
+    // The objective and its families, of the configurations that passed. The families are fitted on the profiled
+    // runs (a screen stopped by its cutoff has no profile); the residual on every run: the objective less the
+    // families' measured times, or less their predicted times where the run has no profile.
+    std::vector<float> xs, whole, xs_profiled;
+    std::vector<std::vector<double>> fam;  // per run; empty: not profiled
+    std::vector<std::vector<double>> fam_profiled;
     floor_ = 0;
     for (auto* r : all) {
       if (r->bad || !r->screen->valid) continue;
       features_.append(r->knobs, xs);
       whole.push_back(float(r->screen->objective_ms));
       fam.push_back(cost::family_ms(r->screen->profile, s_.objective));
-      profiled &= !fam.back().empty();
+      if (!fam.back().empty()) {
+        features_.append(r->knobs, xs_profiled);
+        fam_profiled.push_back(fam.back());
+      }
       floor_ = floor_ == 0 ? r->screen->objective_ms : std::min(floor_, r->screen->objective_ms);
     }
     floor_ *= 0.5;
     if (whole.empty()) return;
-    if (!profiled) {
-      residual_ = std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), whole, seed);
-      return;
-    }
-    std::vector<float> rest = whole;
-    for (int f = 0; f < cost::kFamilies; ++f) {
-      std::vector<float> t;
-      bool any = false;
-      for (size_t i = 0; i < fam.size(); ++i) {
-        t.push_back(float(fam[i][f]));
-        rest[i] -= t.back();
-        any |= t.back() != 0;
+    const size_t cols = features_.columns();
+    if (fam_profiled.size() >= 2)
+      for (int f = 0; f < cost::kFamilies; ++f) {
+        std::vector<float> t;
+        bool any = false;
+        for (auto& one : fam_profiled) {
+          t.push_back(float(one[f]));
+          any |= t.back() != 0;
+        }
+        if (any)
+          families_.push_back(
+              std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs_profiled, cols, t, seed + uint64_t(f) + 1));
       }
-      if (any)
-        families_.push_back(std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), t,
-                                                          seed + uint64_t(f) + 1));
+    std::vector<float> rest = whole;
+    std::vector<double> predicted(fam.size(), 0.0);
+    for (auto& f : families_) {
+      const auto p = f->predict(xs, cols);
+      for (size_t i = 0; i < fam.size(); ++i) predicted[i] += p[i];
     }
-    residual_ = std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, features_.columns(), rest, seed);
+    for (size_t i = 0; i < fam.size(); ++i) {
+      if (families_.empty()) break;
+      double sum = 0;
+      if (fam[i].empty())
+        sum = predicted[i];
+      else
+        for (double v : fam[i]) sum += v;
+      rest[i] -= float(sum);
+    }
+    residual_ = std::make_unique<cost::Trees>(cost::Trees::Kind::Regression, xs, cols, rest, seed);
   }
 
   // The composed prediction: every family's model plus the residual's.

@@ -153,6 +153,9 @@ class Service final : public pb::Coordinator::Service {
         p->set_verify(l.plan.verify);
         p->set_profile(l.plan.profile);
         p->set_checkpoint_path(l.checkpoint_path);
+        p->set_cutoff_on(l.cutoff_on);
+        p->set_cutoff_factor(l.cutoff_factor);
+        p->set_best_ms(l.best_ms);
         log(2, "plan_leased", {{"plan", std::to_string(l.plan.id)}, {"worker", std::to_string(r->worker())}});
       }
       out->set_retry_after_s(out->plans_size() ? 0 : 1);

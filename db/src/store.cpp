@@ -437,6 +437,15 @@ std::optional<Run> Store::best(int64_t job, const std::string& gpu) {
   return run(id);
 }
 
+double Store::best_objective_ms(int64_t job, const std::string& gpu) {
+  auto s = c_.prepare(
+      "SELECT MIN(objective_ms) FROM runs WHERE job = ?1 AND gpu = ?2 AND valid = 1 AND objective_ms > 0");
+  s.bind(1, job).bind(2, gpu);
+  double best = 0;
+  if (s.next() && !s.is_null(0)) best = s.f64(0);
+  return best;
+}
+
 std::vector<Progress> Store::progress(int64_t job) {
   auto s = c_.prepare(
       "SELECT gpu, planned, done, valid, failed, open, measured, verified, strategy, note FROM job_progress "

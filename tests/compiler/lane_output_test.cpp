@@ -70,6 +70,25 @@ TEST(LaneOutput, ReadsTheMeasurementOfOneProcess) {
   EXPECT_FALSE(o.stagger_checks[1].same);
 }
 
+TEST(LaneOutput, ReadsAWorkloadStoppedByItsCutoff) {
+  // --workload 512,128 --warmup 1 --repeat 2 --cutoff workload=900: the warm-up's estimate passed the limit, so no
+  // WORKLOAD line and no profile follow (version 3).
+  auto o = parse_output(
+      "LANE_CONTRACT: 3\nDEVICE_BYTES: 9\nHOST_BYTES: 0\nMOVED: 0\nTOKENS: 5 6\nPREFILL_MS: 1.5\n"
+      "CUTOFF: 512 128 300.5 6.25000 1094.25 900\nPHASE_MS: workload 310.2\n");
+  EXPECT_EQ(o.contract, 3);
+  EXPECT_TRUE(o.workload.empty());
+  ASSERT_TRUE(o.cutoff.has_value());
+  EXPECT_EQ(o.cutoff->run.prompt, 512);
+  EXPECT_EQ(o.cutoff->run.gen, 128);
+  EXPECT_DOUBLE_EQ(o.cutoff->run.prefill_ms, 300.5);
+  EXPECT_DOUBLE_EQ(o.cutoff->run.decode_ms_per_token, 6.25);
+  EXPECT_DOUBLE_EQ(o.cutoff->run.total_ms, 1094.25);
+  EXPECT_DOUBLE_EQ(o.cutoff->limit_ms, 900);
+  // Version 2's output has no cutoff.
+  EXPECT_FALSE(parse_output("LANE_CONTRACT: 2\nWORKLOAD: 1 512 128 80.25 3.2 486.65\n").cutoff.has_value());
+}
+
 TEST(LaneOutput, RefusesKnownLinesThatDoNotParse) {
   for (const char* bad : {"DEVICE_BYTES: x",
                           "DEVICE_BYTES: -1",
@@ -80,7 +99,7 @@ TEST(LaneOutput, RefusesKnownLinesThatDoNotParse) {
                           "TOKENS: -3",
                           "PROFILE: gemv 1",
                           "PROFILE_CHUNK: 0 k o 1",
-                          "LANE_CONTRACT: 3",
+                          "LANE_CONTRACT: 4",
                           "LANE_CONTRACT: 0",
                           "TOKENS: 1\nDECODE_TOK_PER_S: 1e999",
                           "WORKLOAD: 1 512 128 80.1 3.2",
@@ -91,7 +110,11 @@ TEST(LaneOutput, RefusesKnownLinesThatDoNotParse) {
                           "LOGITS_HASH: 12ab",
                           "LOGITS_HASH: 0123456789abcdeg",
                           "STAGGER_CHECK: 1 maybe",
-                          "STAGGER_CHECK: -1 same"}) {
+                          "STAGGER_CHECK: -1 same",
+                          "CUTOFF: 512 128 80.1 3.2 500",
+                          "CUTOFF: 0 128 80.1 3.2 500 400",
+                          "CUTOFF: 512 128 80.1 3.2 500 inf",
+                          "CUTOFF: 512 128 80 3 500 400\nCUTOFF: 512 128 80 3 500 400"}) {
     EXPECT_THROW(parse_output(bad), lt::Error) << bad;
   }
   try {

@@ -170,6 +170,42 @@ TEST(Coordinator, SuccessiveHalvingPromotesTheFastestToLongerRunsAndVerifiesTheL
   EXPECT_EQ(st.gpus[0].verified, 1u);
 }
 
+// A screen's lease carries its cutoff: the job's objective, the factor and the best objective of the job's valid runs
+// on the GPU kind so far; a verification's carries none, nor does any lease with the cutoff turned off.
+TEST(Coordinator, AScreensLeaseCarriesTheJobsBestForItsCutoff) {
+  Fixture f(9);
+  auto s = f.submit("halving");
+  auto w = f.worker();
+  auto first = f.core->lease(w, 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_FALSE(first[0].plan.verify);
+  EXPECT_EQ(first[0].cutoff_on, "workload");
+  EXPECT_DOUBLE_EQ(first[0].cutoff_factor, Options{}.cutoff_factor);
+  EXPECT_DOUBLE_EQ(first[0].best_ms, 0);  // nothing measured yet
+  f.report(w, first[0], 2);
+  auto second = f.core->lease(w, 1);
+  ASSERT_EQ(second.size(), 1u);
+  const auto runs = f.core->results(s.job.id, "h100", 0);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GT(runs[0].objective_ms, 0);
+  EXPECT_DOUBLE_EQ(second[0].best_ms, runs[0].objective_ms);
+  for (int n = 0; n < 100; ++n) {  // on to the last round's verification
+    auto ls = f.core->lease(w, 1);
+    if (ls.empty()) break;
+    if (ls[0].plan.verify) {
+      EXPECT_TRUE(ls[0].cutoff_on.empty());
+      break;
+    }
+    f.report(w, ls[0]);
+  }
+  Options off;
+  off.cutoff_factor = 0;
+  Fixture g(9, off);
+  g.submit("halving");
+  auto gw = g.worker();
+  EXPECT_TRUE(g.core->lease(gw, 1)[0].cutoff_on.empty());
+}
+
 TEST(Coordinator, InvalidResultsAreNeverBest) {
   Fixture f(2);
   auto s = f.submit();

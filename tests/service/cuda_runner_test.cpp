@@ -20,7 +20,8 @@ namespace {
 // (its instance is the source's last line). The resident host: a script that prints READY, then answers each RUN with
 // the CPU reference's tokens and logits (`lane-tune reference`, as a correct lane would) for the precise image always
 // (unless $FAKE_MODE_FILE.precise_off is not empty), and for other images as the file $FAKE_MODE_FILE says at each
-// run: ok, race, wrong, fit, slow, die.
+// run: ok, race, wrong, fit, slow, die. Its workload's first run (a warm-up: prefill 8.0 ms, decode 0.2 ms a token)
+// decides a --cutoff.
 constexpr const char* kFakeNvcc = R"SH(#!/bin/sh
 [ -n "$FAKE_NVCC_FAIL" ] && { echo "module.cu(1): error: fake failure" >&2; exit 1; }
 out=""; prev=""; cubin=0; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; [ "$a" = "-cubin" ] && cubin=1; prev=$a; src=$a; done
@@ -44,27 +45,33 @@ while IFS= read -r line; do
   image=$(echo "$line" | cut -f2); rest=$(echo "$line" | cut -f4- | tr '\t' ' ')
   mode=$(cat "$FAKE_MODE_FILE"); ref=0; grep -q '^act_bytes 8' "$image" && ref=1
   [ $ref = 1 ] && mode=ok; [ $ref = 1 ] && [ -s "$FAKE_MODE_FILE.precise_off" ] && mode=wrong
-  logits=""; profile=0; checks=""; prompts=""; workload=""; repeat=1
+  logits=""; profile=0; checks=""; prompts=""; workload=""; repeat=1; cutoff=""
+
   set -- $rest
   while [ $# -gt 0 ]; do case "$1" in
     --prompts) prompts=$2; shift;; --logits) logits=$2; shift;; --profile) profile=1;;
     --stagger-check) checks=$(echo $2 | tr ',' ' '); shift;; --workload) workload=$2; shift;;
-    --repeat) repeat=$2; shift;; --warmup) shift;;
+    --repeat) repeat=$2; shift;; --warmup) shift;; --cutoff) cutoff=$2; shift;;
   esac; shift; done
   [ $mode = die ] && { echo "cuda error fake.cu:1: an illegal memory access" >&2; exit 1; }
   [ $mode = fit ] && { echo "lane: does not fit" >&2; echo "END 4"; continue; }
   [ $mode = slow ] && sleep 30
-  echo "LANE_CONTRACT: 2"; echo "DEVICE_BYTES: 1000"; echo "HOST_BYTES: 0"; echo "MOVED: 0"
+  echo "LANE_CONTRACT: 3"; echo "DEVICE_BYTES: 1000"; echo "HOST_BYTES: 0"; echo "MOVED: 0"
   out=$(mktemp); refl=$(mktemp)
   "$FAKE_LT" reference "$ckpt" --prompts $prompts --logits $refl > $out || { echo "END 1"; continue; }
   while read t; do
     echo "$t"; echo "PREFILL_MS: 1.5"; echo "DECODE_MS_PER_TOKEN: 0.5"; echo "DECODE_TOK_PER_S: 2000"
   done < $out
+  cut=0
   if [ -n "$workload" ]; then
     p=${workload%,*}; g=${workload#*,}; i=1
+    total=$(awk "BEGIN { print 8.0 + 0.2 * ($g - 1) }")
+    if [ -n "$cutoff" ] && awk "BEGIN { exit !($total > ${cutoff#*=}) }"; then
+      echo "CUTOFF: $p $g 8.0 0.2 $total ${cutoff#*=}"; cut=1; repeat=0
+    fi
     while [ $i -le $repeat ]; do echo "WORKLOAD: $i $p $g 8.$i 0.2 3$i.5"; i=$((i+1)); done
   fi
-  [ $profile = 1 ] && { echo "PROFILE: gemv l0_q 12.5"; echo "PROFILE_TOTAL_US: 12.5"; echo "PROFILE_RUNS: 1 7"; }
+  [ $profile = 1 ] && [ $cut = 0 ] && { echo "PROFILE: gemv l0_q 12.5"; echo "PROFILE_TOTAL_US: 12.5"; echo "PROFILE_RUNS: 1 7"; }
   if [ -n "$logits" ]; then
     if [ $mode = wrong ]; then head -c $(stat -c %s $refl) /dev/zero | tr '\0' '\077' > $logits; else cp $refl $logits; fi
     echo "LOGITS_HASH: 0123456789abcdef"
@@ -169,6 +176,39 @@ TEST(CudaRunner, ScreensWithoutTheStaggerChecks) {
   EXPECT_FALSE(v.valid);
   EXPECT_FALSE(v.verified);
   EXPECT_EQ(v.failure, failure::kRace) << v.reason;
+}
+
+// A screen far behind the job's best stops after its first run: its figures are that run's, with no profile; a screen
+// near the best and a verification run in full.
+TEST(CudaRunner, AScreenPastItsCutoffStopsAfterItsFirstRun) {
+  Bench b;
+  b.plan.verify = false;
+  b.plan.cutoff_on = "workload";
+  b.plan.cutoff_factor = 1.5;
+  b.plan.best_ms->store(5);  // the limit: 7.5 ms; the first run's estimate 8.0 + 3 x 0.2 = 8.6 ms
+  auto cut = b.measure("ok");
+  ASSERT_TRUE(cut.valid) << cut.reason << cut.error;
+  EXPECT_TRUE(cut.cut_off());
+  EXPECT_DOUBLE_EQ(cut.cost["cutoff_ms"].get<double>(), 7.5);
+  EXPECT_DOUBLE_EQ(cut.workload_ms, 8.6);
+  EXPECT_DOUBLE_EQ(cut.prefill_ms, 8.0);
+  EXPECT_DOUBLE_EQ(cut.median_ms, 0.2);
+  EXPECT_TRUE(cut.profile.empty());
+  EXPECT_TRUE(cut.tokens_equal);  // the checks ran all the same
+
+  b.plan.best_ms->store(30);  // the limit 45 ms: the three runs and the profile
+  auto near = b.measure("ok");
+  ASSERT_TRUE(near.valid) << near.reason;
+  EXPECT_FALSE(near.cut_off());
+  EXPECT_DOUBLE_EQ(near.workload_ms, 32.5);
+  EXPECT_FALSE(near.profile.empty());
+
+  b.plan.best_ms->store(5);
+  b.plan.verify = true;  // a verification is never cut off
+  auto v = b.measure("ok");
+  ASSERT_TRUE(v.verified) << v.reason;
+  EXPECT_FALSE(v.cut_off());
+  EXPECT_DOUBLE_EQ(v.workload_ms, 32.5);
 }
 
 TEST(CudaRunner, ASecondConfigurationSharingKernelsCompilesNone) {

@@ -63,6 +63,7 @@ struct FakeLink : Link {
 struct FakeRunner : Runner {
   std::mutex m;
   std::map<int64_t, Clock::time_point> prepared, measured_start, measured_end;
+  std::map<int64_t, double> best_seen;  // the job's best the plan's cutoff would use, when it was measured
   int ms = 150;
   bool needs_checkpoint() const override { return false; }
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
@@ -74,6 +75,7 @@ struct FakeRunner : Runner {
       {
         std::lock_guard l(m);
         measured_start[p.plan] = Clock::now();
+        best_seen[p.plan] = p.best_ms->load();
       }
       auto end = Clock::now() + std::chrono::milliseconds(ms);
       while (Clock::now() < end && !*p.cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -137,6 +139,33 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   const auto at = [&](int64_t id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
   EXPECT_LT(at(4), at(2));
   EXPECT_LT(at(4), at(3));
+}
+
+// A screen's cutoff uses the best the worker knows when it measures: the coordinator's at the lease, lowered by the
+// worker's own results for the job since (not by a result that was itself cut off, nor another job's).
+TEST(WorkerLoop, AScreensCutoffMeetsTheBestKnownWhenItIsMeasured) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  r->ms = 10;
+  const double lease_best[] = {0, 50, 40, 0.5, 0};
+  for (int i = 1; i <= 4; ++i) {
+    l->queue.push_back(plan(i));
+    l->queue.back().job = i == 4 ? 8 : 7;
+    l->queue.back().cutoff_on = "decode";  // the fake's decode figure: the plan's id
+    l->queue.back().cutoff_factor = 1.5;
+    l->queue.back().best_ms->store(lease_best[i]);
+  }
+  Options o = options();
+  o.prefetch = 1;  // leased one at a time, each after the one before was measured
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 4u);
+  EXPECT_DOUBLE_EQ(r->best_seen[1], 50);   // the coordinator's
+  EXPECT_DOUBLE_EQ(r->best_seen[2], 1);    // plan 1's result, below the lease's 40
+  EXPECT_DOUBLE_EQ(r->best_seen[3], 0.5);  // the lease's, below the worker's
+  EXPECT_DOUBLE_EQ(r->best_seen[4], 0);    // another job: nothing known
 }
 
 TEST(WorkerLoop, SkipsPlansWhoseLeaseWasLostAndRegistersAgain) {

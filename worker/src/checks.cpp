@@ -86,6 +86,7 @@ GenerationAgreement compare_generation(std::span<const float> a, std::span<const
     at += n;
   }
   g.a = compare_logits(keep, keep_ref, vocab);
+  if (g.rows_compared) g.a.argmax_agree = std::min(1.0, g.a.argmax_agree + double(g.near_ties) / double(g.rows_compared));
   return g;
 }
 

@@ -334,6 +334,13 @@ class CudaRunner : public Runner {
                    {"--workload", std::to_string(p.workload_prompt) + "," + std::to_string(p.workload_gen), "--warmup",
                     std::to_string(p.warmup), "--repeat", std::to_string(std::max(1u, p.repetitions))});
     if (p.profile) flags.push_back("--profile");
+    // A screen stops early when its first run is already far behind the job's best (a verification never does).
+    const double best = p.best_ms->load();
+    if (workload && !p.verify && !p.cutoff_on.empty() && p.cutoff_factor > 1 && best > 0) {
+      char limit[64];
+      std::snprintf(limit, sizeof limit, "%s=%.4f", p.cutoff_on.c_str(), best * p.cutoff_factor);
+      flags.insert(flags.end(), {"--cutoff", limit});
+    }
     if (p.verify && !p.stagger_seeds.empty()) {
       std::string seeds;
       for (auto s : p.stagger_seeds) seeds += (seeds.empty() ? "" : ",") + std::to_string(s);
@@ -359,6 +366,7 @@ class CudaRunner : public Runner {
     }
     // Timings: the workload's runs (decode per token, prefill, time to the last token), else the prompts' figures.
     std::vector<double> decode, prefill, total, tok_s;
+    if (out.cutoff) out.workload = {out.cutoff->run};  // the estimate stands for the runs left out
     for (const auto& w : out.workload) {
       decode.push_back(w.decode_ms_per_token);
       prefill.push_back(w.prefill_ms);
@@ -390,7 +398,7 @@ class CudaRunner : public Runner {
       launches.push_back({{"rows", l.rows}, {"kind", l.kind}, {"output", l.output}, {"us", l.us}});
     for (auto& f : out.profile_runs) forms.push_back({{"rows", f.rows}, {"runs", f.runs}});
     for (auto& [name, ms] : out.phases) phases[name] = ms / 1000.0;
-    if (p.profile)
+    if (p.profile && !out.cutoff)
       r.profile = {{"total_us", out.profile_total_us},
                    {"launches", launches},
                    {"forms", forms},
@@ -464,6 +472,7 @@ class CudaRunner : public Runner {
               {"checks_s", since(t_checks)},
               {"phases_s", phases},
               {"measure_s", since(t0)}};
+    if (out.cutoff) r.cost["cutoff_ms"] = out.cutoff->limit_ms;
     return r;
   }
 

@@ -1,6 +1,7 @@
 // The worker's gRPC link: registration, leases, heartbeats, reports and checkpoint fetches on the wire.
 #include <grpcpp/grpcpp.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "proto/calls.hpp"
@@ -47,6 +48,9 @@ Plan from_wire(const pb::Plan& w) {
   p.verify = w.verify();
   p.profile = w.profile();
   p.checkpoint_path = w.checkpoint_path();
+  if (w.cutoff_on() == "workload" || w.cutoff_on() == "decode" || w.cutoff_on() == "prefill") p.cutoff_on = w.cutoff_on();
+  p.cutoff_factor = std::isfinite(w.cutoff_factor()) && w.cutoff_factor() > 1 ? w.cutoff_factor() : 0;
+  if (std::isfinite(w.best_ms()) && w.best_ms() > 0) p.best_ms->store(w.best_ms());
   return p;
 }
 

@@ -13,4 +13,11 @@ Result Result::invalid(std::string failure_class, std::string reason, std::strin
   return r;
 }
 
+double objective_figure(const std::string& on, const Result& r) {
+  if (on == "workload") return r.workload_ms;
+  if (on == "decode") return r.median_ms;
+  if (on == "prefill") return r.prefill_ms;
+  return 0;
+}
+
 }  // namespace lt::worker

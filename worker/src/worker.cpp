@@ -36,6 +36,9 @@ struct Worker::Impl {
   std::condition_variable cv;
   std::map<int64_t, std::shared_ptr<std::atomic<bool>>> active;  // leases held, and the flag that stops each
   std::set<int64_t> lost;
+  // Each job's best objective known here (the coordinator's at a lease, lowered by this worker's results): one value
+  // shared by the job's plans, so that a screen's cutoff is as fresh as the worker's knowledge when it is measured.
+  std::map<int64_t, std::shared_ptr<std::atomic<double>>> best;
   std::mutex cache_m;  // guards the checkpoint cache and in_place
   // Checkpoints read where the coordinator reads them: path -> (digest, modification time) once checked.
   std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> in_place;
@@ -130,10 +133,22 @@ struct Worker::Impl {
     return path;
   }
 
-  Pending start(const Plan& p) {
+  // Lowers `best` to `ms` when it is known (> 0) and below it.
+  static void lower(std::atomic<double>& best, double ms) {
+    if (!(ms > 0)) return;
+    double seen = best.load();
+    while ((seen == 0 || ms < seen) && !best.compare_exchange_weak(seen, ms)) {
+    }
+  }
+
+  Pending start(Plan p) {
     {
       std::lock_guard lock(m);
       active[p.lease] = p.cancelled;
+      auto& shared = best[p.job];
+      if (!shared) shared = std::make_shared<std::atomic<double>>(0);
+      lower(*shared, p.best_ms->load());
+      p.best_ms = shared;
     }
     Pending x{p, {}};
     x.prepared = std::async(std::launch::async, [this, p] {
@@ -236,6 +251,7 @@ struct Worker::Impl {
           continue;
         }
         if (r.environment.empty()) r.environment = o.gpu.environment();
+        if (r.valid && !r.cut_off()) lower(*cur.plan.best_ms, objective_figure(cur.plan.cutoff_on, r));
         report(cur.plan, r);
         release(cur.plan.lease);
       }

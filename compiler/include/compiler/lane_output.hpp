@@ -1,6 +1,6 @@
-// The lane program's output contract (version 2): its exit codes and the machine-readable lines it prints, parsed.
+// The lane program's output contract (version 3): its exit codes and the machine-readable lines it prints, parsed.
 //
-// A lane prints, in order: `LANE_CONTRACT: 2`, `DEVICE_BYTES: n`, `HOST_BYTES: n`, `MOVED: n`; then for each prompt
+// A lane prints, in order: `LANE_CONTRACT: 3`, `DEVICE_BYTES: n`, `HOST_BYTES: n`, `MOVED: n`; then for each prompt
 // `TOKENS: t ...`, `PREFILL_MS: x`, and when it generated more than one token `DECODE_MS_PER_TOKEN: x` and
 // `DECODE_TOK_PER_S: x`; under --workload P,G one line a timed run, `WORKLOAD: <run> <P> <G> <prefill ms>
 // <decode ms per token> <total ms>`; under --profile `PROFILE_TIMING: <how>`, `PROFILE: <kind> <output> <us>` lines
@@ -9,19 +9,23 @@
 // run of the workload takes, the launches' means from a profiled run of its prefill and up to 16 decode steps;
 // without, the steps the profiled prompts took); `LOGITS_HASH: <16 hex>` (xxh64 of the prompts' logits as f32)
 // when it kept them; under --stagger-check `STAGGER_CHECK: <seed> same|differs`; and `PHASE_MS: <phase> <ms>`, the
-// wall time of each phase of the run (setup, prompts, workload, profile, stagger). Version 1 (the same without the
-// workload, PROFILE_RUNS, LOGITS_HASH and STAGGER_CHECK lines) parses too.
+// wall time of each phase of the run (setup, prompts, workload, profile, stagger). Under --cutoff K=ms, when the
+// workload's first run (the last warm-up, its one decode step standing for every step; or the first timed run without
+// a warm-up) puts figure K past ms: `CUTOFF: <P> <G> <prefill ms> <decode ms per token> <total ms> <limit ms>`, and no
+// further timed runs or profile. Versions 1 (without the workload, PROFILE_RUNS, LOGITS_HASH and STAGGER_CHECK lines)
+// and 2 (without CUTOFF) parse too.
 // Lines it does not know are ignored by the parser (forward compatible); a known line that does not parse is an error.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace lt::lane {
 
-inline constexpr int kContractVersion = 2;
+inline constexpr int kContractVersion = 3;
 
 // The program's exit codes.
 enum Exit : int {
@@ -55,6 +59,12 @@ struct WorkloadRun {
   double prefill_ms = 0, decode_ms_per_token = 0, total_ms = 0;
 };
 
+// A workload stopped by --cutoff: the figures of the run that decided it, and the limit they passed.
+struct Cutoff {
+  WorkloadRun run;
+  double limit_ms = 0;
+};
+
 // How many steps of the form of `rows` rows the profiled run took.
 struct FormRuns {
   int rows = 1;
@@ -75,6 +85,7 @@ struct Output {
   int moved = 0;
   std::vector<PromptResult> prompts;
   std::vector<WorkloadRun> workload;
+  std::optional<Cutoff> cutoff;  // the workload was stopped early: its figures are estimates
   std::vector<ProfileLine> profile;  // decode step and chunks
   double profile_total_us = 0;       // the decode step's
   std::vector<FormRuns> profile_runs;

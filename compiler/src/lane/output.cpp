@@ -142,6 +142,18 @@ Output parse_output(std::string_view text) {
       w.total_ms = l.number_at(5);
       if (w.prompt < 1 || w.gen < 1) l.fail("a workload has a prompt and generates a token");
       out.workload.push_back(w);
+    } else if (l.name == "CUTOFF") {
+      l.expect(6);
+      if (out.cutoff) l.fail("a run is cut off once");
+      Cutoff c;
+      c.run.prompt = int(l.count(0));
+      c.run.gen = int(l.count(1));
+      c.run.prefill_ms = l.number_at(2);
+      c.run.decode_ms_per_token = l.number_at(3);
+      c.run.total_ms = l.number_at(4);
+      c.limit_ms = l.number_at(5);
+      if (c.run.prompt < 1 || c.run.gen < 1) l.fail("a workload has a prompt and generates a token");
+      out.cutoff = c;
     } else if (l.name == "LOGITS_HASH") {
       l.expect(1);
       if (l.words[0].size() != 16 || l.words[0].find_first_not_of("0123456789abcdef") != std::string_view::npos)

@@ -49,6 +49,9 @@ struct Options {
   // only verifications are leased then.
   double closing_min_s = 30;
   double closing_share = 0.12;
+  // A screen stops after the workload's first run (a warm-up) when its objective is past cutoff_factor times the
+  // job's best on the GPU kind: its figures are that run's (an estimate), enough to rank it far behind. 0: never.
+  double cutoff_factor = 1.5;
 };
 
 // A tuning job to start.
@@ -78,6 +81,11 @@ struct Lease {
   std::string checkpoint;
   uint64_t checkpoint_size = 0;
   std::string checkpoint_path;  // where the coordinator reads it: a worker that sees this path need not fetch it
+  // A screen's cutoff (empty cutoff_on: none): the objective's figure, Options::cutoff_factor, and the job's best
+  // objective on the GPU kind so far (0: none yet).
+  std::string cutoff_on;
+  double cutoff_factor = 0;
+  double best_ms = 0;
   std::string prompts;          // JSON
   uint32_t warmup = 0;
   std::vector<uint64_t> stagger_seeds;

@@ -191,6 +191,8 @@ class Store {
                               uint32_t workload_prompt, uint32_t workload_gen, bool verify);
   // The job's best run on the GPU kind (the best_configs view: verified, valid, smallest objective), if any.
   std::optional<Run> best(int64_t job, const std::string& gpu);
+  // The smallest objective of the job's valid runs on the GPU kind, screened or verified; 0 when none.
+  double best_objective_ms(int64_t job, const std::string& gpu);
   std::vector<Progress> progress(int64_t job);
 
   void insert_search(const Search& s);

@@ -25,8 +25,9 @@ Agreement compare_logits(std::span<const float> logits, std::span<const float> r
 // A generation's logits against the reference's, prompt by prompt (`rows[i]` logits rows for prompt i). A lossy
 // numerics may flip a near tie: at the first row of a prompt whose arg-max differs, where the reference's own logits
 // put the lane's choice within `tie` times the row's RMS of its best, the flip is counted and that row is the prompt's
-// last compared (the contexts differ after it). Any other difference of arg-max leaves `explained` false. With tie = 0
-// every row is compared and any flip is unexplained.
+// last compared (the contexts differ after it), and counts as agreeing in `a.argmax_agree` (a near tie's flip is what
+// the numerics' error allows, not a disagreement). Any other difference of arg-max leaves `explained` false and
+// counts against the agreement. With tie = 0 every flip is unexplained.
 struct GenerationAgreement {
   Agreement a;  // over the rows compared
   size_t rows_compared = 0;

@@ -34,6 +34,12 @@ struct Plan {
   bool verify = true;           // the --stagger checks run too; false: screened by speed and the logits checks alone
   bool profile = true;          // every launch timed once (--profile)
   std::string checkpoint_path;  // the coordinator's path to the checkpoint (read in place when this host sees it)
+  // A screen's cutoff: the lane stops after the workload's first run when its figure `cutoff_on` (workload, decode,
+  // prefill; empty: none) is past cutoff_factor times the best known for the job (`best_ms`, 0: none yet; shared by
+  // the worker's plans of one job and lowered as it measures, so that a plan held a while meets a fresh limit).
+  std::string cutoff_on;
+  double cutoff_factor = 0;
+  std::shared_ptr<std::atomic<double>> best_ms = std::make_shared<std::atomic<double>>(0);
   // Raised when the lease is lost (expired, job cancelled or out of time): the runner stops measuring.
   std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
 };
@@ -67,6 +73,11 @@ struct Result {
 
   // An invalid result of class `failure_class` with its reason and, shortened, the output that shows it.
   static Result invalid(std::string failure_class, std::string reason, std::string error = {});
+  // Whether a cutoff stopped the workload after its first run (its figures are that run's estimate).
+  bool cut_off() const { return cost.is_object() && cost.contains("cutoff_ms"); }
 };
+
+// The result's figure for a job's objective (`on`: workload, decode, prefill) in ms; 0 when it has none.
+double objective_figure(const std::string& on, const Result& r);
 
 }  // namespace lt::worker
