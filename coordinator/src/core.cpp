@@ -161,6 +161,8 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
       SearchSettings settings;
       settings.strategy = spec.strategy;
       settings.budget = spec.budget;
+      if (spec.strategy == "model" && spec.budget == 0 && spec.time_budget_s > 0)
+        settings.budget = o_.search.model_budget_timed;
       settings.seed = spec.seed;
       settings.objective = objective;
       settings.options = o_.search;

@@ -36,6 +36,7 @@ void to_wire(const db::Run& r, lanetune::v1::Result* o) {
   o->set_cost(r.cost);
   o->set_origin(r.origin);
   o->set_objective_ms(r.objective_ms);
+  o->set_recorded_at(r.recorded_at);
   o->set_run(r.id);
   o->set_config(r.config);
   o->set_prefill_tok_s(r.prefill_tok_s);
@@ -72,6 +73,7 @@ db::Run from_wire(const lanetune::v1::Result& o) {
   r.cost = o.cost();
   r.origin = o.origin();
   r.objective_ms = o.objective_ms();
+  r.recorded_at = o.recorded_at();
   r.id = o.run();
   r.config = o.config();
   r.prefill_tok_s = o.prefill_tok_s();

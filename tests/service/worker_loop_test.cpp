@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "support/test_support.hpp"
@@ -64,9 +65,11 @@ struct FakeRunner : Runner {
   std::mutex m;
   std::map<int64_t, Clock::time_point> prepared, measured_start, measured_end;
   std::map<int64_t, double> best_seen;  // the job's best the plan's cutoff would use, when it was measured
+  std::map<int64_t, int> prepare_ms;    // plans whose preparation (kernels building) takes this long
   int ms = 150;
   bool needs_checkpoint() const override { return false; }
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
+    if (prepare_ms.count(p.plan)) std::this_thread::sleep_for(std::chrono::milliseconds(prepare_ms[p.plan]));
     {
       std::lock_guard l(m);
       prepared[p.plan] = Clock::now();
@@ -116,8 +119,11 @@ TEST(WorkerLoop, PreparesTheNextPlanWhileMeasuringAndReportsEach) {
   Worker w(options(), std::move(link), std::move(runner));
   w.run();
   ASSERT_EQ(l->reports.size(), 4u);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(l->reports[i].first, int64_t(i + 1));
-  EXPECT_LT(r->prepared[2], r->measured_end[1]);  // compiled ahead
+  std::set<int64_t> reported;
+  for (auto& [id, res] : l->reports) reported.insert(id);
+  EXPECT_EQ(reported, (std::set<int64_t>{1, 2, 3, 4}));
+  const int64_t first = l->reports[0].first, second = l->reports[1].first;
+  EXPECT_LT(r->prepared[second], r->measured_end[first]);  // compiled ahead
   EXPECT_FALSE(l->reports[0].second.environment.empty());
 }
 
@@ -128,6 +134,7 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   for (int i = 1; i <= 4; ++i) {
     l->queue.push_back(plan(i));
     l->queue.back().verify = i == 4;  // three screens, then the front's verification
+    if (i < 4) runner->prepare_ms[i] = 30;  // (the verification's kernels were built for its screen)
   }
   Options o = options();
   o.prefetch = 4;
@@ -139,6 +146,76 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   const auto at = [&](int64_t id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
   EXPECT_LT(at(4), at(2));
   EXPECT_LT(at(4), at(3));
+}
+
+// A plan still building its kernels does not hold the GPU up: the plans prepared behind it are measured first, and
+// each result says how long the GPU waited for it.
+TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  r->ms = 20;
+  r->prepare_ms[1] = 400;
+  for (int i = 1; i <= 3; ++i) l->queue.push_back(plan(i));
+  Options o = options();
+  o.prefetch = 3;
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 3u);
+  EXPECT_EQ(l->reports.back().first, 1);  // measured last, once built
+  for (auto& [id, res] : l->reports) EXPECT_TRUE(res.cost.contains("wait_prepare_s")) << res.cost.dump();
+  EXPECT_GT(l->reports.back().second.cost["wait_prepare_s"].get<double>(), 0.2);  // the GPU waited on plan 1's build
+}
+
+// A runner whose measurements overlap (the CUDA runner: the GPU's part under its lock, the checks beside the next
+// measurement): the next plan's GPU part starts while the one before it is still being checked, and results are
+// reported in the order measured.
+struct OverlappingRunner : FakeRunner {
+  std::mutex gpu;
+  std::map<int64_t, Clock::time_point> checks_end;
+  bool overlaps() const override { return true; }
+  std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
+    return [this, p] {
+      {
+        std::lock_guard g(gpu);
+        std::lock_guard l(m);
+        measured_start[p.plan] = Clock::now();
+      }
+      std::unique_lock g(gpu);
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      g.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(80));  // the checks
+      std::lock_guard l(m);
+      checks_end[p.plan] = Clock::now();
+      Result r;
+      r.valid = true;
+      return r;
+    };
+  }
+};
+
+TEST(WorkerLoop, TheNextMeasurementRunsWhileTheOneBeforeIsChecked) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<OverlappingRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  for (int i = 1; i <= 4; ++i) l->queue.push_back(plan(i));
+  Options o = options();
+  o.prefetch = 4;
+  const auto t0 = Clock::now();
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 4u);
+  std::vector<int64_t> measured;  // plans by the start of their GPU part
+  for (auto& [id, at] : r->measured_start) measured.push_back(id);
+  std::sort(measured.begin(), measured.end(),
+            [&](int64_t a, int64_t b) { return r->measured_start[a] < r->measured_start[b]; });
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(l->reports[i].first, measured[i]);
+  for (size_t i = 1; i < 4; ++i)
+    EXPECT_LT(r->measured_start[measured[i]], r->checks_end[measured[i - 1]]) << i;
+  // 4 x 40 ms on the GPU, the last 80 ms of checks: well under the 480 ms of measuring one after another.
+  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(420));
 }
 
 // A screen's cutoff uses the best the worker knows when it measures: the coordinator's at the lease, lowered by the

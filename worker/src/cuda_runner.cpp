@@ -119,6 +119,7 @@ class CudaRunner : public Runner {
   }
 
   bool needs_checkpoint() const override { return true; }
+  bool overlaps() const override { return true; }
 
   nlohmann::json stats() const override {
     const auto k = kernels_.stats();
@@ -305,7 +306,7 @@ class CudaRunner : public Runner {
 
   Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Model& m, const Prepared& x,
                  const std::string& numerics) {
-    std::lock_guard lock(host_m_);
+    std::unique_lock lock(host_m_);  // the GPU's part; the checks after it run beside the next measurement's
     const auto t0 = std::chrono::steady_clock::now();
     // The clocks, read at most every 30 s: nvidia-smi takes ~0.1 s, which the GPU would spend idle.
     if (clocks_read_.time_since_epoch().count() == 0 || since(clocks_read_) > 30) {
@@ -347,12 +348,22 @@ class CudaRunner : public Runner {
       flags.insert(flags.end(), {"--stagger-check", seeds});
     }
     const auto t_run = std::chrono::steady_clock::now();
+    // How long the host sat idle since its last request ended (the worker's and the coordinator's part of a gap).
+    const double host_idle_s =
+        last_run_end_.time_since_epoch().count() ? std::chrono::duration<double>(t_run - last_run_end_).count() : 0;
     const ResidentRun run = host->run(x.image, x.sidecar, flags, p.time_limit_s, p.cancelled.get());
+    last_run_end_ = std::chrono::steady_clock::now();
     const double run_s = since(t_run);
+    // What the checks read of the reference, taken while the lock is held (the map's entries are never changed once
+    // made; the CPU reference's verdict is read through a copy of its future).
+    const std::vector<float>& ref_logits = ref.logits;
+    const std::vector<std::vector<int32_t>>& ref_tokens = ref.tokens;
+    std::shared_future<std::string> ref_cpu = ref.cpu;
+    lock.unlock();
     if (run.status != 0) {
       std::filesystem::remove(logits_path);
       Result r = classify(run, p.time_limit_s);
-      r.cost = {{"load_s", load_s}, {"run_s", run_s}};
+      r.cost = {{"load_s", load_s}, {"run_s", run_s}, {"host_idle_s", host_idle_s}};
       return r;
     }
     const auto t_checks = std::chrono::steady_clock::now();
@@ -413,10 +424,10 @@ class CudaRunner : public Runner {
       std::filesystem::remove(logits_path);
       std::vector<std::vector<int32_t>> tokens;
       for (auto& q : out.prompts) tokens.push_back(q.tokens);
-      r.tokens_equal = tokens == ref.tokens;
+      r.tokens_equal = tokens == ref_tokens;
       std::vector<size_t> rows;
-      for (const auto& tk : ref.tokens) rows.push_back(tk.size());
-      const auto g = compare_generation(logits, ref.logits, m.model.vocab, rows, tolerance(numerics).tie);
+      for (const auto& tk : ref_tokens) rows.push_back(tk.size());
+      const auto g = compare_generation(logits, ref_logits, m.model.vocab, rows, tolerance(numerics).tie);
       near_ties_explain = g.explained && g.near_ties > 0;
       r.rel_l2 = std::isfinite(g.a.rel_l2) ? g.a.rel_l2 : 1e300;
       r.argmax_agree = g.a.argmax_agree;
@@ -440,8 +451,8 @@ class CudaRunner : public Runner {
       }
     // The precise lane itself against the CPU reference: awaited before a verification, read if done otherwise.
     std::string cpu;
-    if (ref.cpu.valid() && (p.verify || ref.cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
-      cpu = ref.cpu.get();
+    if (ref_cpu.valid() && (p.verify || ref_cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
+      cpu = ref_cpu.get();
     auto tol = tolerance(numerics);
     r.valid = false;
     if (!cpu.empty()) {
@@ -470,6 +481,7 @@ class CudaRunner : public Runner {
     r.cost = {{"load_s", load_s},
               {"run_s", run_s},
               {"checks_s", since(t_checks)},
+              {"host_idle_s", host_idle_s},
               {"phases_s", phases},
               {"measure_s", since(t0)}};
     if (out.cutoff) r.cost["cutoff_ms"] = out.cutoff->limit_ms;
@@ -487,6 +499,7 @@ class CudaRunner : public Runner {
   std::filesystem::path host_checkpoint_;
   std::map<std::string, Reference> refs_;
   nlohmann::json clocks_ = nlohmann::json::object();
+  std::chrono::steady_clock::time_point last_run_end_{};  // when the host last finished a request
   std::chrono::steady_clock::time_point clocks_read_{};
 };
 }  // namespace

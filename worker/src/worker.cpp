@@ -3,6 +3,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -187,10 +189,37 @@ struct Worker::Impl {
     }
   }
 
+  // A measurement under way: with a runner that overlaps, its checks may still run while the next one measures.
+  struct Running {
+    Plan plan;
+    std::future<Result> result;
+    double wait_prepare_s = 0;
+  };
+
+  // Takes a measurement's result: reports it (unless its lease was lost meanwhile) and lets its lease go.
+  void finish(Running& x) {
+    Result r = x.result.get();
+    if (*x.plan.cancelled) {
+      log(1, "lease_lost", {{"plan", std::to_string(x.plan.plan)}, {"while", "measuring"}});
+      release(x.plan.lease);
+      return;
+    }
+    if (r.environment.empty()) r.environment = o.gpu.environment();
+    // How long the GPU waited for this plan's preparation (its kernels still building) once it was next.
+    if (r.cost.is_object()) r.cost["wait_prepare_s"] = x.wait_prepare_s;
+    if (r.valid && !r.cut_off()) lower(*x.plan.best_ms, objective_figure(x.plan.cutoff_on, r));
+    report(x.plan, r);
+    release(x.plan.lease);
+  }
+
   void loop() {
     if (!connect()) return;
     std::thread heart([this] { heartbeats(); });
     std::deque<Pending> queue;
+    // The measurement under way beside the next (runners whose measurements overlap: the next one's GPU part runs
+    // while this one's checks finish).
+    std::optional<Running> running;
+    const bool overlap = runner->overlaps();
     try {
       while (!stopping) {
         if (queue.size() < o.prefetch) {
@@ -206,24 +235,35 @@ struct Worker::Impl {
               continue;
             } else {
               log(1, "lease_failed", {{"error", e.what()}});
-              if (queue.empty()) sleep(o.idle_poll_s);
+              if (queue.empty() && !running) sleep(o.idle_poll_s);
             }
           }
         }
         if (queue.empty()) {
+          if (running) {
+            finish(*running);
+            running.reset();
+            continue;
+          }
           if (o.exit_when_idle) break;
           sleep(o.idle_poll_s);
           continue;
         }
-        // A verification goes ahead of the screens leased before it (once prepared): the front of a search is
-        // verified while the screens behind it wait, so that the end of a time budget finds it verified.
-        auto next = queue.begin();
-        for (auto it = queue.begin(); it != queue.end(); ++it)
-          if (it->plan.verify && !queue.front().plan.verify &&
-              it->prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-            next = it;
-            break;
-          }
+        // The next plan: a prepared verification first (the front of a search is verified while the screens behind
+        // it wait, so that the end of a time budget finds it verified), else the first plan prepared (a plan still
+        // building its kernels does not hold the GPU up), else whichever is prepared first.
+        auto ready = [](const Pending& x) {
+          return x.prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+        };
+        const auto picked = std::chrono::steady_clock::now();
+        auto next = queue.end();
+        for (;;) {
+          next = std::find_if(queue.begin(), queue.end(), [&](const Pending& x) { return x.plan.verify && ready(x); });
+          if (next == queue.end()) next = std::find_if(queue.begin(), queue.end(), ready);
+          if (next != queue.end() || stopping) break;
+          queue.front().prepared.wait_for(std::chrono::milliseconds(2));  // none prepared yet: whichever is first
+        }
+        if (next == queue.end()) next = queue.begin();
         Pending cur = std::move(*next);
         queue.erase(next);
         bool gone;
@@ -244,17 +284,19 @@ struct Worker::Impl {
           release(cur.plan.lease);
           continue;
         }
-        Result r = measure();
-        if (*cur.plan.cancelled) {
-          log(1, "lease_lost", {{"plan", std::to_string(cur.plan.plan)}, {"while", "measuring"}});
-          release(cur.plan.lease);
-          continue;
+        Running now{cur.plan, {}, std::chrono::duration<double>(std::chrono::steady_clock::now() - picked).count()};
+        if (overlap) {
+          now.result = std::async(std::launch::async, std::move(measure));
+          if (running) finish(*running);
+          running = std::move(now);
+        } else {
+          std::promise<Result> done;
+          done.set_value(measure());
+          now.result = done.get_future();
+          finish(now);
         }
-        if (r.environment.empty()) r.environment = o.gpu.environment();
-        if (r.valid && !r.cut_off()) lower(*cur.plan.best_ms, objective_figure(cur.plan.cutoff_on, r));
-        report(cur.plan, r);
-        release(cur.plan.lease);
       }
+      if (running) finish(*running);
     } catch (...) {
       stopping = true;
       cv.notify_all();

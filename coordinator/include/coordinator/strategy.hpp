@@ -23,6 +23,7 @@ struct SearchOptions {
   uint32_t screen_repetitions = 1;  // model: a screened configuration's repetitions (timed, profiled, no --stagger)
   uint32_t verify_repetitions = 5;  // model: a verification's repetitions (the full checks)
   uint32_t model_budget = 256;      // model: configurations screened when the job names no budget
+  uint32_t model_budget_timed = 4096;  // model: screened under a time budget with no count (the time ends it first)
   uint32_t queue = 8;               // plans kept pending or leased per search, at least
   uint32_t warm = 8;                // configurations of other jobs a search starts with, at most
 };

@@ -22,6 +22,9 @@ class Runner {
   virtual std::function<Result()> prepare(const Plan& p, const std::filesystem::path& checkpoint) = 0;
   // What the runner did so far, for the record (e.g. kernels built and found built); empty by default.
   virtual nlohmann::json stats() const { return nlohmann::json::object(); }
+  // Whether two measurements may be under way at once (the worker then starts the next one while the one before it
+  // finishes: the runner serializes what must not overlap, e.g. the GPU, and lets its checks run beside).
+  virtual bool overlaps() const { return false; }
 };
 
 // The CUDA runner's settings.
