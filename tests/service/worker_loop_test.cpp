@@ -169,23 +169,24 @@ TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {
 }
 
 // A runner whose measurements overlap (the CUDA runner: the GPU's part under its lock, the checks beside the next
-// measurement): the next plan's GPU part starts while the one before it is still being checked, and results are
-// reported in the order measured.
+// measurement): the next plan's GPU part starts while the one before it is still being checked, and every result is
+// reported.
 struct OverlappingRunner : FakeRunner {
   std::mutex gpu;
   std::map<int64_t, Clock::time_point> checks_end;
+  int verify_checks_ms = 80;
   bool overlaps() const override { return true; }
   std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
     return [this, p] {
+      std::unique_lock g(gpu);
       {
-        std::lock_guard g(gpu);
         std::lock_guard l(m);
         measured_start[p.plan] = Clock::now();
       }
-      std::unique_lock g(gpu);
       std::this_thread::sleep_for(std::chrono::milliseconds(40));
       g.unlock();
-      std::this_thread::sleep_for(std::chrono::milliseconds(80));  // the checks
+      // The checks; a verification's wait on the CPU reference's verdict, as early in a job.
+      std::this_thread::sleep_for(std::chrono::milliseconds(p.verify ? verify_checks_ms : 80));
       std::lock_guard l(m);
       checks_end[p.plan] = Clock::now();
       Result r;
@@ -211,11 +212,35 @@ TEST(WorkerLoop, TheNextMeasurementRunsWhileTheOneBeforeIsChecked) {
   for (auto& [id, at] : r->measured_start) measured.push_back(id);
   std::sort(measured.begin(), measured.end(),
             [&](int64_t a, int64_t b) { return r->measured_start[a] < r->measured_start[b]; });
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(l->reports[i].first, measured[i]);
+  std::set<int64_t> reported;
+  for (auto& [id, res] : l->reports) reported.insert(id);
+  EXPECT_EQ(reported, (std::set<int64_t>{1, 2, 3, 4}));
   for (size_t i = 1; i < 4; ++i)
     EXPECT_LT(r->measured_start[measured[i]], r->checks_end[measured[i - 1]]) << i;
   // 4 x 40 ms on the GPU, the last 80 ms of checks: well under the 480 ms of measuring one after another.
   EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(420));
+}
+
+// A verification whose checks wait long (the CPU reference's verdict) holds up neither the GPU nor the reports of the
+// screens measured after it.
+TEST(WorkerLoop, AVerificationWaitingOnItsChecksHoldsNothingUp) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<OverlappingRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  r->verify_checks_ms = 600;
+  for (int i = 1; i <= 4; ++i) {
+    l->queue.push_back(plan(i));
+    l->queue.back().verify = i == 1;
+    if (i > 1) r->prepare_ms[i] = 50;  // (the verification is measured first)
+  }
+  Options o = options();
+  o.prefetch = 4;
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  ASSERT_EQ(l->reports.size(), 4u);
+  EXPECT_EQ(l->reports.back().first, 1);  // reported once its checks are done, after the screens behind it
+  for (int i = 2; i <= 4; ++i) EXPECT_LT(r->checks_end[i], r->checks_end[1]) << i;
 }
 
 // A screen's cutoff uses the best the worker knows when it measures: the coordinator's at the lease, lowered by the

@@ -10,6 +10,7 @@
 #include <deque>
 #include <fstream>
 #include <future>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -219,6 +220,18 @@ struct Worker::Impl {
     // The measurement under way beside the next (runners whose measurements overlap: the next one's GPU part runs
     // while this one's checks finish).
     std::optional<Running> running;
+    // Verifications finishing on threads of their own: a verification's checks may wait on the CPU reference's verdict
+    // (a minute on an 8B model, once a job), which must not hold up the measurements behind it.
+    std::list<std::future<void>> finishing;
+    auto reap = [&](bool all) {
+      for (auto it = finishing.begin(); it != finishing.end();)
+        if (all || it->wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+          it->get();
+          it = finishing.erase(it);
+        } else {
+          ++it;
+        }
+    };
     const bool overlap = runner->overlaps();
     try {
       while (!stopping) {
@@ -287,8 +300,12 @@ struct Worker::Impl {
         Running now{cur.plan, {}, std::chrono::duration<double>(std::chrono::steady_clock::now() - picked).count()};
         if (overlap) {
           now.result = std::async(std::launch::async, std::move(measure));
-          if (running) finish(*running);
+          if (running && running->plan.verify)
+            finishing.push_back(std::async(std::launch::async, [this, x = std::move(*running)]() mutable { finish(x); }));
+          else if (running)
+            finish(*running);
           running = std::move(now);
+          reap(false);
         } else {
           std::promise<Result> done;
           done.set_value(measure());
@@ -297,6 +314,7 @@ struct Worker::Impl {
         }
       }
       if (running) finish(*running);
+      reap(true);
     } catch (...) {
       stopping = true;
       cv.notify_all();
