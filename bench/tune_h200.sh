@@ -83,7 +83,7 @@ if parts:
           ", ".join(f"{k} {statistics.median(v):.3f}" for k, v in sorted(parts.items())))
 tot = lambda k: sum(cost(r).get(k, 0) for r in measured)
 print(f"where the measuring phase went (s, summed): run {tot('run_s'):.0f}, the runner's checks {tot('checks_s'):.0f}, "
-      f"the host idle between requests {tot("host_idle_s"):.0f} (of which waiting on kernels {tot('wait_prepare_s'):.0f})")
+      f"the host idle between requests {tot('host_idle_s'):.0f} (of which waiting on kernels {tot('wait_prepare_s'):.0f})")
 if first:
     print("the first configuration:", json.dumps(cost(first)))
 best = [r for r in runs if r.get("verified") and r.get("valid")]
