@@ -157,11 +157,11 @@ TEST(Searches, TheClosingPhaseOfATimeBudgetVerifiesTheFrontOnly) {
   Fixture f(60);
   f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
   JobSpec spec = f.spec("model", 200);
-  spec.time_budget_s = 600;  // closing: the last max(30 s, 12% = 72 s)
+  spec.time_budget_s = 600;  // closing: the last max(20 s, 5% = 30 s)
   auto s = f.core->submit(spec);
   auto w = f.worker();
   f.drain(w, 12);  // screens of the initial design, and the front's first verifications
-  f.clock += 600 - 60;
+  f.clock += 600 - 25;
   EXPECT_GT(f.core->status(s.job.id).gpus[0].planned, f.core->status(s.job.id).gpus[0].measured);  // screens wait
   int leased = 0;
   for (auto ls = f.core->lease(w, 4); !ls.empty(); ls = f.core->lease(w, 4))
@@ -178,7 +178,7 @@ TEST(Searches, TheClosingPhaseOfATimeBudgetVerifiesTheFrontOnly) {
     if (r.valid && !r.verify) {
       EXPECT_GE(r.objective_ms, best[0].objective_ms) << "a faster screen went unverified";
     }
-  f.clock += 61;  // the budget ends: the screens left are skipped
+  f.clock += 26;  // the budget ends: the screens left are skipped
   EXPECT_TRUE(f.core->lease(w, 4).empty());
   EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
 }
