@@ -15,31 +15,51 @@ const bool registered = lt::cli::add_command(
     {40, [](CLI::App& app) {
        auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
        struct Args {
-         std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, data, port_file, tls_cert, tls_key;
+         std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, token_file, data, port_file, tls_cert,
+             tls_key;
          double lease_s = 30, time_limit_s = 600;
          int verbose = 0;
          lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
        };
        auto a = std::make_shared<Args>();
        c->add_option("--db", a->db, "The SQLite database (created when missing)")->capture_default_str();
-       c->add_option("--listen", a->listen, "host:port to listen on (port 0: any free port)")->capture_default_str();
-       c->add_option("--token", a->token, "A token every client and worker must present (default $LT_TOKEN)");
+       c->add_option("--listen", a->listen,
+                     "host:port to listen on (port 0: any free port; beyond loopback only with a token)")
+           ->capture_default_str();
+       auto* token = c->add_option("--token", a->token,
+                                   "A token every client and worker must present (default $LT_TOKEN; --token-file "
+                                   "keeps it out of the process list)");
+       c->add_option("--token-file", a->token_file, "Read the token from this file (its first line)")
+           ->check(CLI::ExistingFile)
+           ->excludes(token);
        c->add_option("--data", a->data, "Where uploaded checkpoints are kept (default: beside the database)");
-       c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")->capture_default_str();
+       c->add_option("--lease", a->lease_s, "Seconds a lease lasts without a heartbeat")
+           ->check(CLI::Range(1.0, 3600.0))
+           ->capture_default_str();
        c->add_option("--time-limit", a->time_limit_s, "Seconds a lane may run before it is killed")
+           ->check(CLI::Range(1.0, 86400.0))
            ->capture_default_str();
        c->add_option("--warmup", a->measure.warmup, "Untimed runs before a configuration's repetitions")
+           ->check(CLI::Range(0, 100))
            ->capture_default_str();
        c->add_option("--repetitions", a->measure.search.repetitions, "Timed runs per configuration (grid, random)")
+           ->check(CLI::Range(1, 1000))
            ->capture_default_str();
        c->add_option("--halving-repetitions", a->measure.search.halving_repetitions,
                      "Timed runs in successive halving's first round (times 3 each later round)")
+           ->check(CLI::Range(1, 1000))
            ->capture_default_str();
        c->add_option("--screen-repetitions", a->measure.search.screen_repetitions,
                      "Timed runs of a configuration the model strategy screens (no --stagger)")
+           ->check(CLI::Range(1, 1000))
            ->capture_default_str();
        c->add_option("--verify-repetitions", a->measure.search.verify_repetitions,
                      "Timed runs of a configuration the model strategy verifies (the full checks)")
+           ->check(CLI::Range(1, 1000))
+           ->capture_default_str();
+       c->add_option("--cutoff", a->measure.cutoff_factor,
+                     "A screen stops after its first run when past this many times the job's best (0: never)")
+           ->check(CLI::Number & (CLI::Range(1.01, 100.0) | CLI::IsMember({0.0})))
            ->capture_default_str();
        c->add_flag("!--no-warm-start", a->measure.warm_start,
                    "Do not start the model strategy from other jobs' verified configurations");
@@ -52,6 +72,12 @@ const bool registered = lt::cli::add_command(
        c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
        c->callback([a] {
          lt::coord::log_level() = a->verbose;
+         if (!a->token_file.empty()) {
+           std::ifstream in(a->token_file);
+           std::getline(in, a->token);
+           while (!a->token.empty() && (a->token.back() == '\r' || a->token.back() == ' ')) a->token.pop_back();
+           if (a->token.empty()) throw lt::Error("the token file " + a->token_file + " is empty");
+         }
          if (a->token.empty()) a->token = lt::coord::default_token();
          // Signals are taken by a thread of their own so that shutdown runs outside a handler.
          sigset_t set;

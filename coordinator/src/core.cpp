@@ -412,7 +412,6 @@ std::vector<int64_t> Coordinator::heartbeat(int64_t worker, const std::vector<in
 }
 
 bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r) {
-  (void)lease;  // a result is good whichever lease measured it; the first to arrive is kept
   for (double x : {r.median_ms, r.spread_ms, r.min_ms, r.max_ms, r.prefill_ms, r.tok_per_s, r.compile_s, r.workload_ms})
     if (!finite_nonneg(x)) throw InvalidArgument("a result's timings must be finite and not negative");
   if (!std::isfinite(r.rel_l2) || !std::isfinite(r.argmax_agree))
@@ -430,7 +429,21 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
     auto p = store_.plan(plan);
     if (!p) throw NotFound("no plan " + std::to_string(plan));
+    // Only the worker holding the plan's live lease reports it (a result arriving again after it was recorded is a
+    // duplicate: ignored, whoever sends it).
+    if (p->state == "done") return false;
+    if (p->state != "leased")
+      throw FailedPrecondition("plan " + std::to_string(plan) + " is " + p->state +
+                               " (its lease expired, its job ended, or it was never leased): its result is not taken");
+    if (p->worker != worker || p->lease != lease)
+      throw PermissionDenied("plan " + std::to_string(plan) + " is not leased to worker " + std::to_string(worker) +
+                             " under lease " + std::to_string(lease));
+    if (w->gpu != p->gpu)
+      throw PermissionDenied("worker " + std::to_string(worker) + " measures " + w->gpu + ", not " + p->gpu);
     auto j = store_.job(p->job);
+    if (j->state != "running")
+      throw FailedPrecondition("job " + std::to_string(p->job) + " is " + j->state + ": plan " +
+                               std::to_string(plan) + "'s result is not taken");
     db::Transaction t(store_.connection());
     r.plan = p->id;
     r.job = p->job;

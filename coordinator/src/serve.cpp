@@ -11,7 +11,13 @@ bool authorized(const grpc::ServerContext* ctx, const std::string& token) {
   if (token.empty()) return true;
   const auto& md = ctx->client_metadata();
   auto it = md.find("authorization");
-  return it != md.end() && std::string(it->second.data(), it->second.size()) == "Bearer " + token;
+  if (it == md.end()) return false;
+  // Compared in constant time (every byte, whatever differs first), so the time taken tells nothing of the token.
+  const std::string want = "Bearer " + token;
+  const std::string_view got(it->second.data(), it->second.size());
+  unsigned char diff = got.size() == want.size() ? 0 : 1;
+  for (size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(want[i] ^ (i < got.size() ? got[i] : 0));
+  return diff == 0;
 }
 
 void check_version(uint32_t major) {
@@ -28,6 +34,9 @@ grpc::Status status_of(std::exception_ptr e) {
     return {StatusCode::FAILED_PRECONDITION, x.what()};
   } catch (const FailedPrecondition& x) {
     return {StatusCode::FAILED_PRECONDITION, x.what()};
+  } catch (const PermissionDenied& x) {
+    log(0, "permission_denied", {{"error", x.what()}});
+    return {StatusCode::PERMISSION_DENIED, x.what()};
   } catch (const InvalidArgument& x) {
     log(1, "invalid_request", {{"error", x.what()}});
     return {StatusCode::INVALID_ARGUMENT, x.what()};

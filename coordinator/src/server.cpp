@@ -231,7 +231,25 @@ struct Server::Impl {
   Coordinator* core = nullptr;
 };
 
+void check_listen(const std::string& listen, const std::string& token) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw lt::Error("--listen takes host:port, not \"" + listen + "\"");
+  std::string host = listen.substr(0, colon);
+  const std::string port = listen.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(port) > 65535)
+    throw lt::Error("--listen's port must be a number in 0..65535, not \"" + port + "\"");
+  if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const bool loopback = host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (!loopback && token.empty())
+    throw lt::Error("listening on " + host +
+                    " reaches beyond this machine: give a token (--token-file or $LT_TOKEN) that every client and "
+                    "worker must present, or listen on 127.0.0.1");
+}
+
 Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_unique<Impl>()) {
+  check_listen(o.listen, o.token);
   impl_->core = &core;
   core.on_wanted([impl = impl_.get()] {
     {
@@ -248,6 +266,7 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     ssl.pem_key_cert_pairs.push_back({read_pem(o.tls_key), read_pem(o.tls_cert)});
     creds = grpc::SslServerCredentials(ssl);
   }
+  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // a port in use is an error, never shared with another server
   b.AddListeningPort(o.listen, creds, &impl_->port);
   b.RegisterService(impl_->service.get());
   b.RegisterService((impl_->releases = release_service(core, o.token)).get());

@@ -114,13 +114,39 @@ TEST(Coordinator, ResultIsRecordedOnceHoweverOftenItArrives) {
   f.clock += 1000;
   auto lb = f.core->lease(b, 1);  // re-queued to b after a's lease expired
   ASSERT_EQ(lb.size(), 1u);
-  EXPECT_TRUE(f.report(a, la[0], 5));
-  EXPECT_FALSE(f.report(a, la[0], 5));
-  EXPECT_FALSE(f.report(b, lb[0], 7));
+  EXPECT_THROW(f.report(a, la[0], 5), PermissionDenied);  // a's lease is gone: b holds the plan now
+  EXPECT_TRUE(f.report(b, lb[0], 7));
+  EXPECT_FALSE(f.report(b, lb[0], 7));  // the same result again: a duplicate, ignored
+  EXPECT_FALSE(f.report(a, la[0], 5));  // and after it was recorded, whoever sends it
   auto runs = f.core->results(s.job.id, "", 0);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_DOUBLE_EQ(runs[0].median_ms, 5);
+  EXPECT_DOUBLE_EQ(runs[0].median_ms, 7);
   EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+}
+
+// A result is taken only from the worker that holds the plan's live lease, for the plan's GPU kind: a forged result
+// (another worker, another lease, another kind, a plan never leased or of an ended job) changes nothing.
+TEST(Coordinator, AResultIsTakenOnlyFromTheLeaseHolder) {
+  Fixture f(3);
+  auto s = f.submit();
+  int64_t a = f.worker(), other = f.worker("h100", "env-b"), a100 = f.worker("a100");
+  auto la = f.core->lease(a, 1);
+  ASSERT_EQ(la.size(), 1u);
+  Lease forged = la[0];
+  EXPECT_THROW(f.report(other, forged, 0.0001), PermissionDenied);  // another worker of the kind
+  EXPECT_THROW(f.report(a100, forged, 0.0001), PermissionDenied);   // a worker of another kind
+  forged.plan.lease += 1000;
+  EXPECT_THROW(f.report(a, forged, 0.0001), PermissionDenied);  // the holder, under a lease that is not the plan's
+  auto pending = f.core->lease(other, 1);  // the second plan, leased to `other`
+  ASSERT_EQ(pending.size(), 1u);
+  auto third = pending[0];
+  third.plan.id = pending[0].plan.id + 1;  // the third plan, never leased
+  EXPECT_THROW(f.report(other, third, 0.0001), FailedPrecondition);
+  EXPECT_TRUE(f.core->results(s.job.id, "", 0).empty());
+  f.core->cancel(s.job.id);
+  EXPECT_THROW(f.report(a, la[0], 1), FailedPrecondition);  // its job was cancelled: the plan is skipped
+  EXPECT_TRUE(f.core->results(s.job.id, "", 0).empty());
+  EXPECT_TRUE(f.core->best(s.job.id, "h100").empty());
 }
 
 TEST(Coordinator, RandomDrawsTheBudgetDeterministically) {

@@ -53,6 +53,26 @@ TEST(Server, ChecksTheTokenOnEveryCall) {
   EXPECT_TRUE(s.stub->List(s.ctx(s.token).get(), Served::v1(pb::ListRequest()), &out).ok());
 }
 
+// Secure defaults: beyond loopback only with a token, a port in 0..65535, and a port in use is an error (never shared
+// with another server, which would answer some calls from another database).
+TEST(Server, ListensOnlyWhereItIsSafeAndOnlyOnAFreePort) {
+  EXPECT_THROW(check_listen("0.0.0.0:0", ""), lt::Error);
+  EXPECT_THROW(check_listen("10.1.2.3:7117", ""), lt::Error);
+  EXPECT_NO_THROW(check_listen("0.0.0.0:0", "t0k3n"));
+  EXPECT_NO_THROW(check_listen("127.0.0.1:0", ""));
+  EXPECT_NO_THROW(check_listen("localhost:7117", ""));
+  EXPECT_NO_THROW(check_listen("[::1]:7117", ""));
+  for (const char* bad : {"127.0.0.1:99999", "127.0.0.1:", "127.0.0.1:http", "7117", ":7117", "127.0.0.1:-1"})
+    EXPECT_THROW(check_listen(bad, "t"), lt::Error) << bad;
+  Served s;
+  Options o;
+  o.data_dir = s.dir / "data2";
+  Coordinator other(s.dir / "other.db", o, std::make_unique<test::FakeCompiler>(3));
+  EXPECT_THROW(Server(other, ServerOptions{"127.0.0.1:" + std::to_string(s.server->port()), "x", "", "", 0.2}),
+               lt::Error);
+  EXPECT_THROW(Server(other, ServerOptions{"0.0.0.0:0", "", "", "", 0.2}), lt::Error);
+}
+
 TEST(Server, RefusesAnotherProtocolVersion) {
   Served s;
   pb::JobList out;

@@ -26,6 +26,18 @@ class InvalidArgument : public lt::Error {
  public:
   using lt::Error::Error;
 };
+// A request that cannot be served in the current state (FAILED_PRECONDITION on the wire): e.g. a result for a plan
+// whose lease expired or whose job ended.
+class FailedPrecondition : public lt::Error {
+ public:
+  using lt::Error::Error;
+};
+// A caller acting on what is not its own (PERMISSION_DENIED on the wire): e.g. a result for a plan leased to another
+// worker.
+class PermissionDenied : public lt::Error {
+ public:
+  using lt::Error::Error;
+};
 // A job, worker, plan or checkpoint the coordinator does not know (NOT_FOUND on the wire).
 class NotFound : public lt::Error {
  public:

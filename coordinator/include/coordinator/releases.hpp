@@ -105,10 +105,4 @@ class Releases {
   Coordinator& core_;
 };
 
-// A request that cannot be served in the current state (FAILED_PRECONDITION on the wire).
-class FailedPrecondition : public lt::Error {
- public:
-  using lt::Error::Error;
-};
-
 }  // namespace lt::coord

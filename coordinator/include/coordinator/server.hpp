@@ -10,11 +10,16 @@ namespace lt::coord {
 
 // Where the server listens and the token every call must carry (none: no check).
 struct ServerOptions {
+  // host:port (port 0: any free one). A host beyond loopback needs a token: the server refuses to start without one.
   std::string listen = "127.0.0.1:7117";
   std::string token;
   std::string tls_cert, tls_key;  // PEM files: serve TLS (none: plaintext, for loopback and trusted networks)
   double tick_s = 1;              // how often expired leases and time budgets are checked
 };
+
+// Checks an address to listen on: host:port with a port in 0..65535, and a token when the host is not loopback;
+// throws lt::Error saying what is wrong.
+void check_listen(const std::string& listen, const std::string& token);
 
 // A running server; stops when destroyed.
 class Server {
