@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 
+#include "coordinator/log.hpp"
+
 namespace lt::coord {
 namespace {
 
@@ -51,6 +53,13 @@ Coordinator::Coordinator(const std::filesystem::path& db_path, Options o, std::u
     : store_(db_path), o_(std::move(o)), compiler_(std::move(compiler)), clock_(clock ? clock : system_now) {
   if (o_.data_dir.empty()) o_.data_dir = db_path.parent_path() / "lane-tune-data";
   std::filesystem::create_directories(upload_dir());
+  // Uploads cut off by a crash: nothing can finish them now.
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator(upload_dir(), ec))
+    if (e.path().extension() == ".part" && e.path().filename().string().rfind("upload-", 0) == 0) {
+      log(0, "stale_upload_removed", {{"path", e.path().string()}});
+      std::filesystem::remove(e.path(), ec);
+    }
   store_.extend_all(now() + o_.lease_s);
 }
 

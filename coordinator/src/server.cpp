@@ -29,7 +29,7 @@ class Service final : public pb::Coordinator::Service {
   grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
                                 pb::CheckpointRef* out) override {
     return call(ctx, static_cast<const pb::CheckpointChunk*>(nullptr), [&] {
-      Upload u(core_.upload_dir());
+      Upload u(core_.upload_dir(), core_.options().max_upload_bytes);
       pb::CheckpointChunk c;
       while (in->Read(&c)) {
         serve::check_version(c.version().major());

@@ -121,6 +121,17 @@ Run read_run(Stmt& s) {
 }  // namespace
 
 Store::Store(const std::filesystem::path& path) : c_(path) {
+  // A damaged file is refused at the start, not discovered by the first write that touches the damage.
+  std::string verdict;
+  try {
+    auto q = c_.prepare("PRAGMA quick_check(5)");
+    while (q.next()) verdict += (verdict.empty() ? "" : "; ") + q.text(0);
+  } catch (const std::exception& e) {
+    verdict = e.what();
+  }
+  if (verdict != "ok")
+    throw std::runtime_error("the database " + path.string() + " is damaged (" + verdict +
+                             "): restore it from a backup, or start on a new file");
   migrate(c_, schema_version());
 }
 

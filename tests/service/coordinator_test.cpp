@@ -373,8 +373,42 @@ TEST(Coordinator, UploadsAreStoredByContent) {
   s.gpus = {"l4"};
   EXPECT_EQ(f.core->submit(s).job.checkpoint, d);
   Upload bad(f.core->upload_dir());
-  bad.append(0, "nope");
-  EXPECT_THROW(f.core->add_checkpoint(bad), InvalidArgument);
+  EXPECT_THROW(bad.append(0, "nope"), InvalidArgument);  // (the magic: below)
+}
+
+// An upload is refused at its first chunk when it is not GGUF, and as soon as it passes the limit; a refused upload,
+// and one cut off by a crash (found at the next start), leave nothing on disk.
+TEST(Coordinator, UploadsAreBoundedAndLeaveNothingWhenRefused) {
+  Fixture f(2);
+  const auto parts = [&] {
+    size_t n = 0;
+    for (auto& e : std::filesystem::directory_iterator(f.core->upload_dir())) n += e.path().extension() == ".part";
+    return n;
+  };
+  {
+    Upload u(f.core->upload_dir());
+    EXPECT_THROW(u.append(0, "PK\x03\x04 a zip file"), InvalidArgument);
+  }
+  {
+    Upload u(f.core->upload_dir());
+    u.append(0, "GG");
+    EXPECT_THROW(u.append(2, "XF"), InvalidArgument);  // the magic across two chunks
+  }
+  {
+    Upload u(f.core->upload_dir(), 10);
+    u.append(0, "GGUF");
+    u.append(4, "123456");
+    EXPECT_THROW(u.append(10, "7"), InvalidArgument);  // past 10 bytes
+  }
+  {
+    Upload u(f.core->upload_dir());
+    u.append(0, "GG");
+    EXPECT_THROW(u.finish(), InvalidArgument);  // shorter than the magic
+  }
+  EXPECT_EQ(parts(), 0u);
+  std::ofstream(f.core->upload_dir() / "upload-123.part") << "GGUF half of it";  // a crash mid-upload
+  f.open(2);
+  EXPECT_EQ(parts(), 0u);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // recorded runs.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "db/store.hpp"
 #include "support/test_support.hpp"
 
@@ -22,6 +24,32 @@ TEST(Db, MigratesOnceAndRefusesANewerSchema) {
   }
   again.connection().exec_script("PRAGMA user_version = 999");
   EXPECT_THROW(Store(dir / "a.db"), std::runtime_error);
+}
+
+// A file damaged in its middle (a page overwritten) is refused when opened, naming the damage; nothing is written.
+TEST(Db, RefusesADamagedFileAtTheStart) {
+  test::TempDir dir;
+  const auto path = dir / "d.db";
+  {
+    Store s(path);
+    for (int i = 0; i < 400; ++i)
+      s.put_checkpoint({"digest" + std::to_string(i), std::string(200, 'p') + std::to_string(i), 1, "llama", "x"});
+  }
+  const auto size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 16u * 4096);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(size / 4096 / 2 * 4096));
+    const std::string junk(4096, '\xa5');
+    f.write(junk.data(), std::streamsize(junk.size()));
+  }
+  try {
+    Store s(path);
+    FAIL() << "a damaged database was opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), size);
 }
 
 // One query's first row's first column.

@@ -243,6 +243,21 @@ TEST(WorkerLoop, AVerificationWaitingOnItsChecksHoldsNothingUp) {
   for (int i = 2; i <= 4; ++i) EXPECT_LT(r->checks_end[i], r->checks_end[1]) << i;
 }
 
+// A checkpoint digest that is not 32 hex digits is never used as a file name: the plan is dropped, nothing fetched.
+TEST(WorkerLoop, RefusesADigestThatIsNotOne) {
+  struct NeedsCheckpoint : FakeRunner {
+    bool needs_checkpoint() const override { return true; }
+  };
+  auto link = std::make_unique<FakeLink>();
+  auto* l = link.get();
+  l->queue.push_back(plan(1));
+  l->queue.back().checkpoint = "../../../etc/passwd";
+  l->queue.back().checkpoint_size = 100;
+  Worker w(options(), std::move(link), std::make_unique<NeedsCheckpoint>());
+  w.run();  // (FakeLink::fetch fails the test if called)
+  EXPECT_TRUE(l->reports.empty());
+}
+
 // A screen's cutoff uses the best the worker knows when it measures: the coordinator's at the lease, lowered by the
 // worker's own results for the job since (not by a result that was itself cut off, nor another job's).
 TEST(WorkerLoop, AScreensCutoffMeetsTheBestKnownWhenItIsMeasured) {

@@ -97,6 +97,10 @@ struct Worker::Impl {
   // The checkpoint's path on this machine: where the coordinator reads it, when this machine sees the same file there
   // (same host or a shared filesystem: its digest checked once), else the worker's cache, fetched into it once.
   std::filesystem::path checkpoint(const Plan& p) {
+    // The digest names a file here: 32 hex digits and nothing else (never a path a coordinator could smuggle in).
+    if (p.checkpoint.size() != 32 || p.checkpoint.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw lt::Error("the coordinator sent a checkpoint digest that is not 32 hex digits: \"" +
+                      p.checkpoint.substr(0, 64) + "\"");
     std::lock_guard lock(cache_m);
     std::error_code ec;
     if (!p.checkpoint_path.empty()) {

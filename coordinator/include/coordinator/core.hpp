@@ -66,6 +66,7 @@ struct Options {
   // A screen stops after the workload's first run (a warm-up) when its objective is past cutoff_factor times the
   // job's best on the GPU kind: its figures are that run's (an estimate), enough to rank it far behind. 0: never.
   double cutoff_factor = 1.5;
+  uint64_t max_upload_bytes = uint64_t(1) << 40;  // an uploaded checkpoint's size at most (1 TiB)
 };
 
 // A tuning job to start.
@@ -110,8 +111,10 @@ struct Lease {
 // A checkpoint being uploaded: bytes appended in order, then stored by content digest.
 class Upload {
  public:
-  explicit Upload(const std::filesystem::path& dir);
+  // At most `limit` bytes; the first four must be GGUF's magic. A refused or abandoned upload leaves nothing behind.
+  explicit Upload(const std::filesystem::path& dir, uint64_t limit = UINT64_MAX);
   ~Upload();
+  // Throws InvalidArgument for a chunk out of order, past the limit, or a file that does not start as GGUF does.
   void append(uint64_t offset, const std::string& bytes);
   // Closes the file; returns its content digest (XXH3-128, 32 hex digits) and leaves it at `dir`/<digest>.gguf.
   std::string finish();
