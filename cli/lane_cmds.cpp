@@ -17,13 +17,8 @@ lt::knobs::Knobs read_knobs(const std::string& path) {
   if (path.empty()) return {};
   std::ifstream f(path);
   if (!f) throw lt::Error("cannot read the knobs file " + path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw lt::Error(path + " is not JSON: " + e.what());
-  }
-  return lt::knobs::Knobs::from_json(j);
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  return lt::knobs::Knobs::from_json(lt::knobs::Knobs::parse(text, path));
 }
 
 void print_space(const lt::knobs::Space& s) {

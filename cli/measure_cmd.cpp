@@ -50,11 +50,8 @@ std::vector<lt::worker::Prompt> read_prompts(const std::string& path, uint32_t v
 nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw lt::Error("cannot read " + path);
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw lt::Error(path + " is not JSON: " + e.what());
-  }
+  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  return lt::knobs::Knobs::parse(text, path);
 }
 
 const bool registered = lt::cli::add_command(
@@ -93,11 +90,7 @@ const bool registered = lt::cli::add_command(
          std::vector<nlohmann::json> configs;
          for (auto& f : a->knobs_files) configs.push_back(read_json(f));
          for (auto& j : a->knobs_json) {
-           try {
-             configs.push_back(nlohmann::json::parse(j));
-           } catch (const nlohmann::json::exception& e) {
-             throw lt::Error("--knobs-json is not JSON: " + std::string(e.what()));
-           }
+           configs.push_back(lt::knobs::Knobs::parse(j, "--knobs-json"));
          }
          if (configs.empty()) configs.push_back(nlohmann::json::object());
          for (auto& k : configs) lt::knobs::Knobs::from_json(k);  // bad knobs are refused before anything runs

@@ -82,6 +82,21 @@ TEST(Knobs, BadKnobsAreErrorsThatNameThem) {
   EXPECT_NE(message(json::array()).find("object"), std::string::npos);
 }
 
+// Knob text nested past a few levels is refused while it is read (a hostile file 100,000 levels deep once crashed
+// `compile`), as is text that is not JSON; a flat object reads.
+TEST(Knobs, ParsingBoundsTheNesting) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_THROW(knobs::Knobs::parse(deep, "k.json"), Error);
+  try {
+    knobs::Knobs::parse(R"({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}})", "k.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("k.json nests"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(knobs::Knobs::parse("{\"numerics\": ", "k.json"), Error);
+  EXPECT_EQ(knobs::Knobs::parse(R"({"numerics": "int8", "max_chunk": 64})", "k.json")["max_chunk"], 64);
+}
+
 TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   Loaded l = load("tiny-qwen3");
   knobs::Space s = knobs::space(l.model, {132, 90});

@@ -228,6 +228,21 @@ TEST(Model, ExpertsAreRefused) {
   EXPECT_NE(refusal(c).find("qwen2.expert_count"), std::string::npos);
 }
 
+// A hyperparameter that no model has (a NaN or negative epsilon, a rope base of 0 or infinity) is refused by name:
+// the reference would otherwise print tokens from NaN sums.
+TEST(Model, ImpossibleHyperparametersAreRefused) {
+  for (float eps : {std::nanf(""), -1e-6f, INFINITY, 2.f}) {
+    Checkpoint c = dense("llama");
+    c.set("llama.attention.layer_norm_rms_epsilon", gguf::Value::f32(eps));
+    EXPECT_NE(refusal(c).find("layer_norm_rms_epsilon"), std::string::npos) << eps;
+  }
+  for (float base : {0.f, 1.f, std::nanf(""), INFINITY}) {
+    Checkpoint c = dense("qwen3");
+    c.set("qwen3.rope.freq_base", gguf::Value::f32(base));
+    EXPECT_NE(refusal(c).find("freq_base"), std::string::npos) << base;
+  }
+}
+
 TEST(Model, MissingTensorIsNamed) {
   Checkpoint c = dense("llama");
   c.remove("blk.1.ffn_up.weight");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "compiler/knobs.hpp"
 #include "proto/calls.hpp"
 #include "proto/tuning.grpc.pb.h"
 #include "worker/worker.hpp"
@@ -35,8 +36,11 @@ Plan from_wire(const pb::Plan& w) {
   p.checkpoint = w.checkpoint();
   p.checkpoint_size = w.checkpoint_size();
   p.gpu = w.gpu();
-  p.knobs = nlohmann::json::parse(w.knobs(), nullptr, false);
-  if (p.knobs.is_discarded()) p.knobs = nlohmann::json::object();
+  try {
+    p.knobs = knobs::Knobs::parse(w.knobs(), "the plan's knobs");
+  } catch (const lt::Error& e) {
+    p.knobs = e.what();  // not an object: the runner refuses it (a compile error naming why), never runs defaults
+  }
   p.stage = w.stage();
   p.repetitions = w.repetitions();
   p.warmup = w.warmup();

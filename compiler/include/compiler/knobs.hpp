@@ -44,6 +44,9 @@ struct Knobs {
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.
   static Knobs from_json(const nlohmann::json& j);
+  // Parses knobs' JSON text (`where` names it in errors): at most 8 levels of nesting (a knob set is one flat object),
+  // so that a hostile file cannot exhaust the stack. Throws lt::Error saying what is wrong.
+  static nlohmann::json parse(std::string_view text, const std::string& where);
   // Sets the knob `name` from its JSON value; throws lt::Error as from_json does.
   void set(const std::string& name, const nlohmann::json& v);
   // The canonical text of the configuration (sorted JSON), the key results are stored by.

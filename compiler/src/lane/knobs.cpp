@@ -60,6 +60,19 @@ json Knobs::to_json() const {
               {"gemv_prequant", gemv_prequant}};
 }
 
+json Knobs::parse(std::string_view text, const std::string& where) {
+  constexpr int kMaxDepth = 8;
+  try {
+    return json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth)
+        throw Error(where + " nests JSON deeper than " + std::to_string(kMaxDepth) + " levels: knobs are one flat object");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw Error(where + " is not JSON: " + e.what());
+  }
+}
+
 Knobs Knobs::from_json(const json& j) {
   if (!j.is_object()) throw Error("knobs must be a JSON object, not " + j.dump());
   Knobs k;

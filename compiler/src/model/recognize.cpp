@@ -266,11 +266,16 @@ Model recognize(const gguf::File& file) {
     throw Error(m.architecture + ".rope.dimension_count is " + std::to_string(rope_dims) + ", not the head width " +
                 std::to_string(m.head_dim) + " (partial rope is not supported)");
   m.rope_base = r.opt_float("rope.freq_base", 10000.f);
+  if (!std::isfinite(m.rope_base) || !(m.rope_base > 1.f))
+    throw Error(m.architecture + ".rope.freq_base is " + std::to_string(m.rope_base) + ": a rope base is finite and > 1");
   m.rope_mode = m.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::Neox;
   {
     const gguf::Value* eps = r.find("attention.layer_norm_rms_epsilon");
     if (!eps) throw Error("checkpoint has no " + m.architecture + ".attention.layer_norm_rms_epsilon");
     m.norm_eps = r.opt_float("attention.layer_norm_rms_epsilon", 0.f);
+    if (!std::isfinite(m.norm_eps) || m.norm_eps < 0.f || m.norm_eps > 1.f)
+      throw Error(m.architecture + ".attention.layer_norm_rms_epsilon is " + std::to_string(m.norm_eps) +
+                  ": a norm's epsilon is a finite number in [0, 1]");
   }
 
   const gguf::TensorInfo* embd = file.tensor("token_embd.weight");
