@@ -123,10 +123,13 @@ std::vector<db::Run> Client::results(int64_t job, const std::string& gpu, uint32
   wire::versioned(r).set_job(job);
   r.set_gpu(gpu);
   r.set_top(top);
-  pb::ResultList out;
-  check(impl_->stub->Results(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
   std::vector<db::Run> v;
-  for (auto& x : out.results()) v.push_back(wire::from_wire(x));
+  do {  // page after page
+    pb::ResultList out;
+    check(impl_->stub->Results(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+    for (auto& x : out.results()) v.push_back(wire::from_wire(x));
+    r.set_offset(out.next_offset());
+  } while (r.offset() != 0);
   return v;
 }
 

@@ -34,6 +34,8 @@ grpc::Status status_of(std::exception_ptr e) {
     return {StatusCode::FAILED_PRECONDITION, x.what()};
   } catch (const FailedPrecondition& x) {
     return {StatusCode::FAILED_PRECONDITION, x.what()};
+  } catch (const ResourceExhausted& x) {
+    return {StatusCode::RESOURCE_EXHAUSTED, x.what()};
   } catch (const PermissionDenied& x) {
     log(0, "permission_denied", {{"error", x.what()}});
     return {StatusCode::PERMISSION_DENIED, x.what()};

@@ -23,8 +23,9 @@ using grpc::StatusCode;
 // The service: a translation layer, no decisions of its own.
 class Service final : public pb::Coordinator::Service {
  public:
-  Service(Coordinator& core, std::string token, std::atomic<bool>& stopping)
-      : core_(core), token_(std::move(token)), stopping_(stopping) {}
+  Service(Coordinator& core, const ServerOptions& o, std::atomic<bool>& stopping)
+      : core_(core), token_(o.token), page_bytes_(o.results_page_bytes), max_watches_(o.max_watches),
+        stopping_(stopping) {}
 
   grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
                                 pb::CheckpointRef* out) override {
@@ -62,6 +63,15 @@ class Service final : public pb::Coordinator::Service {
 
   grpc::Status Watch(ServerContext* ctx, const pb::JobRef* r, grpc::ServerWriter<pb::JobStatus>* out) override {
     return call(ctx, r, [&] {
+      // Each stream holds a thread: a bounded number at once.
+      if (watching_.fetch_add(1) >= max_watches_) {
+        watching_.fetch_sub(1);
+        throw ResourceExhausted(std::to_string(max_watches_) + " Watch streams are open: poll Status instead");
+      }
+      struct Leave {
+        std::atomic<int>& n;
+        ~Leave() { n.fetch_sub(1); }
+      } leave{watching_};
       std::string last;
       while (!ctx->IsCancelled() && !stopping_) {
         pb::JobStatus m;
@@ -90,7 +100,19 @@ class Service final : public pb::Coordinator::Service {
   grpc::Status Results(ServerContext* ctx, const pb::ResultsRequest* r, pb::ResultList* out) override {
     return call(ctx, r, [&] {
       wire::versioned(*out);
-      for (auto& x : core_.results(r->job(), r->gpu(), r->top())) wire::to_wire(x, out->add_results());
+      // A page at a time: runs from `offset` while the reply stays under its size (at least one run a page).
+      const auto runs = core_.results(r->job(), r->gpu(), r->top());
+      if (r->offset() > runs.size()) throw InvalidArgument("offset " + std::to_string(r->offset()) + " is past the " +
+                                                          std::to_string(runs.size()) + " runs");
+      size_t bytes = 0, i = r->offset();
+      for (; i < runs.size(); ++i) {
+        pb::Result one;
+        wire::to_wire(runs[i], &one);
+        bytes += one.ByteSizeLong();
+        if (bytes > page_bytes_ && i > r->offset()) break;
+        *out->add_results() = std::move(one);
+      }
+      out->set_next_offset(i < runs.size() ? uint32_t(i) : 0);
     });
   }
 
@@ -203,6 +225,9 @@ class Service final : public pb::Coordinator::Service {
 
   Coordinator& core_;
   std::string token_;
+  size_t page_bytes_;
+  int max_watches_;
+  std::atomic<int> watching_{0};
   std::atomic<bool>& stopping_;
 };
 
@@ -258,7 +283,7 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     }
     impl->wcv.notify_one();
   });
-  impl_->service = std::make_unique<Service>(core, o.token, impl_->stopping);
+  impl_->service = std::make_unique<Service>(core, o, impl_->stopping);
   grpc::ServerBuilder b;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   if (!o.tls_cert.empty() || !o.tls_key.empty()) {

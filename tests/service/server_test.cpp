@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
+#include <thread>
 
 #include "coordinator/client.hpp"
 #include "coordinator/server.hpp"
@@ -22,11 +24,14 @@ struct Served {
   std::unique_ptr<pb::Coordinator::Stub> stub;
   std::string token = "t0k3n";
 
-  Served() {
+  explicit Served(int points = 3, size_t page_bytes = 8 << 20, int max_watches = 64) {
     Options o;
     o.data_dir = dir / "data";
-    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
-    server = std::make_unique<Server>(*core, ServerOptions{"127.0.0.1:0", token, "", "", 0.2});
+    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points));
+    ServerOptions so{"127.0.0.1:0", token, "", "", 0.2};
+    so.results_page_bytes = page_bytes;
+    so.max_watches = max_watches;
+    server = std::make_unique<Server>(*core, so);
     stub = pb::Coordinator::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
   }
@@ -183,6 +188,75 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   EXPECT_TRUE(out.recorded());
   ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
   EXPECT_FALSE(out.recorded());
+}
+
+// Results come a page at a time (a reply under its size limit); the client reads every page. Watch streams are
+// bounded: past the limit, RESOURCE_EXHAUSTED.
+TEST(Server, PagesResultsAndBoundsWatchStreams) {
+  Served s(40, 2000, 2);
+  std::ofstream(s.dir / "m.gguf") << "GGUF and some bytes";
+  JobSpec spec;
+  spec.path = (s.dir / "m.gguf").string();
+  spec.gpus = {"h100"};
+  spec.strategy = "grid";
+  const int64_t job = s.core->submit(spec).job.id;
+  db::Worker w;
+  w.name = "w";
+  w.gpu = "h100";
+  const int64_t wid = s.core->register_worker(w);
+  for (int n = 0, waits = 0; n < 40;) {
+    auto ls = s.core->lease(wid, 8);
+    if (ls.empty()) {  // (the server's replenisher makes the grid's next plans)
+      ASSERT_LT(++waits, 500);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    for (auto& l : ls) {
+      db::Run r;
+      r.valid = true;
+      r.verified = true;
+      r.median_ms = 1 + n++;
+      r.cost = nlohmann::json{{"note", std::string(100, 'x')}}.dump();
+      s.core->report(wid, l.plan.id, l.plan.lease, r);
+    }
+  }
+  pb::ResultsRequest rq;
+  rq.set_job(job);
+  pb::ResultList first;
+  ASSERT_TRUE(s.stub->Results(s.ctx(s.token).get(), Served::v1(rq), &first).ok());
+  EXPECT_GT(first.results_size(), 0);
+  EXPECT_LT(first.results_size(), 40);
+  EXPECT_EQ(first.next_offset(), uint32_t(first.results_size()));
+  rq.set_offset(1000);
+  EXPECT_EQ(s.stub->Results(s.ctx(s.token).get(), Served::v1(rq), &first).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  Client client("127.0.0.1:" + std::to_string(s.server->port()), s.token);
+  auto all = client.results(job, "", 0);
+  ASSERT_EQ(all.size(), 40u);
+  std::set<double> ms;
+  for (auto& r : all) ms.insert(r.median_ms);
+  EXPECT_EQ(ms.size(), 40u);  // every run once
+
+  // Two Watch streams of a running job are open; a third is refused.
+  JobSpec running = spec;
+  const int64_t live = s.core->submit(running).job.id;
+  std::vector<std::unique_ptr<grpc::ClientContext>> ctxs;
+  std::vector<std::unique_ptr<grpc::ClientReader<pb::JobStatus>>> streams;
+  pb::JobRef ref;
+  ref.set_job(live);
+  for (int i = 0; i < 2; ++i) {
+    ctxs.push_back(s.ctx(s.token));
+    streams.push_back(s.stub->Watch(ctxs.back().get(), Served::v1(ref)));
+    pb::JobStatus st;
+    ASSERT_TRUE(streams.back()->Read(&st));  // open and answering
+  }
+  auto third_ctx = s.ctx(s.token);
+  auto third = s.stub->Watch(third_ctx.get(), Served::v1(ref));
+  pb::JobStatus st;
+  EXPECT_FALSE(third->Read(&st));
+  EXPECT_EQ(third->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  for (auto& c : ctxs) c->TryCancel();
+  for (auto& r : streams) r->Finish();
 }
 
 TEST(Server, ServesTlsToClientsThatTrustItsCertificate) {

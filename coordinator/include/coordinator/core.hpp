@@ -32,6 +32,11 @@ class FailedPrecondition : public lt::Error {
  public:
   using lt::Error::Error;
 };
+// A limit reached (RESOURCE_EXHAUSTED on the wire): e.g. too many Watch streams at once.
+class ResourceExhausted : public lt::Error {
+ public:
+  using lt::Error::Error;
+};
 // A caller acting on what is not its own (PERMISSION_DENIED on the wire): e.g. a result for a plan leased to another
 // worker.
 class PermissionDenied : public lt::Error {

@@ -15,6 +15,8 @@ struct ServerOptions {
   std::string token;
   std::string tls_cert, tls_key;  // PEM files: serve TLS (none: plaintext, for loopback and trusted networks)
   double tick_s = 1;              // how often expired leases and time budgets are checked
+  size_t results_page_bytes = 8 << 20;  // a Results reply's size at most (a page holds at least one run)
+  int max_watches = 64;                 // Watch streams open at once (each holds a thread)
 };
 
 // Checks an address to listen on: host:port with a port in 0..65535, and a token when the host is not loopback;
