@@ -131,6 +131,17 @@ TEST(GgufReader, LengthsLongerThanTheFile) {
   EXPECT_FORMAT_ERROR(t, "tensor infos cannot fit", 8);
 }
 
+// A file's size does not bound what its metadata takes in memory (~50 bytes a value against 1 for a u8 on disk): the
+// arrays' elements are bounded in all, before anything is allocated. Two arrays of 5 M u8 (10 MB on disk) would take
+// ~500 MB; the second is refused at its length.
+TEST(GgufReader, MetadataArraysAreBoundedInAll) {
+  Image img;
+  img.header(0, 2).str("a").u32(9).u32(0).u64(5'000'000).zeros(5'000'000);
+  const size_t second = img.size() + 9 + 4 + 4;
+  img.str("b").u32(9).u32(0).u64(5'000'000).zeros(5'000'000);
+  EXPECT_FORMAT_ERROR(img, "the metadata's arrays hold more than 8000000 elements", second);
+}
+
 TEST(GgufReader, BadValues) {
   Image type;
   type.header(0, 1).str("k").u32(13).u32(0);

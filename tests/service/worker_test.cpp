@@ -78,6 +78,25 @@ TEST(Checks, ComparesLogitsWithTheReference) {
   EXPECT_LT(tolerance("precise").rel_l2, tolerance("dequant").rel_l2);
 }
 
+// The numerics' bounds are pinned (a change to them is a decision, not a side effect), and NaN logits fail the check
+// as an infinite error, never as a pass.
+TEST(Checks, BoundsArePinnedAndNanLogitsFail) {
+  EXPECT_EQ(tolerance("precise").rel_l2, 1e-9);
+  EXPECT_EQ(tolerance("dequant").rel_l2, 1e-3);
+  EXPECT_EQ(tolerance("int8").rel_l2, 3e-2);
+  EXPECT_EQ(tolerance("int8x2").rel_l2, 1e-3);
+  for (const char* n : {"precise", "dequant", "int8", "int8x2"}) EXPECT_GE(tolerance(n).argmax_agree, 0.99) << n;
+  EXPECT_DOUBLE_EQ(tolerance("int8").tie, 4 * 3e-2);
+  EXPECT_EQ(tolerance("dequant").tie, 0);
+  const std::vector<float> ref = {0, 1, 2, 3, 4, 5};
+  std::vector<float> nan = ref;
+  nan[4] = std::nanf("");
+  const auto a = compare_logits(nan, ref, 3);
+  EXPECT_FALSE(a.rel_l2 <= tolerance("int8").rel_l2);  // infinite (or NaN): never within a bound
+  const auto g = compare_generation(nan, ref, 3, {2}, tolerance("int8").tie);
+  EXPECT_FALSE(g.a.rel_l2 <= tolerance("int8").rel_l2);
+}
+
 // A near tie may flip under a lossy numerics: the prompt's rows after the flip are left out; a far flip is not explained.
 TEST(Checks, GenerationsAllowNearTiesOnlyWhereTheNumericsDo) {
   // Two prompts of 2 rows each over a vocabulary of 4. Reference rows: the second has a near tie (3.00 vs 2.99).

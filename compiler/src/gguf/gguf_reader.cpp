@@ -27,6 +27,9 @@ struct File::Mapping {
 namespace {
 
 constexpr int kMaxArrayDepth = 16;
+// Array elements the whole metadata may hold: a value takes ~50 bytes in memory against 1 on disk for a u8, so a file's
+// size alone does not bound the memory its metadata takes. A large tokenizer holds well under a million.
+constexpr uint64_t kMaxMetadataElements = 8'000'000;
 constexpr uint32_t kMaxDims = 4;
 
 std::string shown(std::string_view s) {
@@ -41,6 +44,7 @@ class Cursor {
  public:
   explicit Cursor(std::span<const uint8_t> bytes) : bytes_(bytes) {}
   uint64_t pos() const { return pos_; }
+  uint64_t elements_left = kMaxMetadataElements;  // array elements the metadata may still hold
   uint64_t remaining() const { return bytes_.size() - pos_; }
 
   void need(uint64_t n, const char* what) const {
@@ -156,6 +160,11 @@ Value read_value(Cursor& c, ValueType type, int depth) {
         throw FormatError("an array of " + std::to_string(count) + " elements is longer than the rest of the file (" +
                               std::to_string(c.remaining()) + " bytes)",
                           count_at);
+      if (count > c.elements_left)
+        throw FormatError("the metadata's arrays hold more than " + std::to_string(kMaxMetadataElements) +
+                              " elements in all (this one " + std::to_string(count) + ")",
+                          count_at);
+      c.elements_left -= count;
       Array a;
       a.type = static_cast<ValueType>(elem);
       a.items.reserve(count);
