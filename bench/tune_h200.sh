@@ -17,7 +17,7 @@ F=$(checkpoint "$LT" "$W" "$P")
 echo "checkpoint $F ($(du -h "$F" | cut -f1)) ready in $(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$t0") s"
 rm -rf "$W/job"; mkdir -p "$W/job"
 J=$W/job
-"$LT" coordinator --db "$J/lt.db" --listen 127.0.0.1:0 --port-file "$J/port" > "$J/coordinator.log" 2>&1 &
+"$LT" coordinator --db "$J/lt.db" --listen 127.0.0.1:0 --port-file "$J/port" --allow-path "$W" > "$J/coordinator.log" 2>&1 &
 COORD=$!
 for _ in $(seq 100); do [ -s "$J/port" ] && break; sleep 0.1; done
 ADDR=127.0.0.1:$(cat "$J/port")

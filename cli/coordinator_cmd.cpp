@@ -20,6 +20,7 @@ const bool registered = lt::cli::add_command(
          double lease_s = 30, time_limit_s = 600, max_upload_gib = 1024;
          int verbose = 0;
          lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
+         std::vector<std::string> allow_path;
        };
        auto a = std::make_shared<Args>();
        c->add_option("--db", a->db, "The SQLite database (created when missing)")->capture_default_str();
@@ -66,6 +67,9 @@ const bool registered = lt::cli::add_command(
        c->add_option("--stagger-seeds", a->measure.stagger_seeds, "The --stagger seeds every configuration runs with")
            ->delimiter(',')
            ->capture_default_str();
+       c->add_option("--allow-path", a->allow_path,
+                     "Let jobs name checkpoints by path under this folder (repeat for more; none: uploads only)")
+           ->check(CLI::ExistingDirectory);
        c->add_option("--max-upload-gib", a->max_upload_gib, "An uploaded checkpoint's size at most, GiB")
            ->check(CLI::Range(0.001, 65536.0))
            ->capture_default_str();
@@ -91,6 +95,7 @@ const bool registered = lt::cli::add_command(
          lt::coord::Options o = a->measure;
          o.data_dir = a->data;
          o.lease_s = a->lease_s;
+         for (auto& d : a->allow_path) o.path_roots.push_back(std::filesystem::absolute(d));
          o.max_upload_bytes = uint64_t(a->max_upload_gib * double(uint64_t(1) << 30));
          o.time_limit_s = a->time_limit_s;
          auto db = std::filesystem::absolute(a->db);

@@ -127,8 +127,24 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     if (!c) throw NotFound("no checkpoint with digest " + spec.digest + " (upload it first)");
     ck = *c;
   } else {
-    std::filesystem::path p(spec.path);
-    if (!p.is_absolute()) throw InvalidArgument("a checkpoint path must be absolute: " + spec.path);
+    if (o_.path_roots.empty())
+      throw FailedPrecondition(
+          "this coordinator takes checkpoints by upload only (submit without --path), unless it is started with "
+          "--allow-path DIR for the files under DIR");
+    if (!std::filesystem::path(spec.path).is_absolute())
+      throw InvalidArgument("a checkpoint path must be absolute: " + spec.path);
+    // Inside an allowed folder once links and `..` are resolved (whether the file exists is said only then).
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::weakly_canonical(spec.path, ec);
+    bool inside = false;
+    std::string roots;
+    for (const auto& root : o_.path_roots) {
+      const auto r = std::filesystem::weakly_canonical(root, ec);
+      const auto rel = p.lexically_relative(r);
+      inside |= !ec && !rel.empty() && *rel.begin() != ".." && *rel.begin() != ".";
+      roots += (roots.empty() ? "" : ", ") + r.string();
+    }
+    if (!inside) throw PermissionDenied("the coordinator reads checkpoints by path only under " + roots);
     if (!std::filesystem::is_regular_file(p)) throw InvalidArgument("the coordinator cannot read " + spec.path);
     CheckpointInfo info;
     try {

@@ -76,6 +76,7 @@ void Cluster::start_coordinator(int port) {
                                    "--listen",    "127.0.0.1:" + std::to_string(port),
                                    "--port-file", port_file.string(),
                                    "--lease",     "2",
+                                   "--allow-path", dir_.path().string(),
                                    "-v"};
   if (!token_.empty()) argv.insert(argv.end(), {"--token", token_});
   coordinator_ =

@@ -24,6 +24,7 @@ struct Fixture {
   }
   void open(int points, Options o = {}) {
     o.data_dir = dir / "data";
+    o.path_roots = {dir.path()};  // jobs name their checkpoints by path here
     o.replenish_inline = true;
     core.reset();
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points),
@@ -230,6 +231,34 @@ TEST(Coordinator, AScreensLeaseCarriesTheJobsBestForItsCutoff) {
   g.submit("halving");
   auto gw = g.worker();
   EXPECT_TRUE(g.core->lease(gw, 1)[0].cutoff_on.empty());
+}
+
+// A job names a checkpoint by path only under the folders the coordinator was started with (links and `..`
+// resolved first; whether a file exists elsewhere is never said); with none, uploads only.
+TEST(Coordinator, PathsAreReadOnlyUnderTheAllowedFolders) {
+  Fixture f(2);
+  test::TempDir outside;
+  std::ofstream(outside / "m.gguf") << "GGUF and some bytes";
+  std::filesystem::create_symlink(outside / "m.gguf", f.dir / "link.gguf");
+  JobSpec s;
+  s.gpus = {"h100"};
+  for (const auto& p : {outside / "m.gguf", f.dir / "link.gguf", f.dir / ".." / outside.path().filename() / "m.gguf",
+                        outside / "missing.gguf"}) {
+    s.path = p.string();
+    try {
+      f.core->submit(s);
+      ADD_FAILURE() << p;
+    } catch (const PermissionDenied& e) {
+      EXPECT_EQ(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+    }
+  }
+  s.path = f.checkpoint.string();
+  EXPECT_NO_THROW(f.core->submit(s));
+  test::TempDir bare;
+  Options o;
+  o.data_dir = bare / "data";  // (no path_roots)
+  Coordinator uploads_only(bare / "lt.db", o, std::make_unique<test::FakeCompiler>(2));
+  EXPECT_THROW(uploads_only.submit(s), FailedPrecondition);
 }
 
 TEST(Coordinator, InvalidResultsAreNeverBest) {

@@ -80,6 +80,7 @@ struct Fixture {
     std::ofstream(checkpoint) << "GGUF and some bytes";
     Options o;
     o.data_dir = dir / "data";
+    o.path_roots = {dir.path()};  // jobs name their checkpoints by path here
     o.replenish_inline = true;
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
     releases = std::make_unique<Releases>(*core);

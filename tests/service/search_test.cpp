@@ -34,6 +34,7 @@ struct Fixture {
   void open() {
     Options o;
     o.data_dir = dir / "data";
+    o.path_roots = {dir.path()};  // jobs name their checkpoints by path here
     o.replenish_inline = true;
     core.reset();
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points, context),

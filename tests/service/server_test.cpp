@@ -27,6 +27,7 @@ struct Served {
   explicit Served(int points = 3, size_t page_bytes = 8 << 20, int max_watches = 64) {
     Options o;
     o.data_dir = dir / "data";
+    o.path_roots = {dir.path()};
     core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(points));
     ServerOptions so{"127.0.0.1:0", token, "", "", 0.2};
     so.results_page_bytes = page_bytes;

@@ -72,6 +72,9 @@ struct Options {
   // job's best on the GPU kind: its figures are that run's (an estimate), enough to rank it far behind. 0: never.
   double cutoff_factor = 1.5;
   uint64_t max_upload_bytes = uint64_t(1) << 40;  // an uploaded checkpoint's size at most (1 TiB)
+  // Folders whose checkpoints a job may name by path (read in place, symbolic links resolved first); none: jobs name
+  // uploaded checkpoints only.
+  std::vector<std::filesystem::path> path_roots;
 };
 
 // A tuning job to start.
