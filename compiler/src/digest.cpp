@@ -34,4 +34,8 @@ std::string content_digest(const std::filesystem::path& path) {
   return hex128(h.high64, h.low64);
 }
 
+bool is_digest(const std::string& d) {
+  return d.size() == 32 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 }  // namespace lt

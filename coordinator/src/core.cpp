@@ -34,10 +34,6 @@ nlohmann::json check_prompts(uint32_t vocab, uint64_t seed) {
 
 namespace {
 
-bool is_digest(const std::string& d) {
-  return d.size() == 32 && d.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
 bool finite_nonneg(double x) {
   return std::isfinite(x) && x >= 0;
 }

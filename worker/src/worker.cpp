@@ -98,7 +98,7 @@ struct Worker::Impl {
   // (same host or a shared filesystem: its digest checked once), else the worker's cache, fetched into it once.
   std::filesystem::path checkpoint(const Plan& p) {
     // The digest names a file here: 32 hex digits and nothing else (never a path a coordinator could smuggle in).
-    if (p.checkpoint.size() != 32 || p.checkpoint.find_first_not_of("0123456789abcdef") != std::string::npos)
+    if (!is_digest(p.checkpoint))
       throw lt::Error("the coordinator sent a checkpoint digest that is not 32 hex digits: \"" +
                       p.checkpoint.substr(0, 64) + "\"");
     std::lock_guard lock(cache_m);
@@ -201,21 +201,21 @@ struct Worker::Impl {
     double wait_prepare_s = 0;
   };
 
-  // Takes a measurement's result: reports it (unless its lease was lost meanwhile) and lets its lease go.
-  void finish(Running& x) {
-    Result r = x.result.get();
-    if (*x.plan.cancelled) {
-      log(1, "lease_lost", {{"plan", std::to_string(x.plan.plan)}, {"while", "measuring"}});
-      release(x.plan.lease);
+  // Takes a plan's result: reports it (unless its lease was lost meanwhile) and lets its lease go. `wait_prepare_s`:
+  // how long the GPU waited for the plan's preparation (its kernels still building) once it was next.
+  void take(const Plan& plan, Result r, double wait_prepare_s) {
+    if (*plan.cancelled) {
+      log(1, "lease_lost", {{"plan", std::to_string(plan.plan)}, {"while", "measuring"}});
+      release(plan.lease);
       return;
     }
     if (r.environment.empty()) r.environment = o.gpu.environment();
-    // How long the GPU waited for this plan's preparation (its kernels still building) once it was next.
-    if (r.cost.is_object()) r.cost["wait_prepare_s"] = x.wait_prepare_s;
-    if (r.valid && !r.cut_off()) lower(*x.plan.best_ms, objective_figure(x.plan.cutoff_on, r));
-    report(x.plan, r);
-    release(x.plan.lease);
+    if (r.cost.is_object()) r.cost["wait_prepare_s"] = wait_prepare_s;
+    if (r.valid && !r.cut_off()) lower(*plan.best_ms, objective_figure(plan.cutoff_on, r));
+    report(plan, r);
+    release(plan.lease);
   }
+  void finish(Running& x) { take(x.plan, x.result.get(), x.wait_prepare_s); }
 
   void loop() {
     if (!connect()) return;
@@ -301,21 +301,18 @@ struct Worker::Impl {
           release(cur.plan.lease);
           continue;
         }
-        Running now{cur.plan, {}, std::chrono::duration<double>(std::chrono::steady_clock::now() - picked).count()};
-        if (overlap) {
-          now.result = std::async(std::launch::async, std::move(measure));
-          if (running && running->plan.verify)
-            finishing.push_back(std::async(std::launch::async, [this, x = std::move(*running)]() mutable { finish(x); }));
-          else if (running)
-            finish(*running);
-          running = std::move(now);
-          reap(false);
-        } else {
-          std::promise<Result> done;
-          done.set_value(measure());
-          now.result = done.get_future();
-          finish(now);
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - picked).count();
+        if (!overlap) {
+          take(cur.plan, measure(), waited);
+          continue;
         }
+        Running now{cur.plan, std::async(std::launch::async, std::move(measure)), waited};
+        if (running && running->plan.verify)
+          finishing.push_back(std::async(std::launch::async, [this, x = std::move(*running)]() mutable { finish(x); }));
+        else if (running)
+          finish(*running);
+        running = std::move(now);
+        reap(false);
       }
       if (running) finish(*running);
       reap(true);

@@ -15,4 +15,7 @@ std::string hex128(uint64_t high, uint64_t low);
 // XXH3-128 of the file's bytes as 32 hex digits; throws lt::Error when the file cannot be read.
 std::string content_digest(const std::filesystem::path& path);
 
+// Whether `d` is written as content_digest writes one: 32 lower-case hex digits (and so safe in a file name).
+bool is_digest(const std::string& d);
+
 }  // namespace lt
