@@ -23,7 +23,7 @@ U=$!
 # (2026-11-29: a plan of tiny-qwen3 took about 7 s with the default checks: halving over 12 is ~16 plans.)
 log "tiny-qwen3: halving, budget 12 (the demo's job, recorded as the replay fixture)"
 t0=$(date +%s)
-timeout ${TINY_S:-240} "$LT" submit "$W/tiny-qwen3.gguf" --gpus h200 --strategy halving --budget 12 --wait --coordinator "$A" 2>&1 | tail -3 | tee -a "$O/service.txt"
+timeout ${TINY_S:-240} "$LT" submit "$W/tiny-qwen3.gguf" --gpus h200 --strategy halving --budget 12 --objective decode --wait --coordinator "$A" 2>&1 | tail -3 | tee -a "$O/service.txt"
 "$LT" record --db "$W/h200.db" --job 1 -o "$O/h200-tiny-qwen3.json" && log "recorded job 1"
 if [ -n "${TINY_ONLY:-}" ]; then  # the replay fixture alone
   kill $U $WK $C 2> /dev/null

@@ -8,7 +8,7 @@
 // block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold merges.
 
 template <int G, int PER, int VPER>
-__global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
+__global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
                                                     const lk_act* __restrict__ vc, const int* __restrict__ pos,
                                                     lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
                                                     int hd, int vd, int ctx, double scale, int splits, int group) {
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
   }
   const lk_act* kbase = kc + (size_t)kvh * ctx * hd;
   const lk_act* vbase = vc + (size_t)kvh * ctx * vd;
-  for (int t = t0 + warp; t < t1; t += 4) {
+  for (int t = t0 + warp; t < t1; t += LK_ATTN_WARPS) {
     lk_acc kv[PER], vv[VPER];
 #pragma unroll
     for (int p = 0; p < PER; ++p) kv[p] = lane + 32 * p < hd ? (lk_acc)kbase[(size_t)t * hd + lane + 32 * p] : (lk_acc)0;
@@ -56,10 +56,10 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
       m[g] = mn;
     }
   }
-  // The warps' partials side by side: m and l [4][G], then the values [4][G][32 * VPER].
+  // The warps' partials side by side: m and l [warps][G], then the values [warps][G][32 * VPER] (lk_attention_smem).
   lk_acc* sm = reinterpret_cast<lk_acc*>(lk_smem);
-  lk_acc* sl = sm + 4 * G;
-  lk_acc* sa = sl + 4 * G;
+  lk_acc* sl = sm + LK_ATTN_WARPS * G;
+  lk_acc* sa = sl + LK_ATTN_WARPS * G;
 #pragma unroll
   for (int g = 0; g < G; ++g) {
     if (lane == 0) {
@@ -73,10 +73,10 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
   for (int i = threadIdx.x; i < G * vd; i += blockDim.x) {
     const int g = i / vd, d = i % vd;
     lk_acc mx = -INFINITY;
-    for (int w = 0; w < 4; ++w) mx = max(mx, sm[w * G + g]);
+    for (int w = 0; w < LK_ATTN_WARPS; ++w) mx = max(mx, sm[w * G + g]);
     lk_acc sum = 0, val = 0;
     if (mx != -INFINITY)
-      for (int w = 0; w < 4; ++w) {
+      for (int w = 0; w < LK_ATTN_WARPS; ++w) {
         const lk_acc f = exp(sm[w * G + g] - mx);
         sum += sl[w * G + g] * f;
         val += sa[(w * G + g) * 32 * VPER + d] * f;
@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(128) lk_attention(const lk_act* __restrict__ q
   }
 }
 
-// The dynamic shared memory lk_attention<G, PER, VPER> takes, sizeof(lk_acc) * (8 G + 4 G 32 VPER) bytes, is sized
-// by the compiler's lowering (lt::lane::attention_smem), which launches it.
+// The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER)
+// (kernels/shapes.cuh), which the compiler's lowering launches it with.
 
 // Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,

@@ -275,3 +275,184 @@ __global__ void __launch_bounds__(128)
       y[(size_t)r * n + o] = v;
     }
 }
+
+// gemm_tile's kernel, lk_gemm_i8t: the GEMM over activations lk_quantize_i8 wrote row by row (FRAG false), as block
+// tiles staged in shared memory. A block of 4 warps takes 64 weight rows (64 output rows, or under GLU 32 gate rows and
+// the same 32 up rows) and BN activation rows; stages of 4 32-blocks of both (and their scales) arrive by cp.async,
+// LK_GT_STAGES of them in flight, and ldmatrix reads the mma's fragments from them: the weights as the A operand (16
+// rows), the activations as B (8 rows). A warp takes 32 weight rows of each matrix and BN / 2 (GLU: BN / 4) activation
+// rows: per 32-block and word, 2 x M x NT mmas. Each output's sums in lk_gemm_i8's order and expression (activation
+// scale times weight scale times the integer sum, 32-blocks in order, words inside): its results bit for bit.
+//
+// Its shape and shared memory (a stage: the weight rows, the activation rows, then both's scales) are
+// kernels/shapes.cuh's, which the compiler's lowering sizes the launch by.
+
+LK_DEVICE void lk_cp16(void* dst, const void* src, bool ok) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) : "memory");
+}
+LK_DEVICE void lk_cp4(void* dst, const void* src, bool ok) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 4 : 0) : "memory");
+}
+LK_DEVICE void lk_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+LK_DEVICE void lk_cp_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// Four 8x8 matrices of 16-bit elements (8 rows of 16 bytes each) from shared memory: lanes 8i .. 8i + 7 name matrix
+// i's rows; lane l receives 4 bytes at 4 (l % 4) of row l / 4 of each.
+LK_DEVICE void lk_ldmatrix4(int (&r)[4], const void* p) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
+}
+// An mma's integer sum as f32, exactly ((float)d) for |d| < 2^22 (a 32-block's sum is at most 32 x 128 x 127): the
+// integer added into the mantissa of 1.5 x 2^23, which is then taken away: two ALU operations, no conversion unit.
+LK_DEVICE float lk_sum_f32(int d) {
+  return __int_as_float(d + 0x4B400000) - 12582912.f;
+}
+
+template <bool GLU, int BN>
+__global__ void __launch_bounds__(LK_GT_WARPS * 32)
+    lk_gemm_i8t(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq, const float* __restrict__ bias, float* __restrict__ y,
+                int k, int n, int rows) {
+  lk_pdl_entry();
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;  // words an activation
+  constexpr int M = GLU ? 2 : 1;           // matrices
+  constexpr int BO = lk_gemm_i8t_outputs(GLU);  // output rows a block
+  constexpr int WN = GLU ? 4 : 2;  // warps across the activation rows (GLU: 1 across the weight rows, else 2)
+  constexpr int NT = BN / (8 * WN);  // 8-row activation tiles a warp
+  static_assert(LK_GT_WARPS == 4 && LK_GT_WEIGHT_ROWS == 64 && LK_GT_BLOCKS == 4, "the warps' layout below");
+  static_assert(NT >= 2 && NT % 2 == 0, "a warp takes its activation tiles in pairs (one ldmatrix a pair)");
+  constexpr int A_BYTES = 64 * LK_GT_ROW, B_BYTES = P * BN * LK_GT_ROW, WS_BYTES = 64 * 16;
+  constexpr int STAGE = lk_gemm_i8t_stage(P, BN);
+  static_assert(STAGE == A_BYTES + B_BYTES + WS_BYTES + P * BN * 16, "the stage's parts, as shapes.cuh counts them");
+  extern __shared__ unsigned char lk_smem[];
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+  const int wm = GLU ? 0 : warp >> 1, wn = GLU ? warp : warp & 1;
+  const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
+  const int kb = k / 32, kstages = (kb + 3) / 4;
+  const signed char* xv = reinterpret_cast<const signed char*>(xq);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * rows * k / 4);
+  const size_t halves = (size_t)n * kb;  // a matrix's scales
+
+  // Stage `kt` (32-blocks 4 kt ..) into slot `slot`; what lies past the matrices, the rows or k is zeros.
+  auto load = [&](int slot, int kt) {
+    unsigned char* s = lk_smem + slot * STAGE;
+    const int b0 = kt * 4, nb = min(4, kb - b0);
+    for (int c = tid; c < 64 * 8; c += 128) {  // weights: 64 rows of 8 16-byte pieces
+      const int i = c >> 3, piece = c & 7, o = min(out0 + i % BO, n - 1);
+      const lk_q8& w = i >= BO ? wu : wg;
+      const bool ok = out0 + i % BO < n && piece < 2 * nb;
+      lk_cp16(s + i * LK_GT_ROW + piece * 16, w.q + (size_t)o * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
+    }
+    for (int c = tid; c < P * BN * 8; c += 128) {  // activations: P x BN rows of 8 pieces
+      const int pr = c >> 3, piece = c & 7, p = pr / BN, r = act0 + pr % BN;
+      const bool ok = r < rows && piece < 2 * nb;
+      const size_t row = (size_t)p * rows + min(r, rows - 1);
+      lk_cp16(s + A_BYTES + pr * LK_GT_ROW + piece * 16, xv + row * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
+    }
+    unsigned char* ws = s + A_BYTES + B_BYTES;
+    for (int c = tid; c < 64 * 3; c += 128) {  // weight scales: 3 words a row cover its 4 (from an even half)
+      const int i = c / 3, word = c % 3, o = min(out0 + i % BO, n - 1);
+      const lk_q8& w = i >= BO ? wu : wg;
+      const size_t h0 = (size_t)o * kb + b0, h = (h0 & ~(size_t)1) + 2 * word;
+      const bool ok = h < h0 + nb && h < halves;
+      lk_cp4(ws + i * 16 + word * 4, w.s + (ok ? h : 0), ok);
+    }
+    float* sx = reinterpret_cast<float*>(ws + WS_BYTES);
+    for (int c = tid; c < P * BN * 4; c += 128) {  // activation scales: P x BN rows of 4
+      const int pr = c >> 2, b = c & 3, p = pr / BN, r = act0 + pr % BN;
+      const bool ok = r < rows && b < nb;
+      lk_cp4(sx + c, xs + ((size_t)p * rows + min(r, rows - 1)) * kb + b0 + (ok ? b : 0), ok);
+    }
+  };
+
+  float acc[M][2][NT][4];
+#pragma unroll
+  for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mat][mt][j][e] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < LK_GT_STAGES - 1; ++s) {
+    if (s < kstages) load(s, s);
+    lk_cp_commit();
+  }
+  for (int kt = 0; kt < kstages; ++kt) {
+    lk_cp_wait<LK_GT_STAGES - 2>();
+    __syncthreads();  // stage kt has landed for every thread, and every warp is done with the slot refilled next
+    if (kt + LK_GT_STAGES - 1 < kstages) load((kt + LK_GT_STAGES - 1) % LK_GT_STAGES, kt + LK_GT_STAGES - 1);
+    lk_cp_commit();
+    const unsigned char* s = lk_smem + (kt % LK_GT_STAGES) * STAGE;
+    const unsigned char* sb = s + A_BYTES;
+    const __half* ws = reinterpret_cast<const __half*>(s + A_BYTES + B_BYTES);
+    const float* sx = reinterpret_cast<const float*>(s + A_BYTES + B_BYTES + WS_BYTES);
+    const int nb = min(4, kb - kt * 4);
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      if (b >= nb) break;
+      int af[M][2][4];
+      float wsv[M][2][2];  // the weight scales of rows g and g + 8 of each 16-row tile
+#pragma unroll
+      for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt) {
+          const int i0 = mat * BO + wm * 32 + mt * 16;
+          lk_ldmatrix4(af[mat][mt], s + (i0 + (lane & 7) + 8 * ((lane >> 3) & 1)) * LK_GT_ROW + b * 32 + 16 * (lane >> 4));
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int i = i0 + g + 8 * h, o = min(out0 + i % BO, n - 1);
+            wsv[mat][mt][h] = __half2float(ws[i * 8 + (int)(((size_t)o * kb + kt * 4) & 1) + b]);
+          }
+        }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        int bf[NT][2];
+#pragma unroll
+        for (int q = 0; q < NT / 2; ++q) {
+          int r[4];
+          const int a0 = p * BN + wn * NT * 8 + q * 16;
+          lk_ldmatrix4(r, sb + (a0 + (lane & 7) + 8 * (lane >> 4)) * LK_GT_ROW + b * 32 + 16 * ((lane >> 3) & 1));
+          bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const int a = p * BN + wn * NT * 8 + j * 8 + 2 * t;  // activation rows 2t and 2t + 1 of tile j
+          const float lo = sx[a * 4 + b], hi = sx[(a + 1) * 4 + b];
+#pragma unroll
+          for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt) {
+              int d[4];
+              lk_mma_s8(d, af[mat][mt], bf[j][0], bf[j][1]);
+              acc[mat][mt][j][0] += lo * wsv[mat][mt][0] * lk_sum_f32(d[0]);
+              acc[mat][mt][j][1] += hi * wsv[mat][mt][0] * lk_sum_f32(d[1]);
+              acc[mat][mt][j][2] += lo * wsv[mat][mt][1] * lk_sum_f32(d[2]);
+              acc[mat][mt][j][3] += hi * wsv[mat][mt][1] * lk_sum_f32(d[3]);
+            }
+        }
+      }
+    }
+  }
+  // d[e]: weight row g (+ 8 for e >= 2) of the tile, activation row 2t (+ 1 for odd e) of tile j.
+#pragma unroll
+  for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int o = out0 + wm * 32 + mt * 16 + g + (e >= 2 ? 8 : 0);
+        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
+        if (o >= n || r >= rows) continue;
+        float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
+        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
+        y[(size_t)r * n + o] = v;
+      }
+}

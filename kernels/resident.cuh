@@ -53,7 +53,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
   std::string manifest;
   if (!lk_read_file(manifest_path, manifest)) {
     fprintf(stderr, "cannot read the weights manifest %s: %s\n", manifest_path, strerror(errno));
-    exit(2);
+    exit(LK_EXIT_USAGE);
   }
   std::istringstream in(manifest);
   std::string word;
@@ -62,7 +62,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
   if (!(in >> word >> version) || word != "LANE_WEIGHTS" || version != 1 || !(in >> word >> size >> data >> digest) ||
       word != "checkpoint") {
     fprintf(stderr, "%s is not a weights manifest this host reads (LANE_WEIGHTS 1)\n", manifest_path);
-    exit(2);
+    exit(LK_EXIT_USAGE);
   }
   const uint8_t* file = lk_open_checkpoint(checkpoint, size, data, digest);
   // The mapping registered read-only: copies from it run at the bus's rate (55 GB/s on the H200, against 8.5 GB/s
@@ -81,7 +81,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
       const size_t bytes = type == "q8_0" ? rows * cols / 32 * 34 : rows * cols * (type == "f32" ? 4 : 2);
       if (offset > size || bytes > size - offset) {
         fprintf(stderr, "%s: matrix %s lies outside the checkpoint\n", manifest_path, name.c_str());
-        exit(2);
+        exit(LK_EXIT_USAGE);
       }
       lk_resident_weights::Matrix m;
       if (type == "q8_0") {
@@ -109,7 +109,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
       if (!(in >> name >> n >> offset)) break;
       if (offset > size || n * 4 > size - offset) {
         fprintf(stderr, "%s: vector %s lies outside the checkpoint\n", manifest_path, name.c_str());
-        exit(2);
+        exit(LK_EXIT_USAGE);
       }
       void* d = nullptr;
       CK(cudaMalloc(&d, n * 4));
@@ -118,12 +118,12 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
       w.bytes += n * 4;
     } else {
       fprintf(stderr, "%s: unknown record %s\n", manifest_path, word.c_str());
-      exit(2);
+      exit(LK_EXIT_USAGE);
     }
   }
   if (!in.eof()) {
     fprintf(stderr, "%s: a record does not parse\n", manifest_path);
-    exit(2);
+    exit(LK_EXIT_USAGE);
   }
   CK(cudaDeviceSynchronize());
   if (staging) CK(cudaFree(staging));
@@ -406,7 +406,7 @@ static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) 
   lk_resident_lane lane;
   if (std::string why = lk_resident_read(argv[1], w, lane); !why.empty()) {
     fprintf(stderr, "%s: %s\n", argv[1], why.c_str());
-    return 2;
+    return LK_EXIT_USAGE;
   }
   lk_args a;
   if (int e = lk_parse_args(argc, argv, a, lane.vocab, lane.ctx); e >= 0) return e;
@@ -459,7 +459,7 @@ static int lk_resident_run(const lk_resident_weights& w, int argc, char** argv) 
                        lane.ctx,                          lane.act_bytes};
   if (!state.pos || !state.tok || !state.gen || !state.count || !state.prompt) {
     fprintf(stderr, "%s: the image lacks the carried state every lane has\n", argv[1]);
-    return 2;
+    return LK_EXIT_USAGE;
   }
   const int status = lk_drive(a, forms, state, lane.graphs);
   CK(cudaDeviceSynchronize());
@@ -471,7 +471,7 @@ int main(int argc, char** argv) {
   setenv("CUDA_MODULE_LOADING", "EAGER", 1);
   if (argc != 3) {
     fprintf(stderr, "usage: %s <checkpoint.gguf> <weights manifest>\n", argv[0]);
-    return 2;
+    return LK_EXIT_USAGE;
   }
   CK(cudaFree(0));
   cudaEvent_t t0, t1;

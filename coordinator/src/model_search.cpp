@@ -20,10 +20,10 @@ namespace lt::coord {
 namespace {
 
 // Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
-// each taken when it (or a variant with smaller chunks, or without pdl) is a point of the space.
+// each taken when it (or a variant with smaller chunks, without pdl or without gemm_tile) is a point of the space.
 const char* const kPriors[] = {
     R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
-        "fuse_norm":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":2})",
+        "fuse_norm":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":2,"gemm_tile":128})",
     R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true})",
     R"({"numerics":"dequant","max_chunk":64,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_norm":true,
@@ -167,11 +167,12 @@ class ModelSearch : public Strategy {
       if (q.value("max_chunk", 0) > chunk) q["max_chunk"] = chunk;
       v.push_back(q);
     }
-    for (size_t i = 0, n = v.size(); i < n; ++i) {
-      auto q = v[i];
-      q.erase("pdl");
-      v.push_back(q);
-    }
+    for (const char* knob : {"pdl", "gemm_tile"})
+      for (size_t i = 0, n = v.size(); i < n; ++i) {
+        auto q = v[i];
+        q.erase(knob);
+        v.push_back(q);
+      }
     return v;
   }
 

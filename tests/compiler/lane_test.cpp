@@ -106,13 +106,14 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model the constraints bind independently: of the 160 settings of numerics, max_chunk,
-  // gemm_rows, gemm_prequant and gemv_prequant, 58 hold (gemm_rows 32 and gemm_prequant need int8 or int8x2 and
-  // chunks of 16 or more, int8's chunks of 256 need gemm_prequant, gemv_prequant needs int8: 10 + 2 x (4 + 16 + 4));
-  // fuse_norm needs gemv_split 1 (1 of 3): 2/3;
-  // fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off: 17 of the 32 settings
-  // of the five.
-  EXPECT_EQ(all.size(), product * 29 / 80 * 2 / 3 * 17 / 32);
+  // For a 4096-position model: of the 640 settings of numerics, max_chunk, gemm_rows, gemm_prequant, gemv_prequant
+  // and gemm_tile, 58 hold with gemm_tile 0 (gemm_rows 32 and gemm_prequant need int8 or int8x2 and chunks of 16 or
+  // more, int8's chunks of 256 need gemm_prequant, gemv_prequant needs int8: 10 + 2 x (4 + 16 + 4)), 2 x 12 with
+  // gemm_tile 32 or 64 (gemm_prequant and gemm_rows 64: 2 numerics x 3 chunks x 2), 6 with gemm_tile 128 (int8 only,
+  // and fuse_glu); of the 32 settings of fuse_qkv, fuse_glu, fuse_rope_kv, fuse_rope and side_streams, 17 hold
+  // (fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off), 7 of them with fuse_glu:
+  // (58 + 24) x 17 + 6 x 7 = 1436 of 20480; fuse_norm needs gemv_split 1 (1 of 3): 2/3.
+  EXPECT_EQ(all.size(), product * 359 / 5120 * 2 / 3);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -221,8 +222,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
       // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's chunks of 256:
       // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant")
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
         with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "gemm_tile")
+        with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
       if (d.name == "fuse_rope")
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
@@ -312,6 +315,33 @@ TEST(Emit, EveryKnobChangesTheProgram) {
           "lk_gemm_i8q<false, 1><<<dim3(8, 8), 128, 0, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, (const int*)f64_xq_l0_h"),
       std::string::npos);
   EXPECT_EQ(pq.find("lk_gemm_i8<64,"), std::string::npos);
+  // gemm_tile: the copy quantized row by row, GEMMs as tiles staged in shared memory: tiny-qwen3's q (512 rows) in
+  // 8 blocks of 64 rows, its 64-row chunk in tiles of 32 activation rows (the knob's 64 halved: 8 blocks are under one
+  // an SM, and 32 is the least), 3 stages of (64 + 32) x 144 + 64 x 16 + 32 x 16 bytes (under 48 KiB); gate and up
+  // (GLU, gemm_tile 128) 32 rows of each a block, tiles of at least 64 activation rows; over 48 KiB, the attribute
+  // raised.
+  const json tiled = {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}, {"gemm_tile", 64}};
+  const std::string gt = program(l, tiled);
+  EXPECT_NE(gt.find("lk_quantize_i8<false><<<dim3(1, 64), 64, 0, st>>>(f64_l0_h, f64_xq_l0_h, 256, 64);"),
+            std::string::npos);
+  EXPECT_EQ(gt.find("lk_quantize_i8<true>"), std::string::npos);
+  EXPECT_NE(gt.find("lk_gemm_i8t<false, 32><<<dim3(8, 2), 128, 46080, st>>>(w_blk_0_attn_q, w_blk_0_attn_q, "
+                    "(const int*)f64_xq_l0_h"),
+            std::string::npos);
+  EXPECT_EQ(gt.find("lk_gemm_i8q<"), std::string::npos);
+  json tiled_glu = tiled;
+  tiled_glu["fuse_glu"] = true;
+  tiled_glu["gemm_tile"] = 128;
+  const std::string gg = program(l, tiled_glu);
+  EXPECT_NE(gg.find("lk_gemm_i8t<true, 64><<<"), std::string::npos);
+  EXPECT_NE(gg.find("cudaFuncSetAttribute(lk_gemm_i8t<true, 64>, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                    "61440)"),
+            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "int8"}, {"gemm_tile", 64}})).find("gemm_prequant"),
+            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "int8"}, {"gemm_prequant", true}, {"gemm_tile", 48}}))
+                .find("outside its domain"),
+            std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<true><<<"), std::string::npos);
   EXPECT_EQ(i8.find("lk_quantize_i8<false><<<"), std::string::npos);
   // gemv_prequant: the decode step's activations quantized once, row by row, and its GEMVs reading the copy.
@@ -323,6 +353,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_prequant", true}})).find("int8"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "int8"}, {"gemm_prequant", true}, {"gemm_tile", 128}})).find("fuse_glu"),
+            std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
   EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3(256), 0, st, w_blk_0_attn_q"), std::string::npos);
@@ -420,6 +452,12 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"fuse_qkv", true},
                              {"fuse_rope_kv", true},
                              {"fuse_rope", true}},
+                        json{{"gemm_prequant", true},
+                             {"gemm_tile", 64},
+                             {"numerics", "int8x2"},
+                             {"max_chunk", 256},
+                             {"fuse_glu", true},
+                             {"pdl", true}},
                         json{{"gemm_prequant", true},
                              {"gemv_prequant", true},
                              {"fuse_norm", true},

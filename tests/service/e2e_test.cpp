@@ -133,7 +133,7 @@ TEST(EndToEnd, CancelKeepsTheJobAndStopsIt) {
   EXPECT_EQ(best.status, 1);
 }
 
-// A grid of 1,419,840 points (946,560 on the h200, 473,280 on the a100) with two replay workers measuring it: the
+// A grid of 2,067,840 points (1,378,560 on the h200, 689,280 on the a100) with two replay workers measuring it: the
 // submit plans it lazily, leases and status keep answering while it runs, and the progress counts the grid exactly.
 TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   Cluster c;
@@ -142,14 +142,14 @@ TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   c.start_worker("b", 5);
   int64_t job = c.submit("--gpus h200,a100 --strategy grid");
   auto j = std::to_string(job);
-  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 1419840);
+  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 2067840);
   EXPECT_LE(c.query("SELECT COUNT(*) FROM plans WHERE job = " + j), 64);
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 60, 120));
   for (int i = 0; i < 5; ++i) {
     auto st = c.cli("status " + j);
     ASSERT_EQ(st.status, 0) << st.out;
-    EXPECT_NE(st.out.find("/ 946,560 planned"), std::string::npos) << st.out;
-    EXPECT_NE(st.out.find("/ 473,280 planned"), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find("/ 1,378,560 planned"), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find("/ 689,280 planned"), std::string::npos) << st.out;
   }
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 120, 120));
   // Every run of a distinct plan, the h200's in the grid's order, none answered from outside the recording.

@@ -87,13 +87,13 @@ struct Fixture {
   }
 };
 
-// A grid over 1,419,840 points is planned exactly and enumerated lazily: a handful of plans at a time, its cursor
+// A grid over 2,067,840 points is planned exactly and enumerated lazily: a handful of plans at a time, its cursor
 // saved, the next plans after a restart the ones after the last.
 TEST(Searches, LazyGridOverAHugeSpace) {
-  Fixture f(1419840);
+  Fixture f(2067840);
   auto s = f.core->submit(f.spec("grid"));
   ASSERT_EQ(s.gpus.size(), 1u);
-  EXPECT_EQ(s.gpus[0].planned, 1419840u);
+  EXPECT_EQ(s.gpus[0].planned, 2067840u);
   EXPECT_LE(f.plans(s.job.id).size(), 16u);
   auto w = f.worker();
   f.drain(w, 20);
@@ -103,7 +103,7 @@ TEST(Searches, LazyGridOverAHugeSpace) {
   ASSERT_GE(plans.size(), 40u);
   for (size_t i = 0; i < plans.size(); ++i) EXPECT_EQ(plans[i].first, int(i)) << "the grid's order, no repeat";
   auto st = f.core->status(s.job.id);
-  EXPECT_EQ(st.gpus[0].planned, 1419840u);
+  EXPECT_EQ(st.gpus[0].planned, 2067840u);
   EXPECT_EQ(st.gpus[0].measured, 40u);
   EXPECT_EQ(st.job.state, "running");
   EXPECT_EQ(f.core->cancel(s.job.id).job.state, "cancelled");

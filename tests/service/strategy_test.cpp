@@ -49,8 +49,8 @@ TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
       if (d.name == "attn_splits" || d.name == "gemv_warps") d.values.resize(1);
     EXPECT_EQ(s->size(), visited(*s));
   }
-  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 946560u);
-  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 473280u);
+  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 1378560u);
+  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 689280u);
 }
 
 // allows() is why_constrained() without the words: the same verdict on points drawn from the whole product.
@@ -66,7 +66,7 @@ TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
     ASSERT_EQ(ok, s.why_constrained(k).empty()) << k.key();
     allowed += ok;
   }
-  EXPECT_GT(allowed, 1000u);
+  EXPECT_GT(allowed, 500u);  // both verdicts, many times each (about 4% of the product holds)
   // The grid's order is the ordinals': at() of the first ordinals are each()'s first points.
   std::vector<std::string> first;
   s.each([&](const knobs::Knobs& k) {
@@ -78,7 +78,7 @@ TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
   EXPECT_EQ(first, walked);
 }
 
-// An 8B model's shape (32 query heads over 8 key/value heads): the 1,419,840 points the issue names.
+// An 8B model's shape (32 query heads over 8 key/value heads): 2,067,840 points (the 1,419,840 the issue names before gemm_tile).
 TEST(KnobCount, AnEightBillionModelsSpace) {
   Tiny t;
   auto m = t.model;
@@ -87,8 +87,8 @@ TEST(KnobCount, AnEightBillionModelsSpace) {
   m.head_dim = m.value_dim = 128;
   m.context = 131072;
   auto s = knobs::space(m, {132, 90});
-  EXPECT_EQ(s.raw_size(), 11059200u);
-  EXPECT_EQ(s.size(), 1419840u);
+  EXPECT_EQ(s.raw_size(), 44236800u);
+  EXPECT_EQ(s.size(), 2067840u);
 }
 
 // Drives a strategy as the coordinator does, `batch` at a time, every proposal measured by `measure` before the next
@@ -146,7 +146,7 @@ TEST(Strategies, GridIsLazyAndExact) {
   SearchSettings s;
   s.strategy = "grid";
   auto grid = make_strategy(*b.space, s);
-  EXPECT_EQ(grid->planned(), 946560u);
+  EXPECT_EQ(grid->planned(), 1378560u);
   auto first = grid->propose(3, 0);
   ASSERT_EQ(first.size(), 3u);
   EXPECT_EQ(first[0].knobs, *b.space->at(0));

@@ -40,6 +40,8 @@ struct Knobs {
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams
   bool gemm_prequant = false;  // a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read
   bool gemv_prequant = false;  // the decode step's activations quantized once into an int8 buffer its GEMVs read
+  int gemm_tile = 0;           // the prefill GEMMs as tiles staged in shared memory, of at most this many activation
+                               // rows (0: the untiled kernels)
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -23,18 +23,20 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/exits.cuh"
+
 namespace lt::lane {
 
 inline constexpr int kContractVersion = 3;
 
-// The program's exit codes.
+// The program's exit codes (kernels/exits.cuh, the lane's own definition).
 enum Exit : int {
-  kOk = 0,
-  kCudaError = 1,
-  kUsage = 2,
-  kWrongCheckpoint = 3,  // a checkpoint or sidecar other than its own
-  kDoesNotFit = 4,
-  kAccounting = 5,
+  kOk = LK_EXIT_OK,
+  kCudaError = LK_EXIT_CUDA,
+  kUsage = LK_EXIT_USAGE,
+  kWrongCheckpoint = LK_EXIT_WRONG_CHECKPOINT,  // a checkpoint or sidecar other than its own
+  kDoesNotFit = LK_EXIT_DOES_NOT_FIT,
+  kAccounting = LK_EXIT_ACCOUNTING,
 };
 
 // One prompt's figures.

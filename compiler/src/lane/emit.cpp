@@ -1,5 +1,5 @@
 // The lane's plan printed as one CUDA program: the kernel library it uses, its constants, its uploads, its arena,
-// and each form's step as launches; the host side lives in kernels/host.cuh.
+// and each form's step as launches; the host side lives in kernels/host*.cuh.
 #include <xxhash.h>
 
 #include <algorithm>
@@ -24,11 +24,13 @@ namespace {
 constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library files every lane includes, in order.
-const char* const kLibrary[] = {"prelude.cuh", "stall.cuh",  "formats.cuh", "embed.cuh", "norm.cuh",
-                                "rope.cuh",    "gemv.cuh",   "gemm.cuh",    "kv.cuh",    "attention.cuh",
-                                "swiglu.cuh",  "argmax.cuh", "xxh64.cuh",   "host.cuh"};
+const char* const kLibrary[] = {"prelude.cuh",   "shapes.cuh", "stall.cuh",  "formats.cuh", "embed.cuh",
+                                "norm.cuh",      "rope.cuh",   "gemv.cuh",   "gemm.cuh",    "kv.cuh",
+                                "attention.cuh", "swiglu.cuh", "argmax.cuh", "exits.cuh",   "xxh64.cuh",
+                                "host.cuh",      "host_memory.cuh", "host_profile.cuh", "host_drive.cuh"};
 // The library's host files: what a kernel module leaves out.
-const char* const kHostFiles[] = {"xxh64.cuh", "host.cuh"};
+const std::string_view kHostFiles[] = {"exits.cuh", "xxh64.cuh", "host.cuh", "host_memory.cuh", "host_profile.cuh",
+                                       "host_drive.cuh"};
 
 // The element type of a plain matrix format.
 std::string plain_elem(ggml::Type t) {
@@ -160,7 +162,7 @@ std::string whole_library() {
 std::string device_library() {
   std::string s;
   for (const char* f : kLibrary) {
-    if (std::string_view(f) == kHostFiles[0] || std::string_view(f) == kHostFiles[1]) continue;
+    if (std::find(std::begin(kHostFiles), std::end(kHostFiles), std::string_view(f)) != std::end(kHostFiles)) continue;
     s += std::string("// ---- kernels/") + f + "\n" + std::string(kernels::source(f)) + "\n";
   }
   return s;
@@ -278,7 +280,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "  if (lk_pool_at != lk_pool_bytes || lk_hpool_at != lk_hpool_bytes) {\n"
      << "    fprintf(stderr, \"the program allocates %zu of its %zu pooled device bytes and %zu of its %zu host "
         "bytes\\n\", lk_pool_at, lk_pool_bytes, lk_hpool_at, lk_hpool_bytes);\n"
-     << "    return 5;\n  }\n"
+     << "    return LK_EXIT_ACCOUNTING;\n  }\n"
      << "  printf(\"LANE_CONTRACT: " << kContractVersion
      << "\\nDEVICE_BYTES: %zu\\nHOST_BYTES: %zu\\nMOVED: %d\\n\", lk_pool_bytes, lk_hpool_bytes, moved);\n";
   // Kernels that take more than 48 KB of shared memory.

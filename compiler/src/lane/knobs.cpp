@@ -57,7 +57,8 @@ json Knobs::to_json() const {
               {"fuse_rope", fuse_rope},
               {"side_streams", side_streams},
               {"gemm_prequant", gemm_prequant},
-              {"gemv_prequant", gemv_prequant}};
+              {"gemv_prequant", gemv_prequant},
+              {"gemm_tile", gemm_tile}};
 }
 
 json Knobs::parse(std::string_view text, const std::string& where) {
@@ -117,6 +118,8 @@ void Knobs::set(const std::string& name, const json& v) {
     gemm_prequant = parse_bool(v, "gemm_prequant");
   else if (name == "gemv_prequant")
     gemv_prequant = parse_bool(v, "gemv_prequant");
+  else if (name == "gemm_tile")
+    gemm_tile = parse_int(v, "gemm_tile");
   else
     throw Error("unknown knob \"" + name + "\"");
 }
@@ -183,6 +186,11 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
        "unit), "
        "instead of quantized by every warp",
        {false, true}},
+      {"gemm_tile",
+       "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
+       "weight rows by this many activation rows (128: the fused gate/up GEMM under int8, the others 64), fewer while "
+       "the GPU would hold under a block an SM; 0 for the untiled kernels",
+       {0, 32, 64, 128}},
   };
 }
 
@@ -213,6 +221,8 @@ Space space(const model::Model& m, const Target& t) {
       "gemm_prequant: the int8 numerics with chunks of 16 rows or more",
       "max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
       "gemv_prequant: the int8 numerics",
+      "gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
+      "gemm_tile 128: fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of 128)",
   };
   return s;
 }
@@ -264,6 +274,17 @@ bool constrained(const Space& s, const Knobs& k, std::string* why) {
   if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
     return broken([] { return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more"); });
   if (k.gemv_prequant && !int8) return broken([] { return std::string("gemv_prequant needs the int8 numerics"); });
+  if (k.gemm_tile != 0 && !(k.gemm_prequant && k.gemm_rows == 64))
+    return broken([&] {
+      return "gemm_tile " + std::to_string(k.gemm_tile) +
+             " needs gemm_prequant and gemm_rows 64 (the tiled GEMM reads the quantized copy and has its own shape)";
+    });
+  if (k.gemm_tile == 128 && !(k.fuse_glu && k.numerics == Numerics::Int8))
+    return broken([] {
+      return std::string(
+          "gemm_tile 128 needs fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of "
+          "128 activation rows; the others take at most 64, the same program as gemm_tile 64)");
+    });
   if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
     return broken([&] {
       return "max_chunk " + std::to_string(k.max_chunk) +

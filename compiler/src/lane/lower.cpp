@@ -5,6 +5,7 @@
 
 #include "compiler/error.hpp"
 #include "compiler/lowering.hpp"
+#include "kernels/shapes.cuh"
 
 namespace lt::lane {
 
@@ -71,7 +72,7 @@ std::string format_type(ggml::Type t) {
 }
 
 size_t attention_smem(size_t act_bytes, int heads, int vper) {
-  return act_bytes * size_t(8 * heads + 4 * heads * 32 * vper);
+  return size_t(lk_attention_smem(act_bytes, heads, vper));
 }
 
 std::string c_place(const Plan& p, const Form& f, const Place& place) {
@@ -159,7 +160,8 @@ class Lowerer {
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
   // quantized as the block stages it, a warp 8 output rows), or with `xq` lk_gemm_i8q (x quantized before; a warp 16
-  // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM).
+  // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM),
+  // or under gemm_tile lk_gemm_i8t (tiled_gemm).
   KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
                   int rows, const std::optional<std::string>& xq) const {
     KernelCall c;
@@ -174,6 +176,7 @@ class Lowerer {
                   Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(w.rows))};
       return c;
     }
+    if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
     while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p_.target.sms)))
@@ -182,15 +185,43 @@ class Lowerer {
     c.targs = {glu, std::to_string(tn)};
     c.grid = dims2(cdiv(w.rows, size_t(16 * warps)), size_t(rows / (8 * tn)));
     c.block = dims1(32 * warps);
-    c.params = {Arg::weights(w.name),
-                Arg::weights(u ? u->name : w.name),
-                Arg::pointer(place(*xq), "(const int*)"),
-                opt_ptr(bias),
-                ptr(y),
-                Arg::integer(int64_t(w.cols)),
-                Arg::integer(int64_t(w.rows)),
-                Arg::integer(rows)};
+    c.params = quantized_gemm_params(w, u, bias, y, rows, *xq);
     return c;
+  }
+
+  // gemm_tile's GEMM, lk_gemm_i8t<GLU, BN>: a block 64 weight rows (GLU: 32 of each matrix) by BN activation rows, BN
+  // the knob's (at most 64 but for GLU under int8: more, and the registers spill), halved while the grid would give the
+  // GPU fewer than a block an SM, down to 32 (GLU 64: a warp takes its 8-row tiles in pairs); its shape and shared
+  // memory kernels/shapes.cuh's.
+  KernelCall tiled_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
+                        const std::string& xq) const {
+    const size_t out_rows = size_t(lk_gemm_i8t_outputs(u != nullptr));
+    const int words = int8_words(k_);
+    const int least = u ? 64 : 32, most = u && words == 1 ? 128 : 64;
+    int bn = std::min(std::max(k_.gemm_tile, least), most);
+    while (bn > least && cdiv(w.rows, out_rows) * cdiv(size_t(rows), size_t(bn)) < size_t(p_.target.sms)) bn /= 2;
+    KernelCall c;
+    c.kernel = "lk_gemm_i8t";
+    c.targs = {flag(u != nullptr), std::to_string(bn)};
+    c.grid = dims2(cdiv(w.rows, out_rows), cdiv(size_t(rows), size_t(bn)));
+    c.block = dims1(32 * LK_GT_WARPS);
+    c.smem = size_t(lk_gemm_i8t_smem(words, bn));
+    c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
+    return c;
+  }
+
+  // The parameters of a GEMM over a quantized copy (lk_gemm_i8q, lk_gemm_i8t): both matrices (the first twice without
+  // GLU), the copy, the bias, the output, k, n and the rows.
+  std::vector<Arg> quantized_gemm_params(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias,
+                                         const Ref& y, int rows, const std::string& xq) const {
+    return {Arg::weights(w.name),
+            Arg::weights(u ? u->name : w.name),
+            Arg::pointer(place(xq), "(const int*)"),
+            opt_ptr(bias),
+            ptr(y),
+            Arg::integer(int64_t(w.cols)),
+            Arg::integer(int64_t(w.rows)),
+            Arg::integer(rows)};
   }
 
   // Rope's parameters for `op` (an lk_rope_args).

@@ -200,9 +200,9 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Plan& p, O
 }
 
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
-// launch quantizes it (in the tensor cores' order for a chunk's GEMMs, row by row for the decode step's GEMVs); the
-// projections after it read the copy until a launch writes the buffer again. (They list x among their reads too: the
-// CPU's model of the plan reads it.)
+// launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
+// and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
+// list x among their reads too: the CPU's model of the plan reads it.)
 void prequantize(const Plan& p, Form& f) {
   // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
   std::map<std::pair<std::string, size_t>, std::string> fresh;
@@ -216,7 +216,8 @@ void prequantize(const Plan& p, Form& f) {
       if (it == fresh.end()) {
         const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
         f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k), Elem::Int, Life::Step});
-        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1}, {x->buf}, {name}, "quantize", name});
+        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0}, {x->buf}, {name},
+                                  "quantize", name});
         it = fresh.emplace(from, name).first;
       }
       *xq = it->second;
