@@ -18,6 +18,7 @@ const bool registered = lt::cli::add_command(
          std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, token_file, data, port_file, tls_cert,
              tls_key;
          double lease_s = 30, time_limit_s = 600, max_upload_gib = 1024;
+         uint32_t max_jobs = 64;
          int verbose = 0;
          lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
          std::vector<std::string> allow_path;
@@ -73,6 +74,9 @@ const bool registered = lt::cli::add_command(
        c->add_option("--max-upload-gib", a->max_upload_gib, "An uploaded checkpoint's size at most, GiB")
            ->check(CLI::Range(0.001, 65536.0))
            ->capture_default_str();
+       c->add_option("--max-jobs", a->max_jobs, "Jobs running at once at most; a submit past it is refused (0: no limit)")
+           ->check(CLI::Range(0u, 1000000u))
+           ->capture_default_str();
        c->add_option("--tls-cert", a->tls_cert, "Serve TLS with this certificate (PEM; with --tls-key)");
        c->add_option("--tls-key", a->tls_key, "The TLS certificate's private key (PEM)");
        c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
@@ -97,6 +101,7 @@ const bool registered = lt::cli::add_command(
          o.lease_s = a->lease_s;
          for (auto& d : a->allow_path) o.path_roots.push_back(std::filesystem::absolute(d));
          o.max_upload_bytes = uint64_t(a->max_upload_gib * double(uint64_t(1) << 30));
+         o.max_running_jobs = a->max_jobs;
          o.time_limit_s = a->time_limit_s;
          auto db = std::filesystem::absolute(a->db);
          if (o.data_dir.empty()) o.data_dir = db.parent_path() / (db.filename().string() + ".data");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "compiler/digest.hpp"
 #include "compiler/gguf.hpp"
 
 namespace {
@@ -160,6 +161,19 @@ const bool registered = lt::cli::add_command(
        c->add_option("file", *path, "The GGUF checkpoint")->required();
        c->add_flag("--json", *json, "Print JSON instead of text");
        c->callback([path, json] { inspect(*path, *json); });
+     }});
+
+// `lane-tune digest FILE...`: each file's content digest, the identity the coordinator stores a checkpoint by and
+// `status`, `results` and the database name it with (not inspect's digest, a hash of the header alone).
+const bool registered_digest = lt::cli::add_command(
+    {12, [](CLI::App& app) {
+       auto* c = app.add_subcommand(
+           "digest", "Print each file's content digest (XXH3-128), the checkpoint's identity in jobs and the database");
+       auto files = std::make_shared<std::vector<std::string>>();
+       c->add_option("files", *files, "The files")->required();
+       c->callback([files] {
+         for (const auto& f : *files) std::printf("%s  %s\n", lt::content_digest(f).c_str(), f.c_str());
+       });
      }});
 
 }  // namespace

@@ -87,6 +87,15 @@ std::filesystem::path Coordinator::checkpoint_path(const std::string& digest) {
   return c->path;
 }
 
+void Coordinator::check_running_jobs_locked() {
+  if (o_.max_running_jobs == 0) return;
+  size_t running = 0;
+  for (auto& j : store_.jobs()) running += j.state == "running";
+  if (running >= o_.max_running_jobs)
+    throw ResourceExhausted("the coordinator runs " + std::to_string(running) + " jobs, its most at once (--max-jobs " +
+                            std::to_string(o_.max_running_jobs) + "): wait for one to end, or cancel one");
+}
+
 JobStatus Coordinator::submit(const JobSpec& spec) {
   // What the job asks for, checked before anything is read.
   Objective objective;
@@ -113,6 +122,10 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     throw InvalidArgument("the time budget must be a positive number of seconds");
   if (spec.digest.empty() == spec.path.empty())
     throw InvalidArgument("a job names its checkpoint by digest or by path, exactly one");
+  {
+    std::lock_guard lock(m_);
+    check_running_jobs_locked();  // before the space is described; again when the job is stored
+  }
 
   db::Checkpoint ck;
   if (!spec.digest.empty()) {
@@ -201,6 +214,7 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   }
 
   std::lock_guard lock(m_);
+  check_running_jobs_locked();
   db::Transaction t(store_.connection());
   store_.put_checkpoint(ck);
   db::Job j;

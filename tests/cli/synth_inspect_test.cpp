@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/digest.hpp"
 #include "compiler/gguf.hpp"
 #include "support/test_support.hpp"
 
@@ -53,6 +55,26 @@ TEST(SynthInspect, SynthIsDeterministicAndListsPresets) {
   EXPECT_EQ(l.status, 0);
   for (const char* p : {"tiny-llama", "qwen3-0.6b", "llama-3.1-8b", "qwen3-30b-a3b", "gpt-oss-20b"})
     EXPECT_NE(l.out.find(p), std::string::npos) << p;
+}
+
+// `digest` prints the content digest jobs and the database name a checkpoint by: files of two seeds differ (their
+// headers' xxh64, which inspect prints, does not), the same file twice agrees, and a missing file is an error.
+TEST(SynthInspect, DigestIsTheCheckpointsIdentity) {
+  TempDir dir;
+  for (const char* seed : {"1", "2"})
+    ASSERT_EQ(run(cli() + " synth -q --preset tiny-llama --seed " + seed + " -o " + (dir / seed).string()).status, 0);
+  Output d = run(cli() + " digest " + (dir / "1").string() + " " + (dir / "2").string() + " " + (dir / "1").string());
+  ASSERT_EQ(d.status, 0) << d.out;
+  std::istringstream lines(d.out);
+  std::string a, fa, b, fb, c, fc;
+  lines >> a >> fa >> b >> fb >> c >> fc;
+  EXPECT_TRUE(is_digest(a)) << d.out;
+  EXPECT_EQ(a, content_digest(dir / "1"));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, c);
+  EXPECT_EQ(fb, (dir / "2").string());
+  Output m = run(cli() + " digest " + (dir / "missing").string());
+  EXPECT_NE(m.status, 0);
 }
 
 TEST(SynthInspect, ErrorsSayWhatIsWrong) {

@@ -292,6 +292,22 @@ TEST(Coordinator, CancelStopsTheJobAndKeepsTheBestSoFar) {
   EXPECT_EQ(f.core->best(s.job.id, "").size(), 1u);
 }
 
+// At most max_running_jobs jobs run at once: a submit past it is refused with nothing stored, and taken again once a
+// job has ended.
+TEST(Coordinator, JobsRunningAtOnceAreBounded) {
+  Options o;
+  o.max_running_jobs = 2;
+  Fixture f(3, o);
+  auto a = f.submit();
+  f.submit();
+  EXPECT_THROW(f.submit(), ResourceExhausted);
+  EXPECT_EQ(f.core->list().size(), 2u);
+  f.core->cancel(a.job.id);
+  auto c = f.submit();
+  EXPECT_EQ(c.job.state, "running");
+  EXPECT_EQ(f.core->list().size(), 3u);
+}
+
 TEST(Coordinator, TimeBudgetEndsTheJob) {
   Fixture f(6);
   JobSpec spec;

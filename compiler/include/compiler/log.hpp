@@ -10,9 +10,13 @@ namespace lt::logging {
 
 // 0: warnings and errors only; 1 (-v): every event that changes state; 2 (-vv): everything.
 int& level();
-// Writes `ts=... component=<component> event=<event> key=value ...` when `lvl` is at most level(); values with
-// spaces, tabs, quotes or '=' are quoted.
+// Writes `ts=... component=<component> event=<event> key=value ...` when `lvl` is at most level(); values as
+// logfmt_value writes them.
 void write(int lvl, const char* component, const char* event,
            std::initializer_list<std::pair<const char*, std::string>> fields);
+
+// A value as logfmt takes it: bare when it is plain, else quoted with backslash, quote and control characters escaped
+// (\\, \", \n, \r, \t, \u00XX), so that a value never breaks a line or another key's pair.
+std::string logfmt_value(const std::string& v);
 
 }  // namespace lt::logging

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <iterator>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "compiler/error.hpp"
 
@@ -39,26 +41,119 @@ const char* to_string(Numerics n) {
   return kNumerics[static_cast<int>(n)];
 }
 
+namespace {
+
+// The knobs, one entry each: name, field, help and domain (the order `enumerate` walks them). Adding a knob is its
+// field in Knobs, an entry here, any constraint it obeys, and its use in the plan or the lowering.
+struct KnobDef {
+  const char* name;
+  std::variant<Numerics Knobs::*, bool Knobs::*, int Knobs::*> field;
+  const char* help;
+  std::vector<json> values;
+
+  json get(const Knobs& k) const {
+    return std::visit(
+        [&](auto f) -> json {
+          if constexpr (std::is_same_v<decltype(f), Numerics Knobs::*>)
+            return to_string(k.*f);
+          else
+            return k.*f;
+        },
+        field);
+  }
+  void set(Knobs& k, const json& v) const {
+    std::visit(
+        [&](auto f) {
+          using F = decltype(f);
+          if constexpr (std::is_same_v<F, Numerics Knobs::*>)
+            k.*f = parse_numerics(v);
+          else if constexpr (std::is_same_v<F, bool Knobs::*>)
+            k.*f = parse_bool(v, name);
+          else
+            k.*f = parse_int(v, name);
+        },
+        field);
+  }
+};
+
+const KnobDef kTable[] = {
+    {"numerics",
+     &Knobs::numerics,
+     "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
+     "or Q8_0 products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
+     "in decode, tensor cores in chunks of 16 rows and more",
+     {"dequant", "precise", "int8", "int8x2"}},
+    {"cuda_graphs", &Knobs::cuda_graphs, "capture each form's step once as a CUDA graph", {true, false}},
+    {"max_chunk",
+     &Knobs::max_chunk,
+     "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
+     {1, 4, 16, 64, 256}},
+    {"gemv_rows_per_warp", &Knobs::gemv_rows_per_warp, "output rows one warp of a GEMV computes", {1, 2, 4}},
+    {"gemv_warps", &Knobs::gemv_warps, "warps in a GEMV block", {4, 8}},
+    {"gemv_split",
+     &Knobs::gemv_split,
+     "warps that share each output row of a plain GEMV (split-K over its units)",
+     {1, 2, 4}},
+    {"attn_splits",
+     &Knobs::attn_splits,
+     "decode attention: the positions split over this many blocks, folded after",
+     {1, 2, 4, 8, 16}},
+    {"fuse_qkv", &Knobs::fuse_qkv, "project q, k and v in one launch over the three matrices", {false, true}},
+    {"fuse_glu", &Knobs::fuse_glu, "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
+    {"fuse_rope_kv",
+     &Knobs::fuse_rope_kv,
+     "append the roped keys and the values to the caches in rope's launch",
+     {false, true}},
+    {"pdl",
+     &Knobs::pdl,
+     "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
+     {false, true}},
+    {"gemm_rows",
+     &Knobs::gemm_rows,
+     "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)",
+     {64, 32}},
+    {"fuse_norm",
+     &Knobs::fuse_norm,
+     "the add + norm after the o and down projections done by the projection's last block",
+     {false, true}},
+    {"attn_heads",
+     &Knobs::attn_heads,
+     "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
+     "blocks that each read the head's cache",
+     {0}},  // and the divisors of the model's group: domains_for
+    {"fuse_rope",
+     &Knobs::fuse_rope,
+     "rope, the per-head norm and the cache append done by the fused q/k/v projection's last block (decode)",
+     {false, true}},
+    {"side_streams",
+     &Knobs::side_streams,
+     "launches that do not depend on each other run side by side, joined by events",
+     {false, true}},
+    {"gemm_prequant",
+     &Knobs::gemm_prequant,
+     "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
+     "warp 16 output rows and groups of 8 activation rows)",
+     {false, true}},
+    {"gemv_prequant",
+     &Knobs::gemv_prequant,
+     "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a "
+     "unit), "
+     "instead of quantized by every warp",
+     {false, true}},
+    {"gemm_tile",
+     &Knobs::gemm_tile,
+     "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
+     "weight rows by this many activation rows (128: the fused gate/up GEMM under int8, the others 64), fewer while "
+     "the GPU would hold under a block an SM; 0 for the untiled kernels",
+     {0, 32, 64, 128}},
+};
+
+}  // namespace
+
 json Knobs::to_json() const {
-  return json{{"numerics", to_string(numerics)},
-              {"cuda_graphs", cuda_graphs},
-              {"max_chunk", max_chunk},
-              {"gemv_rows_per_warp", gemv_rows_per_warp},
-              {"gemv_warps", gemv_warps},
-              {"gemv_split", gemv_split},
-              {"attn_splits", attn_splits},
-              {"fuse_qkv", fuse_qkv},
-              {"fuse_glu", fuse_glu},
-              {"fuse_rope_kv", fuse_rope_kv},
-              {"pdl", pdl},
-              {"gemm_rows", gemm_rows},
-              {"fuse_norm", fuse_norm},
-              {"attn_heads", attn_heads},
-              {"fuse_rope", fuse_rope},
-              {"side_streams", side_streams},
-              {"gemm_prequant", gemm_prequant},
-              {"gemv_prequant", gemv_prequant},
-              {"gemm_tile", gemm_tile}};
+  json j = json::object();
+  for (const KnobDef& d : kTable) j[d.name] = d.get(*this);
+  return j;
 }
 
 json Knobs::parse(std::string_view text, const std::string& where) {
@@ -66,7 +161,8 @@ json Knobs::parse(std::string_view text, const std::string& where) {
   try {
     return json::parse(text, [&](int depth, json::parse_event_t, json&) {
       if (depth > kMaxDepth)
-        throw Error(where + " nests JSON deeper than " + std::to_string(kMaxDepth) + " levels: knobs are one flat object");
+        throw Error(where + " nests JSON deeper than " + std::to_string(kMaxDepth) +
+                    " levels: knobs are one flat object");
       return true;
     });
   } catch (const json::exception& e) {
@@ -82,46 +178,9 @@ Knobs Knobs::from_json(const json& j) {
 }
 
 void Knobs::set(const std::string& name, const json& v) {
-  if (name == "numerics")
-    numerics = parse_numerics(v);
-  else if (name == "cuda_graphs")
-    cuda_graphs = parse_bool(v, "cuda_graphs");
-  else if (name == "max_chunk")
-    max_chunk = parse_int(v, "max_chunk");
-  else if (name == "gemv_rows_per_warp")
-    gemv_rows_per_warp = parse_int(v, "gemv_rows_per_warp");
-  else if (name == "gemv_warps")
-    gemv_warps = parse_int(v, "gemv_warps");
-  else if (name == "gemv_split")
-    gemv_split = parse_int(v, "gemv_split");
-  else if (name == "attn_splits")
-    attn_splits = parse_int(v, "attn_splits");
-  else if (name == "fuse_qkv")
-    fuse_qkv = parse_bool(v, "fuse_qkv");
-  else if (name == "fuse_glu")
-    fuse_glu = parse_bool(v, "fuse_glu");
-  else if (name == "fuse_rope_kv")
-    fuse_rope_kv = parse_bool(v, "fuse_rope_kv");
-  else if (name == "pdl")
-    pdl = parse_bool(v, "pdl");
-  else if (name == "gemm_rows")
-    gemm_rows = parse_int(v, "gemm_rows");
-  else if (name == "fuse_norm")
-    fuse_norm = parse_bool(v, "fuse_norm");
-  else if (name == "attn_heads")
-    attn_heads = parse_int(v, "attn_heads");
-  else if (name == "fuse_rope")
-    fuse_rope = parse_bool(v, "fuse_rope");
-  else if (name == "side_streams")
-    side_streams = parse_bool(v, "side_streams");
-  else if (name == "gemm_prequant")
-    gemm_prequant = parse_bool(v, "gemm_prequant");
-  else if (name == "gemv_prequant")
-    gemv_prequant = parse_bool(v, "gemv_prequant");
-  else if (name == "gemm_tile")
-    gemm_tile = parse_int(v, "gemm_tile");
-  else
-    throw Error("unknown knob \"" + name + "\"");
+  for (const KnobDef& d : kTable)
+    if (name == d.name) return d.set(*this, v);
+  throw Error("unknown knob \"" + name + "\"");
 }
 
 std::string Knobs::key() const {
@@ -136,62 +195,18 @@ std::vector<int> Knobs::chunks() const {
 
 namespace {
 
-// Each knob's domain, in the order `enumerate` walks them.
+// Each knob's domain, in the table's order (the order `enumerate` walks them); attn_heads' from the model.
 std::vector<Domain> domains_for(const model::Model& m, const Target&) {
+  std::vector<Domain> out;
+  for (const KnobDef& d : kTable) out.push_back({d.name, d.help, d.values});
   // A decode attention block's query heads: its key/value head's whole group (0), or a divisor of the group.
-  std::vector<json> heads = {0};
-  const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
-  for (uint32_t h = 1; h < group; h *= 2)
-    if (group % h == 0) heads.push_back(int(h));
-  return {
-      {"numerics",
-       "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
-       "or Q8_0 products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
-       "in decode, tensor cores in chunks of 16 rows and more",
-       {"dequant", "precise", "int8", "int8x2"}},
-      {"cuda_graphs", "capture each form's step once as a CUDA graph", {true, false}},
-      {"max_chunk",
-       "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
-       {1, 4, 16, 64, 256}},
-      {"gemv_rows_per_warp", "output rows one warp of a GEMV computes", {1, 2, 4}},
-      {"gemv_warps", "warps in a GEMV block", {4, 8}},
-      {"gemv_split", "warps that share each output row of a plain GEMV (split-K over its units)", {1, 2, 4}},
-      {"attn_splits", "decode attention: the positions split over this many blocks, folded after", {1, 2, 4, 8, 16}},
-      {"fuse_qkv", "project q, k and v in one launch over the three matrices", {false, true}},
-      {"fuse_glu", "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
-      {"fuse_rope_kv", "append the roped keys and the values to the caches in rope's launch", {false, true}},
-      {"pdl",
-       "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
-       {false, true}},
-      {"gemm_rows",
-       "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)",
-       {64, 32}},
-      {"fuse_norm",
-       "the add + norm after the o and down projections done by the projection's last block",
-       {false, true}},
-      {"attn_heads",
-       "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
-       "blocks that each read the head's cache",
-       heads},
-      {"fuse_rope",
-       "rope, the per-head norm and the cache append done by the fused q/k/v projection's last block (decode)",
-       {false, true}},
-      {"side_streams", "launches that do not depend on each other run side by side, joined by events", {false, true}},
-      {"gemm_prequant",
-       "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
-       "warp 16 output rows and groups of 8 activation rows)",
-       {false, true}},
-      {"gemv_prequant",
-       "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a "
-       "unit), "
-       "instead of quantized by every warp",
-       {false, true}},
-      {"gemm_tile",
-       "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
-       "weight rows by this many activation rows (128: the fused gate/up GEMM under int8, the others 64), fewer while "
-       "the GPU would hold under a block an SM; 0 for the untiled kernels",
-       {0, 32, 64, 128}},
-  };
+  for (Domain& d : out)
+    if (d.name == "attn_heads") {
+      const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
+      for (uint32_t h = 1; h < group; h *= 2)
+        if (group % h == 0) d.values.push_back(int(h));
+    }
+  return out;
 }
 
 Knobs knobs_of(const std::vector<Domain>& d, const std::vector<size_t>& at) {
@@ -202,28 +217,161 @@ Knobs knobs_of(const std::vector<Domain>& d, const std::vector<size_t>& at) {
 
 }  // namespace
 
+namespace {
+
+// The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
+// others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
+constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
+
+// A constraint between knobs: its rule in words (as `lane-tune knobs` prints it) and its check, true when `k` keeps it;
+// else false, with what is wrong in words into `why` when it is not null (the words are built only then).
+struct Rule {
+  const char* text;
+  bool (*holds)(const Space& s, const Knobs& k, std::string* why);
+};
+
+template <class Say>
+bool broken(std::string* why, Say&& say) {
+  if (why) *why = say();
+  return false;
+}
+
+bool int8_numerics(const Knobs& k) {
+  return k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
+}
+
+// The constraints between knobs, one entry each, in the order they are checked.
+const Rule kRules[] = {
+    {"max_chunk is at most the lane's context",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       return static_cast<uint32_t>(k.max_chunk) <= std::max<uint32_t>(s.model.context, 1) || broken(why, [&] {
+                return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " +
+                       std::to_string(s.model.context);
+              });
+     }},
+    {"fuse_qkv / fuse_glu: the fused matrices share one format",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       if (!k.fuse_qkv && !k.fuse_glu) return true;
+       for (const model::Layer& L : s.model.layer) {
+         if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
+           return broken(why, [&] {
+             return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ";
+           });
+         if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
+           return broken(why, [&] {
+             return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
+           });
+       }
+       return true;
+     }},
+    {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.gemm_rows == 64 || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [&] {
+                return "gemm_rows " + std::to_string(k.gemm_rows) +
+                       " needs the int8 numerics and chunks of 16 rows or more";
+              });
+     }},
+    {"gemm_prequant: the int8 numerics with chunks of 16 rows or more",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.gemm_prequant || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [] {
+         return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more");
+       });
+     }},
+    {"gemv_prequant: the int8 numerics",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.gemv_prequant || int8_numerics(k) ||
+              broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
+     }},
+    {"gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.gemm_tile == 0 || (k.gemm_prequant && k.gemm_rows == 64) || broken(why, [&] {
+                return "gemm_tile " + std::to_string(k.gemm_tile) +
+                       " needs gemm_prequant and gemm_rows 64 (the tiled GEMM reads the quantized copy and has its own "
+                       "shape)";
+              });
+     }},
+    {"gemm_tile 128: fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of 128)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.gemm_tile != 128 || (k.fuse_glu && k.numerics == Numerics::Int8) || broken(why, [] {
+                return std::string(
+                    "gemm_tile 128 needs fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes "
+                    "tiles of 128 activation rows; the others take at most 64, the same program as gemm_tile 64)");
+              });
+     }},
+    {"max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !int8_numerics(k) || k.max_chunk <= 64 || k.gemm_prequant || broken(why, [&] {
+         return "max_chunk " + std::to_string(k.max_chunk) +
+                " under the int8 numerics needs gemm_prequant (the staged GEMM holds at most 64 rows)";
+       });
+     }},
+    {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.fuse_norm || k.gemv_split == 1 ||
+              broken(why, [] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
+     }},
+    {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       const int group = s.model.kv_heads ? int(s.model.heads / s.model.kv_heads) : 1;
+       return k.attn_heads == 0 || (k.attn_heads > 0 && k.attn_heads <= group && group % k.attn_heads == 0) ||
+              broken(why, [&] {
+                return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " +
+                       std::to_string(group) + " query heads a key/value head serves";
+              });
+     }},
+    {"fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.fuse_rope || (k.fuse_qkv && k.fuse_rope_kv) || broken(why, [] {
+         return std::string(
+             "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)");
+       });
+     }},
+    {"side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !(k.side_streams && k.fuse_qkv && k.fuse_glu) || broken(why, [] {
+         return std::string(
+             "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are "
+             "independent");
+       });
+     }},
+    {"pdl: the GPU is sm_90 or later",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       return !k.pdl || s.target.arch >= 90 || broken(why, [&] {
+         return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch);
+       });
+     }},
+    {"fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       if (!k.fuse_qkv) return true;
+       const model::Model& m = s.model;
+       for (uint64_t rows :
+            {uint64_t(m.heads) * m.head_dim, uint64_t(m.kv_heads) * m.head_dim, uint64_t(m.kv_heads) * m.value_dim})
+         if (rows % static_cast<uint64_t>(k.gemv_rows_per_warp) != 0)
+           return broken(why, [&] {
+             return "fuse_qkv: a projection of " + std::to_string(rows) +
+                    " rows is not a multiple of gemv_rows_per_warp " + std::to_string(k.gemv_rows_per_warp);
+           });
+       return true;
+     }},
+};
+
+// The constraints between knobs: true when `k` breaks none; else false, and the first broken one in words into `why`
+// when it is not null.
+bool constrained(const Space& s, const Knobs& k, std::string* why) {
+  for (const Rule& r : kRules)
+    if (!r.holds(s, k, why)) return false;
+  return true;
+}
+
+}  // namespace
+
 Space space(const model::Model& m, const Target& t) {
   Space s;
   s.model = m;
   s.target = t;
   s.domains = domains_for(m, t);
-  s.constraints = {
-      "every knob takes a value of its domain",
-      "max_chunk is at most the lane's context",
-      "fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
-      "fuse_qkv / fuse_glu: the fused matrices share one format",
-      "pdl: the GPU is sm_90 or later",
-      "gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
-      "fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
-      "attn_heads: 0 or a divisor of the query heads a key/value head serves",
-      "fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
-      "side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
-      "gemm_prequant: the int8 numerics with chunks of 16 rows or more",
-      "max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
-      "gemv_prequant: the int8 numerics",
-      "gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
-      "gemm_tile 128: fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of 128)",
-  };
+  s.constraints = {"every knob takes a value of its domain"};
+  for (const Rule& r : kRules) s.constraints.push_back(r.text);
   return s;
 }
 
@@ -235,95 +383,6 @@ std::string Space::why_invalid(const Knobs& k) const {
   }
   return why_constrained(k);
 }
-
-namespace {
-
-// The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
-// others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
-constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
-
-// The constraints between knobs, in one place: true when `k` breaks none; else false, and the first broken one in words
-// into `why` when it is not null (the words are built only then).
-bool constrained(const Space& s, const Knobs& k, std::string* why) {
-  auto broken = [why](auto&& say) {
-    if (why) *why = say();
-    return false;
-  };
-  const model::Model& model = s.model;
-  if (static_cast<uint32_t>(k.max_chunk) > std::max<uint32_t>(model.context, 1))
-    return broken([&] {
-      return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " +
-             std::to_string(model.context);
-    });
-  if (k.fuse_qkv || k.fuse_glu) {
-    for (const model::Layer& L : model.layer) {
-      if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
-        return broken(
-            [&] { return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ"; });
-      if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
-        return broken([&] {
-          return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
-        });
-    }
-  }
-  const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
-  if (k.gemm_rows != 64 && !(int8 && k.max_chunk >= 16))
-    return broken([&] {
-      return "gemm_rows " + std::to_string(k.gemm_rows) + " needs the int8 numerics and chunks of 16 rows or more";
-    });
-  if (k.gemm_prequant && !(int8 && k.max_chunk >= 16))
-    return broken([] { return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more"); });
-  if (k.gemv_prequant && !int8) return broken([] { return std::string("gemv_prequant needs the int8 numerics"); });
-  if (k.gemm_tile != 0 && !(k.gemm_prequant && k.gemm_rows == 64))
-    return broken([&] {
-      return "gemm_tile " + std::to_string(k.gemm_tile) +
-             " needs gemm_prequant and gemm_rows 64 (the tiled GEMM reads the quantized copy and has its own shape)";
-    });
-  if (k.gemm_tile == 128 && !(k.fuse_glu && k.numerics == Numerics::Int8))
-    return broken([] {
-      return std::string(
-          "gemm_tile 128 needs fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of "
-          "128 activation rows; the others take at most 64, the same program as gemm_tile 64)");
-    });
-  if (int8 && k.max_chunk > 64 && !k.gemm_prequant)
-    return broken([&] {
-      return "max_chunk " + std::to_string(k.max_chunk) +
-             " under the int8 numerics needs gemm_prequant (the staged GEMM "
-             "holds at most 64 rows)";
-    });
-  if (k.fuse_norm && k.gemv_split != 1)
-    return broken([] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
-  const int group = model.kv_heads ? int(model.heads / model.kv_heads) : 1;
-  if (k.attn_heads < 0 || (k.attn_heads > 0 && (k.attn_heads > group || group % k.attn_heads != 0)))
-    return broken([&] {
-      return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " + std::to_string(group) +
-             " query heads a key/value head serves";
-    });
-  if (k.fuse_rope && !(k.fuse_qkv && k.fuse_rope_kv))
-    return broken([] {
-      return std::string(
-          "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)");
-    });
-  if (k.side_streams && k.fuse_qkv && k.fuse_glu)
-    return broken([] {
-      return std::string(
-          "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are independent");
-    });
-  if (k.pdl && s.target.arch < 90)
-    return broken([&] { return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch); });
-  if (k.fuse_qkv) {
-    for (uint64_t rows : {uint64_t(model.heads) * model.head_dim, uint64_t(model.kv_heads) * model.head_dim,
-                          uint64_t(model.kv_heads) * model.value_dim})
-      if (rows % static_cast<uint64_t>(k.gemv_rows_per_warp) != 0)
-        return broken([&] {
-          return "fuse_qkv: a projection of " + std::to_string(rows) +
-                 " rows is not a multiple of gemv_rows_per_warp " + std::to_string(k.gemv_rows_per_warp);
-        });
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string Space::why_constrained(const Knobs& k) const {
   std::string why;

@@ -75,6 +75,9 @@ struct Options {
   // Folders whose checkpoints a job may name by path (read in place, symbolic links resolved first); none: jobs name
   // uploaded checkpoints only.
   std::vector<std::filesystem::path> path_roots;
+  // Jobs running at once at most (0: no limit): a submit past it is refused (resource exhausted) until one ends, so
+  // that a client cannot grow the plans and searches the coordinator keeps without bound.
+  uint32_t max_running_jobs = 64;
 };
 
 // A tuning job to start.
@@ -204,6 +207,8 @@ class Coordinator {
   double now() const { return clock_(); }
   JobStatus status_locked(int64_t job);
   void check_budget_locked(const db::Job& j);
+  // Throws ResourceExhausted when Options::max_running_jobs jobs run already.
+  void check_running_jobs_locked();
   // Whether job `j` is in its closing phase at time `at` (see Options::closing_min_s).
   bool closing(const db::Job& j, double at) const;
   // Ends the job when every search is done and no plan is open.
