@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -400,8 +401,14 @@ TEST(Emit, LaneXxh64IsXxh64) {
 }
 
 // Whether nvcc is here to build lanes.
+// Whether nvcc is here to build lanes. Where it must be (LT_REQUIRE_NVCC=1, on a machine kind that has it), its
+// absence fails the test instead of skipping it; ctest reports a skip as "Not Run (Skipped)", not as passed.
 bool have_nvcc() {
-  return !nvcc_path().empty() && std::filesystem::exists(nvcc_path());
+  const bool here = !nvcc_path().empty() && std::filesystem::exists(nvcc_path());
+  const char* required = std::getenv("LT_REQUIRE_NVCC");
+  if (!here && required && std::string(required) == "1")
+    ADD_FAILURE() << "LT_REQUIRE_NVCC=1 but no nvcc at '" << nvcc_path() << "' (set LT_NVCC)";
+  return here;
 }
 
 // The lanes of every dense tiny preset under each numerics build for sm_80 and sm_90 with nvcc, warnings as errors.

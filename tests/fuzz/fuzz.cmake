@@ -13,6 +13,34 @@ target_link_libraries(text_fuzz_replay PRIVATE lt_compiler)
 lt_warnings(text_fuzz_replay)
 add_test(NAME text_fuzz_corpus COMMAND text_fuzz_replay ${LT_FUZZ_DIR}/corpus_text)
 
+# The same replays under AddressSanitizer and UndefinedBehaviorSanitizer (GCC's, in build-essential), built from the
+# parsers' own sources: an out-of-bounds read that does not crash fails here.
+include(CheckCXXSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS "-fsanitize=address,undefined")
+set(CMAKE_REQUIRED_LINK_OPTIONS "-fsanitize=address,undefined")
+check_cxx_source_compiles("int main() { return 0; }" LT_HAVE_SANITIZERS)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(LT_HAVE_SANITIZERS)
+  set(LT_SAN -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g)
+  add_executable(gguf_fuzz_replay_san ${LT_FUZZ_DIR}/gguf_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp ${LT_GGUF_FUZZ_SRCS})
+  add_executable(text_fuzz_replay_san ${LT_FUZZ_DIR}/text_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/knobs.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/output.cpp)
+  foreach(t gguf_fuzz_replay_san text_fuzz_replay_san)
+    target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/compiler/include ${PROJECT_SOURCE_DIR})
+    target_compile_options(${t} PRIVATE ${LT_SAN})
+    target_link_options(${t} PRIVATE -fsanitize=address,undefined)
+    target_link_libraries(${t} PRIVATE nlohmann_json::nlohmann_json PkgConfig::XXHASH)
+  endforeach()
+  add_test(NAME gguf_fuzz_corpus_sanitized COMMAND gguf_fuzz_replay_san ${LT_FUZZ_DIR}/corpus)
+  add_test(NAME text_fuzz_corpus_sanitized COMMAND text_fuzz_replay_san ${LT_FUZZ_DIR}/corpus_text)
+  set_tests_properties(gguf_fuzz_corpus_sanitized text_fuzz_corpus_sanitized PROPERTIES
+                       ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1")
+else()
+  message(WARNING "no -fsanitize=address,undefined here: the fuzz corpora replay without sanitizers only")
+endif()
+
 if(LT_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "LT_FUZZ needs clang (configure with CXX=clang++-14)")

@@ -107,6 +107,29 @@ TEST(Coordinator, ExpiredLeaseIsRequeuedAndHeartbeatsKeepIt) {
   EXPECT_FALSE(f.core->heartbeat(a, {la[0].plan.lease}).empty());  // a is told it lost the lease
 }
 
+// A plan whose lease is lost max_attempts times is given up (skipped), not leased forever: its job ends once nothing
+// else is open (tick() requeues and completes without a lease call), with no best, and the last holder's late result
+// is refused.
+TEST(Coordinator, APlanLostMaxAttemptsTimesIsGivenUp) {
+  Fixture f(1);
+  auto s = f.submit();
+  const int64_t w = f.worker();
+  const int attempts = f.core->options().max_attempts;
+  ASSERT_EQ(attempts, 3);
+  Lease last;
+  for (int i = 0; i < attempts; ++i) {
+    auto ls = f.core->lease(w, 4);
+    ASSERT_EQ(ls.size(), 1u) << "lease " << i;
+    last = ls[0];
+    f.clock += f.core->options().lease_s * 2;  // the worker dies holding it
+    f.core->tick();
+    EXPECT_EQ(f.core->status(s.job.id).job.state, i + 1 < attempts ? "running" : "done") << "after loss " << i + 1;
+  }
+  EXPECT_TRUE(f.core->lease(w, 4).empty());
+  EXPECT_TRUE(f.core->best(s.job.id, "").empty());
+  EXPECT_THROW(f.report(w, last), FailedPrecondition);
+}
+
 TEST(Coordinator, ResultIsRecordedOnceHoweverOftenItArrives) {
   Fixture f(1);
   auto s = f.submit();
@@ -392,11 +415,22 @@ TEST(Coordinator, RestartCarriesOn) {
   Fixture f(4);
   auto s = f.submit("halving");
   auto w = f.worker();
-  auto ls = f.core->lease(w, 2);
+  auto ls = f.core->lease(w, 3);
+  ASSERT_EQ(ls.size(), 3u);
   f.report(w, ls[0]);
-  f.open(4);                        // the coordinator restarts on the same database
-  EXPECT_TRUE(f.report(w, ls[1]));  // a lease from before the restart still reports
-  EXPECT_FALSE(f.report(w, ls[0]));
+  f.open(4);  // the coordinator restarts on the same database
+  // The leases' deadlines come back with it: half a lease later one from before the restart still reports...
+  f.clock += f.core->options().lease_s * 0.5;
+  EXPECT_TRUE(f.report(w, ls[1]));
+  EXPECT_FALSE(f.report(w, ls[0]));  // (recorded once)
+  // ...and past its deadline the third is lost: its late result refused, its plan leased again.
+  f.clock += f.core->options().lease_s;
+  f.core->tick();
+  EXPECT_THROW(f.report(w, ls[2]), FailedPrecondition);
+  auto again = f.core->lease(w, 4);
+  ASSERT_FALSE(again.empty());
+  EXPECT_EQ(again[0].plan.id, ls[2].plan.id);
+  for (auto& l : again) f.report(w, l);
   f.drain(w);
   auto st = f.core->status(s.job.id);
   EXPECT_EQ(st.job.state, "done");
