@@ -2,7 +2,11 @@
 // runner, and child processes killed past their time limit.
 #include <gtest/gtest.h>
 
+#include <sys/types.h>
+
+#include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -206,23 +210,59 @@ TEST(Process, CapturesOutputAndExitStatus) {
   EXPECT_FALSE(r.timed_out);
 }
 
+// Whether process `pid` still runs: it exists and is not a zombie (a killed orphan waits for init to reap it).
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// A shell that starts a grandchild (its pid in `pidfile`) and waits: the whole group must die, the grandchild too.
+std::vector<std::string> family(const std::filesystem::path& pidfile) {
+  return {"sh", "-c", "sleep 30 & echo $! > " + pidfile.string() + "; sleep 30"};
+}
+
+pid_t grandchild(const std::filesystem::path& pidfile) {
+  pid_t pid = 0;
+  std::ifstream(pidfile) >> pid;
+  return pid;
+}
+
+// The grandchild is gone within a second of run_process returning (SIGKILL to the group is asynchronous).
+bool gone_soon(pid_t pid) {
+  for (int i = 0; i < 100 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return !alive(pid);
+}
+
 TEST(Process, KillsTheProcessGroupPastItsTimeLimit) {
-  auto r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, 0.5);
+  test::TempDir dir;
+  auto r = run_process(family(dir / "pid"), 0.5);
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 10);
+  const pid_t g = grandchild(dir / "pid");
+  ASSERT_GT(g, 0);
+  EXPECT_TRUE(gone_soon(g)) << "the grandchild " << g << " survived";
 }
 
 TEST(Process, KillsTheProcessGroupWhenCancelled) {
+  test::TempDir dir;
   std::atomic<bool> cancel{false};
   std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Cancel once the grandchild has started (its pid written), not after a guessed delay.
+    for (int i = 0; i < 500 && grandchild(dir / "pid") <= 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     cancel = true;
   });
-  auto r = run_process({"sh", "-c", "sleep 30 & sleep 30"}, 60, &cancel);
+  auto r = run_process(family(dir / "pid"), 60, &cancel);
   t.join();
   EXPECT_TRUE(r.cancelled);
   EXPECT_FALSE(r.timed_out);
   EXPECT_LT(r.seconds, 10);
+  const pid_t g = grandchild(dir / "pid");
+  ASSERT_GT(g, 0);
+  EXPECT_TRUE(gone_soon(g)) << "the grandchild " << g << " survived";
 }
 
 }  // namespace
