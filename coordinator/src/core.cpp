@@ -89,8 +89,7 @@ std::filesystem::path Coordinator::checkpoint_path(const std::string& digest) {
 
 void Coordinator::check_running_jobs_locked() {
   if (o_.max_running_jobs == 0) return;
-  size_t running = 0;
-  for (auto& j : store_.jobs()) running += j.state == "running";
+  const size_t running = store_.running_jobs();
   if (running >= o_.max_running_jobs)
     throw ResourceExhausted("the coordinator runs " + std::to_string(running) + " jobs, its most at once (--max-jobs " +
                             std::to_string(o_.max_running_jobs) + "): wait for one to end, or cancel one");

@@ -194,6 +194,14 @@ std::vector<Job> Store::jobs() {
   return v;
 }
 
+size_t Store::running_jobs() {
+  auto s = c_.prepare("SELECT COUNT(*) FROM jobs WHERE state = 'running'");
+  s.next();
+  const size_t n = size_t(s.i64(0));
+  s.exec();
+  return n;
+}
+
 void Store::set_job_state(int64_t id, const std::string& state, const std::string& message, double at) {
   c_.prepare("UPDATE jobs SET state = ?2, message = ?3, finished_at = ?4 WHERE id = ?1")
       .bind(1, id)

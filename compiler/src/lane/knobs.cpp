@@ -50,6 +50,8 @@ struct KnobDef {
   std::variant<Numerics Knobs::*, bool Knobs::*, int Knobs::*> field;
   const char* help;
   std::vector<json> values;
+  // More values from the model where the domain depends on it (attn_heads), after `values`.
+  void (*more)(const model::Model& m, std::vector<json>& values) = nullptr;
 
   json get(const Knobs& k) const {
     return std::visit(
@@ -120,7 +122,12 @@ const KnobDef kTable[] = {
      &Knobs::attn_heads,
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
      "blocks that each read the head's cache",
-     {0}},  // and the divisors of the model's group: domains_for
+     {0},
+     [](const model::Model& m, std::vector<json>& values) {  // the divisors of the query heads a key/value head serves
+       const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
+       for (uint32_t h = 1; h < group; h *= 2)
+         if (group % h == 0) values.push_back(int(h));
+     }},
     {"fuse_rope",
      &Knobs::fuse_rope,
      "rope, the per-head norm and the cache append done by the fused q/k/v projection's last block (decode)",
@@ -195,17 +202,13 @@ std::vector<int> Knobs::chunks() const {
 
 namespace {
 
-// Each knob's domain, in the table's order (the order `enumerate` walks them); attn_heads' from the model.
+// Each knob's domain, in the table's order (the order `enumerate` walks them).
 std::vector<Domain> domains_for(const model::Model& m, const Target&) {
   std::vector<Domain> out;
-  for (const KnobDef& d : kTable) out.push_back({d.name, d.help, d.values});
-  // A decode attention block's query heads: its key/value head's whole group (0), or a divisor of the group.
-  for (Domain& d : out)
-    if (d.name == "attn_heads") {
-      const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
-      for (uint32_t h = 1; h < group; h *= 2)
-        if (group % h == 0) d.values.push_back(int(h));
-    }
+  for (const KnobDef& d : kTable) {
+    out.push_back({d.name, d.help, d.values});
+    if (d.more) d.more(m, out.back().values);
+  }
   return out;
 }
 

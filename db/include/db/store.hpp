@@ -149,6 +149,8 @@ class Store {
   int64_t insert_job(const Job& j);
   std::optional<Job> job(int64_t id);
   std::vector<Job> jobs();
+  // How many jobs are running.
+  size_t running_jobs();
   void set_job_state(int64_t id, const std::string& state, const std::string& message, double at);
 
   // The configuration's id in the job for the GPU kind, added when new (with `origin`; an existing one keeps its own).
