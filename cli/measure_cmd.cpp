@@ -111,7 +111,7 @@ const bool registered = lt::cli::add_command(
          o.cache_dir = a->cache.empty() ? std::filesystem::path(home ? home : "/tmp") / ".cache" / "lane-tune" / "lanes"
                                         : std::filesystem::path(a->cache);
          auto runner = lt::worker::cuda_runner(o);
-         lt::worker::Plan p;
+         lt::worker::LeasedPlan p;
          p.checkpoint = "local";
          p.gpu = o.gpu.kind;
          p.repetitions = a->repeat;

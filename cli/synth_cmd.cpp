@@ -21,7 +21,8 @@ const bool registered = lt::cli::add_command(
        };
        auto args = std::make_shared<Args>();
        c->add_option("--preset", args->preset, "The model shape (see --list)");
-       c->add_option("--type", args->type, "The matrices' type: q8_0, q4_k, q6_k, q4_0, mxfp4, f16, bf16 or f32")
+       c->add_option("--type", args->type, "The matrices' type: q8_0, q4_k_m, q5_k_m (llama.cpp's mixes), q4_k, q5_k, q6_k, q4_0, q4_1, "
+                     "q5_0, q5_1, mxfp4, f16, bf16 or f32")
            ->capture_default_str();
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
        c->add_option("-o,--output", args->out, "The checkpoint to write");
@@ -41,9 +42,16 @@ const bool registered = lt::cli::add_command(
          lt::synth::Options o;
          o.preset = args->preset;
          o.seed = args->seed;
-         auto type = lt::ggml::parse_type(args->type);
+         std::string name = args->type;
+         if (name == "q4_k_m" || name == "q5_k_m" || name == "Q4_K_M" || name == "Q5_K_M") {
+           o.mixed = true;
+           name.resize(4);
+         }
+         auto type = lt::ggml::parse_type(name);
          if (!type)
-           throw lt::Error("unknown type '" + args->type + "' (use q8_0, q4_k, q6_k, q4_0, mxfp4, f16, bf16 or f32)");
+           throw lt::Error("unknown type '" + args->type +
+                           "' (use q8_0, q4_k_m, q5_k_m, q4_k, q5_k, q6_k, q4_0, q4_1, q5_0, q5_1, mxfp4, f16, bf16 or "
+                           "f32)");
          o.type = *type;
          if (!args->quiet && isatty(STDERR_FILENO))
            o.progress = [](uint64_t done, uint64_t total) {
@@ -55,7 +63,7 @@ const bool registered = lt::cli::add_command(
          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
          if (!args->quiet)
            std::printf("wrote %s: %s, %s, %.1f MB in %.2f s (%.0f MB/s)\n", args->out.c_str(), args->preset.c_str(),
-                       std::string(lt::ggml::traits_of(o.type).name).c_str(), size / 1e6, s,
+                       (std::string(lt::ggml::traits_of(o.type).name) + (o.mixed ? "_m" : "")).c_str(), size / 1e6, s,
                        size / 1e6 / std::max(s, 1e-9));
        });
      }});

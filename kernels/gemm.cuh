@@ -35,6 +35,7 @@ LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
   return lk_i8_pack(q[0], q[1], q[2], q[3]);
 }
 
+#if LK_WITH_MMA  // (prelude.cuh: the tensor-core GEMMs, where a program runs them)
 #define LK_GEMM_KB (LK_GEMM_COLS / 32)  // 32-blocks a stage
 #define LK_GEMM_BATCH 4                 // staging loads a warp has in flight at once
 
@@ -147,6 +148,7 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
       y[(size_t)r * n + j] = v;
     }
 }
+#endif  // LK_WITH_MMA
 
 // gemm_prequant's two kernels: a chunk's activations quantized once, in the order the tensor cores take them, then
 // GEMMs that read that copy, the weights as the mma's A operand (16 rows) and the activations as its B (8 rows).
@@ -187,6 +189,7 @@ __global__ void __launch_bounds__(64)
   }
 }
 
+#if LK_WITH_MMA
 // The 32-blocks of loads a warp of lk_gemm_i8q has in flight before it multiplies the first.
 #define LK_GEMM_AHEAD 4
 
@@ -276,6 +279,7 @@ __global__ void __launch_bounds__(128)
     }
 }
 
+#if LK_WITH_GEMM_TILE
 // gemm_tile's kernel, lk_gemm_i8t: the GEMM over activations lk_quantize_i8 wrote row by row (FRAG false), as block
 // tiles staged in shared memory. A block of 4 warps takes 64 weight rows (64 output rows, or under GLU 32 gate rows and
 // the same 32 up rows) and BN activation rows; stages of 4 32-blocks of both (and their scales) arrive by cp.async,
@@ -456,3 +460,5 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
         y[(size_t)r * n + o] = v;
       }
 }
+#endif  // LK_WITH_GEMM_TILE
+#endif  // LK_WITH_MMA

@@ -1,6 +1,7 @@
-// The lane's host side, in four files a program includes in this order: its command line (here), its memory and
-// uploads (host_memory.cuh), its stagger, side streams and profiling (host_profile.cuh), and the drive loop that
-// prefills, generates, measures and prints the output contract (host_drive.cuh; compiler/lane_output.hpp reads it),
+// The lane's host side, in five files a program includes in this order: its command line (here), its memory and
+// uploads (host_memory.cuh), its stagger, side streams and CUPTI (host_profile.cuh), its forms and --profile's clocks
+// (host_clock.cuh), and the drive loop that prefills, generates, measures and prints the output contract
+// (host_drive.cuh; compiler/lane_output.hpp reads it),
 // exiting with kernels/exits.cuh's codes. The emitted part of a program declares its constants and forms and calls
 // into these; so does the resident host (resident.cuh), which runs many lanes' images over one upload of the weights.
 

@@ -1,20 +1,5 @@
-// The lane's host side (after host_profile.cuh): the forms and the carried state a lane hands over, and the drive
-// loop that runs its prompts and workloads, measures them and prints the output contract.
-
-// One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
-struct lk_form {
-  int rows;
-  std::function<void(cudaStream_t, const cudaEvent_t*)> step;  // the events: one before each launch, or null
-  int* tok;
-  const void* logits;  // vocab lk_act values (the state's act_bytes each)
-  std::vector<const char*> kinds, outputs;
-  std::vector<int> kernels;         // the kernels each launch runs
-  std::vector<cudaEvent_t> events;  // one before each launch and one after the last, under --profile without CUPTI
-  cudaGraphExec_t exec = nullptr;
-  std::vector<double> ms;  // summed time of each launch
-  int runs = 0;
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> plain;  // uncaptured under CUPTI: the steps run before it attached
-};
+// The lane's host side (after host_clock.cuh): the carried state a lane hands over, and the drive loop that runs its
+// prompts and workloads, measures them and prints the output contract.
 
 // The carried state the drive loop resets and reads, and the size of the lane's activations.
 struct lk_state {
@@ -36,10 +21,8 @@ struct lk_session {
   const lk_state& s;
   const bool graphs;
   cudaStream_t st = nullptr;
-  // --profile over one run: the launches timed by CUPTI's kernel stamps (`stamped`) or by events between uncaptured
-  // launches; uncaptured under CUPTI the first `plain_decode` decode steps run plain before CUPTI attaches.
-  bool prof = false, stamped = false, captured = false, attached = false;
-  int plain_decode = 0;
+  bool captured = false;            // the forms' steps are captured as graphs
+  lk_clock* clock = nullptr;        // during a profiled run: its clock (host_clock.cuh), owned
   cudaEvent_t e0, e1, e2;
 
   lk_session(std::vector<lk_form>& f, const lk_state& state, bool g) : forms(f), s(state), graphs(g) {
@@ -49,6 +32,7 @@ struct lk_session {
     CK(cudaEventCreate(&e2));
   }
   ~lk_session() {
+    set_clock(nullptr);
     for (auto& f : forms) {
       if (f.exec) cudaGraphExecDestroy(f.exec);
       f.exec = nullptr;
@@ -86,17 +70,14 @@ struct lk_session {
 
   // Makes the next runs a profiled run (`on`) or plain ones, `decode_steps` the decode steps the profiled run takes.
   // Under --profile the kernels' own stamps time the launches (CUPTI), graphs and all; without CUPTI the steps run
-  // uncaptured with an event before each launch, which pays launch gaps a graph does not. A graph lane loads CUPTI up
-  // front; an uncaptured one only once its plain steps are done, so that they run as unprofiled steps do.
+  // uncaptured under events. A graph lane loads CUPTI up front; an uncaptured one only once its plain steps are done,
+  // so that they run as unprofiled steps do.
   void profile(bool on, int decode_steps) {
-    if (attached) lk_cupti_detach();
-    attached = false;
-    prof = on;
-    stamped = on && (!graphs || lk_cupti_load());
-    const bool want = graphs && (!on || stamped);
+    set_clock(nullptr);  // a CUPTI clock detaches
+    const bool stamps = on && (!graphs || lk_cupti_load());
+    const bool want = graphs && (!on || stamps);
     if (want != captured || !want) capture(want);
     captured = want;
-    plain_decode = stamped && !captured ? (decode_steps + 1) / 2 : 0;
     if (!on) return;
     for (auto& f : forms) {
       f.ms.assign(f.kinds.size(), 0.0);
@@ -104,82 +85,21 @@ struct lk_session {
       for (auto& [a, b] : f.plain) cudaEventDestroy(a), cudaEventDestroy(b);
       f.plain.clear();
     }
-    if (stamped && captured) {
-      lk_cupti_attach();
-      attached = true;
-    }
-    printf("PROFILE_TIMING: %s\n", stamped ? (captured ? "kernels-graph" : "kernels-stream") : "events");
-    if (!stamped) use_events();
+    if (!stamps) set_clock(new lk_event_clock(forms));
+    else if (captured) set_clock(new lk_graph_stamps());
+    else set_clock(new lk_stream_stamps(forms, decode_steps));
+    printf("PROFILE_TIMING: %s\n", clock->name());
+  }
+  bool profiling() const { return clock != nullptr; }
+  void set_clock(lk_clock* c) {
+    delete clock;
+    clock = c;
   }
 
-  void use_events() {  // the profile by events: one before each launch and one after the last
-    for (auto& f : forms) {
-      if (!f.events.empty()) continue;
-      f.events.resize(f.kinds.size() + 1);
-      for (auto& e : f.events) CK(cudaEventCreate(&e));
-    }
-  }
-
-  // Runs one step of form `f`, and under a profiled run adds its launches' times.
+  // Runs one step of form `f`: timed by the clock during a profiled run.
   void run(lk_form& f) {
-    if (prof && stamped && !attached) {
-      if (f.rows == 1 && (int)f.plain.size() >= plain_decode) {
-        attached = true;
-        if (lk_cupti_load()) {
-          lk_cupti_attach();
-        } else {
-          fprintf(stderr, "--profile: no CUPTI library: the launches are timed by events\n");
-          stamped = false;
-          use_events();
-        }
-      } else {  // a plain step, timed by a pair of events (read at the end: the host runs ahead as unprofiled)
-        f.plain.emplace_back();
-        CK(cudaEventCreate(&f.plain.back().first));
-        CK(cudaEventCreate(&f.plain.back().second));
-        CK(cudaEventRecord(f.plain.back().first, st));
-        f.step(st, nullptr);
-        CK(cudaEventRecord(f.plain.back().second, st));
-        return;
-      }
-    }
-    if (f.exec) CK(cudaGraphLaunch(f.exec, st));
-    else f.step(st, prof && !stamped ? f.events.data() : nullptr);
-    if (!prof) return;
-    CK(cudaStreamSynchronize(st));
-    if (stamped) {
-      const std::vector<lk_span> sp = lk_cupti_take();
-      size_t want = 0;
-      for (int c : f.kernels) want += (size_t)c;
-      if (sp.size() != want) {
-        fprintf(stderr, "--profile: %zu kernels recorded for a step of %zu\n", sp.size(), want);
-        exit(LK_EXIT_CUDA);
-      }
-      // A launch's time in a graph: from the end of the launch before it (its first kernel's start, for the first)
-      // to the end of its last kernel. Without a graph: the parts of its kernels' spans after the kernel before ended.
-      unsigned long long prev = sp.empty() ? 0 : sp[0].start;
-      for (size_t k = 0, at = 0; k < f.ms.size(); ++k) {
-        const size_t first = at;
-        at += (size_t)f.kernels[k];
-        if (captured) {  // (a launch that ran beside a later one and ended first: 0)
-          const unsigned long long end = std::max(prev, sp[at - 1].end);
-          f.ms[k] += 1e-6 * (double)(end - prev);
-          prev = end;
-          continue;
-        }
-        for (size_t j = first; j < at; ++j) {
-          const unsigned long long from = std::max(sp[j].start, prev);
-          if (sp[j].end > from) f.ms[k] += 1e-6 * (double)(sp[j].end - from);
-          prev = std::max(prev, sp[j].end);
-        }
-      }
-    } else {
-      for (size_t k = 0; k < f.ms.size(); ++k) {
-        float ms = 0.f;
-        CK(cudaEventElapsedTime(&ms, f.events[k], f.events[k + 1]));
-        f.ms[k] += ms;
-      }
-    }
-    ++f.runs;
+    if (clock) clock->step(f, st);
+    else lk_run_step(f, st, nullptr);
   }
 
   // Prefills `prompt` in the largest chunks that fit and generates `n_gen` tokens; appends every generated position's
@@ -316,7 +236,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
   const bool keep = a.logits || !a.stagger_check.empty();
   std::vector<float> logits;
   lk_run_prompts(x, a, keep ? &logits : nullptr);
-  if (x.prof) {
+  if (x.profiling()) {
     x.print_profile();
     x.print_runs();
   }
@@ -401,7 +321,7 @@ static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, 
     fclose(a.logits);
     a.logits = nullptr;
   }
-  if (x.attached) lk_cupti_detach();
+  x.set_clock(nullptr);
   fflush(stdout);
   return 0;
 }

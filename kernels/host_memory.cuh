@@ -72,7 +72,7 @@ static int lk_place(size_t device_bytes, size_t fixed, const size_t* order, int 
 }
 
 // A Q8_0 matrix's rows out of the checkpoint (34-byte blocks: an f16 scale, 32 int8) as int8 rows and scales.
-static lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
+inline lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
   const size_t nb = cols / 32;
   std::vector<signed char> q(rows * cols);
   std::vector<__half> s(rows * nb);
@@ -87,6 +87,81 @@ static lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, siz
   CK(cudaMemcpy(ds, s.data(), s.size() * 2, cudaMemcpyHostToDevice));
   return lk_q8{dq, ds};
 }
+
+#if LK_WITH_BLOCKS
+// A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
+// lk_plane_bytes; formats.cuh's lk_blk reads them): the same bits, each 32-group's 4-bit codes as 16 bytes whose byte j
+// holds elements j and j + 16, its high bits and scales beside them.
+inline void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* h, uint8_t* s, uint8_t* d) {
+  const size_t be = (size_t)lk_block_elems(t), bb = (size_t)lk_block_bytes(t);
+  // Group g's codes from a function of its element l (0..31).
+  auto pack = [&](size_t g, auto code) {
+    for (int j = 0; j < 16; ++j) q[g * 16 + j] = (uint8_t)(code(j) | (code(j + 16) << 4));
+  };
+  for (size_t b = 0; b < n / be; ++b) {
+    const uint8_t* x = src + b * bb;
+    if (be == 32) {
+      // Legacy blocks: the scale bytes, the fifth bits (Q5), then codes already laid out as a group's.
+      const int sb = t == LK_Q4_0 || t == LK_Q5_0 ? 2 : t == LK_MXFP4 ? 1 : 4, hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
+      memcpy(s + b * sb, x, sb);
+      if (hb) memcpy(h + b * 4, x + sb, 4);
+      memcpy(q + b * 16, x + sb + hb, 16);
+      continue;
+    }
+    for (int gi = 0; gi < 8; ++gi) {
+      const size_t g = b * 8 + gi;
+      if (t == LK_Q4_K || t == LK_Q5_K) {
+        // d, dmin and the scales; then (Q5_K) 32 bytes of fifth bits (bit gi of byte l: element l of group gi); then
+        // the codes, a 64-element chunk's 32 bytes low nibbles first.
+        const uint8_t* qs = x + (t == LK_Q4_K ? 16 : 48) + 32 * (gi / 2);
+        const int shift = 4 * (gi % 2);
+        pack(g, [&](int l) { return (qs[l] >> shift) & 0xf; });
+        if (t == LK_Q5_K) {
+          uint32_t bits = 0;
+          for (int l = 0; l < 32; ++l) bits |= (uint32_t)((x[16 + l] >> gi) & 1) << l;
+          memcpy(h + g * 4, &bits, 4);
+        }
+      } else {  // Q6_K: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales, d
+        const int half = gi / 4, quarter = gi % 4;
+        const uint8_t* ql = x + 64 * half + (quarter % 2 ? 32 : 0);
+        const uint8_t* qh = x + 128 + 32 * half;
+        const int shift = quarter >= 2 ? 4 : 0;
+        pack(g, [&](int l) { return (ql[l] >> shift) & 0xf; });
+        uint64_t bits = 0;
+        for (int l = 0; l < 32; ++l) bits |= (uint64_t)((qh[l] >> (2 * quarter)) & 3) << (2 * l);
+        memcpy(h + g * 8, &bits, 8);
+      }
+    }
+    if (t == LK_Q6_K) {
+      memcpy(s + b * 16, x + 192, 16);
+      memcpy(d + b * 2, x + 208, 2);
+    } else {
+      memcpy(s + b * 16, x, 16);
+    }
+  }
+}
+
+// The planes of a block-format matrix repacked on the host (lk_repack), in that order; an empty vector for a plane the
+// format lacks.
+inline std::vector<std::vector<uint8_t>> lk_planes(int t, const uint8_t* src, size_t n) {
+  std::vector<std::vector<uint8_t>> p(4);
+  for (int i = 0; i < 4; ++i) p[i].resize(lk_plane_bytes(t, i, n));
+  lk_repack(t, src, n, p[0].data(), p[1].data(), p[2].data(), p[3].data());
+  return p;
+}
+
+template <int T>
+static lk_blk<T> lk_upload_blocks(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
+  const std::vector<std::vector<uint8_t>> p = lk_planes(T, file + offset, rows * cols);
+  uint8_t* dev[4] = {};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i].empty()) continue;
+    dev[i] = lk_carve<uint8_t>(p[i].size(), host);
+    CK(cudaMemcpy(dev[i], p[i].data(), p[i].size(), cudaMemcpyHostToDevice));
+  }
+  return lk_blk<T>{dev[0], dev[1], dev[2], (const __half*)dev[3]};
+}
+#endif  // LK_WITH_BLOCKS
 
 // A matrix of plain elements straight from the checkpoint.
 template <class W>

@@ -1,5 +1,5 @@
 // The lane's host side (after host_memory.cuh): what runs around each launch: the --stagger stalls, the side streams'
-// fork and join, and --profile's clocks (events, or CUPTI's kernel records where the library loads).
+// fork and join, and CUPTI's kernel records (loaded where the library is; host_clock.cuh's clocks read them).
 
 // The stagger's switch and seed, from the command line.
 static bool lk_stagger = false;
@@ -42,14 +42,9 @@ static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_
   if (ev) CK(cudaEventRecord(ev[n], st));
 }
 
-// --profile's clock, where the CUDA toolkit's CUPTI library can be loaded: the hardware's start and end stamps of
-// every kernel (activity records), so a step runs exactly as it does unprofiled, its graph untouched. In a graph a
-// launch's time is from the end of the launch before it to its own end (the gap it waited for included), so the
-// launches' times add up to the step's. Without a graph the gaps are the host's, and CUPTI's hooks slow every
-// host-side launch once it is attached: so the first half of the decode steps (and the chunks before them) run plain,
-// timed by events, before CUPTI attaches; after it, each launch's time is its kernels' own (the part of their span
-// after the launch before ended), and the gaps are one line: the plain steps' time less the launches'. Loaded at run
-// time, so that only --profile needs the library.
+// CUPTI, where the CUDA toolkit's library can be loaded: the hardware's start and end stamps of every kernel (activity
+// records), so a step runs exactly as it does unprofiled, its graph untouched. Loaded at run time, so that only
+// --profile needs the library; host_clock.cuh's clocks turn the stamps into launches' times.
 struct lk_span {
   unsigned long long start, end;
 };

@@ -5,6 +5,20 @@
 
 #define LK_DEVICE __device__ __forceinline__
 
+// The library's optional parts, each read by nvcc only where a program uses it (nvcc's time goes with the source it
+// reads): the block formats (LK_WITH_BLOCKS), the tensor-core GEMMs (LK_WITH_MMA) and among them the tiled one
+// (LK_WITH_GEMM_TILE). A lane's or a kernel module's head sets them (compiler/src/lane/emit.cpp, library_switches);
+// a program that does not (the resident host) has them all.
+#ifndef LK_WITH_BLOCKS
+#define LK_WITH_BLOCKS 1
+#endif
+#ifndef LK_WITH_MMA
+#define LK_WITH_MMA 1
+#endif
+#ifndef LK_WITH_GEMM_TILE
+#define LK_WITH_GEMM_TILE 1
+#endif
+
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
 // the one before it drains: it waits here until that one has finished and its writes are visible, then lets the next
 // launch start in turn (after the wait, so at most two launches are ever in flight). Without PDL both are no-ops.

@@ -29,12 +29,25 @@ __global__ void lk_split_q8(const unsigned char* __restrict__ raw, signed char* 
 struct lk_resident_weights {
   struct Matrix {
     void *q = nullptr, *s = nullptr;  // an lk_q8's parts; a plain matrix's elements in q
+    void *h = nullptr, *d = nullptr;  // with q and s, an lk_blk's planes
   };
   std::vector<Matrix> matrices;
   std::vector<void*> vectors;
   uint64_t digest = 0;  // of the manifest's text
   size_t bytes = 0;
 };
+
+// The ggml type number of a block format's name in the weights manifest (shapes.cuh's LK_Q4_0 ...); 0 for the others.
+static int lk_block_type(const char* name) {
+  static const struct {
+    const char* name;
+    int type;
+  } kNames[] = {{"q4_0", LK_Q4_0}, {"q4_1", LK_Q4_1}, {"q5_0", LK_Q5_0}, {"q5_1", LK_Q5_1},
+                {"q4_k", LK_Q4_K}, {"q5_k", LK_Q5_K}, {"q6_k", LK_Q6_K}, {"mxfp4", LK_MXFP4}};
+  for (const auto& n : kNames)
+    if (strcmp(n.name, name) == 0) return n.type;
+  return 0;
+}
 
 // Reads the whole of a file; false when it cannot.
 static bool lk_read_file(const char* path, std::string& out) {
@@ -78,7 +91,15 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
     if (word == "matrix") {
       unsigned long long rows = 0, cols = 0, offset = 0;
       if (!(in >> name >> type >> rows >> cols >> offset)) break;
-      const size_t bytes = type == "q8_0" ? rows * cols / 32 * 34 : rows * cols * (type == "f32" ? 4 : 2);
+      const int block = lk_block_type(type.c_str());
+      if (!block && type != "q8_0" && type != "f32" && type != "f16" && type != "bf16") {
+        fprintf(stderr, "%s: matrix %s is in a format this host does not read (%s)\n", manifest_path, name.c_str(),
+                type.c_str());
+        exit(LK_EXIT_USAGE);
+      }
+      const size_t bytes = type == "q8_0" ? rows * cols / 32 * 34
+                           : block     ? rows * cols / lk_block_elems(block) * lk_block_bytes(block)
+                                       : rows * cols * (type == "f32" ? 4 : 2);
       if (offset > size || bytes > size - offset) {
         fprintf(stderr, "%s: matrix %s lies outside the checkpoint\n", manifest_path, name.c_str());
         exit(LK_EXIT_USAGE);
@@ -97,6 +118,15 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
         lk_split_q8<<<(unsigned)((blocks + 255) / 256), 256>>>(staging, (signed char*)m.q, (__half*)m.s, blocks);
         CKL();
         w.bytes += rows * cols + blocks * 2;
+      } else if (block) {
+        const std::vector<std::vector<uint8_t>> planes = lk_planes(block, file + offset, rows * cols);
+        void** dst[4] = {&m.q, &m.h, &m.s, &m.d};
+        for (int i = 0; i < 4; ++i) {
+          if (planes[i].empty()) continue;
+          CK(cudaMalloc(dst[i], planes[i].size()));
+          CK(cudaMemcpy(*dst[i], planes[i].data(), planes[i].size(), cudaMemcpyHostToDevice));
+          w.bytes += planes[i].size();
+        }
       } else {
         const size_t elem = type == "f32" ? 4 : 2;
         CK(cudaMalloc(&m.q, rows * cols * elem));
@@ -341,6 +371,8 @@ static std::string lk_resident_read(const char* path, const lk_resident_weights&
               if (space == "n") base = nullptr;
               else if (space == "q" && index < w.matrices.size()) base = (unsigned char*)w.matrices[index].q;
               else if (space == "s" && index < w.matrices.size()) base = (unsigned char*)w.matrices[index].s;
+              else if (space == "h" && index < w.matrices.size()) base = (unsigned char*)w.matrices[index].h;
+              else if (space == "d" && index < w.matrices.size()) base = (unsigned char*)w.matrices[index].d;
               else if (space == "w" && index < w.matrices.size()) base = (unsigned char*)w.matrices[index].q;
               else if (space == "v" && index < w.vectors.size()) base = (unsigned char*)w.vectors[index];
               else if (space == "S" && index < lane.side.size()) base = lane.side[index];

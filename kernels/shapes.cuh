@@ -38,4 +38,38 @@ LK_SHAPE int lk_gemm_i8t_outputs(bool glu) {
   return glu ? LK_GT_WEIGHT_ROWS / 2 : LK_GT_WEIGHT_ROWS;
 }
 
+// The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.
+#define LK_Q4_0 2
+#define LK_Q4_1 3
+#define LK_Q5_0 6
+#define LK_Q5_1 7
+#define LK_Q4_K 12
+#define LK_Q5_K 13
+#define LK_Q6_K 14
+#define LK_MXFP4 39
+LK_SHAPE bool lk_is_block(int t) {
+  return t == LK_Q4_0 || t == LK_Q4_1 || t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ||
+         t == LK_MXFP4;
+}
+// Elements a block of the checkpoint holds (32, or 256 for the K-quants) and its bytes.
+LK_SHAPE int lk_block_elems(int t) {
+  return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ? 256 : 32;
+}
+LK_SHAPE int lk_block_bytes(int t) {
+  return t == LK_Q4_0 ? 18 : t == LK_Q4_1 ? 20 : t == LK_Q5_0 ? 22 : t == LK_Q5_1 ? 24 : t == LK_Q4_K ? 144
+       : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : 0;
+}
+// The planes a block-format matrix of `n` elements is uploaded as (lk_repack): plane 0 (q) 16 bytes a 32-group of
+// 4-bit codes; 1 (h) the high bits (Q5: 4 bytes a group, Q6_K: 8); 2 (s) the scales, a group's (Q4_0/Q5_0: 2 bytes,
+// Q4_1/Q5_1: 4, MXFP4: 1) or a 256-block's (16 bytes); 3 (d) Q6_K's f16 d, 2 bytes a 256-block. The same bytes as the
+// checkpoint's blocks, bits unchanged, only laid out for 16-byte loads.
+LK_SHAPE unsigned long long lk_plane_bytes(int t, int plane, unsigned long long n) {
+  const unsigned long long g = n / 32, sb = n / 256;
+  if (plane == 0) return g * 16;
+  if (plane == 1) return t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q5_K ? g * 4 : t == LK_Q6_K ? g * 8 : 0;
+  if (plane == 2)
+    return t == LK_Q4_0 || t == LK_Q5_0 ? g * 2 : t == LK_Q4_1 || t == LK_Q5_1 ? g * 4 : t == LK_MXFP4 ? g : sb * 16;
+  return t == LK_Q6_K ? sb * 2 : 0;
+}
+
 #endif

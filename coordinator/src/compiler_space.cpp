@@ -4,7 +4,7 @@
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/model.hpp"
 #include "coordinator/space.hpp"
 

@@ -1,5 +1,5 @@
-// A CPU execution of a lane's plan: every launch's semantics run over the plan's own arena (poisoned with NaN as the
-// program poisons it), carried state and sidecar, driven as the program drives its forms. It checks the plan — the
+// A CPU execution of a lane's schedule: every launch's semantics run over the schedule's own arena (poisoned with NaN as the
+// program poisons it), carried state and sidecar, driven as the program drives its forms. It checks the schedule — the
 // arena packed by liveness, the wiring of the fused launches, the chunks, the attention's splits and fold — against
 // the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
 #pragma once
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "compiler/gguf.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/reference.hpp"
 
 namespace lt::test {
@@ -20,12 +20,12 @@ namespace lt::test {
 template <class T>
 class LaneSim {
  public:
-  LaneSim(const gguf::File& file, const lane::Plan& plan)
+  LaneSim(const gguf::File& file, const lane::Schedule& schedule)
       : file_(file),
-        p_(plan),
-        m_(plan.model),
-        words_(plan.knobs.numerics == knobs::Numerics::Int8     ? 1
-               : plan.knobs.numerics == knobs::Numerics::Int8x2 ? 2
+        p_(schedule),
+        m_(schedule.model),
+        words_(schedule.knobs.numerics == knobs::Numerics::Int8     ? 1
+               : schedule.knobs.numerics == knobs::Numerics::Int8x2 ? 2
                                                                 : 0) {
     arena_.assign(p_.arena_bytes, 0xff);
     for (const auto& [name, b] : p_.carried) carried_[name].assign(b.count * 8, 0);  // room for any element type
@@ -346,7 +346,7 @@ class LaneSim {
   }
 
   const gguf::File& file_;
-  const lane::Plan& p_;
+  const lane::Schedule& p_;
   const model::Model& m_;
   const int words_;  // the int8 numerics' words an activation: 0, 1 or 2
   std::vector<uint8_t> arena_;

@@ -1,4 +1,4 @@
-// The lane's plan executed on the CPU (lane_sim.hpp) against the CPU reference: every dense tiny preset under knob
+// The lane's schedule executed on the CPU (lane_sim.hpp) against the CPU reference: every dense tiny preset under knob
 // sets that cover the numerics, the chunks, the attention's splits and fold, and the fused launches. An arena slot
 // read before any launch of the step wrote it reads the poison (NaN) and fails the comparison.
 #include <gtest/gtest.h>
@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <random>
 
+#include "compiler/ggml_types.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lane_sim.hpp"
 #include "compiler/model.hpp"
 #include "compiler/reference.hpp"
@@ -82,17 +83,16 @@ double bound(knobs::Numerics n) {
   return 0;
 }
 
-TEST_P(LanePlanOnCpu, MatchesTheReference) {
-  auto [preset, set] = GetParam();
+// The CPU's model of the lane scheduled for `o`'s checkpoint under knobs `j` against the reference, over three prompts:
+// the same tokens (the int8 numerics: but for a near tie) and logits within the numerics' bound.
+void matches_the_reference(const synth::Options& o, const json& j) {
   TempDir dir;
-  synth::Options o;
-  o.preset = preset;
-  o.seed = 5;
   synth::write(o, dir / "m.gguf");
+  const char* preset = o.preset.c_str();
   const gguf::File file = gguf::File::open(dir / "m.gguf");
   const model::Model m = model::recognize(file);
-  const knobs::Knobs k = knobs::Knobs::from_json(kKnobSets[set]);
-  const lane::Plan plan = lane::plan(file, m, k, {132, 90});
+  const knobs::Knobs k = knobs::Knobs::from_json(j);
+  const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90});
   reference::Reference ref(file, m, 2);
   std::mt19937 rng(11);
   for (int len : {5, 23, 77}) {
@@ -101,15 +101,16 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
     const reference::Generation want = ref.generate(prompt, 4);
     reference::Generation got;
     if (k.numerics == knobs::Numerics::Precise)
-      got = LaneSim<double>(file, plan).generate(prompt, 4);
+      got = LaneSim<double>(file, schedule).generate(prompt, 4);
     else
-      got = LaneSim<float>(file, plan).generate(prompt, 4);
+      got = LaneSim<float>(file, schedule).generate(prompt, 4);
     ASSERT_EQ(got.logits.size(), want.logits.size());
     ASSERT_EQ(got.tokens.size(), want.tokens.size());
     // The int8 numerics may flip a near tie (the worker's rule, worker/src/checks.cpp): where the reference's top two
     // lie within 4 bounds (times the row's RMS); the rows after a flip have another context and are left out.
     const bool lossy = k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2;
-    const std::string what = std::string(preset) + " " + kKnobSets[set].dump() + " prompt " + std::to_string(len);
+    const std::string what = std::string(preset) + " " + std::string(ggml::traits_of(o.type).name) +
+                             (o.mixed ? "_m " : " ") + j.dump() + " prompt " + std::to_string(len);
     size_t rows = want.tokens.size();
     for (size_t i = 0; i < want.tokens.size(); ++i) {
       if (got.tokens[i] == want.tokens[i]) continue;
@@ -130,8 +131,38 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
   }
 }
 
-// gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the plan with them
-// computes the very logits of the plan without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and
+TEST_P(LanePlanOnCpu, MatchesTheReference) {
+  auto [preset, set] = GetParam();
+  synth::Options o;
+  o.preset = preset;
+  o.seed = 5;
+  matches_the_reference(o, kKnobSets[set]);
+}
+
+// The block formats read in place (kernels/formats.cuh's lk_blk): every format under the numerics and the fusions,
+// with llama.cpp's q4_k_m and q5_k_m mixes (q6_k attn_v and ffn_down in some layers: the fusions over q, k, v fall
+// back in those). (The int8 numerics read q8_0 matrices only: a checkpoint without one has no int8 in its space.)
+class BlockFormatsOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(BlockFormatsOnCpu, MatchTheReference) {
+  auto [type, set] = GetParam();
+  synth::Options o;
+  o.preset = "tiny-qwen3";
+  o.seed = 7;
+  const std::string t = type;
+  o.mixed = t.size() > 4 && t.substr(4) == "_m";
+  o.type = *ggml::parse_type(o.mixed ? t.substr(0, 4) : t);
+  if (o.mixed) o.preset = set % 2 ? "tiny-llama" : "tiny-qwen2";
+  matches_the_reference(o, kKnobSets[set]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
+                         ::testing::Combine(::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k",
+                                                              "mxfp4", "q4_k_m", "q5_k_m"),
+                                            ::testing::Values(0, 1, 2, 6, 8, 10)));
+
+// gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
+// computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and
 // the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the chunk).
 TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   for (const char* numerics : {"int8", "int8x2"}) {
@@ -143,11 +174,11 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
     const gguf::File file = gguf::File::open(dir / "m.gguf");
     const model::Model m = model::recognize(file);
     json j = {{"numerics", numerics}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}};
-    const lane::Plan staged = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    const lane::Schedule staged = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
     j["gemm_prequant"] = j["gemv_prequant"] = true;
-    const lane::Plan prequant = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    const lane::Schedule prequant = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
     j["max_chunk"] = 256;
-    const lane::Plan chunks256 = lane::plan(file, m, knobs::Knobs::from_json(j), {132, 90});
+    const lane::Schedule chunks256 = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
     auto quantizes = [](const lane::Form& f, bool fragments) {
       size_t n = 0;
       for (const lane::Launch& l : f.launches)

@@ -1,4 +1,4 @@
-// The lane compiler: its knobs and space, its plan (the arena packed by liveness, every buffer written before it is
+// The lane compiler: its knobs and space, its schedule (the arena packed by liveness, every buffer written before it is
 // read), knobs that change the program, the lanes of every dense tiny preset built with nvcc without warnings, and
 // the program's refusals that need no GPU.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
 #include "compiler/lane_output.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
@@ -130,7 +130,7 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
 
 // Every step-local buffer is written by a launch before a launch reads it, and no two buffers that are live at once
 // share a byte of the arena.
-void check_form(const lane::Plan& p, const lane::Form& f) {
+void check_form(const lane::Schedule& p, const lane::Form& f) {
   std::set<std::string> written;
   for (const lane::Launch& l : f.launches) {
     for (const std::string& r : l.reads)
@@ -163,7 +163,7 @@ void check_form(const lane::Plan& p, const lane::Form& f) {
   }
 }
 
-TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
+TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
   for (const char* preset : kDense) {
     Loaded l = load(preset);
     for (const json& k :
@@ -172,7 +172,7 @@ TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
           json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}},
           json{{"side_streams", true}, {"max_chunk", 64}, {"numerics", "int8"}},
           json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}}}) {
-      lane::Plan p = lane::plan(l.file, l.model, knobs_of(k), {132, 90});
+      lane::Schedule p = lane::schedule(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
       if (knobs_of(k).side_streams) {
         EXPECT_TRUE(std::any_of(p.forms[0].launches.begin(), p.forms[0].launches.end(),
@@ -193,17 +193,110 @@ TEST(Plan, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
   }
 }
 
-TEST(Plan, UnsupportedModelsAreClearErrors) {
+TEST(Schedule, UnsupportedModelsAreClearErrors) {
   Loaded l = load("tiny-qwen3");
   model::Model m = l.model;
-  gguf::TensorInfo q4 = *m.layer[0].wq;
-  q4.type = ggml::Type::Q4_K;
-  m.layer[0].wq = &q4;
+  gguf::TensorInfo q2 = *m.layer[0].wq;
+  q2.type = ggml::Type::Q2_K;
+  m.layer[0].wq = &q2;
   try {
-    lane::plan(l.file, m, {}, {132, 90});
-    FAIL() << "a q4_k matrix planned";
+    lane::schedule(l.file, m, {}, {132, 90});
+    FAIL() << "a q2_k matrix scheduled";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("blk.0.attn_q.weight"), std::string::npos) << e.what();
+  }
+}
+
+// Under side_streams a launch with a last-block tail (its kernel counts the launch's blocks in one device counter: the
+// projection with the folded norm, the fused q/k/v projection with rope) runs alone: on the step's stream, no side
+// launch in its group, while the launches around it still go side by side.
+TEST(Schedule, ALaunchWithALastBlockTailRunsAloneOnItsStream) {
+  for (const char* preset : kDense) {
+    Loaded l = load(preset);
+    const json k = {{"side_streams", true}, {"fuse_norm", true}, {"fuse_qkv", true},
+                    {"fuse_rope_kv", true}, {"fuse_rope", true}, {"max_chunk", 16}};
+    const lane::Schedule p = lane::schedule(l.file, l.model, knobs_of(k), {132, 90});
+    for (const lane::Form& f : p.forms) {
+      int tailed = 0, side = 0;
+      for (int i = 0; i < int(f.launches.size()); ++i) {
+        const lane::Launch& x = f.launches[i];
+        side += x.stream > 0;
+        if (!std::holds_alternative<lane::GemvNorm>(x.op) && !std::holds_alternative<lane::GemvRope>(x.op)) continue;
+        ++tailed;
+        EXPECT_EQ(x.stream, 0) << preset << ": " << x.kind << " (launch " << i << " of form " << f.rows << ")";
+        EXPECT_EQ(lane::group_of(f, i), std::make_pair(i, i))
+            << preset << ": " << x.kind << " (launch " << i << " of form " << f.rows << ") shares its group";
+      }
+      // Each layer's q/k/v with rope and o with the norm, each layer's down but the last's with the next norm.
+      EXPECT_EQ(tailed, 3 * int(l.model.layers) - 1) << preset << ", form " << f.rows;
+      EXPECT_GT(side, 0) << preset << ", form " << f.rows;  // gate and up, side by side
+    }
+  }
+}
+
+// The lane's caches hold the model's context up to 4,096 positions: a model trained on more is scheduled exactly as
+// one trained on 4,096 (the caches, the generated run, the prompt, the rope tables), one trained on fewer for its own.
+TEST(Schedule, AContextAbove4096IsCappedAt4096) {
+  Loaded l = load("tiny-qwen3");
+  const auto with_context = [&](uint32_t context) {
+    model::Model m = l.model;
+    m.context = context;
+    return m;
+  };
+  const lane::Schedule at = lane::schedule(l.file, with_context(4096), {}, {132, 90});
+  EXPECT_EQ(at.ctx, 4096);
+  for (uint32_t context : {4097u, 8192u, 131072u}) {
+    const model::Model m = with_context(context);
+    EXPECT_EQ(lane::lane_context(m), 4096) << context;
+    const lane::Schedule p = lane::schedule(l.file, m, {}, {132, 90});
+    EXPECT_EQ(p.ctx, 4096) << context;
+    ASSERT_EQ(p.carried.size(), at.carried.size());
+    for (const auto& [name, b] : at.carried) EXPECT_EQ(p.carried.at(name).count, b.count) << name << " at " << context;
+    EXPECT_TRUE(p.sidecar == at.sidecar) << context;
+    EXPECT_EQ(p.arena_bytes, at.arena_bytes) << context;
+  }
+  const lane::Schedule small = lane::schedule(l.file, with_context(100), {}, {132, 90});
+  EXPECT_EQ(small.ctx, 100);
+  EXPECT_EQ(small.carried.at("gen").count, 100u);
+  EXPECT_EQ(small.carried.at("kc0").count * 4096, at.carried.at("kc0").count * 100);
+  EXPECT_EQ(small.sidecar.size() * 4096, at.sidecar.size() * 100);
+}
+
+// Under --device-bytes the program moves matrices to host memory in the schedule's order: every matrix of the model
+// once, largest (as uploaded) first, matrices of one size in the model's order (the embedding, the output, then layer
+// by layer q, k, v, o, gate, up, down). A matrix's size as uploaded is its size in the checkpoint, each of its arrays
+// rounded up to 256 bytes (Q8_0's 34-byte blocks split into int8 rows and f16 scales).
+TEST(Schedule, MatricesMoveToHostMemoryLargestFirst) {
+  for (const char* preset : kDense) {
+    Loaded l = load(preset);
+    const model::Model& m = l.model;
+    std::vector<std::string> order = {m.token_embd->name, m.output->name};
+    for (const model::Layer& L : m.layer)
+      for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) order.push_back(t->name);
+    std::map<std::string, size_t> rank;
+    for (const std::string& n : order) rank.try_emplace(n, rank.size());
+    const lane::Schedule p = lane::schedule(l.file, m, {}, {132, 90});
+    std::set<std::string> got;
+    for (const lane::Matrix& x : p.matrices) {
+      got.insert(x.tensor->name);
+      EXPECT_GE(x.device_bytes(), x.tensor->bytes) << x.tensor->name;
+      EXPECT_LT(x.device_bytes(), x.tensor->bytes + 2 * 256) << x.tensor->name;
+    }
+    EXPECT_EQ(got.size(), p.matrices.size()) << preset;
+    EXPECT_EQ(got, (std::set<std::string>(order.begin(), order.end()))) << preset;
+    std::set<uint64_t> sizes;
+    for (size_t i = 0; i < p.matrices.size(); ++i) {
+      const lane::Matrix& x = p.matrices[i];
+      sizes.insert(x.device_bytes());
+      if (i == 0) continue;
+      const lane::Matrix& before = p.matrices[i - 1];
+      EXPECT_GE(before.device_bytes(), x.device_bytes()) << preset << ": " << before.name << " before " << x.name;
+      if (before.device_bytes() == x.device_bytes()) {
+        EXPECT_LT(rank.at(before.tensor->name), rank.at(x.tensor->name))
+            << preset << ": " << before.name << ", " << x.name;
+      }
+    }
+    EXPECT_GE(sizes.size(), 3u) << preset;  // (the order is not the model's by chance)
   }
 }
 
@@ -363,15 +456,27 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(knobs::space(l.model, {132, 80}).why_invalid(knobs_of({{"pdl", true}})).find("sm_90"), std::string::npos);
 }
 
-TEST(Emit, FusionsNeedMatricesOfOneFormatAndWholeWarps) {
+TEST(Emit, FusionsFallBackWhereALayersFormatsDifferAndNeedWholeWarps) {
   Loaded l = load("tiny-qwen3");
   model::Model m = l.model;
-  gguf::TensorInfo f16 = *m.layer[0].wk;
+  gguf::TensorInfo f16 = *m.layer[0].wk, up = *m.layer[1].w_up;
   f16.type = ggml::Type::F16;
+  up.type = ggml::Type::Q4_K;
   m.layer[0].wk = &f16;
+  m.layer[1].w_up = &up;
   const knobs::Space s = knobs::space(m, {132, 90});
-  EXPECT_NE(s.why_invalid(knobs_of({{"fuse_qkv", true}})).find("one format"), std::string::npos);
-  EXPECT_TRUE(s.why_invalid(knobs_of({{"fuse_glu", true}})).empty());
+  const json fused = {{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"fuse_glu", true}};
+  EXPECT_TRUE(s.why_invalid(knobs_of(fused)).empty());
+  // Layer 0 projects q, k, v apart and ropes in a launch of its own; layer 1 fuses them. Layer 0 fuses gate and up,
+  // layer 1 (its up a q4_k matrix) keeps them apart with SwiGLU after.
+  const lane::Schedule p = lane::schedule(l.file, m, knobs_of(fused), {132, 90});
+  std::vector<std::string> kinds;
+  for (const lane::Launch& x : p.forms[0].launches) kinds.push_back(x.kind);
+  auto count = [&](const std::string& k) { return std::count(kinds.begin(), kinds.end(), k); };
+  EXPECT_EQ(count("gemv_qkv_rope"), 1);
+  EXPECT_EQ(count("rope_kv"), 1);
+  EXPECT_EQ(count("gemv_glu"), 1);
+  EXPECT_EQ(count("swiglu"), 1);
   model::Model odd = l.model;
   odd.kv_heads = 1;
   odd.head_dim = 6;

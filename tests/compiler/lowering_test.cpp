@@ -1,5 +1,5 @@
 // The lowering (each launch as its kernel calls, as data) and the lane image written from it: calls, slabs, shared
-// memory, parameters laid out in bytes as the kernels take them, and the image's records against the plan.
+// memory, parameters laid out in bytes as the kernels take them, and the image's records against the schedule.
 #include <gtest/gtest.h>
 #include <xxhash.h>
 
@@ -11,7 +11,7 @@
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/lane_image.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
@@ -41,26 +41,26 @@ const Tiny& tiny() {
   return t;
 }
 
-Plan plan_of(const json& knobs) {
-  return plan(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
+Schedule schedule_of(const json& knobs) {
+  return schedule(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
 }
 
 // The first launch of `kind` writing `output` in the form of `rows` rows.
-const Launch& launch_of(const Plan& p, int rows, const std::string& kind, const std::string& output) {
+const Launch& launch_of(const Schedule& p, int rows, const std::string& kind, const std::string& output) {
   for (const Form& f : p.forms)
     if (f.rows == rows)
       for (const Launch& l : f.launches)
         if (l.kind == kind && l.output == output) return l;
   throw Error("no launch " + kind + " " + output);
 }
-const Form& form_of(const Plan& p, int rows) {
+const Form& form_of(const Schedule& p, int rows) {
   for (const Form& f : p.forms)
     if (f.rows == rows) return f;
   throw Error("no form of " + std::to_string(rows) + " rows");
 }
 
 TEST(Lowering, AGemvIsOneCallAStepAndSlabsOfEightInAChunk) {
-  const Plan p = plan_of({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}});
+  const Schedule p = schedule_of({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}});
   const Matrix& wq = p.matrix(std::get<Gemv>(launch_of(p, 1, "gemv", "l0_q").op).w);
   const auto one = lower(p, form_of(p, 1), launch_of(p, 1, "gemv", "l0_q"));
   ASSERT_EQ(one.size(), 1u);
@@ -77,7 +77,7 @@ TEST(Lowering, AGemvIsOneCallAStepAndSlabsOfEightInAChunk) {
 }
 
 TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
-  const Plan p = plan_of({{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}, {"gemm_rows", 32}});
+  const Schedule p = schedule_of({{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}, {"gemm_rows", 32}});
   const auto gemm = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
   ASSERT_EQ(gemm.size(), 1u);
   EXPECT_EQ(gemm[0].instance(), "lk_gemm_i8<16, false>");
@@ -91,7 +91,7 @@ TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
 
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
-    const Plan p = plan_of({{"numerics", numerics}, {"attn_splits", 4}});
+    const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});
     const auto calls = lower(p, form_of(p, 1), launch_of(p, 1, "attention", "l0_part"));
     ASSERT_EQ(calls.size(), 1u);
     const int heads = int(tiny().model.group()), vper = int((tiny().model.value_dim + 31) / 32);
@@ -115,7 +115,7 @@ Records read(const std::string& text) {
 
 TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {
   const json knobs = {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_qkv", true}, {"side_streams", true}};
-  const Plan p = plan_of(knobs);
+  const Schedule p = schedule_of(knobs);
   const Image img = image(tiny().file, tiny().model, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
   std::vector<Module> modules;
   for (size_t i = 0; i < img.kernels.size(); ++i) modules.push_back({"/cache/m" + std::to_string(i) + ".cubin", "_Zk"});
@@ -129,7 +129,7 @@ TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {
   std::snprintf(digest, sizeof digest, "%016llx",
                 static_cast<unsigned long long>(XXH64(manifest.data(), manifest.size(), 0)));
   EXPECT_EQ(r.lines[1], std::string("weights ") + digest);
-  // Forms, launches and calls as the plan and the lowering have them; every kernel named once.
+  // Forms, launches and calls as the schedule and the lowering have them; every kernel named once.
   size_t forms = 0, launches = 0, calls = 0, want_launches = 0, want_calls = 0, side = 0;
   for (const Form& f : p.forms)
     for (const Launch& l : f.launches) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 
@@ -176,14 +177,54 @@ TEST(Synth, TypesApplyToMatricesWithKQuantFallback) {
     EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.weight")->type, ggml::Type::F32);
     EXPECT_EQ(f.tensor("blk.0.ffn_norm.weight")->type, ggml::Type::F32);
   }
-  // gpt-oss-20b's 2880-wide rows do not fit 256-element blocks: q8_0 instead
-  Options o;
-  o.preset = "gpt-oss-20b";
-  o.type = ggml::Type::Q4_K;
-  for (const auto& t : plan(o)) {
-    if (t.dims.size() == 1 || t.name.ends_with(".bias") || t.name.ends_with("ffn_gate_inp.weight")) continue;
-    EXPECT_EQ(t.type, t.dims[0] % 256 == 0 ? ggml::Type::Q4_K : ggml::Type::Q8_0) << t.name;
+  // gpt-oss-20b's 2880-wide rows do not fit 256-element blocks: they fall back as llama.cpp's quantizer does (q4_k to
+  // q5_0, q5_k to q5_1, q6_k to q8_0)
+  for (auto [type, fallback] : {std::pair{ggml::Type::Q4_K, ggml::Type::Q5_0}, {ggml::Type::Q5_K, ggml::Type::Q5_1},
+                                {ggml::Type::Q6_K, ggml::Type::Q8_0}}) {
+    Options o;
+    o.preset = "gpt-oss-20b";
+    o.type = type;
+    for (const auto& t : plan(o)) {
+      if (t.dims.size() == 1 || t.name.ends_with(".bias") || t.name.ends_with("ffn_gate_inp.weight")) continue;
+      EXPECT_EQ(t.type, t.dims[0] % 256 == 0 ? type : fallback) << t.name;
+    }
   }
+}
+
+// llama.cpp's Q4_K_M / Q5_K_M: the output (or a tied embedding) in q6_k, and attn_v and ffn_down in q6_k in the layers
+// use_more_bits picks: the first and last eighth, and every third layer between from the eighth's third.
+TEST(Synth, KMixesLayTheTypesOutAsLlamaCpp) {
+  Options o;
+  o.preset = "llama-3.1-8b";  // 32 layers: 0-3 and 28-31, then 6, 9, ..., 27
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;
+  std::set<uint32_t> more;
+  for (uint32_t l = 0; l < 32; ++l)
+    if (l < 4 || l >= 28 || (l >= 4 && (l - 4) % 3 == 2)) more.insert(l);
+  EXPECT_EQ(more.size(), 16u);
+  size_t q6 = 0;
+  for (const auto& t : plan(o)) {
+    if (t.dims.size() == 1) continue;
+    uint32_t layer = 0;
+    const bool in_layer = std::sscanf(t.name.c_str(), "blk.%u.", &layer) == 1;
+    const bool promoted = t.name == "output.weight" ||
+                          (in_layer && more.count(layer) &&
+                           (t.name.ends_with("attn_v.weight") || t.name.ends_with("ffn_down.weight")));
+    EXPECT_EQ(t.type, promoted ? ggml::Type::Q6_K : ggml::Type::Q4_K) << t.name;
+    q6 += t.type == ggml::Type::Q6_K;
+  }
+  EXPECT_EQ(q6, 2 * more.size() + 1);
+  o.preset = "qwen3-0.6b";  // tied: the embedding is the output
+  o.type = ggml::Type::Q5_K;
+  for (const auto& t : plan(o)) {
+    if (t.name == "token_embd.weight") {
+      EXPECT_EQ(t.type, ggml::Type::Q6_K);
+    }
+  }
+  TempDir dir;
+  o.preset = "tiny-qwen3";
+  o.type = ggml::Type::Q6_K;
+  EXPECT_THROW(write(o, dir / "m.gguf"), Error);  // only q4_k and q5_k mix
 }
 
 TEST(Synth, RealPresetsHaveTheirModelsShapes) {

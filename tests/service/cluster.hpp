@@ -53,6 +53,8 @@ class Cluster {
   std::string wait_done(int64_t job, double timeout_s);
   // One number from the database (a COUNT, say).
   int64_t query(const std::string& sql) const;
+  // The first column of every row `sql` selects (plan ids, say).
+  std::vector<int64_t> column(const std::string& sql) const;
 
   const std::string& address() const { return address_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }

@@ -154,4 +154,12 @@ int64_t Cluster::query(const std::string& sql) const {
   return s.next() ? s.i64(0) : -1;
 }
 
+std::vector<int64_t> Cluster::column(const std::string& sql) const {
+  db::Connection c(dir_ / "lt.db");
+  auto s = c.prepare(sql);
+  std::vector<int64_t> v;
+  while (s.next()) v.push_back(s.i64(0));
+  return v;
+}
+
 }  // namespace lt::test

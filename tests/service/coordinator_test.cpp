@@ -2,9 +2,12 @@
 // searches replenished inline (Options::replenish_inline) as the server's thread would.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "coordinator/core.hpp"
+#include "db/sqlite.hpp"
 #include "fake_compiler.hpp"
 #include "support/test_support.hpp"
 
@@ -130,6 +133,50 @@ TEST(Coordinator, APlanLostMaxAttemptsTimesIsGivenUp) {
   EXPECT_THROW(f.report(w, last), FailedPrecondition);
 }
 
+// Under successive halving a screen lost max_attempts times is given up (skipped) while the rest of its round is
+// reported; the round then ends without it, and the best ceil(9 / 3) of the others go on: id 0, the fastest, given
+// up, ids 1, 2 and 3 are promoted and the last round verifies id 1.
+TEST(Coordinator, HalvingPromotesTheRestOfARoundWhoseScreenWasGivenUp) {
+  Fixture f(9);
+  auto s = f.submit("halving");
+  const int64_t w = f.worker();
+  const auto id_of = [](const Lease& l) { return nlohmann::json::parse(l.plan.knobs)["id"].get<int>(); };
+  Lease lost;
+  for (int loss = 1; loss <= f.core->options().max_attempts; ++loss) {
+    bool held = false;
+    for (auto ls = f.core->lease(w, 1); !ls.empty(); ls = f.core->lease(w, 1)) {
+      ASSERT_EQ(ls[0].plan.stage, 0u) << "the next round began with a screen open, at loss " << loss;
+      if (id_of(ls[0]) == 0) {  // the fastest screen, held and lost; the round's others reported
+        ASSERT_FALSE(held);
+        held = true;
+        lost = ls[0];
+      } else {
+        f.report(w, ls[0]);
+      }
+    }
+    ASSERT_TRUE(held) << "id 0 was not leased again before loss " << loss;
+    EXPECT_EQ(lost.plan.attempts, loss - 1);
+    f.clock += f.core->options().lease_s * 2;  // its holder dies
+    f.core->tick();
+  }
+  EXPECT_EQ(f.drain(w), 3 + 1);  // the second and third rounds; id 0 never leased again
+  EXPECT_THROW(f.report(w, lost), FailedPrecondition);
+  std::map<uint32_t, std::set<int>> by_stage;
+  for (auto& r : f.core->results(s.job.id, "h100", 0))
+    by_stage[r.stage].insert(nlohmann::json::parse(r.knobs)["id"].get<int>());
+  EXPECT_EQ(by_stage[0], (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(by_stage[1], (std::set<int>{1, 2, 3}));
+  EXPECT_EQ(by_stage[2], (std::set<int>{1}));
+  auto best = f.core->best(s.job.id, "h100");
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].knobs, R"({"id":1})");
+  EXPECT_TRUE(best[0].verified);
+  auto st = f.core->status(s.job.id);
+  EXPECT_EQ(st.job.state, "done");
+  EXPECT_EQ(st.gpus[0].done, 8u + 3u + 1u);
+  EXPECT_EQ(st.gpus[0].open, 0u);
+}
+
 TEST(Coordinator, ResultIsRecordedOnceHoweverOftenItArrives) {
   Fixture f(1);
   auto s = f.submit();
@@ -171,6 +218,115 @@ TEST(Coordinator, AResultIsTakenOnlyFromTheLeaseHolder) {
   EXPECT_THROW(f.report(a, la[0], 1), FailedPrecondition);  // its job was cancelled: the plan is skipped
   EXPECT_TRUE(f.core->results(s.job.id, "", 0).empty());
   EXPECT_TRUE(f.core->best(s.job.id, "h100").empty());
+}
+
+// What a refused call says: its kind and message ("taken" when it was not refused).
+template <class Call>
+std::string refusal(Call&& call) {
+  try {
+    call();
+    return "taken";
+  } catch (const InvalidArgument& e) {
+    return std::string("InvalidArgument: ") + e.what();
+  } catch (const NotFound& e) {
+    return std::string("NotFound: ") + e.what();
+  } catch (const FailedPrecondition& e) {
+    return std::string("FailedPrecondition: ") + e.what();
+  } catch (const PermissionDenied& e) {
+    return std::string("PermissionDenied: ") + e.what();
+  }
+}
+
+// report()'s own checks, each refusal with its reason: a result that is not well formed (timings negative or not
+// finite, checks not finite, a valid result naming a failure, an invalid one not saying why, profile, environment or
+// cost not JSON), an unknown worker or plan, a worker measuring another GPU kind than the plan's. None records
+// anything or costs the holder its lease: its well-formed result is taken after them, its empty JSON read as {}.
+TEST(Coordinator, AResultThatIsNotWellFormedIsRefusedAndThePlanStaysLeased) {
+  Fixture f(1);
+  auto s = f.submit();
+  const int64_t w = f.worker();
+  auto ls = f.core->lease(w, 1);
+  ASSERT_EQ(ls.size(), 1u);
+  const db::Plan& p = ls[0].plan;
+  const auto report = [&](const db::Run& r, int64_t worker = 0, int64_t plan = 0) {
+    return refusal([&] { f.core->report(worker ? worker : w, plan ? plan : p.id, p.lease, r); });
+  };
+  db::Run good;
+  good.valid = true;
+  good.median_ms = 2;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double db::Run::*timing :
+       {&db::Run::median_ms, &db::Run::spread_ms, &db::Run::min_ms, &db::Run::max_ms, &db::Run::prefill_ms,
+        &db::Run::tok_per_s, &db::Run::compile_s, &db::Run::workload_ms})
+    for (double bad : {-1.0, inf, std::nan("")}) {
+      db::Run r = good;
+      r.*timing = bad;
+      EXPECT_EQ(report(r), "InvalidArgument: a result's timings must be finite and not negative") << bad;
+    }
+  for (double db::Run::*check : {&db::Run::rel_l2, &db::Run::argmax_agree})
+    for (double bad : {inf, std::nan("")}) {
+      db::Run r = good;
+      r.*check = bad;
+      EXPECT_EQ(report(r), "InvalidArgument: a result's checks must be finite numbers") << bad;
+    }
+  db::Run named = good;
+  named.failure = "race";
+  EXPECT_EQ(report(named), "InvalidArgument: a valid result names no failure");
+  db::Run mute = good;
+  mute.valid = false;
+  mute.failure = "race";
+  EXPECT_EQ(report(mute), "InvalidArgument: an invalid result says why");
+  for (std::string db::Run::*json : {&db::Run::profile, &db::Run::environment, &db::Run::cost}) {
+    db::Run r = good;
+    r.*json = "{\"launches\": ";
+    EXPECT_EQ(report(r), "InvalidArgument: a result's profile, environment and cost are JSON");
+  }
+  EXPECT_EQ(report(good, w + 100), "NotFound: no worker " + std::to_string(w + 100) + " (register again)");
+  EXPECT_EQ(report(good, w, p.id + 100), "NotFound: no plan " + std::to_string(p.id + 100));
+  {
+    // The worker's GPU kind changed under it (the database edited by hand): the plan's kind is not its.
+    db::Connection c(f.dir / "lt.db");
+    c.prepare("UPDATE workers SET gpu = 'a100' WHERE id = ?1").bind(1, w).exec();
+    EXPECT_EQ(report(good), "PermissionDenied: worker " + std::to_string(w) + " measures a100, not h100");
+    c.prepare("UPDATE workers SET gpu = 'h100' WHERE id = ?1").bind(1, w).exec();
+  }
+  EXPECT_TRUE(f.core->results(s.job.id, "", 0).empty());
+  EXPECT_EQ(f.core->status(s.job.id).gpus[0].open, 1u);
+  EXPECT_TRUE(f.core->heartbeat(w, {p.lease}).empty());  // the lease held all along
+  EXPECT_EQ(report(good), "taken");
+  auto runs = f.core->results(s.job.id, "", 0);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].median_ms, 2);
+  EXPECT_EQ(runs[0].profile, "{}");
+  EXPECT_EQ(runs[0].environment, "{}");
+  EXPECT_EQ(runs[0].cost, "{}");
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+}
+
+// A result for a plan whose job ended while it was leased (its time budget spent) is refused, naming the job's state.
+TEST(Coordinator, AResultForAJobThatEndedIsRefused) {
+  Fixture f(3);
+  JobSpec spec;
+  spec.path = f.checkpoint.string();
+  spec.gpus = {"h100"};
+  spec.time_budget_s = 60;
+  auto s = f.core->submit(spec);
+  const int64_t w = f.worker();
+  auto ls = f.core->lease(w, 1);
+  ASSERT_EQ(ls.size(), 1u);
+  for (int i = 0; i < 3; ++i) {  // the lease kept alive past the budget's end
+    f.clock += 21;
+    ASSERT_TRUE(f.core->heartbeat(w, {ls[0].plan.lease}).empty());
+  }
+  f.core->tick();
+  ASSERT_EQ(f.core->status(s.job.id).job.state, "done");
+  db::Run r;
+  r.valid = true;
+  r.median_ms = 1;
+  EXPECT_EQ(refusal([&] { f.core->report(w, ls[0].plan.id, ls[0].plan.lease, r); }),
+            "FailedPrecondition: job " + std::to_string(s.job.id) + " is done: plan " + std::to_string(ls[0].plan.id) +
+                "'s result is not taken");
+  EXPECT_TRUE(f.core->results(s.job.id, "", 0).empty());
 }
 
 TEST(Coordinator, RandomDrawsTheBudgetDeterministically) {
@@ -435,6 +591,47 @@ TEST(Coordinator, RestartCarriesOn) {
   auto st = f.core->status(s.job.id);
   EXPECT_EQ(st.job.state, "done");
   EXPECT_EQ(f.core->results(s.job.id, "", 0).size(), 4u + 2u + 1u);  // rounds of 4, 2, 1
+}
+
+// tick() on its own, with no lease or report to do it on the way: a lease past its deadline is taken back (its
+// holder's heartbeat is told so, the plan pending again), a job past its time budget ends with its pending plans
+// skipped while the others run on, and every tick wakes the replenisher.
+TEST(Coordinator, TickAloneTakesBackExpiredLeasesAndEndsJobsPastTheirBudget) {
+  Fixture f(3);
+  int wakes = 0;
+  f.core->on_wanted([&] { ++wakes; });
+  auto open = f.submit();
+  JobSpec spec;
+  spec.path = f.checkpoint.string();
+  spec.gpus = {"h100"};
+  spec.time_budget_s = 4 * f.core->options().lease_s;
+  auto timed = f.core->submit(spec);
+  const int64_t a = f.worker(), b = f.worker("h100", "env-b");
+  auto held = f.core->lease(a, 1);
+  ASSERT_EQ(held.size(), 1u);
+  ASSERT_EQ(held[0].plan.job, open.job.id);
+  f.clock += f.core->options().lease_s * 0.5;
+  f.core->tick();  // within the lease: nothing changes
+  EXPECT_TRUE(f.core->heartbeat(a, {held[0].plan.lease}).empty());
+  f.clock += f.core->options().lease_s * 1.5;  // a dies: past the extended deadline
+  f.core->tick();
+  EXPECT_EQ(f.core->heartbeat(a, {held[0].plan.lease}), std::vector<int64_t>{held[0].plan.lease});
+  EXPECT_EQ(f.core->status(open.job.id).gpus[0].open, 3u);
+  EXPECT_EQ(f.core->status(timed.job.id).job.state, "running");
+  f.clock = timed.job.created_at + spec.time_budget_s + 1;
+  f.core->tick();
+  auto ended = f.core->status(timed.job.id);
+  EXPECT_EQ(ended.job.state, "done");
+  EXPECT_EQ(ended.job.message, "time budget reached; the best so far is kept");
+  EXPECT_EQ(ended.gpus[0].open, 0u);
+  EXPECT_EQ(ended.gpus[0].done, 0u);
+  EXPECT_EQ(f.core->status(open.job.id).job.state, "running");
+  EXPECT_EQ(wakes, 3);
+  // The plan taken back goes to the next worker that asks, one lost lease on its count.
+  auto again = f.core->lease(b, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].plan.id, held[0].plan.id);
+  EXPECT_EQ(again[0].plan.attempts, 1);
 }
 
 TEST(Coordinator, UploadsAreStoredByContent) {

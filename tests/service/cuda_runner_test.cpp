@@ -92,7 +92,7 @@ struct Bench {
   test::TempDir dir;
   std::filesystem::path checkpoint = dir / "tiny.gguf";
   std::unique_ptr<Runner> runner;
-  Plan plan;
+  LeasedPlan plan;
 
   ~Bench() {
     runner.reset();

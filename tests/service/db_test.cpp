@@ -113,6 +113,77 @@ TEST(Db, BestConfigsPicksTheVerifiedRunWithTheSmallestObjective) {
   EXPECT_EQ(count(s, "SELECT COUNT(*) FROM run_details WHERE verdict = 'screened'"), 1);
 }
 
+constexpr const char* kPrompts = R"([{"n_gen":8,"tokens":[1,2]}])";
+
+// The reuse lookup: an earlier run stands for a plan only when it was measured on the same checkpoint, GPU kind,
+// environment, prompts, workload and repetitions, failed (if it failed) for a reason of its configuration's own (not
+// a lost lease, a timeout, a worker that could not record it, a cancel), and ran the full checks when the plan needs
+// them.
+TEST(Db, ReuseTakesOnlyARunMeasuredUnderTheSameConditions) {
+  test::TempDir dir;
+  Store s(dir / "r.db");
+  s.put_checkpoint({"ck", "/x.gguf", 1, "qwen3", "x"});
+  Job j;
+  j.checkpoint = "ck";
+  j.gpus = {"h100"};
+  j.strategy = "grid";
+  j.prompts = kPrompts;
+  j.workload_prompt = 512;
+  j.workload_gen = 128;
+  const int64_t job = s.insert_job(j);
+  // A run of configuration `key` (3 repetitions, under environment "env" unless `env` says otherwise).
+  const auto add = [&](const std::string& key, const std::string& failure, bool verify,
+                       const std::string& env = "env") {
+    const int64_t c = s.add_config(job, "h100", key, "{\"k\":\"" + key + "\"}", "grid");
+    EXPECT_TRUE(s.add_plan(job, "h100", c, 0, 3, verify, false));
+    db::Run r;
+    for (auto& p : s.plans(job, "h100"))
+      if (p.config == c) r.plan = p.id;
+    r.job = job;
+    r.gpu = "h100";
+    r.config = c;
+    r.repetitions = 3;
+    r.environment_key = env;
+    r.median_ms = 1;
+    r.valid = failure.empty();
+    r.failure = failure;
+    r.reason = failure;
+    EXPECT_TRUE(s.insert_run(r));
+    return s.connection().last_insert_id();
+  };
+  const int64_t screened = add("screened", "", false), checked = add("checked", "", true);
+  const int64_t race = add("race", "race", false), compile = add("compile", "compile_error", false);
+  for (const char* kind : {"lost", "timeout", "not_recorded", "cancelled"}) add(kind, kind, false);
+  add("anonymous", "", false, "");
+  // What a plan asks of a run, as the run was measured unless one field says otherwise.
+  struct Ask {
+    std::string checkpoint = "ck", prompts = kPrompts, gpu = "h100", env = "env";
+    uint32_t repetitions = 3, prompt = 512, gen = 128;
+    bool verify = false;
+  };
+  const auto reused = [&](const std::string& key, const Ask& a = {}) -> int64_t {
+    auto r = s.reusable(a.checkpoint, a.prompts, a.gpu, key, a.repetitions, a.env, a.prompt, a.gen, a.verify);
+    return r ? r->id : 0;
+  };
+  EXPECT_EQ(reused("screened"), screened);
+  EXPECT_EQ(reused("checked"), checked);
+  EXPECT_EQ(reused("checked", {.verify = true}), checked);  // a verification's run stands for a verification
+  EXPECT_EQ(reused("screened", {.verify = true}), 0);       // a screen's does not
+  EXPECT_EQ(reused("race"), race);                          // the configuration's own failures are reused
+  EXPECT_EQ(reused("compile"), compile);
+  for (const char* kind : {"lost", "timeout", "not_recorded", "cancelled"})
+    EXPECT_EQ(reused(kind), 0) << kind << ": a failure of the measurement, not of the configuration";
+  EXPECT_EQ(reused("screened", {.repetitions = 9}), 0);
+  EXPECT_EQ(reused("screened", {.repetitions = 1}), 0);
+  EXPECT_EQ(reused("screened", {.prompts = R"([{"n_gen":8,"tokens":[1,3]}])"}), 0);
+  EXPECT_EQ(reused("screened", {.env = "env-b"}), 0);
+  EXPECT_EQ(reused("anonymous", {.env = ""}), 0);  // an environment that names none is never matched
+  EXPECT_EQ(reused("screened", {.checkpoint = "other"}), 0);
+  EXPECT_EQ(reused("screened", {.gpu = "a100"}), 0);
+  EXPECT_EQ(reused("screened", {.prompt = 1024}), 0);
+  EXPECT_EQ(reused("screened", {.gen = 64}), 0);
+}
+
 // A file of schema version 2 with a finished job: migration 3 keeps every row, reads old runs as verified with the
 // decode objective, and the jobs table takes the new strategies.
 TEST(Db, MigratesAVersion2File) {

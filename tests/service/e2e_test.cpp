@@ -25,7 +25,7 @@ bool wait_for(Cluster& c, const std::string& sql, int64_t n, double timeout_s) {
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < end) {
     if (c.query(sql) >= n) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
 }
@@ -57,35 +57,89 @@ TEST(EndToEnd, HalvingJobRunsToCompletionOnTwoWorkers) {
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE reused_from = 0 AND job = " + std::to_string(again)), 0);
 }
 
+// Each plan in `plans` is done with exactly one run, recorded by worker `by` (any worker when empty).
+void expect_recorded_once(Cluster& c, const std::vector<int64_t>& plans, const std::string& by = "") {
+  for (int64_t p : plans) {
+    const std::string id = std::to_string(p);
+    EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state = 'done' AND id = " + id), 1) << "plan " << id;
+    EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE plan = " + id), 1) << "plan " << id;
+    if (!by.empty()) {
+      EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE worker_name = '" + by + "' AND plan = " + id), 1)
+          << "plan " << id;
+    }
+  }
+}
+
+// Worker a is killed while it holds a live lease of the unfinished job (seen in the database at the kill: nothing
+// a held can change once it is dead, and a lease outlives its last heartbeat by 2 s); each plan it held is taken
+// back when its lease expires, leased again and measured by b, and the job finishes with every result recorded once.
 TEST(EndToEnd, WorkerKilledMidJobLosesNothing) {
   Cluster c;
   c.start_coordinator();
-  c.start_worker("a", 300);
-  c.start_worker("b", 300);
-  int64_t job = c.submit("--gpus h200 --strategy random --budget 16");
-  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE worker_name = 'a'", 1, 120));
+  c.start_worker("a", 150);
+  c.start_worker("b", 150);
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM workers", 2, 30));  // both leasing from the job's start
+  const int64_t planned = 12;
+  const int64_t job = c.submit("--gpus h200 --strategy random --budget " + std::to_string(planned));
+  const std::string j = std::to_string(job);
+  const std::string held_by_a = "SELECT p.id FROM plans p JOIN workers w ON w.id = p.worker WHERE p.job = " + j +
+                                " AND p.state = 'leased' AND w.name = 'a'";
+  // Mid-job: a result recorded and a lease held by a.
+  const std::string mid_job =
+      "SELECT COUNT(*) FROM (" + held_by_a + ") WHERE EXISTS (SELECT 1 FROM runs WHERE job = " + j + ")";
+  if (!wait_for(c, mid_job, 1, 30)) {
+    for (auto x : c.column("SELECT id * 1000 + worker FROM plans")) fprintf(stderr, "DBG plan*1000+worker %ld\n", (long)x);
+    for (auto x : c.column("SELECT id FROM workers WHERE name = 'a'")) fprintf(stderr, "DBG a id %ld\n", (long)x);
+    for (auto x : c.column("SELECT id FROM workers WHERE name = 'b'")) fprintf(stderr, "DBG b id %ld\n", (long)x);
+    for (auto x : c.column("SELECT worker FROM runs")) fprintf(stderr, "DBG run by %ld\n", (long)x);
+    system(("cat " + c.path("worker-a.log").string() + " >&2").c_str());
+    system(("grep -v 'worker=1 ' " + c.path("coordinator-1.log").string() + " | tail -30 >&2").c_str());
+    FAIL();
+  }
   c.kill_worker("a");
-  EXPECT_EQ(c.wait_done(job, 180), "done");
-  expect_complete(c, job, 16);
+  const std::vector<int64_t> held = c.column(held_by_a);
+  ASSERT_FALSE(held.empty()) << "a held no lease when it was killed";
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM jobs WHERE state = 'running' AND id = " + j), 1);
+  EXPECT_LT(c.query("SELECT COUNT(*) FROM runs WHERE job = " + j), planned);
+
+  EXPECT_EQ(c.wait_done(job, 30), "done");
+  expect_complete(c, job, planned);
+  expect_recorded_once(c, held, "b");
+  for (int64_t p : held)  // each lost its lease once (a's) and was leased again
+    EXPECT_EQ(c.query("SELECT attempts FROM plans WHERE id = " + std::to_string(p)), 1) << "plan " << p;
 }
 
+// The coordinator is killed while the workers hold live leases of the unfinished job (the database as it left it:
+// only the coordinator writes it), and restarted on the same port at once; the client waits through it, the plans
+// leased at the kill are finished (their holders' results taken after the restart, or leased again), and the job
+// finishes with every result recorded once.
 TEST(EndToEnd, CoordinatorKilledAndRestartedFinishesTheJob) {
   Cluster c;
   c.start_coordinator();
-  c.start_worker("a", 250);
-  c.start_worker("b", 250);
-  // The client waits through the restart too.
-  Process submit({cli(), "submit", c.checkpoint().string(), "--gpus", "h200", "--strategy", "random", "--budget", "16",
-                  "--wait", "--coordinator", c.address()},
+  c.start_worker("a", 150);
+  c.start_worker("b", 150);
+  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM workers", 2, 30));  // both leasing from the job's start
+  const int64_t planned = 12;
+  Process submit({cli(), "submit", c.checkpoint().string(), "--gpus", "h200", "--strategy", "random", "--budget",
+                  std::to_string(planned), "--wait", "--coordinator", c.address()},
                  c.path("submit.log"));
-  ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs", 3, 120));
-  int port = std::stoi(c.address().substr(c.address().rfind(':') + 1));
+  const std::string leased = "SELECT id FROM plans WHERE state = 'leased' AND job = 1";
+  // Mid-job: results recorded and leases held.
+  const std::string mid_job =
+      "SELECT COUNT(*) FROM (" + leased + ") WHERE (SELECT COUNT(*) FROM runs WHERE job = 1) > 1";
+  ASSERT_TRUE(wait_for(c, mid_job, 1, 30));
+  const int port = std::stoi(c.address().substr(c.address().rfind(':') + 1));
   c.kill_coordinator();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::vector<int64_t> held = c.column(leased);
+  ASSERT_FALSE(held.empty()) << "no lease was held when the coordinator was killed";
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM jobs WHERE state = 'running' AND id = 1"), 1);
+  EXPECT_LT(c.query("SELECT COUNT(*) FROM runs WHERE job = 1"), planned);
+
   c.start_coordinator(port);
-  EXPECT_EQ(c.wait_done(1, 180), "done");
-  EXPECT_EQ(submit.wait(60), 0);
-  expect_complete(c, 1, 16);
+  EXPECT_EQ(c.wait_done(1, 30), "done");
+  EXPECT_EQ(submit.wait(30), 0);
+  expect_complete(c, 1, planned);
+  expect_recorded_once(c, held);
 }
 
 TEST(EndToEnd, BadRequestsGetInvalidArgumentAndChangeNothing) {

@@ -38,7 +38,7 @@ struct Bench {
 
   // The proposal measured by the lane landscape on the default workload, as a strategy sees the result.
   coord::Observation measure(const coord::Proposal& p, coord::Objective objective) const {
-    worker::Plan plan;
+    worker::LeasedPlan plan;
     plan.gpu = "h200";
     plan.knobs = p.knobs;
     plan.stage = p.stage;

@@ -16,8 +16,8 @@ namespace {
 const std::filesystem::path kFixture =
     std::filesystem::path(LT_SOURCE_DIR) / "tests/service/fixtures/synthetic-h200.json";
 
-Plan plan_for(const nlohmann::json& knobs, uint32_t reps, bool verify) {
-  Plan p;
+LeasedPlan plan_for(const nlohmann::json& knobs, uint32_t reps, bool verify) {
+  LeasedPlan p;
   p.gpu = "h200";
   p.knobs = knobs;
   p.repetitions = reps;

@@ -127,8 +127,8 @@ TEST(Checks, GenerationsAllowNearTiesOnlyWhereTheNumericsDo) {
   EXPECT_LT(tolerance("int8x2").rel_l2, tolerance("int8").rel_l2);
 }
 
-Plan plan_for(const nlohmann::json& knobs, uint32_t reps) {
-  Plan p;
+LeasedPlan plan_for(const nlohmann::json& knobs, uint32_t reps) {
+  LeasedPlan p;
   p.gpu = "h200";
   p.knobs = knobs;
   p.repetitions = reps;

@@ -126,7 +126,7 @@ class CudaRunner : public Runner {
     return {{"kernels_built", k.builds}, {"kernels_found", k.hits}, {"kernel_build_s", k.build_s}};
   }
 
-  std::function<Result()> prepare(const Plan& p, const std::filesystem::path& checkpoint) override {
+  std::function<Result()> prepare(const LeasedPlan& p, const std::filesystem::path& checkpoint) override {
     const auto t0 = std::chrono::steady_clock::now();
     Prepared x;
     std::shared_ptr<Model> m;
@@ -216,7 +216,7 @@ class CudaRunner : public Runner {
     return x;
   }
 
-  std::filesystem::path prompts_file(const Plan& p) const {
+  std::filesystem::path prompts_file(const LeasedPlan& p) const {
     std::string text;
     for (auto& q : p.prompts) {
       text += std::to_string(q.n_gen);
@@ -244,7 +244,7 @@ class CudaRunner : public Runner {
 
   // The precise lane's logits and tokens for the plan's prompts, run once per checkpoint and prompts; its check
   // against the CPU reference runs on its own thread.
-  Reference& reference(const Plan& p, const std::filesystem::path& checkpoint, const Model& m,
+  Reference& reference(const LeasedPlan& p, const std::filesystem::path& checkpoint, const Model& m,
                        const std::filesystem::path& prompts, ResidentHost& host) {
     const std::string key = checkpoint.string() + "|" + prompts.string();
     auto it = refs_.find(key);
@@ -304,7 +304,7 @@ class CudaRunner : public Runner {
     return {};
   }
 
-  Result measure(const Plan& p, const std::filesystem::path& checkpoint, const Model& m, const Prepared& x,
+  Result measure(const LeasedPlan& p, const std::filesystem::path& checkpoint, const Model& m, const Prepared& x,
                  const std::string& numerics) {
     std::unique_lock lock(host_m_);  // the GPU's part; the checks after it run beside the next measurement's
     const auto t0 = std::chrono::steady_clock::now();

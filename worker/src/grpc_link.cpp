@@ -28,8 +28,8 @@ void check(const grpc::Status& s) {
                   unknown);
 }
 
-Plan from_wire(const pb::Plan& w) {
-  Plan p;
+LeasedPlan from_wire(const pb::Plan& w) {
+  LeasedPlan p;
   p.plan = w.plan();
   p.lease = w.lease();
   p.job = w.job();
@@ -77,13 +77,13 @@ class GrpcLink : public Link {
     return {out.worker(), out.lease_s()};
   }
 
-  std::vector<Plan> lease(int64_t worker, uint32_t max) override {
+  std::vector<LeasedPlan> lease(int64_t worker, uint32_t max) override {
     pb::LeaseRequest r;
     versioned(r).set_worker(worker);
     r.set_max_plans(max);
     pb::LeaseReply out;
     check(stub_->Lease(ctx(30).get(), r, &out));
-    std::vector<Plan> v;
+    std::vector<LeasedPlan> v;
     for (auto& p : out.plans()) v.push_back(from_wire(p));
     return v;
   }
@@ -97,7 +97,7 @@ class GrpcLink : public Link {
     return {out.lost().begin(), out.lost().end()};
   }
 
-  bool report(int64_t worker, const Plan& p, const Result& x) override {
+  bool report(int64_t worker, const LeasedPlan& p, const Result& x) override {
     pb::ReportRequest r;
     versioned(r).set_worker(worker);
     r.set_plan(p.plan);

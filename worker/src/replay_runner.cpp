@@ -45,14 +45,14 @@ std::string key_of(const nlohmann::json& knobs) {
 }
 
 // The workload a plan times: its own, or (plans from before the workload) the default's.
-std::pair<uint32_t, uint32_t> workload_of(const Plan& p) {
+std::pair<uint32_t, uint32_t> workload_of(const LeasedPlan& p) {
   if (p.workload_gen > 0) return {p.workload_prompt, p.workload_gen};
   return {512, 128};
 }
 
 // A recorded run as the answer to `p`: a screen (verify false) runs no --stagger, so it is not verified and a race
 // goes unseen; the workload's time is derived from the prefill and the decode steps where the recording has none.
-Result to_result(const nlohmann::json& r, const Plan& p) {
+Result to_result(const nlohmann::json& r, const LeasedPlan& p) {
   Result x;
   x.median_ms = r.value("median_ms", 0.0);
   x.spread_ms = r.value("spread_ms", 0.0);
@@ -311,7 +311,7 @@ class ReplayRunner : public Runner {
       runs_[{r.value("gpu", ""), key_of(r.at("knobs"))}][r.value("repetitions", 0u)] = r;
   }
   bool needs_checkpoint() const override { return false; }
-  std::function<Result()> prepare(const Plan& p, const std::filesystem::path&) override {
+  std::function<Result()> prepare(const LeasedPlan& p, const std::filesystem::path&) override {
     return [this, p] {
       auto end = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(delay_ms_);
       while (std::chrono::steady_clock::now() < end && !*p.cancelled)

@@ -22,7 +22,7 @@ namespace lt::worker {
 namespace {
 // A leased plan whose CPU work runs ahead of its measurement.
 struct Pending {
-  Plan plan;
+  LeasedPlan plan;
   std::future<std::function<Result()>> prepared;
 };
 }  // namespace
@@ -96,7 +96,7 @@ struct Worker::Impl {
 
   // The checkpoint's path on this machine: where the coordinator reads it, when this machine sees the same file there
   // (same host or a shared filesystem: its digest checked once), else the worker's cache, fetched into it once.
-  std::filesystem::path checkpoint(const Plan& p) {
+  std::filesystem::path checkpoint(const LeasedPlan& p) {
     // The digest names a file here: 32 hex digits and nothing else (never a path a coordinator could smuggle in).
     if (!is_digest(p.checkpoint))
       throw lt::Error("the coordinator sent a checkpoint digest that is not 32 hex digits: \"" +
@@ -148,7 +148,7 @@ struct Worker::Impl {
     }
   }
 
-  Pending start(Plan p) {
+  Pending start(LeasedPlan p) {
     {
       std::lock_guard lock(m);
       active[p.lease] = p.cancelled;
@@ -172,7 +172,7 @@ struct Worker::Impl {
   }
 
   // Reports a result, retrying while the coordinator is unreachable (it may be restarting).
-  void report(const Plan& p, const Result& r) {
+  void report(const LeasedPlan& p, const Result& r) {
     for (int attempt = 0; !stopping || attempt == 0; ++attempt) {
       try {
         bool rec = link->report(id, p, r);
@@ -196,14 +196,14 @@ struct Worker::Impl {
 
   // A measurement under way: with a runner that overlaps, its checks may still run while the next one measures.
   struct Running {
-    Plan plan;
+    LeasedPlan plan;
     std::future<Result> result;
     double wait_prepare_s = 0;
   };
 
   // Takes a plan's result: reports it (unless its lease was lost meanwhile) and lets its lease go. `wait_prepare_s`:
   // how long the GPU waited for the plan's preparation (its kernels still building) once it was next.
-  void take(const Plan& plan, Result r, double wait_prepare_s) {
+  void take(const LeasedPlan& plan, Result r, double wait_prepare_s) {
     if (*plan.cancelled) {
       log(1, "lease_lost", {{"plan", std::to_string(plan.plan)}, {"while", "measuring"}});
       release(plan.lease);

@@ -1,6 +1,6 @@
 // A lane image: one configuration's lane as data for a resident host (kernels/resident.cuh) that holds the
 // checkpoint's weights on the GPU already and runs image after image over them while tuning. The image is the same
-// plan and the same lowering as the lane's program (lane.cu), so the two launch the same kernels with the same
+// schedule and the same lowering as the lane's program (lane.cu), so the two launch the same kernels with the same
 // arguments; only the kernels' machine code comes from modules compiled once per kernel instance and cached.
 //
 // Text format (version 1), one record a line, words separated by spaces:
@@ -18,14 +18,15 @@
 //       k-th side stream), and for each call: call <kernel> <gx> <gy> <gz> <bx> <by> <bz> <smem> <params>,
 //       and for each parameter: param <bytes> <align> <items> <item>... where an item is `i <offset> <int32>`,
 //       `f <offset> <float bits>`, `d <offset> <double bits>` or `p <offset> <space> <index> <byte offset>` with
-//       space n (null), q / s (a Q8_0 matrix's int8 rows / scales), w (a plain matrix), v (a vector),
+//       space n (null), q / s (a Q8_0 matrix's int8 rows / scales), q / h / s / d (a block format's planes,
+//       kernels/shapes.cuh's lk_plane_bytes), w (a plain matrix), v (a vector),
 //       S (a sidecar array), c (carried state) or a (the arena: index 0).
 //
 // The weights manifest (version 1), what a resident host uploads once for a checkpoint:
 //   LANE_WEIGHTS 1
 //   checkpoint <size> <data start> <digest of the header>
-//   matrix <name> <q8_0|f16|bf16|f32> <rows> <cols> <file offset>      (in the plan's matrix order)
-//   vector <name> <n> <file offset>                                      (in the plan's vector order)
+//   matrix <name> <format: ggml's name> <rows> <cols> <file offset>      (in the schedule's matrix order)
+//   vector <name> <n> <file offset>                                      (in the schedule's vector order)
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The lane's lowering: each launch of a plan as the kernel calls it makes, as data. Which kernel and template
+// The lane's lowering: each launch of a schedule as the kernel calls it makes, as data. Which kernel and template
 // arguments a launch runs, its grid, block and shared memory, and its parameters down to every pointer and number are
 // decided here once; the printer (lane.cu, a release) and the lane image (what a resident host runs while tuning) only
 // write them out, so the two run the same kernels with the same arguments.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 
 namespace lt::lane {
 
@@ -32,7 +32,7 @@ struct Arg {
   std::string cast;    // Pointer: e.g. "(const int*)"
   int64_t i = 0;       // Int
   double f = 0;        // Float, Double
-  std::string matrix;  // Matrix: the plan's matrix name
+  std::string matrix;  // Matrix: the schedule's matrix name
   std::string type;    // Aggregate: its C type ("lk_rope_args"), empty for an array's brace list
   std::vector<Arg> members;
 
@@ -73,10 +73,10 @@ size_t attention_smem(size_t act_bytes, int heads, int vper);
 // The kernel calls launch `l` of form `f` makes, in order: one, or a chunk's GEMV in slabs of at most 8 rows, or the
 // parts of a fused projection on the tensor cores one by one, or a fused launch's pieces where its fusion does not
 // apply (chunks).
-std::vector<KernelCall> lower(const Plan& p, const Form& f, const Launch& l);
+std::vector<KernelCall> lower(const Schedule& p, const Form& f, const Launch& l);
 
-// The C name of a place as form `f` of plan `p` prints it: a step buffer "f<rows>_<name>", carried state
+// The C name of a place as form `f` of schedule `p` prints it: a step buffer "f<rows>_<name>", carried state
 // "s_<name>", anything else its own name; with an offset, "(<name> + <offset>)".
-std::string c_place(const Plan& p, const Form& f, const Place& place);
+std::string c_place(const Schedule& p, const Form& f, const Place& place);
 
 }  // namespace lt::lane

@@ -46,12 +46,15 @@ const Preset& preset(const std::string& name);
 struct Options {
   std::string preset;
   ggml::Type type = ggml::Type::Q8_0;
+  // llama.cpp's "_M" mix of a K-quant type (q4_k_m, q5_k_m): the output (or a tied embedding), and attn_v and
+  // ffn_down of the layers use_more_bits picks (the first and last eighth, every third between), in q6_k.
+  bool mixed = false;
   uint64_t seed = 1;
   // Called after each tensor with bytes written so far and the total (progress), may be empty.
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
-// Writes the checkpoint to `out`, streamed; deterministic in (preset, type, seed). Returns the file's size.
+// Writes the checkpoint to `out`, streamed; deterministic in (preset, type, mixed, seed). Returns the file's size.
 uint64_t write(const Options& options, const std::filesystem::path& out);
 
 // One tensor a preset's checkpoint holds: its llama.cpp name, dims in ggml order, and stored type.
@@ -61,8 +64,8 @@ struct TensorPlan {
   ggml::Type type = ggml::Type::F32;
 };
 
-// The tensors `write` produces for `options`, in file order (matrices whose rows do not fit a K-quant's 256-element
-// blocks fall back to q8_0, as llama.cpp's quantizer does).
+// The tensors `write` produces for `options`, in file order (a matrix whose rows do not fit a K-quant's 256-element
+// blocks falls back as llama.cpp's quantizer does: q4_k to q5_0, q5_k to q5_1, q6_k and the others to q8_0).
 std::vector<TensorPlan> plan(const Options& options);
 
 }  // namespace lt::synth

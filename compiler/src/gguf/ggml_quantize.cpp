@@ -109,9 +109,10 @@ void q5_1(const float* x, uint8_t* b) {
   pack_q5(q, b + 4, b + 8);
 }
 
-// Fits value ≈ scale·q - min to a 32-element group with q in 0..15 and min ≥ 0: the range first, then one
+// Fits value ≈ scale·q - min to a 32-element group with q in 0..MAXQ and min ≥ 0: the range first, then one
 // least-squares refinement of (scale, min) for the codes the range chose.
-void fit_group_q4(const float* x, float& scale, float& min) {
+template <int MAXQ>
+void fit_group(const float* x, float& scale, float& min) {
   float lo = std::min(0.f, *std::min_element(x, x + 32));
   float hi = *std::max_element(x, x + 32);
   if (hi <= lo) {
@@ -119,11 +120,11 @@ void fit_group_q4(const float* x, float& scale, float& min) {
     min = -lo;
     return;
   }
-  float s = (hi - lo) / 15.f;
+  float s = (hi - lo) / float(MAXQ);
   const float is = 1.f / s;
   float sum_l = 0, sum_l2 = 0, sum_x = 0, sum_xl = 0;
   for (int j = 0; j < 32; ++j) {
-    const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) * is), 0, 15));
+    const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) * is), 0, MAXQ));
     sum_l += l;
     sum_l2 += l * l;
     sum_x += x[j];
@@ -142,9 +143,11 @@ void fit_group_q4(const float* x, float& scale, float& min) {
   min = -lo;
 }
 
-// Fits value ≈ scale·q - min to a 32-element group as ggml's reference Q4_K quantizer does: errors weighted by
-// (rms + |x|), twenty candidate inverse scales around 15/range, each refined by weighted least squares, the best kept.
-void search_group_q4(const float* x, float& scale, float& min) {
+// Fits value ≈ scale·q - min to a 32-element group (q in 0..MAXQ) as ggml's reference Q4_K quantizer does: errors
+// weighted by (rms + |x|), twenty candidate inverse scales around MAXQ/range, each refined by weighted least squares,
+// the best kept.
+template <int MAXQ>
+void search_group(const float* x, float& scale, float& min) {
   float sum_x2 = 0;
   for (int j = 0; j < 32; ++j) sum_x2 += x[j] * x[j];
   const float av_x = std::sqrt(sum_x2 / 32);
@@ -170,15 +173,15 @@ void search_group_q4(const float* x, float& scale, float& min) {
     return e;
   };
   int l[32];
-  float inv = 15.f / (hi - lo);
+  float inv = float(MAXQ) / (hi - lo);
   float best_scale = 1 / inv, best_lo = lo;
-  for (int j = 0; j < 32; ++j) l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, 15);
+  for (int j = 0; j < 32; ++j) l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, MAXQ);
   float best = error_of(best_scale, best_lo, l);
   for (int step = 0; step <= 20; ++step) {
-    inv = (-1.f + 0.1f * static_cast<float>(step) + 15.f) / (hi - lo);
+    inv = (-1.f + 0.1f * static_cast<float>(step) + float(MAXQ)) / (hi - lo);
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
     for (int j = 0; j < 32; ++j) {
-      l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, 15);
+      l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, MAXQ);
       sum_l += w[j] * static_cast<float>(l[j]);
       sum_l2 += w[j] * static_cast<float>(l[j] * l[j]);
       sum_xl += w[j] * static_cast<float>(l[j]) * x[j];
@@ -202,10 +205,11 @@ void search_group_q4(const float* x, float& scale, float& min) {
   min = -best_lo;
 }
 
-// Q4_K: eight groups of 32 fitted as scale·q - min by `Fit`, the scales and mins themselves stored as 6-bit
-// multiples of the super-block's d and dmin.
-template <void (*Fit)(const float*, float&, float&)>
-void q4_k(const float* x, uint8_t* b) {
+// Q4_K (BITS 4) and Q5_K (BITS 5): eight groups of 32 fitted as scale·q - min by `Fit`, the scales and mins
+// themselves stored as 6-bit multiples of the super-block's d and dmin; Q5_K's fifth bits in 32 bytes before the codes.
+template <int BITS, void (*Fit)(const float*, float&, float&)>
+void k_quant(const float* x, uint8_t* b) {
+  constexpr int kMax = (1 << BITS) - 1;
   float scales[8], mins[8];
   float max_scale = 0, max_min = 0;
   for (int g = 0; g < 8; ++g) {
@@ -240,12 +244,16 @@ void q4_k(const float* x, uint8_t* b) {
     const float ds = d * sc, dm = dmin * m, ids = ds != 0 ? 1.f / ds : 0.f;
     for (int j = 0; j < 32; ++j) {
       const int l = nearest((x[32 * g + j] + dm) * ids);
-      codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, 15));
+      codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, kMax));
     }
   }
-  uint8_t* q = b + 16;
-  for (int j = 0; j < 256; j += 64, q += 32)
-    for (int l = 0; l < 32; ++l) q[l] = static_cast<uint8_t>(codes[j + l] | (codes[j + l + 32] << 4));
+  uint8_t* q = b + (BITS == 5 ? 48 : 16);
+  if (BITS == 5) std::fill(b + 16, b + 48, 0);
+  for (int j = 0, g = 0; j < 256; j += 64, q += 32, g += 2)
+    for (int l = 0; l < 32; ++l) {
+      q[l] = static_cast<uint8_t>((codes[j + l] & 0xf) | ((codes[j + l + 32] & 0xf) << 4));
+      if (BITS == 5) b[16 + l] |= static_cast<uint8_t>(((codes[j + l] >> 4) << g) | ((codes[j + l + 32] >> 4) << (g + 1)));
+    }
 }
 
 // The scale of a 16-element Q6_K group that maps its largest-magnitude element to code -32.
@@ -360,7 +368,9 @@ BlockQuantizer block_quantizer(Type t) {
     case Type::Q8_0:
       return q8_0;
     case Type::Q4_K:
-      return q4_k<search_group_q4>;
+      return k_quant<4, search_group<15>>;
+    case Type::Q5_K:
+      return k_quant<5, search_group<31>>;
     case Type::Q6_K:
       return q6_k<search_scale_q6>;
     case Type::MXFP4:
@@ -373,7 +383,9 @@ BlockQuantizer block_quantizer(Type t) {
 BlockQuantizer block_quantizer_fast(Type t) {
   switch (t) {
     case Type::Q4_K:
-      return q4_k<fit_group_q4>;
+      return k_quant<4, fit_group<15>>;
+    case Type::Q5_K:
+      return k_quant<5, fit_group<31>>;
     case Type::Q6_K:
       return q6_k<absmax_scale_q6>;
     default:

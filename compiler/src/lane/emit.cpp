@@ -1,4 +1,4 @@
-// The lane's plan printed as one CUDA program: the kernel library it uses, its constants, its uploads, its arena,
+// The lane's schedule printed as one CUDA program: the kernel library it uses, its constants, its uploads, its arena,
 // and each form's step as launches; the host side lives in kernels/host*.cuh.
 #include <xxhash.h>
 
@@ -9,10 +9,11 @@
 #include "compiler/error.hpp"
 #include "compiler/lane.hpp"
 #include "compiler/lane_output.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
 #include "compiler/version.hpp"
 #include "kernels/embedded.hpp"
+#include "kernels/shapes.cuh"
 #include "program.hpp"
 
 namespace lt::lane {
@@ -27,10 +28,10 @@ constexpr size_t kLaunchesPerFunction = 24;
 const char* const kLibrary[] = {"prelude.cuh",   "shapes.cuh", "stall.cuh",  "formats.cuh", "embed.cuh",
                                 "norm.cuh",      "rope.cuh",   "gemv.cuh",   "gemm.cuh",    "kv.cuh",
                                 "attention.cuh", "swiglu.cuh", "argmax.cuh", "exits.cuh",   "xxh64.cuh",
-                                "host.cuh",      "host_memory.cuh", "host_profile.cuh", "host_drive.cuh"};
+                                "host.cuh",      "host_memory.cuh", "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
 // The library's host files: what a kernel module leaves out.
-const std::string_view kHostFiles[] = {"exits.cuh", "xxh64.cuh", "host.cuh", "host_memory.cuh", "host_profile.cuh",
-                                       "host_drive.cuh"};
+const std::string_view kHostFiles[] = {"exits.cuh",        "xxh64.cuh",      "host.cuh",      "host_memory.cuh",
+                                       "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
 
 // The element type of a plain matrix format.
 std::string plain_elem(ggml::Type t) {
@@ -54,7 +55,7 @@ std::string dlit(double v) {
 }
 
 // A kernel parameter as C text.
-std::string print_arg(const Arg& a, const Plan& p, const Form& f) {
+std::string print_arg(const Arg& a, const Schedule& p, const Form& f) {
   switch (a.kind) {
     case Arg::Kind::Pointer:
       return a.cast + c_place(p, f, a.place);
@@ -85,7 +86,7 @@ std::string print_dims(const Dims& d, bool dim3) {
 
 // One kernel call as a statement: `kernel<<<grid, block, smem, st>>>(args);`, or under programmatic dependent launch
 // `lk_launch(kernel, grid, block, smem, st, args);`.
-std::string print_call(const KernelCall& c, const Plan& p, const Form& f) {
+std::string print_call(const KernelCall& c, const Schedule& p, const Form& f) {
   std::string args;
   for (size_t i = 0; i < c.params.size(); ++i) args += (i ? ", " : "") + print_arg(c.params[i], p, f);
   if (p.knobs.pdl)
@@ -96,13 +97,13 @@ std::string print_call(const KernelCall& c, const Plan& p, const Form& f) {
 }
 
 // The statements of one launch's calls.
-std::string print_launch(const std::vector<KernelCall>& calls, const Plan& p, const Form& f) {
+std::string print_launch(const std::vector<KernelCall>& calls, const Schedule& p, const Form& f) {
   std::string s;
   for (size_t i = 0; i < calls.size(); ++i) s += (i ? "\n  " : "") + print_call(calls[i], p, f);
   return s;
 }
 
-std::string c_type(const Plan& p, Elem e) {
+std::string c_type(const Schedule& p, Elem e) {
   if (e == Elem::Int) return "int";
   return p.act_bytes() == 8 ? "double" : "float";
 }
@@ -113,7 +114,7 @@ size_t rounded(size_t n) {
 
 }  // namespace
 
-size_t fixed_bytes(const Plan& p) {
+size_t fixed_bytes(const Schedule& p) {
   size_t fixed = 0;
   for (const Vector& v : p.vectors) fixed += rounded(v.n * 4);
   for (const SideArray& s : p.side) fixed += rounded(s.count * p.act_bytes());
@@ -152,6 +153,11 @@ std::string program_head(const knobs::Knobs& k) {
   return o.str();
 }
 
+std::string library_switches(bool blocks, bool mma, bool gemm_tile) {
+  return std::string("#define LK_WITH_BLOCKS ") + (blocks ? "1" : "0") + "\n#define LK_WITH_MMA " + (mma ? "1" : "0") +
+         "\n#define LK_WITH_GEMM_TILE " + (gemm_tile ? "1" : "0") + "\n\n";
+}
+
 std::string whole_library() {
   std::string s;
   for (const char* f : kLibrary)
@@ -169,7 +175,7 @@ std::string device_library() {
 }
 
 Program compile(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
-  const Plan p = plan(file, m, k, t);
+  const Schedule p = schedule(file, m, k, t);
   // Every launch's kernel calls, [form][launch].
   std::vector<std::vector<std::vector<KernelCall>>> calls;
   for (const Form& f : p.forms) {
@@ -181,7 +187,15 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
      << program_head(k);
-  cu << whole_library();
+  bool blocks = false, mma = false, tile = false;
+  for (const Matrix& w : p.matrices) blocks |= lk_is_block(int(w.type));
+  for (const auto& form : calls)
+    for (const auto& launch : form)
+      for (const KernelCall& c : launch) {
+        mma |= c.kernel.rfind("lk_gemm_i8", 0) == 0;
+        tile |= c.kernel == "lk_gemm_i8t";
+      }
+  cu << library_switches(blocks, mma, tile) << whole_library();
 
   // Constants: the checkpoint, the sidecar, the shapes, the residence order.
   const uint64_t side_digest = XXH64(p.sidecar.data(), p.sidecar.size(), 0);
@@ -255,6 +269,9 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     if (w.type == ggml::Type::Q8_0)
       cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", " << host
          << ");\n";
+    else if (lk_is_block(int(w.type)))  // lk_upload_blocks<LK_Q4_K> for an lk_blk<LK_Q4_K>
+      cu << "  " << w.name << " = lk_upload_blocks" << format_type(w.type).substr(6) << "(file, " << off << "ULL, "
+         << w.rows << ", " << w.cols << ", " << host << ");\n";
     else
       cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
          << ", " << w.cols << ", " << host << ");\n";

@@ -1,4 +1,4 @@
-// The lane image: the plan's forms and the lowering's kernel calls written as records a resident host reads, each
+// The lane image: the schedule's forms and the lowering's kernel calls written as records a resident host reads, each
 // parameter laid out in bytes as the kernel takes it, its pointers left as places the host resolves.
 #include <xxhash.h>
 
@@ -11,30 +11,23 @@
 #include "compiler/error.hpp"
 #include "compiler/lane_image.hpp"
 #include "compiler/lane_output.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
 #include "compiler/version.hpp"
 #include "kernels/embedded.hpp"
+#include "kernels/shapes.cuh"
 #include "program.hpp"
 
 namespace lt::lane {
 
 namespace {
 
-const char* type_name(ggml::Type t) {
-  switch (t) {
-    case ggml::Type::Q8_0:
-      return "q8_0";
-    case ggml::Type::F16:
-      return "f16";
-    case ggml::Type::BF16:
-      return "bf16";
-    default:
-      return "f32";
-  }
+// A matrix format's name in the weights manifest: ggml's ("q8_0", "f16", "q4_k", ...).
+std::string type_name(ggml::Type t) {
+  return std::string(ggml::traits_of(t).name);
 }
 
-// Indices of the plan's names in the image's tables.
+// Indices of the schedule's names in the image's tables.
 struct Tables {
   std::map<std::string, size_t> matrices, vectors, side, carried;
   std::map<std::string, ggml::Type> types;
@@ -55,7 +48,7 @@ struct Layout {
 
 class ParamWriter {
  public:
-  ParamWriter(const Plan& p, const Form& f, const Tables& t) : p_(p), f_(f), t_(t) {}
+  ParamWriter(const Schedule& p, const Form& f, const Tables& t) : p_(p), f_(f), t_(t) {}
 
   Layout layout(const Arg& a) const {
     Layout l;
@@ -125,9 +118,13 @@ class ParamWriter {
       case Arg::Kind::Matrix: {
         const size_t i = t_.matrices.at(a.matrix);
         const std::string n = " " + std::to_string(i) + " 0";
-        if (t_.types.at(a.matrix) == ggml::Type::Q8_0) {
+        const ggml::Type type = t_.types.at(a.matrix);
+        if (type == ggml::Type::Q8_0) {
           item(l, 8, 'p', "q" + n);
           item(l, 8, 'p', "s" + n);
+        } else if (lk_is_block(int(type))) {  // lk_blk's planes, those the format lacks null
+          for (int plane = 0; plane < 4; ++plane)
+            item(l, 8, 'p', lk_plane_bytes(int(type), plane, 256) ? std::string(1, "qhsd"[plane]) + n : "n 0 0");
         } else {
           item(l, 8, 'p', "w" + n);
         }
@@ -147,7 +144,7 @@ class ParamWriter {
     }
   }
 
-  const Plan& p_;
+  const Schedule& p_;
   const Form& f_;
   const Tables& t_;
 };
@@ -155,7 +152,7 @@ class ParamWriter {
 }  // namespace
 
 std::string weights_manifest(const gguf::File& file, const model::Model& m) {
-  const Plan p = plan(file, m, knobs::Knobs{}, knobs::Target{});
+  const Schedule p = schedule(file, m, knobs::Knobs{}, knobs::Target{});
   std::ostringstream o;
   o << "LANE_WEIGHTS 1\ncheckpoint " << file.size() << " " << file.data_start() << " " << file.digest() << "\n";
   for (const Matrix& w : p.matrices)
@@ -173,13 +170,16 @@ std::string resident_source() {
 }
 
 std::string module_source(const std::string& head, const std::string& instance) {
+  const bool mma = instance.rfind("lk_gemm_i8", 0) == 0;
   return std::string("// A kernel module of lane-tune ") + version() + ": the instance " + instance +
-         " of the kernel library.\n" + head + device_library() +
+         " of the kernel library.\n" + head +
+         library_switches(instance.find("lk_blk<") != std::string::npos, mma, instance.rfind("lk_gemm_i8t", 0) == 0) +
+         device_library() +
          "\n// The instance this module holds.\nvoid* lk_instance = (void*)&" + instance + ";\n";
 }
 
 Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
-  const Plan p = plan(file, m, k, t);
+  const Schedule p = schedule(file, m, k, t);
   const std::string manifest = weights_manifest(file, m);
   Tables tables;
   for (size_t i = 0; i < p.matrices.size(); ++i) {

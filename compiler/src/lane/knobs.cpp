@@ -44,14 +44,15 @@ const char* to_string(Numerics n) {
 namespace {
 
 // The knobs, one entry each: name, field, help and domain (the order `enumerate` walks them). Adding a knob is its
-// field in Knobs, an entry here, any constraint it obeys, and its use in the plan or the lowering.
+// field in Knobs, an entry here, any constraint it obeys, and its use in the schedule or the lowering.
 struct KnobDef {
   const char* name;
   std::variant<Numerics Knobs::*, bool Knobs::*, int Knobs::*> field;
   const char* help;
   std::vector<json> values;
-  // More values from the model where the domain depends on it (attn_heads), after `values`.
-  void (*more)(const model::Model& m, std::vector<json>& values) = nullptr;
+  // The model's say in the domain, applied to `values` (attn_heads: its group's divisors; numerics: the int8 numerics
+  // only where a matrix is q8_0).
+  void (*of_model)(const model::Model& m, std::vector<json>& values) = nullptr;
 
   json get(const Knobs& k) const {
     return std::visit(
@@ -78,13 +79,27 @@ struct KnobDef {
   }
 };
 
+// Whether any matrix of `m` is q8_0, the format the int8 numerics' products read.
+bool has_q8_0(const model::Model& m) {
+  auto q8 = [](const gguf::TensorInfo* t) { return t && t->type == ggml::Type::Q8_0; };
+  if (q8(m.token_embd) || q8(m.output)) return true;
+  for (const model::Layer& L : m.layer)
+    for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
+      if (q8(t)) return true;
+  return false;
+}
+
 const KnobDef kTable[] = {
     {"numerics",
      &Knobs::numerics,
      "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
      "or Q8_0 products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
-     "in decode, tensor cores in chunks of 16 rows and more",
-     {"dequant", "precise", "int8", "int8x2"}},
+     "in decode, tensor cores in chunks of 16 rows and more (where the checkpoint has q8_0 matrices: the other formats "
+     "are read dequantized)",
+     {"dequant", "precise", "int8", "int8x2"},
+     [](const model::Model& m, std::vector<json>& values) {
+       if (!has_q8_0(m)) values.resize(2);  // (int8 would be dequant again)
+     }},
     {"cuda_graphs", &Knobs::cuda_graphs, "capture each form's step once as a CUDA graph", {true, false}},
     {"max_chunk",
      &Knobs::max_chunk,
@@ -100,8 +115,12 @@ const KnobDef kTable[] = {
      &Knobs::attn_splits,
      "decode attention: the positions split over this many blocks, folded after",
      {1, 2, 4, 8, 16}},
-    {"fuse_qkv", &Knobs::fuse_qkv, "project q, k and v in one launch over the three matrices", {false, true}},
-    {"fuse_glu", &Knobs::fuse_glu, "project gate and up in one launch that applies SwiGLU to its sums", {false, true}},
+    {"fuse_qkv", &Knobs::fuse_qkv,
+     "project q, k and v in one launch over the three matrices (a layer whose three differ in format keeps three)",
+     {false, true}},
+    {"fuse_glu", &Knobs::fuse_glu,
+     "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two)",
+     {false, true}},
     {"fuse_rope_kv",
      &Knobs::fuse_rope_kv,
      "append the roped keys and the values to the caches in rope's launch",
@@ -207,7 +226,7 @@ std::vector<Domain> domains_for(const model::Model& m, const Target&) {
   std::vector<Domain> out;
   for (const KnobDef& d : kTable) {
     out.push_back({d.name, d.help, d.values});
-    if (d.more) d.more(m, out.back().values);
+    if (d.of_model) d.of_model(m, out.back().values);
   }
   return out;
 }
@@ -251,21 +270,6 @@ const Rule kRules[] = {
                 return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " +
                        std::to_string(s.model.context);
               });
-     }},
-    {"fuse_qkv / fuse_glu: the fused matrices share one format",
-     [](const Space& s, const Knobs& k, std::string* why) {
-       if (!k.fuse_qkv && !k.fuse_glu) return true;
-       for (const model::Layer& L : s.model.layer) {
-         if (k.fuse_qkv && L.wq && L.wk && L.wv && (L.wq->type != L.wk->type || L.wq->type != L.wv->type))
-           return broken(why, [&] {
-             return "fuse_qkv needs q, k and v in one format; " + L.wq->name + " and its layer's k, v differ";
-           });
-         if (k.fuse_glu && L.w_gate && L.w_up && L.w_gate->type != L.w_up->type)
-           return broken(why, [&] {
-             return "fuse_glu needs gate and up in one format; " + L.w_gate->name + " and " + L.w_up->name + " differ";
-           });
-       }
-       return true;
      }},
     {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
      [](const Space&, const Knobs& k, std::string* why) {

@@ -1,6 +1,7 @@
-// The lowering: each launch of a plan's form as kernel calls (kernel, template arguments, grid, block, shared memory
+// The lowering: each launch of a schedule's form as kernel calls (kernel, template arguments, grid, block, shared memory
 // and parameters), the one place these are decided.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "compiler/error.hpp"
@@ -66,8 +67,13 @@ std::string format_type(ggml::Type t) {
       return "lk_plain<__half>";
     case ggml::Type::BF16:
       return "lk_plain<__nv_bfloat16>";
-    default:
+    case ggml::Type::F32:
       return "lk_plain<float>";
+    default: {  // the block formats the schedule accepts: lk_blk<LK_Q4_K>, ...
+      std::string name(ggml::traits_of(t).name);
+      for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+      return "lk_blk<LK_" + name + ">";
+    }
   }
 }
 
@@ -75,7 +81,7 @@ size_t attention_smem(size_t act_bytes, int heads, int vper) {
   return size_t(lk_attention_smem(act_bytes, heads, vper));
 }
 
-std::string c_place(const Plan& p, const Form& f, const Place& place) {
+std::string c_place(const Schedule& p, const Form& f, const Place& place) {
   std::string base;
   switch (place.space) {
     case Place::Space::Null:
@@ -101,7 +107,7 @@ size_t cdiv(size_t a, size_t b) {
 
 // The elements of a format's 16-byte unit.
 int unit_elems(ggml::Type t) {
-  return t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
+  return lk_is_block(int(t)) ? 32 : t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
 }
 
 // Threads of a norm block over a row of d.
@@ -123,10 +129,10 @@ std::string flag(bool b) {
   return b ? "true" : "false";
 }
 
-// Lowers one plan form's launches: names its places, and builds each kind of launch's calls.
+// Lowers one schedule form's launches: names its places, and builds each kind of launch's calls.
 class Lowerer {
  public:
-  Lowerer(const Plan& p, const Form& f) : p_(p), f_(f), m_(p.model), k_(p.knobs) {}
+  Lowerer(const Schedule& p, const Form& f) : p_(p), f_(f), m_(p.model), k_(p.knobs) {}
 
   std::vector<KernelCall> lower(const Launch& l) {
     std::vector<KernelCall> out;
@@ -465,7 +471,7 @@ class Lowerer {
     out.push_back(std::move(c));
   }
 
-  const Plan& p_;
+  const Schedule& p_;
   const Form& f_;
   const model::Model& m_;
   const knobs::Knobs& k_;
@@ -473,7 +479,7 @@ class Lowerer {
 
 }  // namespace
 
-std::vector<KernelCall> lower(const Plan& p, const Form& f, const Launch& l) {
+std::vector<KernelCall> lower(const Schedule& p, const Form& f, const Launch& l) {
   return Lowerer(p, f).lower(l);
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compiler/knobs.hpp"
-#include "compiler/lane_plan.hpp"
+#include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
 
 namespace lt::lane {
@@ -20,11 +20,15 @@ std::string program_head(const knobs::Knobs& k);
 // module compiles.
 std::string device_library();
 
+// The switches of the library's optional parts (kernels/prelude.cuh): the block formats, the tensor-core GEMMs, the
+// tiled GEMM, each on only where the program uses it, so that nvcc reads no more than it compiles.
+std::string library_switches(bool blocks, bool mma, bool gemm_tile);
+
 // The whole kernel library, host side included, in the order a program includes it.
 std::string whole_library();
 
 // The device bytes a lane holds besides its matrices: vectors, sidecar constants, carried state and the arena.
-size_t fixed_bytes(const Plan& p);
+size_t fixed_bytes(const Schedule& p);
 
 // The kernel instances of `calls` ([form][launch][call]) that take more than 48 KiB of dynamic shared memory, each
 // once, with the most they take.

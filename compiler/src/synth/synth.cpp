@@ -37,13 +37,24 @@ bool is_k_quant(Type t) {
   return t == Type::Q2_K || t == Type::Q3_K || t == Type::Q4_K || t == Type::Q5_K || t == Type::Q6_K;
 }
 
-// The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type`.
-std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
+// llama.cpp's choice of the layers whose attn_v and ffn_down a "_M" mix keeps in more bits.
+bool use_more_bits(uint32_t i, uint32_t n) {
+  return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+// A K-quant's type for rows its 256-element blocks do not fit, as llama.cpp's quantizer falls back.
+Type k_quant_fallback(Type t) {
+  return t == Type::Q4_K ? Type::Q5_0 : t == Type::Q5_K ? Type::Q5_1 : Type::Q8_0;
+}
+
+// The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` (and `mixed`: the "_M"
+// mix, Options::mixed).
+std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed) {
   std::vector<Planned> out;
-  auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false) {
-    Type t = keep_f32 ? Type::F32 : matrix_type;
+  auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false, bool more_bits = false) {
+    Type t = keep_f32 ? Type::F32 : mixed && more_bits ? Type::Q6_K : matrix_type;
     const auto tr = ggml::traits_of(t);
-    if (dims[0] % tr.block_elems != 0) t = is_k_quant(t) && dims[0] % 32 == 0 ? Type::Q8_0 : Type::F16;
+    if (dims[0] % tr.block_elems != 0) t = is_k_quant(t) && dims[0] % 32 == 0 ? k_quant_fallback(t) : Type::F16;
     out.push_back({{std::move(name), std::move(dims), t}, Fill::Matrix});
   };
   auto vec = [&](std::string name, std::vector<uint64_t> dims, Fill fill) {
@@ -51,7 +62,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
   };
   const uint64_t d = p.d_model, q_width = uint64_t{p.heads} * p.head_dim, kv_width = uint64_t{p.kv_heads} * p.head_dim;
   const bool gpt_oss = p.architecture == "gpt-oss";
-  matrix("token_embd.weight", {d, p.vocab});
+  matrix("token_embd.weight", {d, p.vocab}, false, p.tied_output);  // (tied: the output's, in more bits)
   if (p.architecture == "llama" && p.rope_scale_factor > 0)
     vec("rope_freqs.weight", {p.head_dim / 2}, Fill::RopeFactors);
   for (uint32_t l = 0; l < p.layers; ++l) {
@@ -61,7 +72,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
     if (p.qkv_bias) vec(b + "attn_q.bias", {q_width}, Fill::Bias);
     matrix(b + "attn_k.weight", {d, kv_width});
     if (p.qkv_bias) vec(b + "attn_k.bias", {kv_width}, Fill::Bias);
-    matrix(b + "attn_v.weight", {d, kv_width});
+    matrix(b + "attn_v.weight", {d, kv_width}, false, use_more_bits(l, p.layers));
     if (p.qkv_bias) vec(b + "attn_v.bias", {kv_width}, Fill::Bias);
     if (p.qk_norm) {
       vec(b + "attn_q_norm.weight", {p.head_dim}, Fill::Norm);
@@ -78,7 +89,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
     if (p.experts == 0) {
       matrix(b + "ffn_gate.weight", {d, p.ffn});
       matrix(b + "ffn_up.weight", {d, p.ffn});
-      matrix(b + "ffn_down.weight", {p.ffn, d});
+      matrix(b + "ffn_down.weight", {p.ffn, d}, false, use_more_bits(l, p.layers));
     } else {
       const uint64_t e = p.experts, f = p.expert_ffn;
       matrix(b + "ffn_gate_inp.weight", {d, e}, true);
@@ -92,13 +103,23 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type) {
     }
   }
   vec("output_norm.weight", {d}, Fill::Norm);
-  if (!p.tied_output) matrix("output.weight", {d, p.vocab});
+  if (!p.tied_output) matrix("output.weight", {d, p.vocab}, false, true);
   return out;
 }
 
-// llama.cpp's file_type number for a checkpoint whose matrices are `t`.
-uint32_t file_type(Type t) {
+// llama.cpp's file_type number for a checkpoint whose matrices are `t` (`mixed`: its "_M" mix).
+uint32_t file_type(Type t, bool mixed) {
   switch (t) {
+    case Type::Q4_1:
+      return 3;
+    case Type::Q5_0:
+      return 8;
+    case Type::Q5_1:
+      return 9;
+    case Type::Q5_K:
+      return mixed ? 17 : 16;
+    case Type::MXFP4:
+      return 38;
     case Type::F32:
       return 0;
     case Type::F16:
@@ -108,7 +129,7 @@ uint32_t file_type(Type t) {
     case Type::Q8_0:
       return 7;
     case Type::Q4_K:
-      return 14;
+      return mixed ? 15 : 14;
     case Type::Q6_K:
       return 18;
     case Type::BF16:
@@ -119,12 +140,12 @@ uint32_t file_type(Type t) {
 }
 
 // The metadata llama.cpp's converter writes for `p`'s architecture.
-void set_metadata(gguf::Writer& w, const Preset& p, Type type) {
+void set_metadata(gguf::Writer& w, const Preset& p, Type type, bool mixed) {
   const std::string& a = p.architecture;
   w.set("general.architecture", Value::str(a));
   w.set("general.name", Value::str("lane-tune synth " + p.name));
   w.set("general.alignment", Value::u32(32));
-  w.set("general.file_type", Value::u32(file_type(type)));
+  w.set("general.file_type", Value::u32(file_type(type, mixed)));
   w.set("general.quantization_version", Value::u32(2));
   w.set(a + ".vocab_size", Value::u32(p.vocab));
   w.set(a + ".context_length", Value::u32(p.context));
@@ -250,7 +271,7 @@ void make_rows(const Planned& t, uint64_t tensor_seed, uint64_t first, uint64_t 
 
 std::vector<TensorPlan> plan(const Options& options) {
   std::vector<TensorPlan> out;
-  for (auto& t : plan_tensors(preset(options.preset), options.type)) out.push_back(std::move(t.plan));
+  for (auto& t : plan_tensors(preset(options.preset), options.type, options.mixed)) out.push_back(std::move(t.plan));
   return out;
 }
 
@@ -258,10 +279,12 @@ uint64_t write(const Options& options, const std::filesystem::path& out) {
   const Preset& p = preset(options.preset);
   const auto tr = ggml::traits_of(options.type);
   if (!tr.quantizable) throw Error("synth cannot write " + std::string(tr.name) + " matrices");
-  const std::vector<Planned> tensors = plan_tensors(p, options.type);
+  if (options.mixed && options.type != Type::Q4_K && options.type != Type::Q5_K)
+    throw Error("synth mixes only q4_k and q5_k (q4_k_m, q5_k_m), not " + std::string(tr.name));
+  const std::vector<Planned> tensors = plan_tensors(p, options.type, options.mixed);
 
   gguf::Writer w(out, 32);
-  set_metadata(w, p, options.type);
+  set_metadata(w, p, options.type, options.mixed);
   uint64_t total = 0;
   for (const auto& t : tensors) {
     w.add_tensor(t.plan.name, t.plan.dims, t.plan.type);

@@ -17,8 +17,9 @@ struct Prompt {
   std::vector<int32_t> tokens;
 };
 
-// One configuration to measure, as leased from the coordinator.
-struct Plan {
+// A plan (one configuration of a job to measure) as the worker holds it under its lease from the coordinator; the
+// stored row is db::Plan, what a lane's program runs is the compiler's lane::Schedule.
+struct LeasedPlan {
   int64_t plan = 0, lease = 0, job = 0;
   std::string checkpoint;  // content digest
   uint64_t checkpoint_size = 0;

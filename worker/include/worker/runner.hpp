@@ -19,7 +19,7 @@ class Runner {
   virtual bool needs_checkpoint() const = 0;
   // Does the plan's CPU work (emitting and compiling its lane); may run on another thread while the GPU measures
   // an earlier plan. Returns the measurement, to be run on the worker's thread, one at a time.
-  virtual std::function<Result()> prepare(const Plan& p, const std::filesystem::path& checkpoint) = 0;
+  virtual std::function<Result()> prepare(const LeasedPlan& p, const std::filesystem::path& checkpoint) = 0;
   // What the runner did so far, for the record (e.g. kernels built and found built); empty by default.
   virtual nlohmann::json stats() const { return nlohmann::json::object(); }
   // Whether two measurements may be under way at once (the worker then starts the next one while the one before it

@@ -36,10 +36,10 @@ class Link {
   virtual ~Link() = default;
   // Registers; returns the worker's id and the lease length in seconds.
   virtual std::pair<int64_t, double> register_worker(const std::string& name, const Gpu& gpu) = 0;
-  virtual std::vector<Plan> lease(int64_t worker, uint32_t max) = 0;
+  virtual std::vector<LeasedPlan> lease(int64_t worker, uint32_t max) = 0;
   // Returns the leases the worker lost.
   virtual std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases) = 0;
-  virtual bool report(int64_t worker, const Plan& p, const Result& r) = 0;
+  virtual bool report(int64_t worker, const LeasedPlan& p, const Result& r) = 0;
   // Streams the checkpoint into `path`.
   virtual void fetch(const std::string& digest, const std::filesystem::path& path) = 0;
 };

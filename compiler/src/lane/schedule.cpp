@@ -1,5 +1,5 @@
-// The lane's plan for a dense llama/qwen2/qwen3 model: its weights, carried state, sidecar and forms.
-#include "compiler/lane_plan.hpp"
+// The lane's schedule for a dense llama/qwen2/qwen3 model: its weights, carried state, sidecar and forms.
+#include "compiler/lane_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/error.hpp"
+#include "kernels/shapes.cuh"
 
 namespace lt::lane {
 
@@ -27,13 +28,14 @@ std::string c_name(const std::string& prefix, const std::string& tensor) {
 }
 
 bool supported(ggml::Type t) {
-  return t == ggml::Type::Q8_0 || t == ggml::Type::F16 || t == ggml::Type::BF16 || t == ggml::Type::F32;
+  return t == ggml::Type::Q8_0 || t == ggml::Type::F16 || t == ggml::Type::BF16 || t == ggml::Type::F32 ||
+         lk_is_block(int(t));
 }
 
 // The builder of one form's launches: names its step-local buffers and records what each launch reads and writes.
 class FormBuilder {
  public:
-  FormBuilder(Plan& p, Form& f) : p_(p), f_(f) {}
+  FormBuilder(Schedule& p, Form& f) : p_(p), f_(f) {}
 
   Ref buf(const std::string& name, size_t count, Elem e = Elem::Act) {
     f_.buffers.try_emplace(name, Buffer{name, count, e, Life::Step});
@@ -46,11 +48,11 @@ class FormBuilder {
         Launch{std::move(op), std::move(reads), std::move(writes), std::move(kind), std::move(output)});
   }
 
-  Plan& p_;
+  Schedule& p_;
   Form& f_;
 };
 
-void build_form(Plan& p, Form& f) {
+void build_form(Schedule& p, Form& f) {
   const model::Model& m = p.model;
   const int R = f.rows;
   const size_t d = m.d_model, hq = m.heads, hk = m.kv_heads, hd = m.head_dim, vd = m.value_dim, ff = m.ffn;
@@ -77,18 +79,21 @@ void build_form(Plan& p, Form& f) {
     const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
     const std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
                                      Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
-    if (p.knobs.fuse_rope) {  // (with fuse_qkv and fuse_rope_kv)
+    // A fusion over matrices of one format only: a layer whose q, k, v (gate, up) differ keeps them apart.
+    const bool qkv = p.knobs.fuse_qkv && L.wq->type == L.wk->type && L.wq->type == L.wv->type;
+    const bool qkv_rope = p.knobs.fuse_rope && qkv;
+    if (qkv_rope) {  // (with fuse_qkv and fuse_rope_kv)
       b.add(
           GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
           {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
-    } else if (p.knobs.fuse_qkv) {
+    } else if (qkv) {
       b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
     } else {
       b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
       b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
       b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
     }
-    if (p.knobs.fuse_rope_kv && !p.knobs.fuse_rope) {  // (under fuse_rope the projection's tail ropes and appends)
+    if (p.knobs.fuse_rope_kv && !qkv_rope) {  // (under fuse_rope the projection's tail ropes and appends)
       b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}, {q.buf, k.buf, v.buf},
             {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
     } else if (!p.knobs.fuse_rope_kv) {
@@ -116,7 +121,7 @@ void build_form(Plan& p, Form& f) {
     }
     // Feed-forward.
     Ref s = b.buf(t + "s", R * ff);
-    if (p.knobs.fuse_glu) {
+    if (p.knobs.fuse_glu && L.w_gate->type == L.w_up->type) {
       b.add(GemvGlu{W(L.w_gate), W(L.w_up), h2, s, R}, {h2.buf}, {s.buf}, "gemv_glu", s.buf);
     } else {
       Ref g = b.buf(t + "g", R * ff), u = b.buf(t + "u", R * ff);
@@ -177,7 +182,7 @@ void assign_streams(Form& f) {
 
 // The activations and their quantized copy of a launch whose projection reads a copy (`quantized_input`), or nulls;
 // `k` and `rows` the activations' width and rows (a chunk's logits project its last row alone).
-std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Plan& p, Op& op, size_t& k, int& rows) {
+std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& p, Op& op, size_t& k, int& rows) {
   using Input = std::pair<Ref*, std::optional<std::string>*>;
   auto of = [&](const std::string& w, int r, Ref& x, std::optional<std::string>& xq) -> Input {
     const Matrix& m = p.matrix(w);
@@ -202,8 +207,8 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Plan& p, O
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
 // launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
 // and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
-// list x among their reads too: the CPU's model of the plan reads it.)
-void prequantize(const Plan& p, Form& f) {
+// list x among their reads too: the CPU's model of the schedule reads it.)
+void prequantize(const Schedule& p, Form& f) {
   // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
   std::map<std::pair<std::string, size_t>, std::string> fresh;
   std::vector<Launch> out;
@@ -258,29 +263,34 @@ std::pair<int, int> group_of(const Form& f, int i) {
 
 uint64_t Matrix::device_bytes() const {
   if (type == ggml::Type::Q8_0) return round_up(rows * cols, kAlign) + round_up(rows * (cols / 32) * 2, kAlign);
+  if (lk_is_block(int(type))) {  // its planes, each carved apart (kernels/host_memory.cuh's lk_upload_blocks)
+    uint64_t bytes = 0;
+    for (int plane = 0; plane < 4; ++plane) bytes += round_up(lk_plane_bytes(int(type), plane, rows * cols), kAlign);
+    return bytes;
+  }
   const size_t elem = type == ggml::Type::F32 ? 4 : 2;
   return round_up(rows * cols * elem, kAlign);
 }
 
-size_t Plan::act_bytes() const {
+size_t Schedule::act_bytes() const {
   return knobs.numerics == knobs::Numerics::Precise ? 8 : 4;
 }
 
-size_t Plan::bytes_of(const Buffer& b) const {
+size_t Schedule::bytes_of(const Buffer& b) const {
   return b.count * (b.elem == Elem::Int ? 4 : act_bytes());
 }
 
-const Matrix& Plan::matrix(const std::string& name) const {
+const Matrix& Schedule::matrix(const std::string& name) const {
   for (const Matrix& m : matrices)
     if (m.name == name) return m;
-  throw Error("the lane's plan has no matrix " + name);
+  throw Error("the lane's schedule has no matrix " + name);
 }
 
 int lane_context(const model::Model& m) {
   return static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096));
 }
 
-void pack_arena(Form& f, const Plan& p) {
+void pack_arena(Form& f, const Schedule& p) {
   std::map<std::string, Slot> live;
   for (int i = 0; i < static_cast<int>(f.launches.size()); ++i) {
     const auto [first, last] = group_of(f, i);
@@ -322,9 +332,9 @@ void pack_arena(Form& f, const Plan& p) {
   f.arena_bytes = top;
 }
 
-Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
+Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
   knobs::space(m, t).check(k);
-  Plan p;
+  Schedule p;
   p.model = m;
   p.knobs = k;
   p.target = t;
@@ -337,9 +347,12 @@ Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, 
     if (!seen.insert(name).second) return;
     if (!supported(ti->type))
       throw Error("tensor " + ti->name + " is " + std::string(ggml::traits_of(ti->type).name) +
-                  ": the lane reads matrices in q8_0, f16, bf16 and f32");
-    if (ti->dims.size() != 2 || ti->dims[0] % 32 != 0)
-      throw Error("tensor " + ti->name + ": the lane needs a 2-D matrix whose rows are a multiple of 32 wide");
+                  ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, mxfp4, f16, bf16 "
+                  "and f32");
+    const uint64_t width = lk_is_block(int(ti->type)) ? uint64_t(lk_block_elems(int(ti->type))) : 32;
+    if (ti->dims.size() != 2 || ti->dims[0] % width != 0)
+      throw Error("tensor " + ti->name + ": the lane needs a 2-D matrix whose rows are a multiple of " +
+                  std::to_string(width) + " wide");
     p.matrices.push_back(Matrix{name, ti, ti->dims[1], ti->dims[0], ti->type});
   };
   auto add_vector = [&](const gguf::TensorInfo* ti) {

@@ -1,4 +1,4 @@
-// The lane's plan: what the program runs, kept apart from how it is printed. Its forms (the decode step and the
+// The lane's schedule: what the program runs, kept apart from how it is printed. Its forms (the decode step and the
 // prefill chunks), their launches over named buffers, the arena the step-local buffers are packed into by liveness,
 // the weights it uploads, the carried state, and the sidecar of computed constants.
 #pragma once
@@ -171,8 +171,8 @@ struct Form {
   std::string logits;  // the logits its arg-max reads
 };
 
-// The whole plan of a lane.
-struct Plan {
+// The whole schedule of a lane.
+struct Schedule {
   model::Model model;
   knobs::Knobs knobs;
   knobs::Target target;
@@ -207,14 +207,14 @@ size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);
 // The positions a lane's caches hold for model `m`: its context, at most 4096.
 int lane_context(const model::Model& m);
 
-// Plans the lane; throws lt::Error for an unsupported tensor format or bad knobs.
-Plan plan(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);
+// Schedules the lane; throws lt::Error for an unsupported tensor format or bad knobs.
+Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);
 
 // The launches [first, last] of the group launch `i` belongs to (itself alone when no side stream follows it).
 std::pair<int, int> group_of(const Form& f, int i);
 
 // Packs a form's step-local buffers into its arena by liveness (sets slots and arena_bytes); the launches of a group
 // run side by side, so a buffer one of them uses is live over the whole group.
-void pack_arena(Form& f, const Plan& p);
+void pack_arena(Form& f, const Schedule& p);
 
 }  // namespace lt::lane
