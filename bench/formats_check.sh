@@ -4,11 +4,11 @@
 #     logits against the CPU reference within the numerics' bound, the tokens, --stagger bit for bit), under knob sets
 #     that cover the numerics and the fused launches;
 #  2. the release's program (lane.cu: its own uploads) for some of them, its logits against the reference's;
-#  3. speed on SPEED_PRESETS in q4_k_m (llama.cpp's mix): decode and prefill(512) of a few knob sets, each screened
-#     against the reference first.
+#  3. speed on SPEED_PRESETS in q4_k_m (llama.cpp's mix): decode and prefill(512) of a few knob sets (dequant, int8,
+#     int8x2), each screened against the reference first.
 # Prints a line a configuration, then a table.
 #
-# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] bench/formats_check.sh LANE_TUNE_BINARY WORKDIR
+# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] bench/formats_check.sh LANE_TUNE_BINARY WORKDIR
 set -uo pipefail
 LT=$1; W=$2
 . "$(dirname "$0")/common.sh"
@@ -18,12 +18,15 @@ SETS=(
   '{"numerics":"precise","max_chunk":16,"fuse_norm":true}'
   '{"numerics":"dequant","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_rope":true,"max_chunk":64,"pdl":true}'
   '{"numerics":"dequant","fuse_qkv":true,"max_chunk":64,"gemv_split":2,"side_streams":true,"cuda_graphs":false}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"gemv_rows_per_warp":2}'
+  '{"numerics":"int8x2","max_chunk":16,"gemv_split":2,"fuse_norm":false}'
+  '{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_norm":true,"max_chunk":16,"gemv_rows_per_warp":2}'
 )
 args=()
 for s in "${SETS[@]}"; do args+=(--knobs-json "$s"); done
 TABLE="$W/formats.txt"
 : > "$TABLE"
-for T in q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 q4_k_m q5_k_m; do
+[ -n "${SPEED_ONLY:-}" ] || for T in q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 q4_k_m q5_k_m; do
   P=tiny-qwen3
   case $T in *_m) P=tiny-llama ;; esac
   F="$W/$P-$T.gguf"
@@ -35,7 +38,7 @@ for T in q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 q4_k_m q5_k_m; do
 done
 
 # The release's program: compiled, built, its logits against the reference's.
-for T in q4_k_m q5_1 mxfp4; do
+[ -n "${SPEED_ONLY:-}" ] || for T in q4_k_m q5_1 mxfp4; do
   P=tiny-qwen3; case $T in *_m) P=tiny-llama ;; esac
   F="$W/$P-$T.gguf"
   D="$W/lane-$T"
@@ -53,9 +56,11 @@ done
 # Speed in llama.cpp's Q4_K_M mix.
 SPEED=(
   '{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true}'
-  '{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_rows_per_warp":2}'
-  '{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_norm":true,"max_chunk":256,"pdl":true,"gemv_rows_per_warp":2,"cuda_graphs":true}'
-  '{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_warps":4,"gemv_rows_per_warp":4}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_rows_per_warp":2}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":4,"gemv_warps":4}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_norm":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2}'
 )
 sargs=()
 for s in "${SPEED[@]}"; do sargs+=(--knobs-json "$s"); done

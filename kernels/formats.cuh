@@ -51,6 +51,12 @@ struct lk_fmt<lk_plain<W>> {
   }
 };
 
+// The ggml type number of a block-format matrix type (lk_blk<T>: T), 0 for the others.
+template <class M>
+struct lk_blk_type {
+  static constexpr int value = 0;
+};
+
 #if LK_WITH_BLOCKS
 // A block-format matrix (Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, MXFP4; T its ggml type number, shapes.cuh) as
 // the lane uploads it: the checkpoint's blocks split into planes (lk_plane_bytes; lk_repack lays them out), each
@@ -63,17 +69,51 @@ struct lk_blk {
                            // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins; Q6_K 16 int8 scales)
   const __half* d;         // Q6_K: a 256-block's d
 };
+template <int T>
+struct lk_blk_type<lk_blk<T>> {
+  static constexpr int value = T;
+};
 
-// A K-quant 256-block's sub-block j (0..7): its 6-bit scale and min from the 12 packed bytes (ggml's
-// get_scale_min_k4).
-LK_DEVICE void lk_scale_min_k4(int j, const unsigned char* q, int& sc, int& m) {
+// 4 bits (of n's low 4) as the low bit of 4 bytes, and 4 2-bit fields (of v's low 8 bits) as the low 2 bits of 4 bytes.
+LK_DEVICE int lk_spread1(unsigned n) {
+  return (int)(((n & 0xfu) * 0x00204081u) & 0x01010101u);
+}
+LK_DEVICE int lk_spread2(unsigned v) {
+  return (int)((v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) | ((v >> 6 & 3u) << 24));
+}
+
+// A K-quant 256-block's sub-block j (0..7, known at run time): its 6-bit scale and min from the 12 packed bytes
+// (ggml's get_scale_min_k4) in the header's words h1, h2, h3 (bytes 4..15 of d, dmin and the scales), by shifts and
+// selects: a byte index known only at run time would put the header in local memory.
+LK_DEVICE void lk_scale_min_k4(int j, unsigned h1, unsigned h2, unsigned h3, int& sc, int& m) {
+  auto byte = [&](int i) {  // scale byte i (0..11)
+    const unsigned w = i < 4 ? h1 : i < 8 ? h2 : h3;
+    return (int)((w >> (8 * (i & 3))) & 0xffu);
+  };
   if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
+    sc = byte(j) & 63;
+    m = byte(j + 4) & 63;
   } else {
-    sc = (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4);
-    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    sc = (byte(j + 4) & 0xf) | ((byte(j - 4) >> 6) << 4);
+    m = (byte(j + 4) >> 4) | ((byte(j) >> 6) << 4);
   }
+}
+
+// Four MXFP4 codes (a byte each, 0..15) as their E2M1 values (doubled) in signed bytes: the magnitudes by byte
+// permutation from the table of codes 0..7, the bytes of codes 8..15 negated.
+LK_DEVICE int lk_mxfp4_bytes(int codes) {
+  const unsigned t = (unsigned)codes & 0x07070707u;
+  const unsigned sel = (t & 0x7u) | ((t >> 4) & 0x70u) | ((t >> 8) & 0x700u) | ((t >> 12) & 0x7000u);
+  const unsigned mag = __byte_perm(0x03020100u, 0x0c080604u, sel);
+  const unsigned neg = (((unsigned)codes & 0x08080808u) >> 3) * 0xffu;  // 0xff in the bytes to negate
+  return (int)((__vsub4(0u, mag) & neg) | (mag & ~neg));
+}
+
+// A small non-negative integer (below 2^23) as f32, exactly: its bits put into the mantissa of 2^23, which is then
+// taken away (`bias`: more to take away, exactly, while the result stays an integer). Two full-rate operations where the
+// conversion instruction runs at a quarter of the rate, and the expansion of a 4-bit format is bound by conversions.
+LK_DEVICE float lk_small_float(int v, float bias = 0.f) {
+  return __fsub_rn(__int_as_float(0x4B000000 | v), 8388608.f + bias);
 }
 
 // A unit is a 32-group. Each weight is computed by the CPU reference's expression with the same roundings (no fused
@@ -124,37 +164,89 @@ struct lk_fmt<lk_blk<T>> {
     }
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
       const float d = __half2float(__ushort_as_half((unsigned short)r.s.x));
-      const int off = T == LK_Q4_0 ? 8 : 16;
+      const float off = T == LK_Q4_0 ? 8.f : 16.f;
 #pragma unroll
-      for (int j = 0; j < 32; ++j) w[j] = __fmul_rn(d, (float)(code[j] - off));
+      for (int j = 0; j < 32; ++j) w[j] = __fmul_rn(d, lk_small_float(code[j], off));
     } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
       const float d = __half2float(__ushort_as_half((unsigned short)(r.s.x & 0xffff)));
       const float m = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
 #pragma unroll
-      for (int j = 0; j < 32; ++j) w[j] = __fadd_rn(__fmul_rn(d, (float)code[j]), m);
+      for (int j = 0; j < 32; ++j) w[j] = __fadd_rn(__fmul_rn(d, lk_small_float(code[j])), m);
     } else if constexpr (T == LK_MXFP4) {
       const unsigned e = (unsigned)r.s.x & 0xff;
       const float d = __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
-      constexpr signed char kv[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+      // The E2M1 values (doubled) as bytes, looked up by byte permutation: codes 0..7 and 8..15 (their negatives).
+      const unsigned lo0 = 0x03020100u, lo1 = 0x0c080604u;
 #pragma unroll
-      for (int j = 0; j < 32; ++j) w[j] = __fmul_rn(d, (float)kv[code[j]]);
+      for (int j = 0; j < 32; ++j) {
+        const int v = (int)(__byte_perm(lo0, lo1, (unsigned)(code[j] & 7)) & 0xffu);
+        w[j] = __fmul_rn(d, (code[j] & 8) && v ? -lk_small_float(v) : lk_small_float(v));  // (code 8: +0, as 0)
+      }
     } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
-      const unsigned char* sb = reinterpret_cast<const unsigned char*>(&r.s);
-      const float d = __half2float(*reinterpret_cast<const __half*>(sb));
-      const float dmin = __half2float(*reinterpret_cast<const __half*>(sb + 2));
+      const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
       int sc, mn;
-      lk_scale_min_k4(r.sub, sb + 4, sc, mn);
-      const float d1 = __fmul_rn(d, (float)sc), m1 = __fmul_rn(dmin, (float)mn);
+      lk_scale_min_k4(r.sub, (unsigned)r.s.y, (unsigned)r.s.z, (unsigned)r.s.w, sc, mn);
+      const float d1 = __fmul_rn(d, lk_small_float(sc)), m1 = __fmul_rn(dmin, lk_small_float(mn));
 #pragma unroll
-      for (int j = 0; j < 32; ++j) w[j] = __fsub_rn(__fmul_rn(d1, (float)code[j]), m1);
+      for (int j = 0; j < 32; ++j) w[j] = __fsub_rn(__fmul_rn(d1, lk_small_float(code[j])), m1);
     } else if constexpr (T == LK_Q6_K) {
+      // d times float(sc * q): float(sc) * float(q) is that product exactly (both small integers).
       const float d = __half2float(r.d);
-      const int sc0 = (signed char)(r.s.x & 0xff), sc1 = (signed char)((r.s.x >> 8) & 0xff);
+      const float sc0 = (float)(signed char)(r.s.x & 0xff), sc1 = (float)(signed char)((r.s.x >> 8) & 0xff);
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
         const int hi = j < 16 ? (int)((r.h.x >> (2 * j)) & 3u) : (int)((r.h.y >> (2 * (j - 16))) & 3u);
-        w[j] = __fmul_rn(d, (float)((j < 16 ? sc0 : sc1) * ((code[j] | (hi << 4)) - 32)));
+        w[j] = __fmul_rn(d, __fmul_rn(j < 16 ? sc0 : sc1, lk_small_float(code[j] | (hi << 4), 32.f)));
       }
+    }
+  }
+
+  // The int8 numerics: the unit's codes against 32 int8 activations `a` (8 packed words, elements in order) of scale
+  // `da`, summed in integers by dp4a (each half apart: Q6_K scales them apart), then scaled by the format: the unit's
+  // share of the row's sum.
+  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da) {
+    const int* q = reinterpret_cast<const int*>(&r.q);
+    int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      int lo = q[i] & 0x0f0f0f0f, hi = (q[i] >> 4) & 0x0f0f0f0f;  // elements 4i.., 16 + 4i..
+      if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
+        lo |= lk_spread1(r.h.x >> (4 * i)) << 4;
+        hi |= lk_spread1(r.h.x >> (16 + 4 * i)) << 4;
+      }
+      if constexpr (T == LK_Q6_K) {
+        lo |= lk_spread2(r.h.x >> (8 * i)) << 4;
+        hi |= lk_spread2(r.h.y >> (8 * i)) << 4;
+      }
+      if constexpr (T == LK_MXFP4) {  // codes to the E2M1 values as signed bytes
+        lo = lk_mxfp4_bytes(lo);
+        hi = lk_mxfp4_bytes(hi);
+      }
+      s0 = __dp4a(lo, a[i], s0);
+      s1 = __dp4a(hi, a[4 + i], s1);
+      a0 = __dp4a(0x01010101, a[i], a0);
+      a1 = __dp4a(0x01010101, a[4 + i], a1);
+    }
+    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
+      const float d = __half2float(__ushort_as_half((unsigned short)r.s.x));
+      return d * (da * (float)(s0 + s1 - (T == LK_Q4_0 ? 8 : 16) * (a0 + a1)));
+    } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
+      const float d = __half2float(__ushort_as_half((unsigned short)(r.s.x & 0xffff)));
+      const float m = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
+      return da * (d * (float)(s0 + s1) + m * (float)(a0 + a1));
+    } else if constexpr (T == LK_MXFP4) {
+      const unsigned e = (unsigned)r.s.x & 0xff;
+      return __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23)) * (da * (float)(s0 + s1));
+    } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
+      const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
+      int sc, mn;
+      lk_scale_min_k4(r.sub, (unsigned)r.s.y, (unsigned)r.s.z, (unsigned)r.s.w, sc, mn);
+      return da * (d * (float)sc * (float)(s0 + s1) - dmin * (float)mn * (float)(a0 + a1));
+    } else {  // Q6_K: codes offset 32, an int8 scale a half
+      const float sc0 = (float)(signed char)(r.s.x & 0xff), sc1 = (float)(signed char)((r.s.x >> 8) & 0xff);
+      return __half2float(r.d) * da * (sc0 * (float)(s0 - 32 * a0) + sc1 * (float)(s1 - 32 * a1));
     }
   }
 };

@@ -134,6 +134,90 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
+#if LK_WITH_BLOCKS
+// One 32-group of activation row r against the RPW weight rows' units (lk_fmt<lk_blk<T>>::dot), added to acc[.][r]:
+// the lane quantizes the group itself (a 32-block in one lane: by the rule of lk_i8_scale / lk_i8_q, word by word, the
+// residual the next word's input)...
+template <class F, int RPW, int R>
+LK_DEVICE void lk_i8b_unit(const lk_act* __restrict__ x, int k, int r, int u, const typename F::Raw (&raw)[RPW],
+                           lk_acc (&acc)[RPW][R]) {
+  float v[32];
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    const float4 f = reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 32)[c];
+    v[4 * c] = f.x;
+    v[4 * c + 1] = f.y;
+    v[4 * c + 2] = f.z;
+    v[4 * c + 3] = f.w;
+  }
+#pragma unroll
+  for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
+    float amax = 0.f;
+#pragma unroll
+    for (int e = 0; e < 32; ++e) amax = fmaxf(amax, fabsf(v[e]));
+    const float d = lk_i8_scale(amax), inv = lk_i8_inv(amax);
+    int q[32], a[8];
+#pragma unroll
+    for (int e = 0; e < 32; ++e) q[e] = lk_i8_q(v[e], inv);
+#pragma unroll
+    for (int c = 0; c < 8; ++c) a[c] = lk_i8_pack(q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3]);
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
+#pragma unroll
+    for (int e = 0; e < 32; ++e) v[e] -= d * (float)q[e];
+  }
+}
+
+// ... or reads its words and scales from gemv_prequant's copy (lk_quantize_i8<false>'s layout): the same integers.
+template <class F, int RPW, int R>
+LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  const signed char* xq = reinterpret_cast<const signed char*>(x.q);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int4* w = reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k + (size_t)u * 32);
+    const int4 lo = __ldg(w), hi = __ldg(w + 1);
+    const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const float d = __ldg(xs + ((size_t)p * R + r) * (k / 32) + u);
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
+  }
+}
+
+// The int8 numerics' sums over a block-format matrix (dp4a): as lk_gemv_sums_f, a lane a 32-group, its activations
+// as int8 words (lk_i8b_unit) times the codes in integers.
+template <int T, int RPW, int R, int STRIDE, class X>
+LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
+                                lk_acc (&acc)[RPW][R], int first) {
+  using F = lk_fmt<lk_blk<T>>;
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = 0;
+  const int units = k / 32;
+  for (int u0 = first; u0 < units; u0 += STRIDE * LK_GEMV_AHEAD) {
+    typename F::Raw raw[LK_GEMV_AHEAD][RPW];
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+        if (u0 + j * STRIDE < units) raw[j][i] = F::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int u = u0 + j * STRIDE;
+      if (u >= units) break;
+#pragma unroll
+      for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, u, raw[j], acc);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
+}
+#endif  // LK_WITH_BLOCKS
+
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 // A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
@@ -181,18 +265,27 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
-// The sums by the lane's numerics: int8 products over Q8_0 matrices under LK_INT8 (from a quantized copy where the
-// input is an lk_xq), else dequantized f32/f64 ones.
+// The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
+// quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
 template <class M, int RPW, int R, int STRIDE = 32>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
-  lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's Q8_0 GEMVs)
+#if LK_WITH_BLOCKS
+  if constexpr (lk_blk_type<M>::value != 0)
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);
+  else
+#endif
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
 template <class M, int RPW, int R, int STRIDE = 32>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
     lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*>(m, x, k, n, row0, acc, first);
+#if LK_WITH_BLOCKS
+  else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*>(m, x, k, n, row0, acc, first);
+#endif
   else
     lk_gemv_sums_f<M, RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
 }

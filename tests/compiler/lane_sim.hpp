@@ -13,6 +13,7 @@
 #include "compiler/gguf.hpp"
 #include "compiler/lane_schedule.hpp"
 #include "compiler/reference.hpp"
+#include "kernels/shapes.cuh"
 
 namespace lt::test {
 
@@ -144,7 +145,8 @@ class LaneSim {
   }
 
   // y[r][j] = W[j] . x[r] (+ bias), sums in double, stored as T; under the int8 numerics x as int8_view sees it
-  // where W is Q8_0 (read from its QuantizeI8 copy when the projection has one).
+  // where W is Q8_0 (read from its QuantizeI8 copy when the projection has one) or a block format (whose kernels
+  // quantize by the same rule and sum its codes in integers: the same products, up to f32 rounding).
   void gemv(const lane::Form& f, const lane::Gemv& g) {
     const lane::Matrix& w = p_.matrix(g.w);
     const std::vector<float>& W = weights_.at(w.name);
@@ -152,7 +154,7 @@ class LaneSim {
     T* y = act(f, g.y);
     for (int r = 0; r < g.rows; ++r) {
       std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
-      if (words_ && w.type == ggml::Type::Q8_0)
+      if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))))
         xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;

@@ -198,7 +198,7 @@ int int8_words(const knobs::Knobs& k);
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant on the
-// tensor cores, gemv_prequant in the decode step over a Q8_0 matrix under the int8 numerics.
+// tensor cores, gemv_prequant in the decode step over a Q8_0 or block-format matrix under the int8 numerics.
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.

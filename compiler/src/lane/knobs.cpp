@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "compiler/error.hpp"
+#include "kernels/shapes.cuh"
 
 namespace lt::knobs {
 
@@ -79,13 +80,15 @@ struct KnobDef {
   }
 };
 
-// Whether any matrix of `m` is q8_0, the format the int8 numerics' products read.
-bool has_q8_0(const model::Model& m) {
-  auto q8 = [](const gguf::TensorInfo* t) { return t && t->type == ggml::Type::Q8_0; };
-  if (q8(m.token_embd) || q8(m.output)) return true;
+// Whether any matrix of `m` is in a quantized format (q8_0 or a block format), what the int8 numerics' products read.
+bool has_quantized(const model::Model& m) {
+  auto quantized = [](const gguf::TensorInfo* t) {
+    return t && (t->type == ggml::Type::Q8_0 || lk_is_block(int(t->type)));
+  };
+  if (quantized(m.token_embd) || quantized(m.output)) return true;
   for (const model::Layer& L : m.layer)
     for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
-      if (q8(t)) return true;
+      if (quantized(t)) return true;
   return false;
 }
 
@@ -93,12 +96,12 @@ const KnobDef kTable[] = {
     {"numerics",
      &Knobs::numerics,
      "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
-     "or Q8_0 products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
-     "in decode, tensor cores in chunks of 16 rows and more (where the checkpoint has q8_0 matrices: the other formats "
-     "are read dequantized)",
+     "or integer products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
+     "in decode (q8_0 and the block formats), tensor cores in chunks of 16 rows and more (q8_0); the int8 numerics "
+     "only where the checkpoint has quantized matrices (f16, bf16 and f32 ones are read dequantized)",
      {"dequant", "precise", "int8", "int8x2"},
      [](const model::Model& m, std::vector<json>& values) {
-       if (!has_q8_0(m)) values.resize(2);  // (int8 would be dequant again)
+       if (!has_quantized(m)) values.resize(2);  // (int8 would be dequant again)
      }},
     {"cuda_graphs", &Knobs::cuda_graphs, "capture each form's step once as a CUDA graph", {true, false}},
     {"max_chunk",

@@ -247,7 +247,7 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
   if (k.gemm_prequant && on_tensor_cores(k, w, rows)) return true;
-  return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && w.type == ggml::Type::Q8_0;
+  return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
 }
 
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k) {
