@@ -8,7 +8,7 @@
 #     int8x2), each screened against the reference first.
 # Prints a line a configuration, then a table.
 #
-# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] bench/formats_check.sh LANE_TUNE_BINARY WORKDIR
+# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] [SETS_ONLY="4 5"] bench/formats_check.sh LT WORKDIR
 set -uo pipefail
 LT=$1; W=$2
 . "$(dirname "$0")/common.sh"
@@ -23,7 +23,7 @@ SETS=(
   '{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_norm":true,"max_chunk":16,"gemv_rows_per_warp":2}'
 )
 args=()
-for s in "${SETS[@]}"; do args+=(--knobs-json "$s"); done
+for i in ${SETS_ONLY:-${!SETS[@]}}; do args+=(--knobs-json "${SETS[$i]}"); done
 TABLE="$W/formats.txt"
 : > "$TABLE"
 [ -n "${SPEED_ONLY:-}" ] || for T in q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 q4_k_m q5_k_m; do
@@ -32,7 +32,7 @@ TABLE="$W/formats.txt"
   F="$W/$P-$T.gguf"
   [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" --seed 3 -o "$F" -q
   "$LT" measure "$F" "${args[@]}" --verify --workload 64,16 --repeat 1 --cache "$W/cache" > "$W/$T.measure" 2> "$W/$T.err"
-  echo "$T $P: $(grep -c ' valid ' "$W/$T.measure") of ${#SETS[@]} valid" | tee -a "$TABLE"
+  echo "$T $P: $(grep -c ' valid ' "$W/$T.measure") of $((${#args[@]} / 2)) valid" | tee -a "$TABLE"
   grep -E 'INVALID' "$W/$T.measure" | head -4
   [ -s "$W/$T.measure" ] || tail -3 "$W/$T.err"
 done
