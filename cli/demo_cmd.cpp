@@ -118,8 +118,15 @@ void run_demo(const Demo& d) {
     } else if (!fs::exists(replay)) {
       throw lt::Error("no GPU here and no recording at " + replay + " (give --replay FILE)");
     }
+    // The GPU kind the recording answers for: a synthetic recording names it (it holds no runs), a real one's runs do.
     std::ifstream f(replay);
-    kind = nlohmann::json::parse(f).at("runs").at(0).at("gpu").get<std::string>();
+    const nlohmann::json rec = nlohmann::json::parse(f, nullptr, false);
+    if (rec.is_discarded() || !rec.is_object()) throw lt::Error(replay + " is not a recording (lane-tune record)");
+    if (rec.contains("gpu") && rec["gpu"].is_string()) kind = rec["gpu"].get<std::string>();
+    if (kind.empty() && rec.contains("runs") && rec["runs"].is_array() && !rec["runs"].empty() &&
+        rec["runs"][0].is_object() && rec["runs"][0].contains("gpu") && rec["runs"][0]["gpu"].is_string())
+      kind = rec["runs"][0]["gpu"].get<std::string>();
+    if (kind.empty()) throw lt::Error(replay + " names no GPU kind and records no runs");
     worker.insert(worker.end(), {"--replay", replay, "--replay-delay", "50"});
     std::printf("demo: no GPU here: the worker answers from the %s recording %s\n", kind.c_str(), replay.c_str());
   } else {

@@ -1,7 +1,12 @@
 // `lane-tune status`, `results`, `best`, `cancel`: a job's progress, its measurements, its winners, its end.
 #include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "compiler/error.hpp"
+#include "compiler/knobs.hpp"
 #include "coordinator/client.hpp"
 
 namespace {
@@ -65,17 +70,31 @@ const bool registered = lt::cli::add_command(
          auto* c = app.add_subcommand("best", "A job's best verified configuration per GPU kind (by its objective)");
          struct Args : Remote {
            int64_t job = 0;
-           std::string gpu;
+           std::string gpu, knobs_out;
            bool json = false;
          };
          auto a = std::make_shared<Args>();
          c->add_option("job", a->job, "The job")->required();
          c->add_option("--gpu", a->gpu, "Only this GPU kind");
          c->add_flag("--json", a->json, "JSON");
+         c->add_option("--knobs", a->knobs_out,
+                       "Write the winner's knobs to this file, as `compile --knobs` reads them (needs --gpu where the "
+                       "job tunes several kinds)");
          a->add(c);
          c->callback([a] {
            lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
            auto runs = client.best(a->job, a->gpu);
+           if (!a->knobs_out.empty()) {
+             if (runs.empty()) throw lt::Error("job " + std::to_string(a->job) + " has no verified configuration yet");
+             if (runs.size() > 1)
+               throw lt::Error("job " + std::to_string(a->job) + " has winners on " + std::to_string(runs.size()) +
+                               " GPU kinds: name one with --gpu");
+             // Read back through Knobs, so that the file holds every knob (the defaults too) and nothing else.
+             const std::string text = lt::knobs::Knobs::from_json(nlohmann::json::parse(runs[0].knobs)).to_json().dump(1);
+             std::ofstream out(a->knobs_out);
+             out << text << "\n";
+             if (!out.flush()) throw lt::Error("cannot write " + a->knobs_out);
+           }
            if (a->json) {
              std::printf("%s\n", lt::coord::results_json(a->job, runs).dump(1).c_str());
              return;

@@ -21,6 +21,19 @@ struct lk_in<const lk_act*> {
   using type = const lk_act* __restrict__;
 };
 
+// N consecutive f32 activations (16-byte aligned; the int8 numerics' activations are f32) into v, zeros where !ok.
+template <int N, class A>
+LK_DEVICE void lk_load_f32(const A* p, bool ok, float (&v)[N]) {
+#pragma unroll
+  for (int j = 0; j < N / 4; ++j) {
+    const float4 f = ok ? reinterpret_cast<const float4*>(p)[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    v[4 * j] = f.x;
+    v[4 * j + 1] = f.y;
+    v[4 * j + 2] = f.z;
+    v[4 * j + 3] = f.w;
+  }
+}
+
 // A unit's 16 int8 activations (4 packed words) against the RPW rows' 16 weights: each row's integer sum, scaled by
 // the activations' word scale d, added to sum[i].
 template <int RPW>
@@ -42,15 +55,7 @@ template <int RPW, int R>
 LK_DEVICE void lk_i8_unit(const lk_act* __restrict__ x, int k, int r, int u, bool ok, const int4 (&wq)[RPW],
                           float (&sum)[RPW]) {
   float v[16];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const float4 f =
-        ok ? reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 16)[j] : make_float4(0.f, 0.f, 0.f, 0.f);
-    v[4 * j] = f.x;
-    v[4 * j + 1] = f.y;
-    v[4 * j + 2] = f.z;
-    v[4 * j + 3] = f.w;
-  }
+  lk_load_f32(x + (size_t)r * k + (size_t)u * 16, ok, v);
 #pragma unroll
   for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
     float amax = 0.f;
@@ -142,14 +147,7 @@ template <class F, int RPW, int R>
 LK_DEVICE void lk_i8b_unit(const lk_act* __restrict__ x, int k, int r, int u, const typename F::Raw (&raw)[RPW],
                            lk_acc (&acc)[RPW][R]) {
   float v[32];
-#pragma unroll
-  for (int c = 0; c < 8; ++c) {
-    const float4 f = reinterpret_cast<const float4*>(x + (size_t)r * k + (size_t)u * 32)[c];
-    v[4 * c] = f.x;
-    v[4 * c + 1] = f.y;
-    v[4 * c + 2] = f.z;
-    v[4 * c + 3] = f.w;
-  }
+  lk_load_f32(x + (size_t)r * k + (size_t)u * 32, true, v);
 #pragma unroll
   for (int word = 0; word < (LK_INT8 == 2 ? 2 : 1); ++word) {
     float amax = 0.f;

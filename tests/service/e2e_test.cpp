@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "cluster.hpp"
 
@@ -42,6 +45,17 @@ TEST(EndToEnd, HalvingJobRunsToCompletionOnTwoWorkers) {
   auto best = c.cli("best 1 --gpu h200");
   EXPECT_EQ(best.status, 0) << best.out;
   EXPECT_NE(best.out.find("ms/token"), std::string::npos) << best.out;
+  // The winner's knobs as a file `compile --knobs` reads: every knob, the winner's values.
+  auto knobs = c.cli("best 1 --gpu h200 --knobs " + c.path("best.json").string());
+  ASSERT_EQ(knobs.status, 0) << knobs.out;
+  const nlohmann::json winner = nlohmann::json::parse(std::ifstream(c.path("best.json")));
+  auto space = run(cli() + " knobs " + c.checkpoint().string() + " --json");
+  ASSERT_EQ(space.status, 0) << space.out;
+  EXPECT_EQ(winner.size(), nlohmann::json::parse(space.out)["knobs"].size());
+  EXPECT_NE(best.out.find(winner.dump()), std::string::npos) << winner.dump() << " not in " << best.out;
+  auto lane = run(cli() + " compile " + c.checkpoint().string() + " --knobs " + c.path("best.json").string() + " -o " +
+                  c.path("lane").string());
+  EXPECT_EQ(lane.status, 0) << lane.out;
   auto json = c.cli("results 1 --json");
   EXPECT_NE(json.out.find("\"lane-tune-results\""), std::string::npos) << json.out;
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM best_configs WHERE job = 1 AND stage = 2"), 1);
