@@ -101,7 +101,7 @@ const bool registered = lt::cli::add_command(
            }
            if (runs.empty()) {
              std::printf("no verified configuration yet\n");
-             lt::cli::exit_status() = 1;
+             lt::cli::exit_status() = lt::cli::kExitNoConfiguration;
            }
            for (auto& r : runs)
              std::printf("%s %s (%.4f ms/token, spread %.4f, %u reps, %.1f tok/s; objective %.4g ms; %s, %s) %s\n",

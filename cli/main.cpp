@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "compiler/error.hpp"
 #include "compiler/version.hpp"
+#include "coordinator/client.hpp"
 
 namespace lt::cli {
 namespace {
@@ -37,13 +38,16 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const lt::Error& e) {
+    const int shown = app.exit(e);  // prints --help, --version or the usage error
+    return shown == 0 ? lt::cli::kExitOk : lt::cli::kExitUsage;
+  } catch (const lt::coord::CallError& e) {
     std::fprintf(stderr, "lane-tune: %s\n", e.what());
-    return 1;
+    return e.code() == "UNAVAILABLE" ? lt::cli::kExitUnreachable
+           : e.code() == "NOT_FOUND" ? lt::cli::kExitNotFound
+                                     : lt::cli::kExitFailed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lane-tune: %s\n", e.what());
-    return 1;
+    return lt::cli::kExitFailed;
   }
   return lt::cli::exit_status();
 }

@@ -136,7 +136,7 @@ void nightly(const Args& a) {
     std::printf("%s\n", night_json(judged, ok).dump(1).c_str());
   else
     std::printf("night %lld\n%s", static_cast<long long>(judged.night), night_table(judged).c_str());
-  if (!ok) lt::cli::exit_status() = 1;
+  if (!ok) lt::cli::exit_status() = lt::cli::kExitRegression;
 }
 
 // `lane-tune releases`: the recorded releases with their baselines.

@@ -91,7 +91,7 @@ const bool registered = lt::cli::add_command(
          }
          if (tty) std::fprintf(stderr, "\n");
          std::printf("%s", lt::coord::describe(last).c_str());
-         lt::cli::exit_status() = last.job.state == "done" ? 0 : 1;
+         lt::cli::exit_status() = last.job.state == "done" ? lt::cli::kExitOk : lt::cli::kExitFailed;
        });
      }});
 }  // namespace

@@ -19,9 +19,15 @@ TEST(Cli, HelpListsOnlyWorkingCommands) {
   EXPECT_EQ(r.out.find("not implemented"), std::string::npos);
 }
 
-TEST(Cli, UnknownCommandIsAUsageError) {
-  Output r = run(cli() + " frobnicate");
-  EXPECT_NE(r.status, 0);
+// The exit statuses of the README's table: usage 2, a coordinator that cannot be reached 6, a failure 1.
+TEST(Cli, ExitStatusesSayWhatWentWrong) {
+  EXPECT_EQ(run(cli() + " frobnicate").status, 2);
+  EXPECT_EQ(run(cli() + " synth --preset").status, 2);  // an option without its value
+  EXPECT_EQ(run(cli() + " --version").status, 0);
+  Output away = run(cli() + " status 1 --coordinator 127.0.0.1:1");
+  EXPECT_EQ(away.status, 6) << away.out;
+  EXPECT_NE(away.out.find("cannot reach the coordinator"), std::string::npos) << away.out;
+  EXPECT_EQ(run(cli() + " inspect /nonexistent.gguf").status, 1);
 }
 
 // The coordinator's numeric flags are checked before anything starts; a token file keeps the token off argv.

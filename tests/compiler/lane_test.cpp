@@ -234,6 +234,34 @@ TEST(Schedule, ALaunchWithALastBlockTailRunsAloneOnItsStream) {
   }
 }
 
+// The same rule where only the rule keeps a tailed launch alone (in a real schedule its data dependences do too): a
+// made-up form whose launches all depend on nothing but x, each writing its own buffer.
+TEST(Schedule, AssigningStreamsKeepsATailedLaunchAloneAmongIndependentOnes) {
+  const auto launch = [](lane::Op op, const std::string& kind, const std::string& out) {
+    lane::Launch l;
+    l.op = std::move(op);
+    l.reads = {"x"};
+    l.writes = {out};
+    l.kind = kind;
+    l.output = out;
+    return l;
+  };
+  lane::Form f;
+  f.launches = {launch(lane::Gemv{}, "gemv", "a"), launch(lane::GemvNorm{}, "gemv_norm", "b"),
+                launch(lane::Gemv{}, "gemv", "c"), launch(lane::GemvRope{}, "gemv_qkv_rope", "d"),
+                launch(lane::Gemv{}, "gemv", "e"), launch(lane::Gemv{}, "gemv", "f")};
+  lane::assign_streams(f);
+  for (int i : {1, 3}) {
+    EXPECT_EQ(f.launches[i].stream, 0) << f.launches[i].kind << " (launch " << i << ")";
+    EXPECT_EQ(lane::group_of(f, i), std::make_pair(i, i))
+        << f.launches[i].kind << " (launch " << i << ") shares its group";
+  }
+  std::vector<int> streams;
+  for (const lane::Launch& l : f.launches) streams.push_back(l.stream);
+  // Alone: the tailed launches and the launches just before them; the last two, untailed, side by side.
+  EXPECT_EQ(streams, (std::vector<int>{0, 0, 0, 0, 0, 1}));
+}
+
 // The lane's caches hold the model's context up to 4,096 positions: a model trained on more is scheduled exactly as
 // one trained on 4,096 (the caches, the generated run, the prompt, the rope tables), one trained on fewer for its own.
 TEST(Schedule, AContextAbove4096IsCappedAt4096) {

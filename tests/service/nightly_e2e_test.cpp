@@ -121,7 +121,7 @@ TEST(NightlyEndToEnd, TuneExportNightlyPassesThenSlowerOrWrongFails) {
                            r["median_ms"] = r["median_ms"].get<double>() * 1.5;
                          }));
   auto slower = c.cli("nightly --json");
-  EXPECT_EQ(slower.status, 1) << slower.out;
+  EXPECT_EQ(slower.status, 5) << slower.out;  // a regression
   auto j = nlohmann::json::parse(slower.out.substr(slower.out.find('{')));
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["rows"][0]["verdict"], "slower");
@@ -132,7 +132,7 @@ TEST(NightlyEndToEnd, TuneExportNightlyPassesThenSlowerOrWrongFails) {
   worker = replay_worker(
       c, "wrong", altered_recording(c, "wrong.json", [](nlohmann::json& r) { r["logits_hash"] = "0123456789abcdef"; }));
   auto wrong = c.cli("nightly");
-  EXPECT_EQ(wrong.status, 1) << wrong.out;
+  EXPECT_EQ(wrong.status, 5) << wrong.out;
   EXPECT_NE(wrong.out.find("wrong"), std::string::npos) << wrong.out;
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs"), 3);
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM release_history WHERE verdict IN ('slower', 'wrong')"), 2);
@@ -158,7 +158,7 @@ TEST(NightlyEndToEnd, NoWorkerOfTheKindFailsTheNightAfterItsTimeout) {
   worker->signal(SIGKILL);
   worker->wait(30);
   auto r = c.cli("nightly --timeout 2s");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 5) << r.out;
   EXPECT_NE(r.out.find("failed"), std::string::npos) << r.out;
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs WHERE verdict = 'failed'"), 2);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -27,6 +29,9 @@ struct FakeLink : Link {
   int registrations = 0;
   int fail_reports = 0;        // the next reports that find the coordinator unavailable
   bool forget_worker = false;  // the next lease finds this worker unknown
+  // Told, outside the lock, of each report recorded and of each heartbeat's answer (the leases it said were lost).
+  std::function<void(int64_t plan)> on_report;
+  std::function<void(const std::vector<int64_t>& lost)> on_heartbeat;
 
   std::pair<int64_t, double> register_worker(const std::string&, const Gpu&) override {
     std::lock_guard l(m);
@@ -44,59 +49,118 @@ struct FakeLink : Link {
     return v;
   }
   std::vector<int64_t> heartbeat(int64_t, const std::vector<int64_t>& leases) override {
-    std::lock_guard l(m);
     std::vector<int64_t> v;
-    for (auto x : leases)
-      if (lost.count(x)) v.push_back(x);
+    {
+      std::lock_guard l(m);
+      for (auto x : leases)
+        if (lost.count(x)) v.push_back(x);
+    }
+    if (on_heartbeat) on_heartbeat(v);
     return v;
   }
   bool report(int64_t, const LeasedPlan& p, const Result& r) override {
-    std::lock_guard l(m);
-    if (fail_reports > 0) {
-      --fail_reports;
-      throw LinkError("unavailable", true);
+    {
+      std::lock_guard l(m);
+      if (fail_reports > 0) {
+        --fail_reports;
+        throw LinkError("unavailable", true);
+      }
+      reports.emplace_back(p.plan, r);
     }
-    reports.emplace_back(p.plan, r);
+    if (on_report) on_report(p.plan);
     return true;
   }
   void fetch(const std::string&, const std::filesystem::path&) override { FAIL() << "no checkpoint is needed"; }
 };
 
-// A runner that records when it prepared and measured each plan; a measurement takes `ms`.
+// A runner that records when it prepared and measured each plan; a measurement takes `ms`. A plan's preparation and
+// its measurement may first wait until a condition on the record holds (`prepare_after`, `measure_after`): the tests
+// order events by these waits, never by how long something takes.
 struct FakeRunner : Runner {
-  std::mutex m;
-  std::condition_variable changed;  // a plan was prepared
+  std::mutex m;                     // guards the record, and what a test keeps beside it for its conditions
+  std::condition_variable changed;  // the record changed
   std::map<int64_t, Clock::time_point> prepared, measured_start, measured_end;
+  // Plans whose preparing thread ended, so that the worker sees each prepared (its future for the plan is ready then):
+  // a promise made ready at the thread's exit, watched by one of `watchers`.
+  std::set<int64_t> ready;
+  std::vector<std::thread> watchers;
+  std::vector<int64_t> started;         // plans in the order their measurements started
   std::map<int64_t, double> best_seen;  // the job's best the plan's cutoff would use, when it was measured
-  std::map<int64_t, int> prepare_ms;    // plans whose preparation (kernels building) takes this long
-  int ms = 150;
+  std::map<int64_t, int> prepare_ms;    // plans whose preparation (kernels building) then takes this long
+  int ms = 0;
+  // Conditions on the record (checked under m) a plan's preparation and measurement wait for; none: no wait.
+  std::function<bool(int64_t plan)> prepare_after, measure_after;
+  // The first wait that ran out ("plan 1's measurement"); empty when none did. A wait ends after 10 s at most, a
+  // deadline only a broken worker meets, and none waits once one ran out, so that such a test fails quickly.
+  std::string ran_out;
+
+  // Waits until `until(plan)` holds; REQUIRES: l holds m.
+  void wait(std::unique_lock<std::mutex>& l, const std::function<bool(int64_t)>& until, int64_t plan,
+            const char* what) {
+    if (!until || !ran_out.empty()) return;
+    if (!changed.wait_for(l, std::chrono::seconds(10), [&] { return until(plan); }))
+      ran_out = "plan " + std::to_string(plan) + "'s " + what;
+  }
+  // Changes the record (or a test's state beside it) and wakes the waits.
+  void note(const std::function<void()>& change) {
+    {
+      std::lock_guard l(m);
+      change();
+    }
+    changed.notify_all();
+  }
+  // The plan's preparation, on the worker's thread for it: waits for prepare_after, takes prepare_ms, records that the
+  // plan is prepared, and that it is ready once the thread ends.
+  void build(const LeasedPlan& p) {
+    int hold_ms = 0;
+    {
+      std::unique_lock l(m);
+      wait(l, prepare_after, p.plan, "preparation");
+      if (auto it = prepare_ms.find(p.plan); it != prepare_ms.end()) hold_ms = it->second;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
+    note([&] { prepared[p.plan] = Clock::now(); });
+    auto ended = std::make_shared<std::promise<void>>();
+    std::future<void> at_exit = ended->get_future();
+    ended->set_value_at_thread_exit();
+    std::lock_guard l(m);
+    watchers.emplace_back([this, plan = p.plan, ended, at_exit = std::move(at_exit)] {
+      const bool ends = at_exit.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+      note([&] {
+        if (ends)
+          ready.insert(plan);
+        else if (ran_out.empty())
+          ran_out = "plan " + std::to_string(plan) + "'s preparing thread";
+      });
+    });
+  }
+  ~FakeRunner() override {
+    for (std::thread& t : watchers) t.join();
+  }
   // With first_waits, the first measurement waits (10 s at most) until another plan, not yet measured, is prepared;
   // `ahead` says whether one was: the worker prepared the next plan while measuring, whatever either takes.
   bool first_waits = false;
   std::optional<bool> ahead;
   bool needs_checkpoint() const override { return false; }
   std::function<Result()> prepare(const LeasedPlan& p, const std::filesystem::path&) override {
-    if (prepare_ms.count(p.plan)) std::this_thread::sleep_for(std::chrono::milliseconds(prepare_ms[p.plan]));
-    {
-      std::lock_guard l(m);
-      prepared[p.plan] = Clock::now();
-    }
-    changed.notify_all();
+    build(p);
     return [this, p] {
       {
         std::unique_lock l(m);
         measured_start[p.plan] = Clock::now();
+        started.push_back(p.plan);
         best_seen[p.plan] = p.best_ms->load();
+        changed.notify_all();
         if (first_waits && !ahead)
           ahead = changed.wait_for(l, std::chrono::seconds(10), [&] {
             return std::any_of(prepared.begin(), prepared.end(),
                                [&](const auto& x) { return x.first != p.plan && !measured_start.count(x.first); });
           });
+        wait(l, measure_after, p.plan, "measurement");
       }
       auto end = Clock::now() + std::chrono::milliseconds(ms);
       while (Clock::now() < end && !*p.cancelled) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      std::lock_guard l(m);
-      measured_end[p.plan] = Clock::now();
+      note([&] { measured_end[p.plan] = Clock::now(); });
       Result r;
       r.valid = true;
       r.median_ms = double(p.plan);
@@ -142,68 +206,84 @@ TEST(WorkerLoop, PreparesTheNextPlanWhileMeasuringAndReportsEach) {
   EXPECT_FALSE(l->reports[0].second.environment.empty());
 }
 
+// A prepared verification is measured before the prepared screens leased ahead of it: plan 1, the only one prepared
+// at first, is measured until the worker sees the three others prepared.
 TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   auto link = std::make_unique<FakeLink>();
   auto runner = std::make_unique<FakeRunner>();
   auto* l = link.get();
+  auto* r = runner.get();
   for (int i = 1; i <= 4; ++i) {
     l->queue.push_back(plan(i));
     l->queue.back().verify = i == 4;  // three screens, then the front's verification
-    if (i < 4) runner->prepare_ms[i] = 30;  // (the verification's kernels were built for its screen)
   }
+  r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(1) > 0; };
+  r->measure_after = [r](int64_t id) { return id != 1 || r->ready.size() == 4; };
   Options o = options();
   o.prefetch = 4;
   Worker w(o, std::move(link), std::move(runner));
   w.run();
-  ASSERT_EQ(l->reports.size(), 4u);
+  EXPECT_EQ(r->ran_out, "");
   std::vector<int64_t> order;
   for (auto& [id, res] : l->reports) order.push_back(id);
-  const auto at = [&](int64_t id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
-  EXPECT_LT(at(4), at(2));
-  EXPECT_LT(at(4), at(3));
+  EXPECT_EQ(order, (std::vector<int64_t>{1, 4, 2, 3}));
 }
 
 // A plan still building its kernels does not hold the GPU up: the plans prepared behind it are measured first, and
-// each result says how long the GPU waited for it.
+// each result says how long the GPU waited for it. Plan 1's build ends 100 ms after plans 2 and 3 were measured.
 TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {
   auto link = std::make_unique<FakeLink>();
   auto runner = std::make_unique<FakeRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  r->ms = 20;
-  r->prepare_ms[1] = 400;
-  for (int i = 1; i <= 3; ++i) l->queue.push_back(plan(i));
+  for (int i = 1; i <= 3; ++i) {
+    l->queue.push_back(plan(i));
+    l->queue.back().verify = false;  // screens: the first prepared goes first
+  }
+  r->prepare_after = [r](int64_t id) { return id != 1 || (r->measured_end.count(2) && r->measured_end.count(3)); };
+  r->prepare_ms[1] = 100;
   Options o = options();
   o.prefetch = 3;
   Worker w(o, std::move(link), std::move(runner));
   w.run();
+  EXPECT_EQ(r->ran_out, "");
   ASSERT_EQ(l->reports.size(), 3u);
   EXPECT_EQ(l->reports.back().first, 1);  // measured last, once built
-  for (auto& [id, res] : l->reports) EXPECT_TRUE(res.cost.contains("wait_prepare_s")) << res.cost.dump();
-  EXPECT_GT(l->reports.back().second.cost["wait_prepare_s"].get<double>(), 0.2);  // the GPU waited on plan 1's build
+  for (auto& [id, res] : l->reports) ASSERT_TRUE(res.cost.contains("wait_prepare_s")) << res.cost.dump();
+  // The GPU waited on plan 1's build: most of its last 100 ms (which began before the worker turned to it), and at
+  // most from the end of plan 2's or 3's measurement to the start of plan 1's.
+  const auto one = std::find_if(l->reports.begin(), l->reports.end(), [](const auto& x) { return x.first == 1; });
+  const double waited = one->second.cost["wait_prepare_s"].get<double>();
+  const double idle =
+      std::chrono::duration<double>(r->measured_start[1] - std::max(r->measured_end[2], r->measured_end[3])).count();
+  EXPECT_GT(waited, 0.02);
+  EXPECT_LE(waited, idle);
 }
 
 // A runner whose measurements overlap (the CUDA runner: the GPU's part under its lock, the checks beside the next
-// measurement): the next plan's GPU part starts while the one before it is still being checked, and every result is
-// reported.
+// measurement). A plan's checks may wait until a condition on the record holds (`checks_after`).
 struct OverlappingRunner : FakeRunner {
   std::mutex gpu;
   std::map<int64_t, Clock::time_point> checks_end;
-  int verify_checks_ms = 80;
+  std::function<bool(int64_t plan)> checks_after;
   bool overlaps() const override { return true; }
   std::function<Result()> prepare(const LeasedPlan& p, const std::filesystem::path&) override {
+    build(p);
     return [this, p] {
-      std::unique_lock g(gpu);
       {
-        std::lock_guard l(m);
-        measured_start[p.plan] = Clock::now();
+        std::lock_guard g(gpu);
+        note([&] {
+          measured_start[p.plan] = Clock::now();
+          started.push_back(p.plan);
+        });
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(40));
-      g.unlock();
-      // The checks; a verification's wait on the CPU reference's verdict, as early in a job.
-      std::this_thread::sleep_for(std::chrono::milliseconds(p.verify ? verify_checks_ms : 80));
-      std::lock_guard l(m);
-      checks_end[p.plan] = Clock::now();
+      {
+        // The checks; a verification's wait on the CPU reference's verdict, as early in a job.
+        std::unique_lock l(m);
+        wait(l, checks_after, p.plan, "checks");
+        checks_end[p.plan] = Clock::now();
+      }
+      changed.notify_all();
       Result r;
       r.valid = true;
       return r;
@@ -211,51 +291,59 @@ struct OverlappingRunner : FakeRunner {
   }
 };
 
+// The next plan's GPU part starts while the one before it is still being checked, and every result is reported. Each
+// plan is prepared once the one before it started its GPU part, and its checks end once the next one's started.
 TEST(WorkerLoop, TheNextMeasurementRunsWhileTheOneBeforeIsChecked) {
   auto link = std::make_unique<FakeLink>();
   auto runner = std::make_unique<OverlappingRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  for (int i = 1; i <= 4; ++i) l->queue.push_back(plan(i));
+  for (int i = 1; i <= 4; ++i) {
+    l->queue.push_back(plan(i));
+    l->queue.back().verify = false;
+  }
+  r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(id - 1) > 0; };
+  r->checks_after = [r](int64_t id) { return id == 4 || r->measured_start.count(id + 1) > 0; };
   Options o = options();
   o.prefetch = 4;
-  const auto t0 = Clock::now();
   Worker w(o, std::move(link), std::move(runner));
   w.run();
-  ASSERT_EQ(l->reports.size(), 4u);
-  std::vector<int64_t> measured;  // plans by the start of their GPU part
-  for (auto& [id, at] : r->measured_start) measured.push_back(id);
-  std::sort(measured.begin(), measured.end(),
-            [&](int64_t a, int64_t b) { return r->measured_start[a] < r->measured_start[b]; });
+  EXPECT_EQ(r->ran_out, "");
   std::set<int64_t> reported;
   for (auto& [id, res] : l->reports) reported.insert(id);
   EXPECT_EQ(reported, (std::set<int64_t>{1, 2, 3, 4}));
-  for (size_t i = 1; i < 4; ++i)
-    EXPECT_LT(r->measured_start[measured[i]], r->checks_end[measured[i - 1]]) << i;
-  // 4 x 40 ms on the GPU, the last 80 ms of checks: well under the 480 ms of measuring one after another.
-  EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(420));
+  ASSERT_EQ(r->started.size(), 4u);
+  for (size_t i = 1; i < 4; ++i) {
+    const int64_t before = r->started[i - 1], next = r->started[i];
+    EXPECT_TRUE(r->measured_start[next] < r->checks_end[before])
+        << "plan " << next << "'s GPU part started after plan " << before << "'s checks ended";
+  }
 }
 
 // A verification whose checks wait long (the CPU reference's verdict) holds up neither the GPU nor the reports of the
-// screens measured after it.
+// screens measured after it: measured first, its checks end only once the three screens were reported.
 TEST(WorkerLoop, AVerificationWaitingOnItsChecksHoldsNothingUp) {
   auto link = std::make_unique<FakeLink>();
   auto runner = std::make_unique<OverlappingRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  r->verify_checks_ms = 600;
   for (int i = 1; i <= 4; ++i) {
     l->queue.push_back(plan(i));
     l->queue.back().verify = i == 1;
-    if (i > 1) r->prepare_ms[i] = 50;  // (the verification is measured first)
   }
+  std::set<int64_t> reported;  // under r->m
+  l->on_report = [r, &reported](int64_t id) { r->note([&] { reported.insert(id); }); };
+  r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(1) > 0; };
+  r->checks_after = [&reported](int64_t id) { return id != 1 || reported == std::set<int64_t>{2, 3, 4}; };
   Options o = options();
   o.prefetch = 4;
   Worker w(o, std::move(link), std::move(runner));
   w.run();
+  EXPECT_EQ(r->ran_out, "");
   ASSERT_EQ(l->reports.size(), 4u);
   EXPECT_EQ(l->reports.back().first, 1);  // reported once its checks are done, after the screens behind it
-  for (int i = 2; i <= 4; ++i) EXPECT_LT(r->checks_end[i], r->checks_end[1]) << i;
+  for (int i = 2; i <= 4; ++i)
+    EXPECT_TRUE(r->checks_end[i] < r->checks_end[1]) << "plan " << i << "'s checks ended after the verification's";
 }
 
 // A checkpoint digest that is not 32 hex digits is never used as a file name: the plan is dropped, nothing fetched.
@@ -300,19 +388,30 @@ TEST(WorkerLoop, AScreensCutoffMeetsTheBestKnownWhenItIsMeasured) {
   EXPECT_DOUBLE_EQ(r->best_seen[4], 0);    // another job: nothing known
 }
 
+// A plan whose lease was lost while it waited is never measured, and a worker the coordinator forgot registers again.
+// Plan 1 is measured until a heartbeat has said plan 2's lease was lost twice: the second comes after the worker took
+// the first in.
 TEST(WorkerLoop, SkipsPlansWhoseLeaseWasLostAndRegistersAgain) {
   auto link = std::make_unique<FakeLink>();
   auto runner = std::make_unique<FakeRunner>();
   auto* l = link.get();
-  runner->ms = 1500;  // long enough for a heartbeat while plan 2 waits
+  auto* r = runner.get();
   l->queue = {plan(1), plan(2), plan(3)};
   l->lost.insert(plan(2).lease);
   l->forget_worker = true;
+  int told_lost = 0;  // heartbeats that said plan 2's lease was lost, under r->m
+  l->on_heartbeat = [r, &told_lost](const std::vector<int64_t>& lost) {
+    r->note([&] { told_lost += std::count(lost.begin(), lost.end(), plan(2).lease) > 0; });
+  };
+  r->prepare_after = [r](int64_t id) { return id != 2 || r->measured_start.count(1) > 0; };
+  r->measure_after = [&told_lost](int64_t id) { return id != 1 || told_lost >= 2; };
   Worker w(options(), std::move(link), std::move(runner));
   w.run();
+  EXPECT_EQ(r->ran_out, "");
   std::set<int64_t> got;
   for (auto& [id, res] : l->reports) got.insert(id);
   EXPECT_EQ(got, (std::set<int64_t>{1, 3}));
+  EXPECT_EQ(r->measured_start.count(2), 0u) << "plan 2 was measured after its lease was lost";
   EXPECT_EQ(l->registrations, 2);
 }
 

@@ -210,6 +210,9 @@ int lane_context(const model::Model& m);
 // Schedules the lane; throws lt::Error for an unsupported tensor format or bad knobs.
 Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);
 
+// Sets the streams of a form's launches (side_streams): up to 3 independent launches side by side, a tailed one alone.
+void assign_streams(Form& f);
+
 // The launches [first, last] of the group launch `i` belongs to (itself alone when no side stream follows it).
 std::pair<int, int> group_of(const Form& f, int i);
 

@@ -161,6 +161,8 @@ bool conflict(const Launch& a, const Launch& b) {
   return meets(a.writes, b.reads) || meets(a.writes, b.writes) || meets(b.writes, a.reads);
 }
 
+}  // namespace
+
 // Side streams: each run of consecutive launches that do not depend on one another (at most 3: the step's stream and
 // two side ones) runs side by side. A launch with a last-block tail (its kernel counts the launch's blocks in one
 // device counter) stays alone.
@@ -179,6 +181,8 @@ void assign_streams(Form& f) {
     i = j;
   }
 }
+
+namespace {
 
 // The activations and their quantized copy of a launch whose projection reads a copy (`quantized_input`), or nulls;
 // `k` and `rows` the activations' width and rows (a chunk's logits project its last row alone).
