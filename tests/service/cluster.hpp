@@ -35,7 +35,8 @@ class Process {
 // The cluster.
 class Cluster {
  public:
-  explicit Cluster(const std::string& token = "");
+  // A tiny-qwen3 checkpoint of `type` (synth --type), its synthetic recording, and no process yet.
+  explicit Cluster(const std::string& token = "", const std::string& type = "q8_0");
   ~Cluster();
 
   // Starts the coordinator (on `port`, 0: any free port) and waits until it serves.

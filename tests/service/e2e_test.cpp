@@ -71,6 +71,27 @@ TEST(EndToEnd, HalvingJobRunsToCompletionOnTwoWorkers) {
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE reused_from = 0 AND job = " + std::to_string(again)), 0);
 }
 
+// A Q4_K_M checkpoint (llama.cpp's mix of q4_k and q6_k) tuned end to end: its space (no tensor-core knobs' effect,
+// the int8 numerics over its codes) searched to a verified best whose knobs compile.
+TEST(EndToEnd, AQ4KMCheckpointIsTunedToAVerifiedBest) {
+  Cluster c("", "q4_k_m");
+  c.start_coordinator();
+  c.start_worker("a", 10);
+  auto space = run(cli() + " knobs " + c.checkpoint().string() + " --json");
+  ASSERT_EQ(space.status, 0) << space.out;
+  const nlohmann::json knobs = nlohmann::json::parse(space.out);
+  EXPECT_NE(knobs["knobs"][0]["values"].dump().find("int8"), std::string::npos) << knobs["knobs"][0].dump();
+  auto r = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy halving --budget 8 --wait");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE job = 1 AND state != 'done'"), 0);
+  auto best = c.cli("best 1 --gpu h200 --knobs " + c.path("best.json").string());
+  ASSERT_EQ(best.status, 0) << best.out;
+  auto lane = run(cli() + " compile " + c.checkpoint().string() + " --knobs " + c.path("best.json").string() + " -o " +
+                  c.path("lane").string());
+  EXPECT_EQ(lane.status, 0) << lane.out;
+  EXPECT_NE(std::ifstream(c.path("lane") / "lane.cu").peek(), EOF);
+}
+
 // Each plan in `plans` is done with exactly one run, recorded by worker `by` (any worker when empty).
 void expect_recorded_once(Cluster& c, const std::vector<int64_t>& plans, const std::string& by = "") {
   for (int64_t p : plans) {
