@@ -468,6 +468,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_EQ(i8.find("lk_quantize_i8<false><<<"), std::string::npos);
   // gemv_prequant: the decode step's activations quantized once, row by row, and its GEMVs reading the copy.
   const std::string gq = program(l, {{"numerics", "int8"}, {"gemv_prequant", true}});
+  // The library's optional parts only where a launch calls them: chunks of 1 row run no tensor-core GEMM.
+  EXPECT_NE(program(l, {{"numerics", "int8"}, {"max_chunk", 1}}).find("#define LK_WITH_MMA 0"), std::string::npos);
+  EXPECT_NE(program(l, {{"numerics", "int8"}, {"max_chunk", 16}}).find("#define LK_WITH_MMA 1"), std::string::npos);
+  EXPECT_NE(gq.find("#define LK_WITH_BLOCKS 0"), std::string::npos);
   EXPECT_NE(gq.find("lk_quantize_i8<false><<<dim3(1, 1), 64, 0, st>>>(f1_l0_h, f1_xq_l0_h, 256, 1);"),
             std::string::npos);
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, lk_xq{(const int*)f1_xq_l0_h}"),

@@ -63,8 +63,10 @@ struct KernelCall {
   std::string instance() const;
 };
 
-// The C type a matrix format's handle takes in the kernels: lk_q8, or lk_plain<element>.
+// The C type a matrix format's handle takes in the kernels: lk_q8, lk_plain<element> or lk_blk<LK_Q4_K>, ...
 std::string format_type(ggml::Type t);
+// A block format's name in the kernel library (kernels/shapes.cuh): "LK_Q4_K", "LK_MXFP4", ...
+std::string block_macro(ggml::Type t);
 
 // The dynamic shared memory an lk_attention block of `heads` query heads and `vper` value elements a lane takes
 // under the lane's activation size (kernels/attention.cuh lays it out).

@@ -153,7 +153,13 @@ std::string program_head(const knobs::Knobs& k) {
   return o.str();
 }
 
-std::string library_switches(bool blocks, bool mma, bool gemm_tile) {
+void LibraryParts::need(const std::string& instance) {
+  blocks |= instance.find("lk_blk<") != std::string::npos;
+  mma |= instance.rfind("lk_gemm_i8", 0) == 0;
+  gemm_tile |= instance.rfind("lk_gemm_i8t<", 0) == 0;
+}
+
+std::string LibraryParts::switches() const {
   return std::string("#define LK_WITH_BLOCKS ") + (blocks ? "1" : "0") + "\n#define LK_WITH_MMA " + (mma ? "1" : "0") +
          "\n#define LK_WITH_GEMM_TILE " + (gemm_tile ? "1" : "0") + "\n\n";
 }
@@ -187,15 +193,11 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
      << program_head(k);
-  bool blocks = false, mma = false, tile = false;
-  for (const Matrix& w : p.matrices) blocks |= lk_is_block(int(w.type));
+  LibraryParts parts;
   for (const auto& form : calls)
     for (const auto& launch : form)
-      for (const KernelCall& c : launch) {
-        mma |= c.kernel.rfind("lk_gemm_i8", 0) == 0;
-        tile |= c.kernel == "lk_gemm_i8t";
-      }
-  cu << library_switches(blocks, mma, tile) << whole_library();
+      for (const KernelCall& c : launch) parts.need(c.instance());
+  cu << parts.switches() << whole_library();
 
   // Constants: the checkpoint, the sidecar, the shapes, the residence order.
   const uint64_t side_digest = XXH64(p.sidecar.data(), p.sidecar.size(), 0);
@@ -269,8 +271,8 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
     if (w.type == ggml::Type::Q8_0)
       cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", " << host
          << ");\n";
-    else if (lk_is_block(int(w.type)))  // lk_upload_blocks<LK_Q4_K> for an lk_blk<LK_Q4_K>
-      cu << "  " << w.name << " = lk_upload_blocks" << format_type(w.type).substr(6) << "(file, " << off << "ULL, "
+    else if (lk_is_block(int(w.type)))
+      cu << "  " << w.name << " = lk_upload_blocks<" << block_macro(w.type) << ">(file, " << off << "ULL, "
          << w.rows << ", " << w.cols << ", " << host << ");\n";
     else
       cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows

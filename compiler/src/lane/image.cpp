@@ -170,11 +170,10 @@ std::string resident_source() {
 }
 
 std::string module_source(const std::string& head, const std::string& instance) {
-  const bool mma = instance.rfind("lk_gemm_i8", 0) == 0;
+  LibraryParts parts;
+  parts.need(instance);
   return std::string("// A kernel module of lane-tune ") + version() + ": the instance " + instance +
-         " of the kernel library.\n" + head +
-         library_switches(instance.find("lk_blk<") != std::string::npos, mma, instance.rfind("lk_gemm_i8t", 0) == 0) +
-         device_library() +
+         " of the kernel library.\n" + head + parts.switches() + device_library() +
          "\n// The instance this module holds.\nvoid* lk_instance = (void*)&" + instance + ";\n";
 }
 

@@ -69,12 +69,15 @@ std::string format_type(ggml::Type t) {
       return "lk_plain<__nv_bfloat16>";
     case ggml::Type::F32:
       return "lk_plain<float>";
-    default: {  // the block formats the schedule accepts: lk_blk<LK_Q4_K>, ...
-      std::string name(ggml::traits_of(t).name);
-      for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
-      return "lk_blk<LK_" + name + ">";
-    }
+    default:  // the block formats the schedule accepts
+      return "lk_blk<" + block_macro(t) + ">";
   }
+}
+
+std::string block_macro(ggml::Type t) {
+  std::string name(ggml::traits_of(t).name);
+  for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return "LK_" + name;
 }
 
 size_t attention_smem(size_t act_bytes, int heads, int vper) {

@@ -20,9 +20,14 @@ std::string program_head(const knobs::Knobs& k);
 // module compiles.
 std::string device_library();
 
-// The switches of the library's optional parts (kernels/prelude.cuh): the block formats, the tensor-core GEMMs, the
-// tiled GEMM, each on only where the program uses it, so that nvcc reads no more than it compiles.
-std::string library_switches(bool blocks, bool mma, bool gemm_tile);
+// The library's optional parts (kernels/prelude.cuh) a program or kernel module needs, from the kernel instances it
+// calls: the block formats, the tensor-core GEMMs, the tiled GEMM; each on only where used, so that nvcc reads no more
+// than it compiles.
+struct LibraryParts {
+  bool blocks = false, mma = false, gemm_tile = false;
+  void need(const std::string& instance);
+  std::string switches() const;  // the #defines a program's head carries
+};
 
 // The whole kernel library, host side included, in the order a program includes it.
 std::string whole_library();
