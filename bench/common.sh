@@ -2,10 +2,11 @@
 export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# A preset's checkpoint in DIR (q8_0, seed 1), synthesized once.  usage: checkpoint LANE_TUNE DIR PRESET -> path
+# A preset's checkpoint in DIR (q8_0, or $TYPE; seed 1), synthesized once.  usage: checkpoint LANE_TUNE DIR PRESET -> path
 checkpoint() {
-  local f="$2/$3.gguf"
-  [ -f "$f" ] || "$1" synth --preset "$3" --type q8_0 --seed 1 -o "$f" > /dev/null
+  local t=${TYPE:-q8_0} f="$2/$3.gguf"
+  [ "$t" = q8_0 ] || f="$2/$3-$t.gguf"
+  [ -f "$f" ] || "$1" synth --preset "$3" --type "$t" --seed 1 -o "$f" > /dev/null
   echo "$f"
 }
 

@@ -8,7 +8,7 @@
 #     int8x2), each screened against the reference first.
 # Prints a line a configuration, then a table.
 #
-# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] [SETS_ONLY="4 5"] bench/formats_check.sh LT WORKDIR
+# usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] [SETS_ONLY="4 5"] [SPEED_SETS="3 6"] bench/formats_check.sh LT WORKDIR
 set -uo pipefail
 LT=$1; W=$2
 . "$(dirname "$0")/common.sh"
@@ -21,6 +21,8 @@ SETS=(
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"gemv_rows_per_warp":2}'
   '{"numerics":"int8x2","max_chunk":16,"gemv_split":2,"fuse_norm":false}'
   '{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_norm":true,"max_chunk":16,"gemv_rows_per_warp":2}'
+  '{"numerics":"int8","gemm_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64}'
+  '{"numerics":"int8x2","gemm_prequant":true,"gemm_tile":64,"fuse_glu":true,"max_chunk":256,"gemv_prequant":true}'
 )
 args=()
 for i in ${SETS_ONLY:-${!SETS[@]}}; do args+=(--knobs-json "${SETS[$i]}"); done
@@ -61,9 +63,11 @@ SPEED=(
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":4,"gemv_warps":4}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_norm":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true}'
 )
 sargs=()
-for s in "${SPEED[@]}"; do sargs+=(--knobs-json "$s"); done
+for i in ${SPEED_SETS:-${!SPEED[@]}}; do sargs+=(--knobs-json "${SPEED[$i]}"); done
 for P in ${SPEED_PRESETS-qwen3-0.6b llama-3.1-8b}; do
   F="$W/$P-q4_k_m.gguf"
   t0=$(date +%s.%N)

@@ -3,7 +3,7 @@
 # the tensor-core kernels' speed of light, occupancy, launch shape and warp stall reasons, where the machine's runtime
 # lets ncu read the counters (the clocks left alone).
 #
-# usage: [PROMPT=64] [KERNELS=regex] [COUNT=6] bench/ncu_gemm.sh LANE_TUNE_BINARY WORKDIR PRESET [KNOBS_JSON...]
+# usage: [PROMPT=64] [KERNELS=regex] [COUNT=6] [TYPE=q4_k_m] bench/ncu_gemm.sh LANE_TUNE_BINARY WORKDIR PRESET [KNOBS_JSON...]
 # (without KNOBS_JSON: the staged int8 lane and the one with gemm_prequant, chunks of 64)
 set -uo pipefail
 LT=$1; W=$2; P=$3; shift 3

@@ -147,7 +147,8 @@ TEST_P(LanePlanOnCpu, MatchesTheReference) {
 
 // The block formats read in place (kernels/formats.cuh's lk_blk): every format under the numerics and the fusions,
 // with llama.cpp's q4_k_m and q5_k_m mixes (q6_k attn_v and ffn_down in some layers: the fusions over q, k, v fall
-// back in those). The int8 numerics' products read the block formats' codes (dp4a); the tensor-core GEMMs, Q8_0 only.
+// back in those). The int8 numerics' products read the block formats' codes (dp4a in decode; under gemm_prequant the
+// chunks' tensor-core GEMMs, set 11).
 class BlockFormatsOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
 
 TEST_P(BlockFormatsOnCpu, MatchTheReference) {
@@ -165,7 +166,7 @@ TEST_P(BlockFormatsOnCpu, MatchTheReference) {
 INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k",
                                                               "mxfp4", "q4_k_m", "q5_k_m"),
-                                            ::testing::Values(0, 1, 2, 4, 5, 8, 10, 13)));
+                                            ::testing::Values(0, 1, 2, 4, 5, 8, 10, 11, 13)));
 
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
 // computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and

@@ -14,6 +14,7 @@
 #include "compiler/gguf.hpp"
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
+#include "compiler/lane_image.hpp"
 #include "compiler/lane_output.hpp"
 #include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
@@ -614,6 +615,42 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
     ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << k.dump() << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
+}
+
+// A Q4_K_M checkpoint's lane with its chunks on the tensor cores (lk_gemm_i8qb over Q4_K and Q6_K, both copy layouts)
+// builds, and so does each of its block GEMMs alone as the worker's kernel module: the module's library switches
+// follow from the instance's name alone.
+TEST(LaneBlockBuild, TheBlockGemmBuildsInTheLaneAndAsAModule) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-llama";
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;
+  o.seed = 3;
+  synth::write(o, dir / "q4km.gguf");
+  const gguf::File f = gguf::File::open(dir / "q4km.gguf");
+  const model::Model m = model::recognize(f);
+  const json k = {{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"fuse_glu", true}};
+  lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), dir / "lane");
+  std::string log;
+  ASSERT_NO_THROW(lane::build(dir / "lane", 90, &log)) << log;
+  EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  json tiled = k;
+  tiled["gemm_tile"] = 64;
+  const lane::Image img = lane::image(f, m, knobs_of(tiled), {132, 90});
+  int modules = 0;
+  for (const std::string& instance : img.kernels) {
+    if (instance.rfind("lk_gemm_i8qb<", 0) != 0) continue;
+    const std::string src = (dir / ("m" + std::to_string(modules) + ".cu")).string();
+    std::ofstream(src) << lane::module_source(img.head, instance);
+    std::string cmd;
+    for (const std::string& part : lane::nvcc_module_command(src, src + ".cubin", 90)) cmd += "'" + part + "' ";
+    const Output out = run(cmd + "2>&1");
+    EXPECT_EQ(out.status, 0) << instance << ": " << out.out;
+    ++modules;
+  }
+  EXPECT_GE(modules, 3);  // Q4_K alone and with GLU, Q6_K
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,

@@ -89,6 +89,53 @@ TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
   EXPECT_EQ(chunk[1].kernel, "lk_add_rmsnorm");
 }
 
+// A block-format checkpoint's chunks: on the tensor cores (lk_gemm_i8qb over the codes in place) under the int8
+// numerics and gemm_prequant only, with the matrix's format, and reading the copy in the layout its quantize launch
+// wrote (row by row under gemm_tile); without gemm_prequant, GEMV slabs.
+TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
+  static test::TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-llama";
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;  // Q4_K_M
+  o.seed = 5;
+  synth::write(o, dir / "q4km.gguf");
+  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
+  const model::Model m = model::recognize(file);
+  auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
+  const json base = {{"numerics", "int8"}, {"max_chunk", 16}, {"gemm_prequant", true}, {"fuse_glu", true}};
+  const Schedule p = of(base);
+  const Matrix& wq = p.matrix(std::get<Gemv>(launch_of(p, 16, "gemv", "l0_q").op).w);
+  ASSERT_EQ(wq.type, ggml::Type::Q4_K);
+  const auto q = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].instance(), "lk_gemm_i8qb<LK_Q4_K, false, 1, true>");
+  EXPECT_EQ(q[0].grid.v[0], (wq.rows + 63) / 64);  // 4 warps of 16 rows
+  EXPECT_EQ(q[0].grid.v[1], 2u);                   // 16 rows: 2 groups of 8, one a block
+  // Q4_K_M keeps some matrices in Q6_K: each GEMM names its own format.
+  std::set<std::string> kernels;
+  for (const Launch& l : form_of(p, 16).launches)
+    for (const KernelCall& c : lower(p, form_of(p, 16), l)) kernels.insert(c.instance());
+  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q4_K, true, 1, true>"));  // gate and up, one launch
+  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q6_K, false, 1, true>"));
+  EXPECT_TRUE(kernels.count("lk_quantize_i8<true>"));
+  for (const std::string& k : kernels)  // (the logits project the chunk's last row alone: a GEMV of one row)
+    EXPECT_TRUE(k.find("lk_gemv") == std::string::npos || k.ends_with(", 1, 1>")) << k;
+  // gemm_tile: the copy row by row, the block GEMMs read it so.
+  json tiled = base;
+  tiled["gemm_tile"] = 64;
+  const Schedule t = of(tiled);
+  EXPECT_EQ(lower(t, form_of(t, 16), launch_of(t, 16, "gemv", "l0_q"))[0].instance(),
+            "lk_gemm_i8qb<LK_Q4_K, false, 1, false>");
+  // Without gemm_prequant: slabs of 8 rows.
+  json slabs = base;
+  slabs["gemm_prequant"] = false;
+  const Schedule s = of(slabs);
+  const auto g = lower(s, form_of(s, 16), launch_of(s, 16, "gemv", "l0_q"));
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].kernel, "lk_gemv");
+}
+
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});

@@ -193,8 +193,8 @@ struct Schedule {
 // Words an activation takes in the int8 numerics' products: 0 (not int8), 1 (int8) or 2 (int8x2).
 int int8_words(const knobs::Knobs& k);
 
-// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8): the int8 numerics, a
-// Q8_0 matrix, and a chunk of whole 16-row tiles.
+// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8 and kin): the int8
+// numerics, a chunk of whole 16-row tiles, and a Q8_0 matrix or, under gemm_prequant, a block-format one.
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant on the

@@ -26,7 +26,7 @@ constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library files every lane includes, in order.
 const char* const kLibrary[] = {"prelude.cuh",   "shapes.cuh", "stall.cuh",  "formats.cuh", "embed.cuh",
-                                "norm.cuh",      "rope.cuh",   "gemv.cuh",   "gemm.cuh",    "kv.cuh",
+                                "norm.cuh",      "rope.cuh",   "gemv.cuh",   "gemm.cuh",    "gemm_blocks.cuh", "kv.cuh",
                                 "attention.cuh", "swiglu.cuh", "argmax.cuh", "exits.cuh",   "xxh64.cuh",
                                 "host.cuh",      "host_memory.cuh", "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
 // The library's host files: what a kernel module leaves out.
@@ -154,7 +154,8 @@ std::string program_head(const knobs::Knobs& k) {
 }
 
 void LibraryParts::need(const std::string& instance) {
-  blocks |= instance.find("lk_blk<") != std::string::npos;
+  // (a block-format kernel names its matrices' type, lk_blk<..>, or its format alone: lk_gemm_i8qb<LK_Q4_K, ..>)
+  blocks |= instance.find("lk_blk<") != std::string::npos || instance.rfind("lk_gemm_i8qb<", 0) == 0;
   mma |= instance.rfind("lk_gemm_i8", 0) == 0;
   gemm_tile |= instance.rfind("lk_gemm_i8t<", 0) == 0;
 }

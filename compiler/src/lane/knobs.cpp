@@ -97,7 +97,8 @@ const KnobDef kTable[] = {
      &Knobs::numerics,
      "how the lane computes: f32 activations with weights dequantized in registers (dequant), f64 sums (precise), "
      "or integer products on int8 activations quantized per 32-block (int8; int8x2 adds the residual's word): dp4a "
-     "in decode (q8_0 and the block formats), tensor cores in chunks of 16 rows and more (q8_0); the int8 numerics "
+     "in decode (q8_0 and the block formats), tensor cores in chunks of 16 rows and more (q8_0, and the block formats "
+     "under gemm_prequant); the int8 numerics "
      "only where the checkpoint has quantized matrices (f16, bf16 and f32 ones are read dequantized)",
      {"dequant", "precise", "int8", "int8x2"},
      [](const model::Model& m, std::vector<json>& values) {
@@ -161,7 +162,7 @@ const KnobDef kTable[] = {
     {"gemm_prequant",
      &Knobs::gemm_prequant,
      "a chunk's activations quantized once into an int8 copy in the tensor cores' order, which its GEMMs read (a "
-     "warp 16 output rows and groups of 8 activation rows)",
+     "warp 16 output rows and groups of 8 activation rows; the block formats' chunks run on the tensor cores only so)",
      {false, true}},
     {"gemv_prequant",
      &Knobs::gemv_prequant,

@@ -169,8 +169,8 @@ class Lowerer {
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
   // quantized as the block stages it, a warp 8 output rows), or with `xq` lk_gemm_i8q (x quantized before; a warp 16
-  // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM),
-  // or under gemm_tile lk_gemm_i8t (tiled_gemm).
+  // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM;
+  // lk_gemm_i8qb over a block format), or under gemm_tile lk_gemm_i8t (tiled_gemm; block formats keep lk_gemm_i8qb).
   KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
                   int rows, const std::optional<std::string>& xq) const {
     KernelCall c;
@@ -185,13 +185,19 @@ class Lowerer {
                   Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(w.rows))};
       return c;
     }
-    if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
+    const bool blocks = lk_is_block(int(w.type));
+    if (k_.gemm_tile && !blocks) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
     while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p_.target.sms)))
       tn /= 2;
-    c.kernel = "lk_gemm_i8q";
-    c.targs = {glu, std::to_string(tn)};
+    if (blocks) {  // (under gemm_tile the copy is laid out row by row, as the tiled GEMMs of the chunk read it)
+      c.kernel = "lk_gemm_i8qb";
+      c.targs = {block_macro(w.type), glu, std::to_string(tn), flag(k_.gemm_tile == 0)};
+    } else {
+      c.kernel = "lk_gemm_i8q";
+      c.targs = {glu, std::to_string(tn)};
+    }
     c.grid = dims2(cdiv(w.rows, size_t(16 * warps)), size_t(rows / (8 * tn)));
     c.block = dims1(32 * warps);
     c.params = quantized_gemm_params(w, u, bias, y, rows, *xq);

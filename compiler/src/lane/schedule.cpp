@@ -246,7 +246,9 @@ int int8_words(const knobs::Knobs& k) {
 }
 
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
-  return int8_words(k) > 0 && w.type == ggml::Type::Q8_0 && rows >= 16 && rows % 16 == 0;
+  if (int8_words(k) == 0 || rows < 16 || rows % 16) return false;
+  // (a block format's GEMM reads the chunk's quantized copy: gemm_prequant)
+  return w.type == ggml::Type::Q8_0 || (lk_is_block(int(w.type)) && k.gemm_prequant);
 }
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
