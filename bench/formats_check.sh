@@ -23,6 +23,7 @@ SETS=(
   '{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_norm":true,"max_chunk":16,"gemv_rows_per_warp":2}'
   '{"numerics":"int8","gemm_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64}'
   '{"numerics":"int8x2","gemm_prequant":true,"gemm_tile":64,"fuse_glu":true,"max_chunk":256,"gemv_prequant":true}'
+  '{"numerics":"int8","gemm_prequant":true,"gemm_tile":128,"fuse_glu":true,"fuse_qkv":true,"max_chunk":64}'
 )
 args=()
 for i in ${SETS_ONLY:-${!SETS[@]}}; do args+=(--knobs-json "${SETS[$i]}"); done
@@ -65,6 +66,8 @@ SPEED=(
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_norm":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true}'
   '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true,"gemm_tile":64}'
+  '{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true,"gemm_tile":128}'
 )
 sargs=()
 for i in ${SPEED_SETS:-${!SPEED[@]}}; do sargs+=(--knobs-json "${SPEED[$i]}"); done

@@ -83,19 +83,19 @@ LK_DEVICE int lk_spread2(unsigned v) {
 }
 
 // A K-quant 256-block's sub-block j (0..7, known at run time): its 6-bit scale and min from the 12 packed bytes
-// (ggml's get_scale_min_k4) in the header's words h1, h2, h3 (bytes 4..15 of d, dmin and the scales), by shifts and
-// selects: a byte index known only at run time would put the header in local memory.
+// (ggml's get_scale_min_k4) in the header's words h1, h2, h3 (bytes 4..15 of d, dmin and the scales). A byte index
+// known only at run time would put the header in local memory: byte permutes pick bytes j and j + 4 of (h1, h2) and
+// byte j - 4 of h3, and both of ggml's cases are computed and one selected.
 LK_DEVICE void lk_scale_min_k4(int j, unsigned h1, unsigned h2, unsigned h3, int& sc, int& m) {
-  auto byte = [&](int i) {  // scale byte i (0..11)
-    const unsigned w = i < 4 ? h1 : i < 8 ? h2 : h3;
-    return (int)((w >> (8 * (i & 3))) & 0xffu);
-  };
+  const unsigned i = (unsigned)j & 3u;
+  const unsigned pair = __byte_perm(h1, h2, i | ((i + 4u) << 4));  // byte 0: scale byte i, byte 1: byte i + 4
   if (j < 4) {
-    sc = byte(j) & 63;
-    m = byte(j + 4) & 63;
-  } else {
-    sc = (byte(j + 4) & 0xf) | ((byte(j - 4) >> 6) << 4);
-    m = (byte(j + 4) >> 4) | ((byte(j) >> 6) << 4);
+    sc = (int)(pair & 63u);
+    m = (int)((pair >> 8) & 63u);
+  } else {  // j = i + 4: bytes j + 4 (h3's byte i), j - 4 (byte i) and j (byte i + 4)
+    const unsigned hi = __byte_perm(h3, 0u, i);
+    sc = (int)((hi & 0xfu) | ((pair >> 6 & 3u) << 4));
+    m = (int)((hi >> 4 & 0xfu) | ((pair >> 14 & 3u) << 4));
   }
 }
 

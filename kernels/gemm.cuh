@@ -279,6 +279,12 @@ __global__ void __launch_bounds__(128)
     }
 }
 
+// An mma's integer sum as f32, exactly ((float)d) for |d| < 2^22 (a 32-block's sum is at most 32 x 128 x 127): the
+// integer added into the mantissa of 1.5 x 2^23, which is then taken away: two ALU operations, no conversion unit.
+LK_DEVICE float lk_sum_f32(int d) {
+  return __int_as_float(d + 0x4B400000) - 12582912.f;
+}
+
 #if LK_WITH_GEMM_TILE
 // gemm_tile's kernel, lk_gemm_i8t: the GEMM over activations lk_quantize_i8 wrote row by row (FRAG false), as block
 // tiles staged in shared memory. A block of 4 warps takes 64 weight rows (64 output rows, or under GLU 32 gate rows and
@@ -311,11 +317,6 @@ LK_DEVICE void lk_ldmatrix4(int (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(s));
-}
-// An mma's integer sum as f32, exactly ((float)d) for |d| < 2^22 (a 32-block's sum is at most 32 x 128 x 127): the
-// integer added into the mantissa of 1.5 x 2^23, which is then taken away: two ALU operations, no conversion unit.
-LK_DEVICE float lk_sum_f32(int d) {
-  return __int_as_float(d + 0x4B400000) - 12582912.f;
 }
 
 template <bool GLU, int BN>

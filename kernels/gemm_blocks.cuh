@@ -21,10 +21,51 @@ struct lk_mma_group {
   float min;
 };
 
+// Format T's 32-group `b` of a row as the integer GEMMs take it: what multiplies its codes' integer sums (Q6_K: each
+// half's) and what multiplies the activations' sum (`min`, 0 where the codes are made signed instead), from the scale
+// bytes `s` (the group's in .x, or a K-quant 256-block's 16) and Q6_K's d; and its codes as signed bytes.
 template <int T>
-struct lk_mma_frag {
+struct lk_block_int8 {
   static constexpr bool MIN = T == LK_Q4_1 || T == LK_Q5_1 || T == LK_Q4_K || T == LK_Q5_K;
   static constexpr bool HALVES = T == LK_Q6_K;
+  static LK_DEVICE void scales(const int4& s, __half d6, int b, float (&scale)[2], float& min) {
+    min = 0.f;
+    scale[1] = 0.f;
+    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
+      scale[0] = __half2float(__ushort_as_half((unsigned short)s.x));
+    } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
+      scale[0] = __half2float(__ushort_as_half((unsigned short)(s.x & 0xffff)));
+      min = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x >> 16)));
+    } else if constexpr (T == LK_MXFP4) {
+      const unsigned e = (unsigned)s.x & 0xff;
+      scale[0] = __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
+    } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
+      const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x >> 16)));
+      int sc, mn;
+      lk_scale_min_k4(b % 8, (unsigned)s.y, (unsigned)s.z, (unsigned)s.w, sc, mn);
+      scale[0] = d * (float)sc;
+      min = -dmin * (float)mn;
+    } else {  // Q6_K: an int8 scale a half
+      const float d = __half2float(d6);
+      scale[0] = d * (float)(signed char)(s.x & 0xff);
+      scale[1] = d * (float)(signed char)((s.x >> 8) & 0xff);
+    }
+  }
+  // Four codes (a byte each, the high bits in) as the mma takes them: Q4_0, Q5_0 and Q6_K less their offset, MXFP4
+  // as its E2M1 values (doubled), the others as they are.
+  static LK_DEVICE int codes(int c) {
+    if constexpr (T == LK_Q4_0) return (int)__vsub4((unsigned)c, 0x08080808u);
+    if constexpr (T == LK_Q5_0) return (int)__vsub4((unsigned)c, 0x10101010u);
+    if constexpr (T == LK_Q6_K) return (int)__vsub4((unsigned)c, 0x20202020u);
+    if constexpr (T == LK_MXFP4) return lk_mxfp4_bytes(c);
+    return c;
+  }
+};
+
+template <int T>
+struct lk_mma_frag {
+  using I = lk_block_int8<T>;
   static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K;
   // What a lane loads of group `b` of row `row` (kb groups a row), as stored.
   struct Raw {
@@ -66,72 +107,39 @@ struct lk_mma_frag {
       c[0] |= lk_spread2(r.h >> (16 * (t & 1))) << 4;
       c[1] |= lk_spread2(r.h >> (16 * (t & 1) + 8)) << 4;
     }
-    o.min = 0.f;
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
-      const unsigned off = T == LK_Q4_0 ? 0x08080808u : 0x10101010u;
-      c[0] = (int)__vsub4((unsigned)c[0], off);
-      c[1] = (int)__vsub4((unsigned)c[1], off);
-      o.scale[0] = __half2float(__ushort_as_half((unsigned short)r.s.x));
-    } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
-      o.scale[0] = __half2float(__ushort_as_half((unsigned short)(r.s.x & 0xffff)));
-      o.min = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
-    } else if constexpr (T == LK_MXFP4) {
-      c[0] = lk_mxfp4_bytes(c[0]);
-      c[1] = lk_mxfp4_bytes(c[1]);
-      const unsigned e = (unsigned)r.s.x & 0xff;
-      o.scale[0] = __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
-    } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
-      const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
-      const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
-      int sc, mn;
-      lk_scale_min_k4(b % 8, (unsigned)r.s.y, (unsigned)r.s.z, (unsigned)r.s.w, sc, mn);
-      o.scale[0] = d * (float)sc;
-      o.min = -dmin * (float)mn;
-    } else {  // Q6_K: codes offset 32, an int8 scale a half
-      c[0] = (int)__vsub4((unsigned)c[0], 0x20202020u);
-      c[1] = (int)__vsub4((unsigned)c[1], 0x20202020u);
-      const float d = __half2float(r.d);
-      o.scale[0] = d * (float)(signed char)(r.s.x & 0xff);
-      o.scale[1] = d * (float)(signed char)((r.s.x >> 8) & 0xff);
-    }
-    o.codes[0] = c[0];
-    o.codes[1] = c[1];
+    o.codes[0] = I::codes(c[0]);
+    o.codes[1] = I::codes(c[1]);
+    I::scales(r.s, r.d, b, o.scale, o.min);
     return o;
   }
 };
 
-// The activations' B fragment of 8-row group `grp`, word p, 32-group b, and the scales of rows 2t and 2t + 1: from
-// lk_quantize_i8's fragment layout (FRAG) or its row-by-row one (gemm_tile's, which the chunk's other GEMMs read).
-template <bool FRAG>
+// The activations' B fragment of 8-row group `grp`, word p, 32-group b, from lk_quantize_i8's fragment layout, and
+// the scales of the group's rows 2t and 2t + 1.
 LK_DEVICE void lk_b_fragment(const int* xq, int p, int grp, int b, int k, int rows, int lane, uint2& v, float2& s) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  const int kb = k / 32, g = lane >> 2, t = lane & 3;
   const float* scales = reinterpret_cast<const float*>(xq + (size_t)P * rows * k / 4);
-  if constexpr (FRAG) {
-    const size_t blk = ((size_t)p * (rows / 8) + grp) * kb + b;
-    v = __ldg(reinterpret_cast<const uint2*>(xq) + blk * 32 + lane);
-    s = __ldg(reinterpret_cast<const float2*>(scales) + blk * 4 + t);
-  } else {
-    const size_t r = (size_t)p * rows + 8 * grp;
-    v = __ldg(reinterpret_cast<const uint2*>(reinterpret_cast<const signed char*>(xq) + (r + g) * k + b * 32) + t);
-    s = make_float2(__ldg(scales + (r + 2 * t) * kb + b), __ldg(scales + (r + 2 * t + 1) * kb + b));
-  }
+  const size_t blk = ((size_t)p * (rows / 8) + grp) * (k / 32) + b;
+  v = __ldg(reinterpret_cast<const uint2*>(xq) + blk * 32 + lane);
+  s = __ldg(reinterpret_cast<const float2*>(scales) + blk * 4 + (lane & 3));
 }
 
 // lk_gemm_i8qb: lk_gemm_i8q's shape over a block-format matrix. A warp takes 16 output rows and TN groups of 8
 // activation rows from blockIdx.y * 8 * TN; per 32-group M * TN * P mmas (Q6_K twice that), and with a minimum one
 // more a group and word for the activations' sums. No shared memory, no barrier.
-template <int T, bool GLU, int TN, bool FRAG>
+template <int T, bool GLU, int TN>
 __global__ void __launch_bounds__(128)
     lk_gemm_i8qb(lk_blk<T> wg, lk_blk<T> wu, const int* __restrict__ xq, const float* __restrict__ bias,
                  float* __restrict__ y, int k, int n, int rows) {
   lk_pdl_entry();
   using F = lk_mma_frag<T>;
+  using I = lk_block_int8<T>;
   constexpr int P = LK_INT8 == 2 ? 2 : 1;  // words an activation
   constexpr int M = GLU ? 2 : 1;           // matrices
   constexpr int AH = 2;                    // 32-groups of loads in flight before the first is multiplied
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + warp) * 16, grp0 = blockIdx.y * TN;
+  // (the activation groups along x: the blocks that run together read the same weights, from L2 after the first)
+  const int row0 = (blockIdx.y * (blockDim.x >> 5) + warp) * 16, grp0 = blockIdx.x * TN;
   if (row0 >= n) return;
   const int kb = k / 32;
   const size_t wr[2] = {(size_t)min(row0 + g, n - 1), (size_t)min(row0 + g + 8, n - 1)};
@@ -157,7 +165,7 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
       for (int p = 0; p < P; ++p)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) lk_b_fragment<FRAG>(xq, p, grp0 + j, b, k, rows, lane, xb[a][p][j], sx[a][p][j]);
+        for (int j = 0; j < TN; ++j) lk_b_fragment(xq, p, grp0 + j, b, k, rows, lane, xb[a][p][j], sx[a][p][j]);
     }
 #pragma unroll
     for (int a = 0; a < AH; ++a) {
@@ -173,13 +181,17 @@ __global__ void __launch_bounds__(128)
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
           const int b0f = (int)xb[a][p][j].x, b1f = (int)xb[a][p][j].y;
-          const float lo = sx[a][p][j].x, hi = sx[a][p][j].y;  // activation rows 2t and 2t + 1
-          int sum[4] = {0, 0, 0, 0};  // the activations' 32-group sums (rows 2t, 2t + 1 in [0], [1])
-          if constexpr (F::MIN) lk_mma_s8(sum, ones, b0f, b1f);
+          const float xs[2] = {sx[a][p][j].x, sx[a][p][j].y};  // activation rows 2t and 2t + 1
+          float xsum[2] = {0.f, 0.f};  // their 32-group sums, scaled
+          if constexpr (I::MIN) {
+            int sum[4];
+            lk_mma_s8(sum, ones, b0f, b1f);
+            xsum[0] = xs[0] * lk_sum_f32(sum[0]);
+            xsum[1] = xs[1] * lk_sum_f32(sum[1]);
+          }
 #pragma unroll
           for (int mat = 0; mat < M; ++mat) {
-            float v[4];
-            if constexpr (F::HALVES) {
+            if constexpr (I::HALVES) {
               const bool first = t < 2;  // the lane's elements are in the group's first half
               const int A0[4] = {first ? w[mat][0].codes[0] : 0, first ? w[mat][1].codes[0] : 0,
                                  first ? w[mat][0].codes[1] : 0, first ? w[mat][1].codes[1] : 0};
@@ -190,8 +202,9 @@ __global__ void __launch_bounds__(128)
               lk_mma_s8(d1, A1, b0f, b1f);
 #pragma unroll
               for (int e = 0; e < 4; ++e) {
-                const lk_mma_group& wg_ = w[mat][e >> 1];
-                v[e] = wg_.scale[0] * (float)d0[e] + wg_.scale[1] * (float)d1[e];
+                const lk_mma_group& wr_ = w[mat][e >> 1];
+                acc[mat][j][e] += xs[e & 1] * wr_.scale[0] * lk_sum_f32(d0[e]);
+                acc[mat][j][e] += xs[e & 1] * wr_.scale[1] * lk_sum_f32(d1[e]);
               }
             } else {
               const int A[4] = {w[mat][0].codes[0], w[mat][1].codes[0], w[mat][0].codes[1], w[mat][1].codes[1]};
@@ -199,20 +212,16 @@ __global__ void __launch_bounds__(128)
               lk_mma_s8(d, A, b0f, b1f);
 #pragma unroll
               for (int e = 0; e < 4; ++e) {
-                const lk_mma_group& wg_ = w[mat][e >> 1];
-                v[e] = wg_.scale[0] * (float)d[e];
-                if constexpr (F::MIN) v[e] += wg_.min * (float)sum[e & 1];
+                const lk_mma_group& wr_ = w[mat][e >> 1];
+                acc[mat][j][e] += xs[e & 1] * wr_.scale[0] * lk_sum_f32(d[e]);
+                if constexpr (I::MIN) acc[mat][j][e] += wr_.min * xsum[e & 1];
               }
             }
-            acc[mat][j][0] += lo * v[0];
-            acc[mat][j][1] += hi * v[1];
-            acc[mat][j][2] += lo * v[2];
-            acc[mat][j][3] += hi * v[3];
           }
         }
     }
   }
-  // v[e]: output row row0 + g (+ 8 for e >= 2), activation row 8 (grp0 + j) + 2t (+ 1 for odd e).
+  // acc[.][j][e]: output row row0 + g (+ 8 for e >= 2), activation row 8 (grp0 + j) + 2t (+ 1 for odd e).
 #pragma unroll
   for (int j = 0; j < TN; ++j)
 #pragma unroll
@@ -224,5 +233,210 @@ __global__ void __launch_bounds__(128)
       y[(size_t)r * n + o] = v;
     }
 }
+
+#if LK_WITH_GEMM_TILE
+// gemm_tile over a block format, lk_gemm_i8tb: lk_gemm_i8t's tiles (a block of 4 warps, 64 weight rows by BN
+// activation rows, the activations' stages by cp.async, the fragments by ldmatrix) with the weights unpacked on the way:
+// each thread loads two of a stage's 256 32-groups into registers one stage ahead, and unpacks them into int8 rows (the
+// codes as lk_block_int8 makes them) and their scales and minimum in shared memory, the tile that the warps read next.
+template <int T, bool GLU, int BN>
+__global__ void __launch_bounds__(LK_GT_WARPS * 32)
+    lk_gemm_i8tb(lk_blk<T> wg, lk_blk<T> wu, const int* __restrict__ xq, const float* __restrict__ bias,
+                 float* __restrict__ y, int k, int n, int rows) {
+  lk_pdl_entry();
+  using F = lk_fmt<lk_blk<T>>;
+  using I = lk_block_int8<T>;
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;        // words an activation
+  constexpr int M = GLU ? 2 : 1;                 // matrices
+  constexpr int BO = lk_gemm_i8t_outputs(GLU);   // output rows a block
+  constexpr int WN = GLU ? 4 : 2;                // warps across the activation rows
+  constexpr int NT = BN / (8 * WN);              // 8-row activation tiles a warp
+  static_assert(LK_GT_WARPS == 4 && LK_GT_WEIGHT_ROWS == 64 && LK_GT_BLOCKS == 4, "the warps' layout below");
+  static_assert(NT >= 2 && NT % 2 == 0, "a warp takes its activation tiles in pairs (one ldmatrix a pair)");
+  constexpr int WT = lk_gemm_i8tb_weights(), AT = lk_gemm_i8tb_acts(P, BN), A_ROWS = P * BN * LK_GT_ROW;
+  extern __shared__ unsigned char lk_smem[];
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+  const int wm = GLU ? 0 : warp >> 1, wn = GLU ? warp : warp & 1;
+  const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
+  const int kb = k / 32, kstages = (kb + 3) / 4;
+  const signed char* xv = reinterpret_cast<const signed char*>(xq);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * rows * k / 4);
+  unsigned char* const acts = lk_smem + 2 * WT;
+
+  // The activations of stage kt (32-blocks 4 kt ..) into slot `slot`, as lk_gemm_i8t stages them.
+  auto load_acts = [&](int slot, int kt) {
+    unsigned char* s = acts + slot * AT;
+    const int b0 = kt * 4, nb = min(4, kb - b0);
+    for (int c = tid; c < P * BN * 8; c += 128) {
+      const int pr = c >> 3, piece = c & 7, p = pr / BN, r = act0 + pr % BN;
+      const bool ok = r < rows && piece < 2 * nb;
+      const size_t row = (size_t)p * rows + min(r, rows - 1);
+      lk_cp16(s + pr * LK_GT_ROW + piece * 16, xv + row * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
+    }
+    float* sx = reinterpret_cast<float*>(s + A_ROWS);
+    for (int c = tid; c < P * BN * 4; c += 128) {
+      const int pr = c >> 2, b = c & 3, p = pr / BN, r = act0 + pr % BN;
+      const bool ok = r < rows && b < nb;
+      lk_cp4(sx + c, xs + ((size_t)p * rows + min(r, rows - 1)) * kb + b0 + (ok ? b : 0), ok);
+    }
+  };
+  // The thread's two weight groups of stage kt: group c = tid + 128 i is row c / 4's group c % 4 of the stage.
+  typename F::Raw raw[2];
+  auto fetch = [&](int kt) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int c = tid + 128 * i, row = c >> 2, b = min(kt * 4 + (c & 3), kb - 1);
+      const bool up = GLU && row >= BO;  // (the matrix chosen field by field: a chosen parameter goes to local memory)
+      const lk_blk<T> w = {up ? wu.q : wg.q, up ? wu.h : wg.h, up ? wu.s : wg.s, up ? wu.d : wg.d};
+      raw[i] = F::load(w, (size_t)min(out0 + row % BO, n - 1), k, b);
+    }
+  };
+  // ... unpacked into tile `wt`: int8 codes in element order, then [row][group] {scale, second half's scale, min}.
+  auto unpack = [&](int kt, unsigned char* wt) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int c = tid + 128 * i, row = c >> 2, gi = c & 3, b = kt * 4 + gi;
+      const int q[4] = {raw[i].q.x, raw[i].q.y, raw[i].q.z, raw[i].q.w};
+      int lo[4], hi[4];  // elements 4j .., 16 + 4j ..
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        lo[j] = q[j] & 0x0f0f0f0f;
+        hi[j] = (q[j] >> 4) & 0x0f0f0f0f;
+        if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
+          lo[j] |= lk_spread1(raw[i].h.x >> (4 * j)) << 4;
+          hi[j] |= lk_spread1(raw[i].h.x >> (16 + 4 * j)) << 4;
+        }
+        if constexpr (T == LK_Q6_K) {
+          lo[j] |= lk_spread2(raw[i].h.x >> (8 * j)) << 4;
+          hi[j] |= lk_spread2(raw[i].h.y >> (8 * j)) << 4;
+        }
+        lo[j] = I::codes(lo[j]);
+        hi[j] = I::codes(hi[j]);
+      }
+      int4* dst = reinterpret_cast<int4*>(wt + row * LK_GT_ROW + gi * 32);
+      dst[0] = make_int4(lo[0], lo[1], lo[2], lo[3]);
+      dst[1] = make_int4(hi[0], hi[1], hi[2], hi[3]);
+      float sc[2], mn;
+      I::scales(raw[i].s, raw[i].d, b, sc, mn);
+      float* f = reinterpret_cast<float*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW) + (row * 4 + gi) * 3;
+      f[0] = sc[0];
+      f[1] = sc[1];
+      f[2] = mn;
+    }
+  };
+
+  float acc[M][2][NT][4];
+#pragma unroll
+  for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mat][mt][j][e] = 0.f;
+  const int ones[4] = {0x01010101, 0x01010101, 0x01010101, 0x01010101};
+
+#pragma unroll
+  for (int s = 0; s < LK_GT_STAGES - 1; ++s) {
+    if (s < kstages) load_acts(s, s);
+    lk_cp_commit();
+  }
+  fetch(0);
+  for (int kt = 0; kt < kstages; ++kt) {
+    unsigned char* wt = lk_smem + (kt & 1) * WT;  // (read two stages ago: every warp has passed a barrier since)
+    unpack(kt, wt);
+    if (kt + 1 < kstages) fetch(kt + 1);  // in flight while this stage multiplies
+    lk_cp_wait<LK_GT_STAGES - 2>();
+    __syncthreads();  // stage kt's activations and weights are in for every thread; the slot refilled next is free
+    if (kt + LK_GT_STAGES - 1 < kstages) load_acts((kt + LK_GT_STAGES - 1) % LK_GT_STAGES, kt + LK_GT_STAGES - 1);
+    lk_cp_commit();
+    const unsigned char* sb = acts + (kt % LK_GT_STAGES) * AT;
+    const float* sx = reinterpret_cast<const float*>(sb + A_ROWS);
+    const float* wf = reinterpret_cast<const float*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW);
+    const int nb = min(4, kb - kt * 4);
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      if (b >= nb) break;
+      int af[M][2][4];
+      float ws[M][2][2][3];  // rows g and g + 8 of each 16-row tile: {scale, second half's, min}
+#pragma unroll
+      for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt) {
+          const int i0 = mat * BO + wm * 32 + mt * 16;
+          lk_ldmatrix4(af[mat][mt], wt + (i0 + (lane & 7) + 8 * ((lane >> 3) & 1)) * LK_GT_ROW + b * 32 + 16 * (lane >> 4));
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int v = 0; v < 3; ++v) ws[mat][mt][h][v] = wf[((i0 + g + 8 * h) * 4 + b) * 3 + v];
+        }
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        int bf[NT][2];
+#pragma unroll
+        for (int q = 0; q < NT / 2; ++q) {
+          int r[4];
+          const int a0 = p * BN + wn * NT * 8 + q * 16;
+          lk_ldmatrix4(r, sb + (a0 + (lane & 7) + 8 * (lane >> 4)) * LK_GT_ROW + b * 32 + 16 * ((lane >> 3) & 1));
+          bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
+        }
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const int a = p * BN + wn * NT * 8 + j * 8 + 2 * t;  // activation rows 2t and 2t + 1 of tile j
+          const float x[2] = {sx[a * 4 + b], sx[(a + 1) * 4 + b]};
+          float xsum[2] = {0.f, 0.f};  // their 32-group sums, scaled
+          if constexpr (I::MIN) {
+            int sum[4];
+            lk_mma_s8(sum, ones, bf[j][0], bf[j][1]);
+            xsum[0] = x[0] * lk_sum_f32(sum[0]);
+            xsum[1] = x[1] * lk_sum_f32(sum[1]);
+          }
+#pragma unroll
+          for (int mat = 0; mat < M; ++mat)
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt) {
+              const int* A = af[mat][mt];
+              if constexpr (I::HALVES) {  // a0, a1: elements 0..15 of the group; a2, a3: 16..31
+                const int A0[4] = {A[0], A[1], 0, 0}, A1[4] = {0, 0, A[2], A[3]};
+                int d0[4], d1[4];
+                lk_mma_s8(d0, A0, bf[j][0], bf[j][1]);
+                lk_mma_s8(d1, A1, bf[j][0], bf[j][1]);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                  const float* w = ws[mat][mt][e >> 1];
+                  acc[mat][mt][j][e] += x[e & 1] * w[0] * lk_sum_f32(d0[e]);
+                  acc[mat][mt][j][e] += x[e & 1] * w[1] * lk_sum_f32(d1[e]);
+                }
+              } else {
+                int d[4];
+                lk_mma_s8(d, af[mat][mt], bf[j][0], bf[j][1]);
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                  const float* w = ws[mat][mt][e >> 1];
+                  acc[mat][mt][j][e] += x[e & 1] * w[0] * lk_sum_f32(d[e]);
+                  if constexpr (I::MIN) acc[mat][mt][j][e] += w[2] * xsum[e & 1];
+                }
+              }
+            }
+        }
+      }
+    }
+  }
+  // acc[.][mt][j][e]: weight row g (+ 8 for e >= 2) of the tile, activation row 2t (+ 1 for odd e) of tile j.
+#pragma unroll
+  for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int o = out0 + wm * 32 + mt * 16 + g + (e >= 2 ? 8 : 0);
+        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
+        if (o >= n || r >= rows) continue;
+        float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
+        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
+        y[(size_t)r * n + o] = v;
+      }
+}
+#endif  // LK_WITH_GEMM_TILE
 
 #endif  // LK_WITH_MMA && LK_WITH_BLOCKS

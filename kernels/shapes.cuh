@@ -38,6 +38,20 @@ LK_SHAPE int lk_gemm_i8t_outputs(bool glu) {
   return glu ? LK_GT_WEIGHT_ROWS / 2 : LK_GT_WEIGHT_ROWS;
 }
 
+// lk_gemm_i8tb (gemm_tile over a block format): lk_gemm_i8t's block and warps, its activation stages as lk_gemm_i8t
+// stages them (LK_GT_STAGES in flight), and the weights of a stage unpacked into int8 rows (LK_GT_ROW bytes, as
+// lk_gemm_i8t stages Q8_0's) with 3 f32 a 32-group (the scales of its halves and its minimum), two such tiles: one
+// filled while the other is read.
+LK_SHAPE int lk_gemm_i8tb_weights() {
+  return LK_GT_WEIGHT_ROWS * LK_GT_ROW + LK_GT_WEIGHT_ROWS * LK_GT_BLOCKS * 12;
+}
+LK_SHAPE int lk_gemm_i8tb_acts(int words, int bn) {
+  return words * bn * LK_GT_ROW + words * bn * 16;
+}
+LK_SHAPE int lk_gemm_i8tb_smem(int words, int bn) {
+  return 2 * lk_gemm_i8tb_weights() + LK_GT_STAGES * lk_gemm_i8tb_acts(words, bn);
+}
+
 // The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.
 #define LK_Q4_0 2
 #define LK_Q4_1 3

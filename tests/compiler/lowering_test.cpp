@@ -15,6 +15,7 @@
 #include "compiler/lowering.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
+#include "kernels/shapes.cuh"
 #include "support/test_support.hpp"
 
 namespace lt::lane {
@@ -109,24 +110,30 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
   ASSERT_EQ(wq.type, ggml::Type::Q4_K);
   const auto q = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
   ASSERT_EQ(q.size(), 1u);
-  EXPECT_EQ(q[0].instance(), "lk_gemm_i8qb<LK_Q4_K, false, 1, true>");
-  EXPECT_EQ(q[0].grid.v[0], (wq.rows + 63) / 64);  // 4 warps of 16 rows
-  EXPECT_EQ(q[0].grid.v[1], 2u);                   // 16 rows: 2 groups of 8, one a block
+  EXPECT_EQ(q[0].instance(), "lk_gemm_i8qb<LK_Q4_K, false, 1>");
+  EXPECT_EQ(q[0].grid.v[0], 2u);                   // 16 rows: 2 groups of 8, one a block (along x: L2 reuse)
+  EXPECT_EQ(q[0].grid.v[1], (wq.rows + 63) / 64);  // 4 warps of 16 rows
   // Q4_K_M keeps some matrices in Q6_K: each GEMM names its own format.
   std::set<std::string> kernels;
   for (const Launch& l : form_of(p, 16).launches)
     for (const KernelCall& c : lower(p, form_of(p, 16), l)) kernels.insert(c.instance());
-  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q4_K, true, 1, true>"));  // gate and up, one launch
-  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q6_K, false, 1, true>"));
+  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q4_K, true, 1>"));  // gate and up, one launch
+  EXPECT_TRUE(kernels.count("lk_gemm_i8qb<LK_Q6_K, false, 1>"));
   EXPECT_TRUE(kernels.count("lk_quantize_i8<true>"));
   for (const std::string& k : kernels)  // (the logits project the chunk's last row alone: a GEMV of one row)
     EXPECT_TRUE(k.find("lk_gemv") == std::string::npos || k.ends_with(", 1, 1>")) << k;
-  // gemm_tile: the copy row by row, the block GEMMs read it so.
+  // gemm_tile: the copy row by row, tiles with the weights unpacked on the way (lk_gemm_i8tb): lk_gemm_i8t's shape,
+  // its own shared memory.
   json tiled = base;
   tiled["gemm_tile"] = 64;
   const Schedule t = of(tiled);
-  EXPECT_EQ(lower(t, form_of(t, 16), launch_of(t, 16, "gemv", "l0_q"))[0].instance(),
-            "lk_gemm_i8qb<LK_Q4_K, false, 1, false>");
+  const auto tq = lower(t, form_of(t, 16), launch_of(t, 16, "gemv", "l0_q"));
+  ASSERT_EQ(tq.size(), 1u);
+  EXPECT_EQ(tq[0].instance(), "lk_gemm_i8tb<LK_Q4_K, false, 32>");
+  EXPECT_EQ(tq[0].smem, size_t(lk_gemm_i8tb_smem(1, 32)));
+  EXPECT_EQ(tq[0].block.v[0], 128u);
+  EXPECT_TRUE(lower(t, form_of(t, 16), launch_of(t, 16, "quantize", "xq_l0_h")).at(0).instance() ==
+              "lk_quantize_i8<false>");
   // Without gemm_prequant: slabs of 8 rows.
   json slabs = base;
   slabs["gemm_prequant"] = false;

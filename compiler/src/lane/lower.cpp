@@ -170,7 +170,7 @@ class Lowerer {
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
   // quantized as the block stages it, a warp 8 output rows), or with `xq` lk_gemm_i8q (x quantized before; a warp 16
   // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM;
-  // lk_gemm_i8qb over a block format), or under gemm_tile lk_gemm_i8t (tiled_gemm; block formats keep lk_gemm_i8qb).
+  // lk_gemm_i8qb over a block format), or under gemm_tile lk_gemm_i8t (tiled_gemm; lk_gemm_i8tb over a block format).
   KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
                   int rows, const std::optional<std::string>& xq) const {
     KernelCall c;
@@ -186,21 +186,22 @@ class Lowerer {
       return c;
     }
     const bool blocks = lk_is_block(int(w.type));
-    if (k_.gemm_tile && !blocks) return tiled_gemm(w, u, bias, y, rows, *xq);
+    if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
     while (tn > 1 && (rows % (8 * tn) || cdiv(w.rows, 16) * size_t(rows / (8 * tn)) < size_t(4 * p_.target.sms)))
       tn /= 2;
-    if (blocks) {  // (under gemm_tile the copy is laid out row by row, as the tiled GEMMs of the chunk read it)
-      c.kernel = "lk_gemm_i8qb";
-      c.targs = {block_macro(w.type), glu, std::to_string(tn), flag(k_.gemm_tile == 0)};
-    } else {
-      c.kernel = "lk_gemm_i8q";
-      c.targs = {glu, std::to_string(tn)};
-    }
-    c.grid = dims2(cdiv(w.rows, size_t(16 * warps)), size_t(rows / (8 * tn)));
     c.block = dims1(32 * warps);
     c.params = quantized_gemm_params(w, u, bias, y, rows, *xq);
+    if (blocks) {
+      c.kernel = "lk_gemm_i8qb";
+      c.targs = {block_macro(w.type), glu, std::to_string(tn)};
+      c.grid = dims2(size_t(rows / (8 * tn)), cdiv(w.rows, size_t(16 * warps)));  // the activation groups along x
+      return c;
+    }
+    c.kernel = "lk_gemm_i8q";
+    c.targs = {glu, std::to_string(tn)};
+    c.grid = dims2(cdiv(w.rows, size_t(16 * warps)), size_t(rows / (8 * tn)));
     return c;
   }
 
@@ -216,11 +217,17 @@ class Lowerer {
     int bn = std::min(std::max(k_.gemm_tile, least), most);
     while (bn > least && cdiv(w.rows, out_rows) * cdiv(size_t(rows), size_t(bn)) < size_t(p_.target.sms)) bn /= 2;
     KernelCall c;
-    c.kernel = "lk_gemm_i8t";
-    c.targs = {flag(u != nullptr), std::to_string(bn)};
     c.grid = dims2(cdiv(w.rows, out_rows), cdiv(size_t(rows), size_t(bn)));
     c.block = dims1(32 * LK_GT_WARPS);
-    c.smem = size_t(lk_gemm_i8t_smem(words, bn));
+    if (lk_is_block(int(w.type))) {  // the weights unpacked into int8 tiles on the way (lk_gemm_i8tb)
+      c.kernel = "lk_gemm_i8tb";
+      c.targs = {block_macro(w.type), flag(u != nullptr), std::to_string(bn)};
+      c.smem = size_t(lk_gemm_i8tb_smem(words, bn));
+    } else {
+      c.kernel = "lk_gemm_i8t";
+      c.targs = {flag(u != nullptr), std::to_string(bn)};
+      c.smem = size_t(lk_gemm_i8t_smem(words, bn));
+    }
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     return c;
   }
