@@ -58,15 +58,17 @@ struct lk_blk_type {
 };
 
 #if LK_WITH_BLOCKS
-// A block-format matrix (Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, MXFP4; T its ggml type number, shapes.cuh) as
+// A block-format matrix (Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, MXFP4, IQ4_NL, IQ4_XS; T its ggml type number,
+// shapes.cuh) as
 // the lane uploads it: the checkpoint's blocks split into planes (lk_plane_bytes; lk_repack lays them out), each
 // 32-group of a row one 16-byte unit of 4-bit codes, byte j holding element j (low nibble) and j + 16 (high).
 template <int T>
 struct lk_blk {
   const unsigned char* q;  // the 4-bit codes, 16 bytes a group
   const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (bits 2j, 2j + 1)
-  const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0 d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
-                           // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins; Q6_K 16 int8 scales)
+  const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
+                           // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins; Q6_K 16 int8
+                           // scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low bits (4))
   const __half* d;         // Q6_K: a 256-block's d
 };
 template <int T>
@@ -109,6 +111,23 @@ LK_DEVICE int lk_mxfp4_bytes(int codes) {
   return (int)((__vsub4(0u, mag) & neg) | (mag & ~neg));
 }
 
+// Four IQ4 codes (a byte each, 0..15) as their values (kvalues_iq4nl) in signed bytes, by byte permutation from the
+// table's halves: codes 0..7 from the first, 8..15 from the second.
+LK_DEVICE int lk_iq4_bytes(int codes) {
+  const unsigned t = (unsigned)codes & 0x07070707u;
+  const unsigned sel = (t & 0x7u) | ((t >> 4) & 0x70u) | ((t >> 8) & 0x700u) | ((t >> 12) & 0x7000u);
+  const unsigned lo = __byte_perm(0xBFAD9881u, 0xF6EADDCFu, sel);  // -127 -104 -83 -65 -49 -35 -22 -10
+  const unsigned hi = __byte_perm(0x26190D01u, 0x71594535u, sel);  // 1 13 25 38 53 69 89 113
+  const unsigned pick = (((unsigned)codes & 0x08080808u) >> 3) * 0xffu;
+  return (int)((hi & pick) | (lo & ~pick));
+}
+
+// IQ4_XS's 6-bit scale of sub-block j, stored offset by 32: in the header's first word (d, then the high bits' 2
+// bytes) and second (the low bits, a nibble a sub-block).
+LK_DEVICE int lk_iq4_xs_scale(int j, unsigned h0, unsigned h1) {
+  return (int)(((h1 >> (4 * j)) & 0xfu) | (((h0 >> (16 + 2 * j)) & 3u) << 4));
+}
+
 // A small non-negative integer (below 2^23) as f32, exactly: its bits put into the mantissa of 2^23, which is then
 // taken away (`bias`: more to take away, exactly, while the result stays an integer). Two full-rate operations where the
 // conversion instruction runs at a quarter of the rate, and the expansion of a 4-bit format is bound by conversions.
@@ -121,7 +140,7 @@ LK_DEVICE float lk_small_float(int v, float bias = 0.f) {
 template <int T>
 struct lk_fmt<lk_blk<T>> {
   static constexpr int E = 32;
-  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K;
+  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   struct Raw {
     int4 q;
     uint2 h;
@@ -135,13 +154,18 @@ struct lk_fmt<lk_blk<T>> {
     r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
     if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const uint2*>(m.h) + g);
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
+    if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
+      r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
     if constexpr (T == LK_Q4_1 || T == LK_Q5_1) r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
     if constexpr (T == LK_MXFP4) r.s.x = __ldg(m.s + g);
     if constexpr (K) {
       const size_t sb = row * (size_t)(k / 256) + (size_t)(u / 8);
       r.sub = u % 8;
-      if constexpr (T == LK_Q6_K) {
+      if constexpr (T == LK_IQ4_XS) {
+        const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
+        r.s.x = (int)h.x;
+        r.s.y = (int)h.y;
+      } else if constexpr (T == LK_Q6_K) {
         r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + r.sub);
         r.d = m.d[sb];
       } else {
@@ -181,6 +205,18 @@ struct lk_fmt<lk_blk<T>> {
       for (int j = 0; j < 32; ++j) {
         const int v = (int)(__byte_perm(lo0, lo1, (unsigned)(code[j] & 7)) & 0xffu);
         w[j] = __fmul_rn(d, (code[j] & 8) && v ? -lk_small_float(v) : lk_small_float(v));  // (code 8: +0, as 0)
+      }
+    } else if constexpr (T == LK_IQ4_NL || T == LK_IQ4_XS) {
+      // The codes' values (-127..113) taken up by 128 to read as small floats; d (IQ4_XS: d times its scale - 32).
+      float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
+      if constexpr (T == LK_IQ4_XS)
+        d = __fmul_rn(d, lk_small_float(lk_iq4_xs_scale(r.sub, (unsigned)r.s.x, (unsigned)r.s.y), 32.f));
+#pragma unroll
+      for (int j = 0; j < 32; j += 4) {
+        const int c = code[j] | (code[j + 1] << 8) | (code[j + 2] << 16) | (code[j + 3] << 24);
+        const unsigned v = (unsigned)lk_iq4_bytes(c) ^ 0x80808080u;  // each value + 128 (its sign bit flipped)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) w[j + e] = __fmul_rn(d, lk_small_float((int)((v >> (8 * e)) & 0xffu), 128.f));
       }
     } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
       const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
@@ -223,6 +259,10 @@ struct lk_fmt<lk_blk<T>> {
         lo = lk_mxfp4_bytes(lo);
         hi = lk_mxfp4_bytes(hi);
       }
+      if constexpr (T == LK_IQ4_NL || T == LK_IQ4_XS) {  // codes to their values as signed bytes
+        lo = lk_iq4_bytes(lo);
+        hi = lk_iq4_bytes(hi);
+      }
       s0 = __dp4a(lo, a[i], s0);
       s1 = __dp4a(hi, a[4 + i], s1);
       a0 = __dp4a(0x01010101, a[i], a0);
@@ -238,6 +278,10 @@ struct lk_fmt<lk_blk<T>> {
     } else if constexpr (T == LK_MXFP4) {
       const unsigned e = (unsigned)r.s.x & 0xff;
       return __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23)) * (da * (float)(s0 + s1));
+    } else if constexpr (T == LK_IQ4_NL || T == LK_IQ4_XS) {
+      float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
+      if constexpr (T == LK_IQ4_XS) d *= (float)(lk_iq4_xs_scale(r.sub, (unsigned)r.s.x, (unsigned)r.s.y) - 32);
+      return d * (da * (float)(s0 + s1));
     } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
       const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
       const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));

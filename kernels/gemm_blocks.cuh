@@ -1,4 +1,4 @@
-// The int8 numerics' prefill GEMM over a block-format matrix (Q4_0 .. Q6_K, MXFP4: formats.cuh's lk_blk) on the
+// The int8 numerics' prefill GEMM over a block-format matrix (Q4_0 .. Q6_K, MXFP4, IQ4: formats.cuh's lk_blk) on the
 // tensor cores, read in place as llama.cpp's mmq reads its blocks: each 32-group's codes go to the mma as int8 (A,
 // 16 weight rows) against the chunk's activations quantized by lk_quantize_i8 (B, 8 rows), and the format's scale and
 // minimum apply to the integer sums per 32-group.
@@ -31,8 +31,11 @@ struct lk_block_int8 {
   static LK_DEVICE void scales(const int4& s, __half d6, int b, float (&scale)[2], float& min) {
     min = 0.f;
     scale[1] = 0.f;
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
+    if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL) {
       scale[0] = __half2float(__ushort_as_half((unsigned short)s.x));
+    } else if constexpr (T == LK_IQ4_XS) {
+      const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x & 0xffff)));
+      scale[0] = d * (float)(lk_iq4_xs_scale(b % 8, (unsigned)s.x, (unsigned)s.y) - 32);
     } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
       scale[0] = __half2float(__ushort_as_half((unsigned short)(s.x & 0xffff)));
       min = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x >> 16)));
@@ -53,12 +56,13 @@ struct lk_block_int8 {
     }
   }
   // Four codes (a byte each, the high bits in) as the mma takes them: Q4_0, Q5_0 and Q6_K less their offset, MXFP4
-  // as its E2M1 values (doubled), the others as they are.
+  // as its E2M1 values (doubled), IQ4 as its table's values, the others as they are.
   static LK_DEVICE int codes(int c) {
     if constexpr (T == LK_Q4_0) return (int)__vsub4((unsigned)c, 0x08080808u);
     if constexpr (T == LK_Q5_0) return (int)__vsub4((unsigned)c, 0x10101010u);
     if constexpr (T == LK_Q6_K) return (int)__vsub4((unsigned)c, 0x20202020u);
     if constexpr (T == LK_MXFP4) return lk_mxfp4_bytes(c);
+    if constexpr (T == LK_IQ4_NL || T == LK_IQ4_XS) return lk_iq4_bytes(c);
     return c;
   }
 };
@@ -66,7 +70,7 @@ struct lk_block_int8 {
 template <int T>
 struct lk_mma_frag {
   using I = lk_block_int8<T>;
-  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K;
+  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   // What a lane loads of group `b` of row `row` (kb groups a row), as stored.
   struct Raw {
     uint2 q;       // bytes 8 (t % 2) .. 8 (t % 2) + 7 of the codes
@@ -80,12 +84,17 @@ struct lk_mma_frag {
     r.q = __ldg(reinterpret_cast<const uint2*>(m.q) + 2 * g + (t & 1));
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
     if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const unsigned*>(m.h) + 2 * g + (t >> 1));
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0) r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
+    if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
+      r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
     if constexpr (T == LK_Q4_1 || T == LK_Q5_1) r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
     if constexpr (T == LK_MXFP4) r.s.x = __ldg(m.s + g);
     if constexpr (K) {
       const size_t sb = row * (size_t)(kb / 8) + (size_t)(b / 8);
-      if constexpr (T == LK_Q6_K) {
+      if constexpr (T == LK_IQ4_XS) {
+        const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
+        r.s.x = (int)h.x;
+        r.s.y = (int)h.y;
+      } else if constexpr (T == LK_Q6_K) {
         r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + b % 8);
         r.d = m.d[sb];
       } else {

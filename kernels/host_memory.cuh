@@ -102,10 +102,16 @@ inline void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
     const uint8_t* x = src + b * bb;
     if (be == 32) {
       // Legacy blocks: the scale bytes, the fifth bits (Q5), then codes already laid out as a group's.
-      const int sb = t == LK_Q4_0 || t == LK_Q5_0 ? 2 : t == LK_MXFP4 ? 1 : 4, hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
+      const int sb = t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? 2 : t == LK_MXFP4 ? 1 : 4;
+      const int hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
       memcpy(s + b * sb, x, sb);
       if (hb) memcpy(h + b * 4, x + sb, 4);
       memcpy(q + b * 16, x + sb + hb, 16);
+      continue;
+    }
+    if (t == LK_IQ4_XS) {  // d, the scales (8 bytes), then each group's 16 bytes of codes laid out as a group's
+      memcpy(s + b * 8, x, 8);
+      memcpy(q + b * 128, x + 8, 128);
       continue;
     }
     for (int gi = 0; gi < 8; ++gi) {

@@ -61,28 +61,32 @@ LK_SHAPE int lk_gemm_i8tb_smem(int words, int bn) {
 #define LK_Q5_K 13
 #define LK_Q6_K 14
 #define LK_MXFP4 39
+#define LK_IQ4_NL 20
+#define LK_IQ4_XS 23
 LK_SHAPE bool lk_is_block(int t) {
   return t == LK_Q4_0 || t == LK_Q4_1 || t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ||
-         t == LK_MXFP4;
+         t == LK_MXFP4 || t == LK_IQ4_NL || t == LK_IQ4_XS;
 }
-// Elements a block of the checkpoint holds (32, or 256 for the K-quants) and its bytes.
+// Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {
-  return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ? 256 : 32;
+  return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K || t == LK_IQ4_XS ? 256 : 32;
 }
 LK_SHAPE int lk_block_bytes(int t) {
-  return t == LK_Q4_0 ? 18 : t == LK_Q4_1 ? 20 : t == LK_Q5_0 ? 22 : t == LK_Q5_1 ? 24 : t == LK_Q4_K ? 144
-       : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : 0;
+  return t == LK_Q4_0 || t == LK_IQ4_NL ? 18 : t == LK_Q4_1 ? 20 : t == LK_Q5_0 ? 22 : t == LK_Q5_1 ? 24
+       : t == LK_Q4_K ? 144 : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : t == LK_IQ4_XS ? 136 : 0;
 }
 // The planes a block-format matrix of `n` elements is uploaded as (lk_repack): plane 0 (q) 16 bytes a 32-group of
-// 4-bit codes; 1 (h) the high bits (Q5: 4 bytes a group, Q6_K: 8); 2 (s) the scales, a group's (Q4_0/Q5_0: 2 bytes,
-// Q4_1/Q5_1: 4, MXFP4: 1) or a 256-block's (16 bytes); 3 (d) Q6_K's f16 d, 2 bytes a 256-block. The same bytes as the
-// checkpoint's blocks, bits unchanged, only laid out for 16-byte loads.
+// 4-bit codes; 1 (h) the high bits (Q5: 4 bytes a group, Q6_K: 8); 2 (s) the scales, a group's (Q4_0/Q5_0/IQ4_NL: 2
+// bytes, Q4_1/Q5_1: 4, MXFP4: 1) or a 256-block's (16 bytes; IQ4_XS 8: d, the scales' high then low bits); 3 (d)
+// Q6_K's f16 d, 2 bytes a 256-block. The same bytes as the checkpoint's blocks, bits unchanged, only laid out for
+// 16-byte loads.
 LK_SHAPE unsigned long long lk_plane_bytes(int t, int plane, unsigned long long n) {
   const unsigned long long g = n / 32, sb = n / 256;
   if (plane == 0) return g * 16;
   if (plane == 1) return t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q5_K ? g * 4 : t == LK_Q6_K ? g * 8 : 0;
   if (plane == 2)
-    return t == LK_Q4_0 || t == LK_Q5_0 ? g * 2 : t == LK_Q4_1 || t == LK_Q5_1 ? g * 4 : t == LK_MXFP4 ? g : sb * 16;
+    return t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? g * 2 : t == LK_Q4_1 || t == LK_Q5_1 ? g * 4
+         : t == LK_MXFP4 ? g : t == LK_IQ4_XS ? sb * 8 : sb * 16;
   return t == LK_Q6_K ? sb * 2 : 0;
 }
 

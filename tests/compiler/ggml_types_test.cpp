@@ -261,6 +261,36 @@ TEST(GgmlTypes, Mxfp4BlockIsE2M1TimesPowerOfTwo) {
   }
 }
 
+// IQ4_NL and IQ4_XS: each element d times its code's value in ggml's kvalues_iq4nl (IQ4_XS: times its sub-block's
+// 6-bit scale - 32, low nibbles from scales_l, high bits from scales_h).
+TEST(GgmlTypes, Iq4BlocksElementByElement) {
+  const int kv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+  std::vector<uint8_t> nl(18);
+  nl[0] = 0x00, nl[1] = 0x34;  // f16 0.25
+  for (int j = 0; j < 16; ++j) nl[2 + j] = static_cast<uint8_t>(j | ((15 - j) << 4));
+  auto y = dequant(Type::IQ4_NL, nl);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.25f * float(kv[j])) << j;
+    EXPECT_EQ(y[j + 16], 0.25f * float(kv[15 - j])) << j;
+  }
+  std::vector<uint8_t> xs(136);
+  xs[0] = 0x00, xs[1] = 0x34;  // d = 0.25
+  const int ls[8] = {0, 1, 31, 32, 33, 47, 62, 63};
+  uint16_t scales_h = 0;
+  for (int ib = 0; ib < 8; ++ib) {
+    xs[4 + ib / 2] |= static_cast<uint8_t>((ls[ib] & 0xf) << (4 * (ib % 2)));
+    scales_h |= static_cast<uint16_t>((ls[ib] >> 4) << (2 * ib));
+  }
+  xs[2] = static_cast<uint8_t>(scales_h & 0xff), xs[3] = static_cast<uint8_t>(scales_h >> 8);
+  for (int i = 0; i < 128; ++i) xs[8 + i] = static_cast<uint8_t>((i * 7) & 0xff);
+  y = dequant(Type::IQ4_XS, xs);
+  for (int i = 0; i < 256; ++i) {
+    const int ib = i / 32, l = i % 32, byte = xs[8 + 16 * ib + l % 16];
+    const int code = l < 16 ? byte & 0xf : byte >> 4;
+    EXPECT_EQ(y[i], 0.25f * float(ls[ib] - 32) * float(kv[code])) << i;
+  }
+}
+
 TEST(GgmlTypes, UnsupportedConversionsThrow) {
   std::vector<uint8_t> buf(1024);
   std::vector<float> y(256);
@@ -304,6 +334,8 @@ TEST(GgmlTypes, RoundTripErrorStaysWithinEachFormatsBound) {
                  {Type::Q4_0, 0.1},
                  {Type::Q4_1, 0.08},
                  {Type::Q4_K, 0.08},
+                 {Type::IQ4_NL, 0.08},
+                 {Type::IQ4_XS, 0.08},
                  {Type::MXFP4, 0.2}}) {
     const double eg = round_trip_error(b.t, gauss), ef = round_trip_error(b.t, flat);
     EXPECT_LT(eg, b.max_error) << traits_of(b.t).name;
@@ -317,14 +349,14 @@ TEST(GgmlTypes, QuantizersSurviveNonFiniteAndExtremeInput) {
   const float specials[] = {INFINITY, -INFINITY, NAN, 1e30f, -1e30f, 1e-30f, 1e-45f, 0.f, -0.f, 65504.f, 70000.f};
   for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 3 == 0) ? specials[i % std::size(specials)] : float(i) - 128.f;
   for (Type t : {Type::F32, Type::F16, Type::BF16, Type::Q8_0, Type::Q4_0, Type::Q4_1, Type::Q5_0, Type::Q5_1,
-                 Type::Q4_K, Type::Q6_K, Type::MXFP4}) {
+                 Type::Q4_K, Type::Q6_K, Type::MXFP4, Type::IQ4_NL, Type::IQ4_XS}) {
     std::vector<uint8_t> q(row_bytes(t, x.size()));
     quantize(t, x, q.data());
     std::vector<float> y(x.size());
     dequantize(t, q.data(), y);
   }
   std::vector<float> tiny(256, 1e-40f);
-  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K}) {
+  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::IQ4_NL, Type::IQ4_XS}) {
     std::vector<uint8_t> q(row_bytes(t, tiny.size()));
     quantize(t, tiny, q.data());
     std::vector<float> y(tiny.size());

@@ -33,6 +33,14 @@ inline float mxfp4_scale(uint8_t e) {
   return f;
 }
 
+// IQ4_NL's and IQ4_XS's sixteen non-linear codes (ggml's kvalues_iq4nl).
+inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+// The 6-bit scale of sub-block `ib` (0..7) of an IQ4_XS super-block, stored offset by 32: its low 4 bits in
+// scales_l[ib / 2] (nibble ib % 2), its high 2 in scales_h (bits 2 ib, 2 ib + 1).
+inline int iq4_xs_scale(uint16_t scales_h, const uint8_t* scales_l, int ib) {
+  return ((scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf) | (((scales_h >> (2 * ib)) & 3) << 4);
+}
+
 inline uint16_t load_u16(const uint8_t* p) {
   uint16_t v;
   std::memcpy(&v, p, 2);

@@ -190,6 +190,30 @@ void mxfp4(const uint8_t* b, float* y) {
   }
 }
 
+// IQ4_NL: d, then 16 bytes of indices into kIq4Values (low nibbles: elements 0..15, high: 16..31).
+void iq4_nl(const uint8_t* b, float* y) {
+  const float d = half_at(b);
+  for (int j = 0; j < 16; ++j) {
+    y[j] = d * static_cast<float>(kIq4Values[b[2 + j] & 0xf]);
+    y[j + 16] = d * static_cast<float>(kIq4Values[b[2 + j] >> 4]);
+  }
+}
+
+// IQ4_XS: d, the scales' high bits (2 bytes) and low bits (4), then 8 groups of 16 bytes of IQ4_NL indices, group
+// ib scaled by d (its 6-bit scale - 32).
+void iq4_xs(const uint8_t* b, float* y) {
+  const float d = half_at(b);
+  const uint16_t scales_h = load_u16(b + 2);
+  const uint8_t* qs = b + 8;
+  for (int ib = 0; ib < 8; ++ib, y += 32, qs += 16) {
+    const float dl = d * static_cast<float>(iq4_xs_scale(scales_h, b + 4, ib) - 32);
+    for (int j = 0; j < 16; ++j) {
+      y[j] = dl * static_cast<float>(kIq4Values[qs[j] & 0xf]);
+      y[j + 16] = dl * static_cast<float>(kIq4Values[qs[j] >> 4]);
+    }
+  }
+}
+
 }  // namespace
 
 BlockDequantizer block_dequantizer(Type t) {
@@ -216,6 +240,10 @@ BlockDequantizer block_dequantizer(Type t) {
       return q6_k;
     case Type::MXFP4:
       return mxfp4;
+    case Type::IQ4_NL:
+      return iq4_nl;
+    case Type::IQ4_XS:
+      return iq4_xs;
     default:
       return nullptr;
   }

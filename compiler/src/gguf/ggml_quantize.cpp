@@ -1,4 +1,4 @@
-// Block formats written from f32: the legacy 32-element blocks, Q4_K and Q6_K super-blocks, and MXFP4.
+// Block formats written from f32: the legacy 32-element blocks, Q4_K and Q6_K super-blocks, MXFP4, IQ4_NL and IQ4_XS.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -353,6 +353,89 @@ void mxfp4(const float* x, uint8_t* b) {
   for (int j = 0; j < 16; ++j) b[1 + j] = static_cast<uint8_t>(code(x[j]) | (code(x[j + 16]) << 4));
 }
 
+// The index of the IQ4 code nearest to x (in units of the scale).
+int iq4_index(float x) {
+  if (!(x > kIq4Values[0])) return 0;  // (NaN too)
+  if (x >= kIq4Values[15]) return 15;
+  int i = 0;
+  while (x > kIq4Values[i + 1]) ++i;
+  return x - kIq4Values[i] < kIq4Values[i + 1] - x ? i : i + 1;
+}
+
+// The scale of a 32-element group in IQ4 codes (signed: the table is not symmetric), as ggml's quantizer searches
+// it: the largest-magnitude element mapped to the code -127, then (TRIES > 0) inverse scales around it, each refined
+// by least squares weighted by x², the one that fits best kept; the codes chosen for it in `idx`.
+template <int TRIES>
+float iq4_group(const float* x, int* idx) {
+  const float max = signed_absmax(x, 32);
+  if (std::fabs(max) < 1e-15f) {
+    std::fill(idx, idx + 32, iq4_index(0.f));
+    return 0;
+  }
+  float best_scale = 0, best = -1;
+  for (int step = -TRIES; step <= TRIES; ++step) {
+    const float inv = (static_cast<float>(kIq4Values[0]) + 0.5f * static_cast<float>(step)) / max;
+    float sum_qx = 0, sum_q2 = 0;
+    int l[32];
+    for (int j = 0; j < 32; ++j) {
+      l[j] = iq4_index(inv * x[j]);
+      const float q = kIq4Values[l[j]], w = TRIES > 0 ? x[j] * x[j] : 1.f;
+      sum_qx += w * q * x[j];
+      sum_q2 += w * q * q;
+    }
+    if (sum_q2 > 0 && sum_qx * sum_qx > best * sum_q2) {
+      best = sum_qx * sum_qx / sum_q2;
+      best_scale = sum_qx / sum_q2;
+      std::copy(l, l + 32, idx);
+    }
+  }
+  return best_scale;
+}
+
+// The codes of a group of 32 for the stored scale d (the nearest code each), packed as IQ4_NL packs them.
+void iq4_pack(const float* x, float d, uint8_t* qs) {
+  const float id = d != 0 ? 1.f / d : 0.f;
+  for (int j = 0; j < 16; ++j)
+    qs[j] = static_cast<uint8_t>(iq4_index(x[j] * id) | (iq4_index(x[j + 16] * id) << 4));
+}
+
+// IQ4_NL: one fitted scale a block.
+template <int TRIES>
+void iq4_nl(const float* x, uint8_t* b) {
+  int idx[32];
+  const uint16_t dh = f32_to_f16(iq4_group<TRIES>(x, idx));
+  store_u16(b, dh);
+  iq4_pack(x, f16_to_f32(dh), b + 2);
+}
+
+// IQ4_XS: each group's fitted scale as a 6-bit multiple of d (offset by 32), d mapping the largest-magnitude scale
+// to -32.
+template <int TRIES>
+void iq4_xs(const float* x, uint8_t* b) {
+  float scales[8], max_scale = 0, amax = 0;
+  int idx[32];
+  for (int ib = 0; ib < 8; ++ib) {
+    scales[ib] = iq4_group<TRIES>(x + 32 * ib, idx);
+    if (std::fabs(scales[ib]) > amax) {
+      amax = std::fabs(scales[ib]);
+      max_scale = scales[ib];
+    }
+  }
+  std::fill(b, b + 136, 0);
+  if (amax == 0) return;
+  const uint16_t dh = f32_to_f16(-max_scale / 32.f);
+  store_u16(b, dh);
+  const float d = f16_to_f32(dh), id = d != 0 ? 1.f / d : 0.f;
+  uint16_t scales_h = 0;
+  for (int ib = 0; ib < 8; ++ib) {
+    const int l = std::clamp(nearest(id * scales[ib]), -32, 31) + 32;
+    b[4 + ib / 2] |= static_cast<uint8_t>((l & 0xf) << (4 * (ib % 2)));
+    scales_h |= static_cast<uint16_t>((l >> 4) << (2 * ib));
+    iq4_pack(x + 32 * ib, d * static_cast<float>(l - 32), b + 8 + 16 * ib);
+  }
+  store_u16(b + 2, scales_h);
+}
+
 }  // namespace
 
 BlockQuantizer block_quantizer(Type t) {
@@ -375,6 +458,10 @@ BlockQuantizer block_quantizer(Type t) {
       return q6_k<search_scale_q6>;
     case Type::MXFP4:
       return mxfp4;
+    case Type::IQ4_NL:
+      return iq4_nl<7>;
+    case Type::IQ4_XS:
+      return iq4_xs<7>;
     default:
       return nullptr;
   }
@@ -388,6 +475,10 @@ BlockQuantizer block_quantizer_fast(Type t) {
       return k_quant<5, fit_group<31>>;
     case Type::Q6_K:
       return q6_k<absmax_scale_q6>;
+    case Type::IQ4_NL:
+      return iq4_nl<0>;
+    case Type::IQ4_XS:
+      return iq4_xs<0>;
     default:
       return block_quantizer(t);
   }

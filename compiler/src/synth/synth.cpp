@@ -33,8 +33,11 @@ uint64_t rows_of(const std::vector<uint64_t>& dims) {
   return n;
 }
 
-bool is_k_quant(Type t) {
-  return t == Type::Q2_K || t == Type::Q3_K || t == Type::Q4_K || t == Type::Q5_K || t == Type::Q6_K;
+// A type of 256-element super-blocks, which llama.cpp's quantizer swaps for one of 32-element blocks where a row is
+// not whole super-blocks.
+bool is_super_block(Type t) {
+  return t == Type::Q2_K || t == Type::Q3_K || t == Type::Q4_K || t == Type::Q5_K || t == Type::Q6_K ||
+         t == Type::IQ4_XS;
 }
 
 // llama.cpp's choice of the layers whose attn_v and ffn_down a "_M" mix keeps in more bits.
@@ -42,9 +45,9 @@ bool use_more_bits(uint32_t i, uint32_t n) {
   return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
 }
 
-// A K-quant's type for rows its 256-element blocks do not fit, as llama.cpp's quantizer falls back.
-Type k_quant_fallback(Type t) {
-  return t == Type::Q4_K ? Type::Q5_0 : t == Type::Q5_K ? Type::Q5_1 : Type::Q8_0;
+// A super-block type's stand-in for rows its 256-element blocks do not fit, as llama.cpp's quantizer falls back.
+Type super_block_fallback(Type t) {
+  return t == Type::Q4_K ? Type::Q5_0 : t == Type::Q5_K ? Type::Q5_1 : t == Type::IQ4_XS ? Type::IQ4_NL : Type::Q8_0;
 }
 
 // The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` (and `mixed`: the "_M"
@@ -54,7 +57,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
   auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false, bool more_bits = false) {
     Type t = keep_f32 ? Type::F32 : mixed && more_bits ? Type::Q6_K : matrix_type;
     const auto tr = ggml::traits_of(t);
-    if (dims[0] % tr.block_elems != 0) t = is_k_quant(t) && dims[0] % 32 == 0 ? k_quant_fallback(t) : Type::F16;
+    if (dims[0] % tr.block_elems != 0) t = is_super_block(t) && dims[0] % 32 == 0 ? super_block_fallback(t) : Type::F16;
     out.push_back({{std::move(name), std::move(dims), t}, Fill::Matrix});
   };
   auto vec = [&](std::string name, std::vector<uint64_t> dims, Fill fill) {
@@ -120,6 +123,10 @@ uint32_t file_type(Type t, bool mixed) {
       return mixed ? 17 : 16;
     case Type::MXFP4:
       return 38;
+    case Type::IQ4_NL:
+      return 25;
+    case Type::IQ4_XS:
+      return 30;
     case Type::F32:
       return 0;
     case Type::F16:
