@@ -29,7 +29,7 @@ args=()
 for i in ${SETS_ONLY:-${!SETS[@]}}; do args+=(--knobs-json "${SETS[$i]}"); done
 TABLE="$W/formats.txt"
 : > "$TABLE"
-[ -n "${SPEED_ONLY:-}" ] || for T in ${TYPES:-q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k mxfp4 iq4_nl iq4_xs q4_k_m q5_k_m}; do
+[ -n "${SPEED_ONLY:-}" ] || for T in ${TYPES:-q4_0 q4_1 q5_0 q5_1 q2_k q3_k q4_k q5_k q6_k mxfp4 iq4_nl iq4_xs q4_k_m q5_k_m}; do
   P=tiny-qwen3
   case $T in *_m) P=tiny-llama ;; esac
   F="$W/$P-$T.gguf"
@@ -41,7 +41,7 @@ TABLE="$W/formats.txt"
 done
 
 # The release's program: compiled, built, its logits against the reference's.
-[ -n "${SPEED_ONLY:-}" ] || for T in ${LANE_TYPES:-q4_k_m q5_1 mxfp4 iq4_xs}; do
+[ -n "${SPEED_ONLY:-}" ] || for T in ${LANE_TYPES:-q4_k_m q5_1 mxfp4 iq4_xs q2_k q3_k}; do
   P=tiny-qwen3; case $T in *_m) P=tiny-llama ;; esac
   F="$W/$P-$T.gguf"
   D="$W/lane-$T"

@@ -22,7 +22,7 @@ const bool registered = lt::cli::add_command(
        auto args = std::make_shared<Args>();
        c->add_option("--preset", args->preset, "The model shape (see --list)");
        c->add_option("--type", args->type, "The matrices' type: q8_0, q4_k_m, q5_k_m (llama.cpp's mixes), q4_k, q5_k, q6_k, q4_0, q4_1, "
-                     "q5_0, q5_1, mxfp4, iq4_nl, iq4_xs, f16, bf16 or f32")
+                     "q5_0, q5_1, q2_k, q3_k, mxfp4, iq4_nl, iq4_xs, f16, bf16 or f32")
            ->capture_default_str();
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
        c->add_option("-o,--output", args->out, "The checkpoint to write");
@@ -50,8 +50,8 @@ const bool registered = lt::cli::add_command(
          auto type = lt::ggml::parse_type(name);
          if (!type)
            throw lt::Error("unknown type '" + args->type +
-                           "' (use q8_0, q4_k_m, q5_k_m, q4_k, q5_k, q6_k, q4_0, q4_1, q5_0, q5_1, mxfp4, iq4_nl, iq4_xs, "
-                           "f16, bf16 or f32)");
+                           "' (use q8_0, q4_k_m, q5_k_m, q2_k, q3_k, q4_k, q5_k, q6_k, q4_0, q4_1, q5_0, q5_1, mxfp4, iq4_nl, "
+                           "iq4_xs, f16, bf16 or f32)");
          o.type = *type;
          if (!args->quiet && isatty(STDERR_FILENO))
            o.progress = [](uint64_t done, uint64_t total) {

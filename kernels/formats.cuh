@@ -58,7 +58,7 @@ struct lk_blk_type {
 };
 
 #if LK_WITH_BLOCKS
-// A block-format matrix (Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K, MXFP4, IQ4_NL, IQ4_XS; T its ggml type number,
+// A block-format matrix (Q4_0, Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K, MXFP4, IQ4_NL, IQ4_XS; T its ggml type number,
 // shapes.cuh) as
 // the lane uploads it: the checkpoint's blocks split into planes (lk_plane_bytes; lk_repack lays them out), each
 // 32-group of a row one 16-byte unit of 4-bit codes, byte j holding element j (low nibble) and j + 16 (high).
@@ -68,8 +68,9 @@ struct lk_blk {
   const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (bits 2j, 2j + 1)
   const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
                            // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins; Q6_K 16 int8
-                           // scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low bits (4))
-  const __half* d;         // Q6_K: a 256-block's d
+                           // scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low bits (4); Q2_K 16
+                           // (scale, min) nibbles; Q3_K 12 bytes of 6-bit scales)
+  const __half* d;         // Q6_K, Q3_K: a 256-block's d; Q2_K: its d and dmin
 };
 template <int T>
 struct lk_blk_type<lk_blk<T>> {
@@ -128,6 +129,20 @@ LK_DEVICE int lk_iq4_xs_scale(int j, unsigned h0, unsigned h1) {
   return (int)(((h1 >> (4 * j)) & 0xfu) | (((h0 >> (16 + 2 * j)) & 3u) << 4));
 }
 
+// Byte i (0..15) of a 256-block's 16 scale bytes held in a register quadruple: Q2_K's (scale, min) of sub-block i.
+LK_DEVICE int lk_byte16(const int4& s, int i) {
+  const unsigned w = (unsigned)((i & 8) ? ((i & 4) ? s.w : s.z) : ((i & 4) ? s.y : s.x));
+  return (int)((w >> (8 * (i & 3))) & 0xffu);
+}
+
+// Q3_K's 6-bit scale of sub-block i (0..15), stored offset by 32, from its 12 packed bytes (words x, y, z): the low
+// nibble in byte i % 8 (high nibble for i >= 8), the two high bits in byte 8 + i % 4 (bits 2 (i / 4)).
+LK_DEVICE int lk_q3k_scale(const int4& s, int i) {
+  const unsigned lb = __byte_perm((unsigned)s.x, (unsigned)s.y, (unsigned)(i & 7)) & 0xffu;
+  const unsigned hb = __byte_perm((unsigned)s.z, 0u, (unsigned)(i & 3)) & 0xffu;
+  return (int)((i < 8 ? lb & 0xfu : lb >> 4) | (((hb >> (2 * (i >> 2))) & 3u) << 4));
+}
+
 // A small non-negative integer (below 2^23) as f32, exactly: its bits put into the mantissa of 2^23, which is then
 // taken away (`bias`: more to take away, exactly, while the result stays an integer). Two full-rate operations where the
 // conversion instruction runs at a quarter of the rate, and the expansion of a 4-bit format is bound by conversions.
@@ -140,10 +155,11 @@ LK_DEVICE float lk_small_float(int v, float bias = 0.f) {
 template <int T>
 struct lk_fmt<lk_blk<T>> {
   static constexpr int E = 32;
-  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
+  static constexpr bool K =
+      T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   struct Raw {
     int4 q;
-    uint2 h;
+    uint2 h;  // the high bits (Q2_K: its d and dmin)
     int4 s;  // the group's scale bytes, or a 256-block's 16
     __half d;
     int sub;  // the group's place in its 256-block
@@ -165,6 +181,10 @@ struct lk_fmt<lk_blk<T>> {
         const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
         r.s.x = (int)h.x;
         r.s.y = (int)h.y;
+      } else if constexpr (T == LK_Q2_K || T == LK_Q3_K) {
+        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
+        if constexpr (T == LK_Q2_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
+        if constexpr (T == LK_Q3_K) r.d = m.d[sb];
       } else if constexpr (T == LK_Q6_K) {
         r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + r.sub);
         r.d = m.d[sb];
@@ -218,6 +238,24 @@ struct lk_fmt<lk_blk<T>> {
 #pragma unroll
         for (int e = 0; e < 4; ++e) w[j + e] = __fmul_rn(d, lk_small_float((int)((v >> (8 * e)) & 0xffu), 128.f));
       }
+    } else if constexpr (T == LK_Q2_K) {  // a sub-block of 16 a half: d (scale nibble) q - dmin (min nibble)
+      const float d = __half2float(__ushort_as_half((unsigned short)(r.h.x & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.h.x >> 16)));
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int sm = lk_byte16(r.s, 2 * r.sub + half);
+        const float dl = __fmul_rn(d, lk_small_float(sm & 0xf)), ml = __fmul_rn(dmin, lk_small_float(sm >> 4));
+#pragma unroll
+        for (int j = 16 * half; j < 16 * half + 16; ++j) w[j] = __fsub_rn(__fmul_rn(dl, lk_small_float(code[j])), ml);
+      }
+    } else if constexpr (T == LK_Q3_K) {  // a sub-block of 16 a half: d (its scale - 32) (code - 4)
+      const float d = __half2float(r.d);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const float dl = __fmul_rn(d, lk_small_float(lk_q3k_scale(r.s, 2 * r.sub + half), 32.f));
+#pragma unroll
+        for (int j = 16 * half; j < 16 * half + 16; ++j) w[j] = __fmul_rn(dl, lk_small_float(code[j], 4.f));
+      }
     } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
       const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
       const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
@@ -263,6 +301,10 @@ struct lk_fmt<lk_blk<T>> {
         lo = lk_iq4_bytes(lo);
         hi = lk_iq4_bytes(hi);
       }
+      if constexpr (T == LK_Q3_K) {  // codes 0..7 to -4..3
+        lo = (int)__vsub4((unsigned)lo, 0x04040404u);
+        hi = (int)__vsub4((unsigned)hi, 0x04040404u);
+      }
       s0 = __dp4a(lo, a[i], s0);
       s1 = __dp4a(hi, a[4 + i], s1);
       a0 = __dp4a(0x01010101, a[i], a0);
@@ -282,6 +324,15 @@ struct lk_fmt<lk_blk<T>> {
       float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
       if constexpr (T == LK_IQ4_XS) d *= (float)(lk_iq4_xs_scale(r.sub, (unsigned)r.s.x, (unsigned)r.s.y) - 32);
       return d * (da * (float)(s0 + s1));
+    } else if constexpr (T == LK_Q2_K) {  // the halves' scales and mins
+      const float d = __half2float(__ushort_as_half((unsigned short)(r.h.x & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.h.x >> 16)));
+      const int sm0 = lk_byte16(r.s, 2 * r.sub), sm1 = lk_byte16(r.s, 2 * r.sub + 1);
+      return da * (d * ((float)(sm0 & 0xf) * (float)s0 + (float)(sm1 & 0xf) * (float)s1) -
+                   dmin * ((float)(sm0 >> 4) * (float)a0 + (float)(sm1 >> 4) * (float)a1));
+    } else if constexpr (T == LK_Q3_K) {
+      const float sc0 = (float)(lk_q3k_scale(r.s, 2 * r.sub) - 32), sc1 = (float)(lk_q3k_scale(r.s, 2 * r.sub + 1) - 32);
+      return __half2float(r.d) * da * (sc0 * (float)s0 + sc1 * (float)s1);
     } else if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
       const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
       const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));

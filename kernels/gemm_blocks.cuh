@@ -6,30 +6,31 @@
 // A lane's A fragment of a 32-group holds its elements 8t .. 8t + 7 (the k order lk_quantize_i8 lays the activations
 // in: the mma's k index 4t + e is element 8t + e, 16 + 4t + e is 8t + 4 + e): one 8-byte load of the unit's codes
 // (bytes 8 (t % 2) .., low nibbles for t < 2, high for t >= 2), with the high bits from the same elements' bits.
-// Q4_0, Q5_0, Q6_K and MXFP4 make their codes signed (the offset taken away, or the E2M1 table); Q4_1, Q5_1, Q4_K and
-// Q5_K keep them unsigned and add min x (the activations' 32-group sum), the sum from one more mma with all-ones
-// weights. Q6_K scales the two 16-element halves of a group apart: a lane's 8 elements lie in half t / 2, and one mma a
-// half takes the other half's lanes as zeros.
+// Q4_0, Q5_0, Q3_K, Q6_K, MXFP4 and IQ4 make their codes signed (the offset taken away, or their tables); Q4_1, Q5_1,
+// Q2_K, Q4_K and Q5_K keep them unsigned and add min x (the activations' sum), the sum from one more mma with all-ones
+// weights. Q2_K, Q3_K and Q6_K scale the two 16-element halves of a group apart: a lane's 8 elements lie in half t / 2,
+// and one mma a half takes the other half's lanes as zeros (the all-ones weights too).
 
 #if LK_WITH_MMA && LK_WITH_BLOCKS
 
 // A weight row's 32-group as one lane's share of the mma's A operand: `codes` (elements 8t .. 8t + 3, 8t + 4 .. 8t + 7)
-// and the group's scale and minimum (Q6_K: each half's scale, no minimum).
+// and the group's scales and minimums (HALVES formats: each 16-element half's; the others' in [0]).
 struct lk_mma_group {
   int codes[2];
   float scale[2];
-  float min;
+  float min[2];
 };
 
-// Format T's 32-group `b` of a row as the integer GEMMs take it: what multiplies its codes' integer sums (Q6_K: each
-// half's) and what multiplies the activations' sum (`min`, 0 where the codes are made signed instead), from the scale
-// bytes `s` (the group's in .x, or a K-quant 256-block's 16) and Q6_K's d; and its codes as signed bytes.
+// Format T's 32-group `b` of a row as the integer GEMMs take it: what multiplies its codes' integer sums (HALVES: each
+// half's, Q2_K, Q3_K and Q6_K scaling 16 elements apart) and what multiplies the activations' sums (`min`, 0 where the
+// codes are made signed instead), from the scale bytes `s` (the group's in .x, or a 256-block's 16), the 256-block's
+// d (Q3_K, Q6_K) or d and dmin (Q2_K, `dd`); and its codes as signed bytes.
 template <int T>
 struct lk_block_int8 {
-  static constexpr bool MIN = T == LK_Q4_1 || T == LK_Q5_1 || T == LK_Q4_K || T == LK_Q5_K;
-  static constexpr bool HALVES = T == LK_Q6_K;
-  static LK_DEVICE void scales(const int4& s, __half d6, int b, float (&scale)[2], float& min) {
-    min = 0.f;
+  static constexpr bool MIN = T == LK_Q4_1 || T == LK_Q5_1 || T == LK_Q4_K || T == LK_Q5_K || T == LK_Q2_K;
+  static constexpr bool HALVES = T == LK_Q6_K || T == LK_Q2_K || T == LK_Q3_K;
+  static LK_DEVICE void scales(const int4& s, __half d6, unsigned dd, int b, float (&scale)[2], float (&min)[2]) {
+    min[0] = min[1] = 0.f;
     scale[1] = 0.f;
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL) {
       scale[0] = __half2float(__ushort_as_half((unsigned short)s.x));
@@ -38,7 +39,7 @@ struct lk_block_int8 {
       scale[0] = d * (float)(lk_iq4_xs_scale(b % 8, (unsigned)s.x, (unsigned)s.y) - 32);
     } else if constexpr (T == LK_Q4_1 || T == LK_Q5_1) {
       scale[0] = __half2float(__ushort_as_half((unsigned short)(s.x & 0xffff)));
-      min = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x >> 16)));
+      min[0] = __half2float(__ushort_as_half((unsigned short)((unsigned)s.x >> 16)));
     } else if constexpr (T == LK_MXFP4) {
       const unsigned e = (unsigned)s.x & 0xff;
       scale[0] = __uint_as_float(e < 2 ? (0x00200000u << e) : ((e - 1) << 23));
@@ -48,19 +49,33 @@ struct lk_block_int8 {
       int sc, mn;
       lk_scale_min_k4(b % 8, (unsigned)s.y, (unsigned)s.z, (unsigned)s.w, sc, mn);
       scale[0] = d * (float)sc;
-      min = -dmin * (float)mn;
+      min[0] = -dmin * (float)mn;
+    } else if constexpr (T == LK_Q2_K) {  // a (scale, min) byte a half
+      const float d = __half2float(__ushort_as_half((unsigned short)(dd & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)(dd >> 16)));
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int sm = lk_byte16(s, 2 * (b % 8) + h);
+        scale[h] = d * (float)(sm & 0xf);
+        min[h] = -dmin * (float)(sm >> 4);
+      }
+    } else if constexpr (T == LK_Q3_K) {  // a 6-bit scale a half
+      const float d = __half2float(d6);
+      scale[0] = d * (float)(lk_q3k_scale(s, 2 * (b % 8)) - 32);
+      scale[1] = d * (float)(lk_q3k_scale(s, 2 * (b % 8) + 1) - 32);
     } else {  // Q6_K: an int8 scale a half
       const float d = __half2float(d6);
       scale[0] = d * (float)(signed char)(s.x & 0xff);
       scale[1] = d * (float)(signed char)((s.x >> 8) & 0xff);
     }
   }
-  // Four codes (a byte each, the high bits in) as the mma takes them: Q4_0, Q5_0 and Q6_K less their offset, MXFP4
+  // Four codes (a byte each, the high bits in) as the mma takes them: Q4_0, Q5_0, Q3_K and Q6_K less their offset, MXFP4
   // as its E2M1 values (doubled), IQ4 as its table's values, the others as they are.
   static LK_DEVICE int codes(int c) {
     if constexpr (T == LK_Q4_0) return (int)__vsub4((unsigned)c, 0x08080808u);
     if constexpr (T == LK_Q5_0) return (int)__vsub4((unsigned)c, 0x10101010u);
     if constexpr (T == LK_Q6_K) return (int)__vsub4((unsigned)c, 0x20202020u);
+    if constexpr (T == LK_Q3_K) return (int)__vsub4((unsigned)c, 0x04040404u);
     if constexpr (T == LK_MXFP4) return lk_mxfp4_bytes(c);
     if constexpr (T == LK_IQ4_NL || T == LK_IQ4_XS) return lk_iq4_bytes(c);
     return c;
@@ -70,13 +85,15 @@ struct lk_block_int8 {
 template <int T>
 struct lk_mma_frag {
   using I = lk_block_int8<T>;
-  static constexpr bool K = T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
+  static constexpr bool K =
+      T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   // What a lane loads of group `b` of row `row` (kb groups a row), as stored.
   struct Raw {
     uint2 q;       // bytes 8 (t % 2) .. 8 (t % 2) + 7 of the codes
     unsigned h;    // the high bits' word that holds the lane's elements
-    int4 s;        // the scale bytes: the group's (in .x), a K-quant 256-block's 16, or Q6_K's two (in .x)
-    __half d;      // Q6_K: the 256-block's d
+    int4 s;        // the scale bytes: the group's (in .x), a 256-block's 16, or Q6_K's two (in .x)
+    __half d;      // Q3_K, Q6_K: the 256-block's d
+    unsigned dd;   // Q2_K: the 256-block's d and dmin
   };
   static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int kb, int b, int t) {
     Raw r;
@@ -94,6 +111,10 @@ struct lk_mma_frag {
         const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
         r.s.x = (int)h.x;
         r.s.y = (int)h.y;
+      } else if constexpr (T == LK_Q2_K || T == LK_Q3_K) {
+        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
+        if constexpr (T == LK_Q2_K) r.dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
+        if constexpr (T == LK_Q3_K) r.d = m.d[sb];
       } else if constexpr (T == LK_Q6_K) {
         r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + b % 8);
         r.d = m.d[sb];
@@ -118,7 +139,7 @@ struct lk_mma_frag {
     }
     o.codes[0] = I::codes(c[0]);
     o.codes[1] = I::codes(c[1]);
-    I::scales(r.s, r.d, b, o.scale, o.min);
+    I::scales(r.s, r.d, r.dd, b, o.scale, o.min);
     return o;
   }
 };
@@ -152,7 +173,6 @@ __global__ void __launch_bounds__(128)
   if (row0 >= n) return;
   const int kb = k / 32;
   const size_t wr[2] = {(size_t)min(row0 + g, n - 1), (size_t)min(row0 + g + 8, n - 1)};
-  const int ones[4] = {0x01010101, 0x01010101, 0x01010101, 0x01010101};
   float acc[M][TN][4];
 #pragma unroll
   for (int mat = 0; mat < M; ++mat)
@@ -191,12 +211,17 @@ __global__ void __launch_bounds__(128)
         for (int j = 0; j < TN; ++j) {
           const int b0f = (int)xb[a][p][j].x, b1f = (int)xb[a][p][j].y;
           const float xs[2] = {sx[a][p][j].x, sx[a][p][j].y};  // activation rows 2t and 2t + 1
-          float xsum[2] = {0.f, 0.f};  // their 32-group sums, scaled
+          float xsum[2][2] = {};  // their sums over the group ([0]) or each half ([h]: HALVES), scaled
           if constexpr (I::MIN) {
-            int sum[4];
-            lk_mma_s8(sum, ones, b0f, b1f);
-            xsum[0] = xs[0] * lk_sum_f32(sum[0]);
-            xsum[1] = xs[1] * lk_sum_f32(sum[1]);
+#pragma unroll
+            for (int h = 0; h < (I::HALVES ? 2 : 1); ++h) {
+              const int one = !I::HALVES || (t >> 1) == h ? 0x01010101 : 0;  // (a lane's elements: half t / 2)
+              const int ones[4] = {one, one, one, one};
+              int sum[4];
+              lk_mma_s8(sum, ones, b0f, b1f);
+              xsum[h][0] = xs[0] * lk_sum_f32(sum[0]);
+              xsum[h][1] = xs[1] * lk_sum_f32(sum[1]);
+            }
           }
 #pragma unroll
           for (int mat = 0; mat < M; ++mat) {
@@ -214,6 +239,7 @@ __global__ void __launch_bounds__(128)
                 const lk_mma_group& wr_ = w[mat][e >> 1];
                 acc[mat][j][e] += xs[e & 1] * wr_.scale[0] * lk_sum_f32(d0[e]);
                 acc[mat][j][e] += xs[e & 1] * wr_.scale[1] * lk_sum_f32(d1[e]);
+                if constexpr (I::MIN) acc[mat][j][e] += wr_.min[0] * xsum[0][e & 1] + wr_.min[1] * xsum[1][e & 1];
               }
             } else {
               const int A[4] = {w[mat][0].codes[0], w[mat][1].codes[0], w[mat][0].codes[1], w[mat][1].codes[1]};
@@ -223,7 +249,7 @@ __global__ void __launch_bounds__(128)
               for (int e = 0; e < 4; ++e) {
                 const lk_mma_group& wr_ = w[mat][e >> 1];
                 acc[mat][j][e] += xs[e & 1] * wr_.scale[0] * lk_sum_f32(d[e]);
-                if constexpr (I::MIN) acc[mat][j][e] += wr_.min * xsum[e & 1];
+                if constexpr (I::MIN) acc[mat][j][e] += wr_.min[0] * xsum[0][e & 1];
               }
             }
           }
@@ -300,7 +326,8 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       raw[i] = F::load(w, (size_t)min(out0 + row % BO, n - 1), k, b);
     }
   };
-  // ... unpacked into tile `wt`: int8 codes in element order, then [row][group] {scale, second half's scale, min}.
+  // ... unpacked into tile `wt`: int8 codes in element order, then [row][group] {the halves' scales, their minimums}
+  // (formats without halves: the group's in the first of each).
   auto unpack = [&](int kt, unsigned char* wt) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
@@ -325,12 +352,9 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       int4* dst = reinterpret_cast<int4*>(wt + row * LK_GT_ROW + gi * 32);
       dst[0] = make_int4(lo[0], lo[1], lo[2], lo[3]);
       dst[1] = make_int4(hi[0], hi[1], hi[2], hi[3]);
-      float sc[2], mn;
-      I::scales(raw[i].s, raw[i].d, b, sc, mn);
-      float* f = reinterpret_cast<float*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW) + (row * 4 + gi) * 3;
-      f[0] = sc[0];
-      f[1] = sc[1];
-      f[2] = mn;
+      float sc[2], mn[2];
+      I::scales(raw[i].s, raw[i].d, raw[i].h.x, b, sc, mn);
+      reinterpret_cast<float4*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW)[row * 4 + gi] = make_float4(sc[0], sc[1], mn[0], mn[1]);
     }
   };
 
@@ -343,8 +367,6 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       for (int j = 0; j < NT; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[mat][mt][j][e] = 0.f;
-  const int ones[4] = {0x01010101, 0x01010101, 0x01010101, 0x01010101};
-
 #pragma unroll
   for (int s = 0; s < LK_GT_STAGES - 1; ++s) {
     if (s < kstages) load_acts(s, s);
@@ -361,13 +383,13 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
     lk_cp_commit();
     const unsigned char* sb = acts + (kt % LK_GT_STAGES) * AT;
     const float* sx = reinterpret_cast<const float*>(sb + A_ROWS);
-    const float* wf = reinterpret_cast<const float*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW);
+    const float4* wf = reinterpret_cast<const float4*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW);
     const int nb = min(4, kb - kt * 4);
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
       if (b >= nb) break;
       int af[M][2][4];
-      float ws[M][2][2][3];  // rows g and g + 8 of each 16-row tile: {scale, second half's, min}
+      float4 ws[M][2][2];  // rows g and g + 8 of each 16-row tile: {scales, minimums}
 #pragma unroll
       for (int mat = 0; mat < M; ++mat)
 #pragma unroll
@@ -375,9 +397,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
           const int i0 = mat * BO + wm * 32 + mt * 16;
           lk_ldmatrix4(af[mat][mt], wt + (i0 + (lane & 7) + 8 * ((lane >> 3) & 1)) * LK_GT_ROW + b * 32 + 16 * (lane >> 4));
 #pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int v = 0; v < 3; ++v) ws[mat][mt][h][v] = wf[((i0 + g + 8 * h) * 4 + b) * 3 + v];
+          for (int h = 0; h < 2; ++h) ws[mat][mt][h] = wf[(i0 + g + 8 * h) * 4 + b];
         }
 #pragma unroll
       for (int p = 0; p < P; ++p) {
@@ -393,12 +413,17 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
         for (int j = 0; j < NT; ++j) {
           const int a = p * BN + wn * NT * 8 + j * 8 + 2 * t;  // activation rows 2t and 2t + 1 of tile j
           const float x[2] = {sx[a * 4 + b], sx[(a + 1) * 4 + b]};
-          float xsum[2] = {0.f, 0.f};  // their 32-group sums, scaled
+          float xsum[2][2] = {};  // their sums over the group ([0]) or each half ([h]: HALVES), scaled
           if constexpr (I::MIN) {
-            int sum[4];
-            lk_mma_s8(sum, ones, bf[j][0], bf[j][1]);
-            xsum[0] = x[0] * lk_sum_f32(sum[0]);
-            xsum[1] = x[1] * lk_sum_f32(sum[1]);
+#pragma unroll
+            for (int h = 0; h < (I::HALVES ? 2 : 1); ++h) {
+              const int lo = !I::HALVES || h == 0 ? 0x01010101 : 0, hi = !I::HALVES || h == 1 ? 0x01010101 : 0;
+              const int ones[4] = {lo, lo, hi, hi};  // (a0, a1: elements 0..15; a2, a3: 16..31)
+              int sum[4];
+              lk_mma_s8(sum, ones, bf[j][0], bf[j][1]);
+              xsum[h][0] = x[0] * lk_sum_f32(sum[0]);
+              xsum[h][1] = x[1] * lk_sum_f32(sum[1]);
+            }
           }
 #pragma unroll
           for (int mat = 0; mat < M; ++mat)
@@ -412,18 +437,19 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
                 lk_mma_s8(d1, A1, bf[j][0], bf[j][1]);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                  const float* w = ws[mat][mt][e >> 1];
-                  acc[mat][mt][j][e] += x[e & 1] * w[0] * lk_sum_f32(d0[e]);
-                  acc[mat][mt][j][e] += x[e & 1] * w[1] * lk_sum_f32(d1[e]);
+                  const float4& w = ws[mat][mt][e >> 1];
+                  acc[mat][mt][j][e] += x[e & 1] * w.x * lk_sum_f32(d0[e]);
+                  acc[mat][mt][j][e] += x[e & 1] * w.y * lk_sum_f32(d1[e]);
+                  if constexpr (I::MIN) acc[mat][mt][j][e] += w.z * xsum[0][e & 1] + w.w * xsum[1][e & 1];
                 }
               } else {
                 int d[4];
                 lk_mma_s8(d, af[mat][mt], bf[j][0], bf[j][1]);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                  const float* w = ws[mat][mt][e >> 1];
-                  acc[mat][mt][j][e] += x[e & 1] * w[0] * lk_sum_f32(d[e]);
-                  if constexpr (I::MIN) acc[mat][mt][j][e] += w[2] * xsum[e & 1];
+                  const float4& w = ws[mat][mt][e >> 1];
+                  acc[mat][mt][j][e] += x[e & 1] * w.x * lk_sum_f32(d[e]);
+                  if constexpr (I::MIN) acc[mat][mt][j][e] += w.z * xsum[0][e & 1];
                 }
               }
             }

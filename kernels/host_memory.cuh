@@ -116,7 +116,13 @@ inline void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
     }
     for (int gi = 0; gi < 8; ++gi) {
       const size_t g = b * 8 + gi;
-      if (t == LK_Q4_K || t == LK_Q5_K) {
+      if (t == LK_Q2_K || t == LK_Q3_K) {
+        // Each 128 elements' 32 bytes of 2-bit codes read four times, two bits further each time (group gi: bits
+        // 2 (gi % 4)); Q3_K's third bit in its 32 bytes of high bits (bit gi of byte l: element l of group gi).
+        const uint8_t* qs = x + (t == LK_Q2_K ? 16 : 32) + 32 * (gi / 4);
+        const int shift = 2 * (gi % 4);
+        pack(g, [&](int l) { return ((qs[l] >> shift) & 3) | (t == LK_Q3_K ? ((x[l] >> gi) & 1) << 2 : 0); });
+      } else if (t == LK_Q4_K || t == LK_Q5_K) {
         // d, dmin and the scales; then (Q5_K) 32 bytes of fifth bits (bit gi of byte l: element l of group gi); then
         // the codes, a 64-element chunk's 32 bytes low nibbles first.
         const uint8_t* qs = x + (t == LK_Q4_K ? 16 : 48) + 32 * (gi / 2);
@@ -141,6 +147,13 @@ inline void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
     if (t == LK_Q6_K) {
       memcpy(s + b * 16, x + 192, 16);
       memcpy(d + b * 2, x + 208, 2);
+    } else if (t == LK_Q2_K) {  // 16 bytes of (scale, min) nibbles; d and dmin
+      memcpy(s + b * 16, x, 16);
+      memcpy(d + b * 4, x + 80, 4);
+    } else if (t == LK_Q3_K) {  // 12 bytes of packed 6-bit scales (then 4 of padding); d
+      memcpy(s + b * 16, x + 96, 12);
+      memset(s + b * 16 + 12, 0, 4);
+      memcpy(d + b * 2, x + 108, 2);
     } else {
       memcpy(s + b * 16, x, 16);
     }

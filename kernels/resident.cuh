@@ -44,7 +44,7 @@ static int lk_block_type(const char* name) {
     int type;
   } kNames[] = {{"q4_0", LK_Q4_0}, {"q4_1", LK_Q4_1}, {"q5_0", LK_Q5_0}, {"q5_1", LK_Q5_1},
                 {"q4_k", LK_Q4_K}, {"q5_k", LK_Q5_K}, {"q6_k", LK_Q6_K}, {"mxfp4", LK_MXFP4},
-                {"iq4_nl", LK_IQ4_NL}, {"iq4_xs", LK_IQ4_XS}};
+                {"iq4_nl", LK_IQ4_NL}, {"iq4_xs", LK_IQ4_XS}, {"q2_k", LK_Q2_K}, {"q3_k", LK_Q3_K}};
   for (const auto& n : kNames)
     if (strcmp(n.name, name) == 0) return n.type;
   return 0;

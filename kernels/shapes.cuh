@@ -40,10 +40,10 @@ LK_SHAPE int lk_gemm_i8t_outputs(bool glu) {
 
 // lk_gemm_i8tb (gemm_tile over a block format): lk_gemm_i8t's block and warps, its activation stages as lk_gemm_i8t
 // stages them (LK_GT_STAGES in flight), and the weights of a stage unpacked into int8 rows (LK_GT_ROW bytes, as
-// lk_gemm_i8t stages Q8_0's) with 3 f32 a 32-group (the scales of its halves and its minimum), two such tiles: one
-// filled while the other is read.
+// lk_gemm_i8t stages Q8_0's) with 4 f32 a 32-group (its halves' scales and minimums), two such tiles: one filled
+// while the other is read.
 LK_SHAPE int lk_gemm_i8tb_weights() {
-  return LK_GT_WEIGHT_ROWS * LK_GT_ROW + LK_GT_WEIGHT_ROWS * LK_GT_BLOCKS * 12;
+  return LK_GT_WEIGHT_ROWS * LK_GT_ROW + LK_GT_WEIGHT_ROWS * LK_GT_BLOCKS * 16;
 }
 LK_SHAPE int lk_gemm_i8tb_acts(int words, int bn) {
   return words * bn * LK_GT_ROW + words * bn * 16;
@@ -53,6 +53,8 @@ LK_SHAPE int lk_gemm_i8tb_smem(int words, int bn) {
 }
 
 // The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.
+#define LK_Q2_K 10
+#define LK_Q3_K 11
 #define LK_Q4_0 2
 #define LK_Q4_1 3
 #define LK_Q5_0 6
@@ -65,21 +67,22 @@ LK_SHAPE int lk_gemm_i8tb_smem(int words, int bn) {
 #define LK_IQ4_XS 23
 LK_SHAPE bool lk_is_block(int t) {
   return t == LK_Q4_0 || t == LK_Q4_1 || t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ||
-         t == LK_MXFP4 || t == LK_IQ4_NL || t == LK_IQ4_XS;
+         t == LK_MXFP4 || t == LK_IQ4_NL || t == LK_IQ4_XS || t == LK_Q2_K || t == LK_Q3_K;
 }
 // Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {
-  return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K || t == LK_IQ4_XS ? 256 : 32;
+  return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K || t == LK_IQ4_XS || t == LK_Q2_K || t == LK_Q3_K ? 256 : 32;
 }
 LK_SHAPE int lk_block_bytes(int t) {
   return t == LK_Q4_0 || t == LK_IQ4_NL ? 18 : t == LK_Q4_1 ? 20 : t == LK_Q5_0 ? 22 : t == LK_Q5_1 ? 24
-       : t == LK_Q4_K ? 144 : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : t == LK_IQ4_XS ? 136 : 0;
+       : t == LK_Q4_K ? 144 : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : t == LK_IQ4_XS ? 136
+       : t == LK_Q2_K ? 84 : t == LK_Q3_K ? 110 : 0;
 }
 // The planes a block-format matrix of `n` elements is uploaded as (lk_repack): plane 0 (q) 16 bytes a 32-group of
-// 4-bit codes; 1 (h) the high bits (Q5: 4 bytes a group, Q6_K: 8); 2 (s) the scales, a group's (Q4_0/Q5_0/IQ4_NL: 2
-// bytes, Q4_1/Q5_1: 4, MXFP4: 1) or a 256-block's (16 bytes; IQ4_XS 8: d, the scales' high then low bits); 3 (d)
-// Q6_K's f16 d, 2 bytes a 256-block. The same bytes as the checkpoint's blocks, bits unchanged, only laid out for
-// 16-byte loads.
+// 4-bit codes (Q2_K's 2-bit and Q3_K's 3-bit ones too, a nibble each); 1 (h) the high bits (Q5: 4 bytes a group,
+// Q6_K: 8); 2 (s) the scales, a group's (Q4_0/Q5_0/IQ4_NL: 2 bytes, Q4_1/Q5_1: 4, MXFP4: 1) or a 256-block's (16
+// bytes; IQ4_XS 8: d, the scales' high then low bits; Q3_K its 12 and 4 of padding); 3 (d) the f16 d of a 256-block
+// (Q6_K, Q3_K: 2 bytes; Q2_K: d and dmin, 4). The same bits as the checkpoint's blocks, laid out for 16-byte loads.
 LK_SHAPE unsigned long long lk_plane_bytes(int t, int plane, unsigned long long n) {
   const unsigned long long g = n / 32, sb = n / 256;
   if (plane == 0) return g * 16;
@@ -87,7 +90,7 @@ LK_SHAPE unsigned long long lk_plane_bytes(int t, int plane, unsigned long long 
   if (plane == 2)
     return t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? g * 2 : t == LK_Q4_1 || t == LK_Q5_1 ? g * 4
          : t == LK_MXFP4 ? g : t == LK_IQ4_XS ? sb * 8 : sb * 16;
-  return t == LK_Q6_K ? sb * 2 : 0;
+  return t == LK_Q6_K || t == LK_Q3_K ? sb * 2 : t == LK_Q2_K ? sb * 4 : 0;
 }
 
 #endif

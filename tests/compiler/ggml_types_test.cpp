@@ -295,7 +295,7 @@ TEST(GgmlTypes, UnsupportedConversionsThrow) {
   std::vector<uint8_t> buf(1024);
   std::vector<float> y(256);
   EXPECT_THROW(dequantize(Type::IQ2_XXS, buf.data(), y), Error);
-  EXPECT_THROW(quantize(Type::Q2_K, y, buf.data()), Error);
+  EXPECT_THROW(quantize(Type::IQ2_XXS, y, buf.data()), Error);
   std::vector<float> odd(33);
   EXPECT_THROW(quantize(Type::Q8_0, odd, buf.data()), Error);
 }
@@ -335,6 +335,8 @@ TEST(GgmlTypes, RoundTripErrorStaysWithinEachFormatsBound) {
                  {Type::Q4_1, 0.08},
                  {Type::Q4_K, 0.08},
                  {Type::IQ4_NL, 0.08},
+                 {Type::Q3_K, 0.2},
+                 {Type::Q2_K, 0.4},
                  {Type::IQ4_XS, 0.08},
                  {Type::MXFP4, 0.2}}) {
     const double eg = round_trip_error(b.t, gauss), ef = round_trip_error(b.t, flat);
@@ -349,14 +351,14 @@ TEST(GgmlTypes, QuantizersSurviveNonFiniteAndExtremeInput) {
   const float specials[] = {INFINITY, -INFINITY, NAN, 1e30f, -1e30f, 1e-30f, 1e-45f, 0.f, -0.f, 65504.f, 70000.f};
   for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 3 == 0) ? specials[i % std::size(specials)] : float(i) - 128.f;
   for (Type t : {Type::F32, Type::F16, Type::BF16, Type::Q8_0, Type::Q4_0, Type::Q4_1, Type::Q5_0, Type::Q5_1,
-                 Type::Q4_K, Type::Q6_K, Type::MXFP4, Type::IQ4_NL, Type::IQ4_XS}) {
+                 Type::Q4_K, Type::Q6_K, Type::MXFP4, Type::IQ4_NL, Type::IQ4_XS, Type::Q2_K, Type::Q3_K}) {
     std::vector<uint8_t> q(row_bytes(t, x.size()));
     quantize(t, x, q.data());
     std::vector<float> y(x.size());
     dequantize(t, q.data(), y);
   }
   std::vector<float> tiny(256, 1e-40f);
-  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::IQ4_NL, Type::IQ4_XS}) {
+  for (Type t : {Type::Q8_0, Type::Q4_K, Type::Q6_K, Type::IQ4_NL, Type::IQ4_XS, Type::Q2_K, Type::Q3_K}) {
     std::vector<uint8_t> q(row_bytes(t, tiny.size()));
     quantize(t, tiny, q.data());
     std::vector<float> y(tiny.size());
@@ -367,7 +369,7 @@ TEST(GgmlTypes, QuantizersSurviveNonFiniteAndExtremeInput) {
 
 TEST(GgmlTypes, QuantizersKeepZerosAndExactGrids) {
   std::vector<float> zeros(256, 0.f), y(256);
-  for (Type t : {Type::Q8_0, Type::Q4_0, Type::Q4_K, Type::Q6_K, Type::MXFP4}) {
+  for (Type t : {Type::Q8_0, Type::Q4_0, Type::Q4_K, Type::Q6_K, Type::MXFP4, Type::Q2_K, Type::Q3_K, Type::IQ4_XS}) {
     std::vector<uint8_t> q(row_bytes(t, 256));
     quantize(t, zeros, q.data());
     dequantize(t, q.data(), y);

@@ -165,7 +165,8 @@ TEST_P(BlockFormatsOnCpu, MatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k",
-                                                              "mxfp4", "iq4_nl", "iq4_xs", "q4_k_m", "q5_k_m"),
+                                                              "mxfp4", "iq4_nl", "iq4_xs", "q2_k", "q3_k", "q4_k_m",
+                                                              "q5_k_m"),
                                             ::testing::Values(0, 1, 2, 4, 5, 8, 10, 11, 13)));
 
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them

@@ -178,9 +178,10 @@ TEST(Synth, TypesApplyToMatricesWithKQuantFallback) {
     EXPECT_EQ(f.tensor("blk.0.ffn_norm.weight")->type, ggml::Type::F32);
   }
   // gpt-oss-20b's 2880-wide rows do not fit 256-element blocks: they fall back as llama.cpp's quantizer does (q4_k to
-  // q5_0, q5_k to q5_1, q6_k to q8_0, iq4_xs to iq4_nl)
+  // q5_0, q5_k to q5_1, q6_k to q8_0, q2_k, q3_k and iq4_xs to iq4_nl)
   for (auto [type, fallback] : {std::pair{ggml::Type::Q4_K, ggml::Type::Q5_0}, {ggml::Type::Q5_K, ggml::Type::Q5_1},
-                                {ggml::Type::Q6_K, ggml::Type::Q8_0}, {ggml::Type::IQ4_XS, ggml::Type::IQ4_NL}}) {
+                                {ggml::Type::Q6_K, ggml::Type::Q8_0}, {ggml::Type::IQ4_XS, ggml::Type::IQ4_NL},
+                                {ggml::Type::Q2_K, ggml::Type::IQ4_NL}, {ggml::Type::Q3_K, ggml::Type::IQ4_NL}}) {
     Options o;
     o.preset = "gpt-oss-20b";
     o.type = type;

@@ -1,4 +1,4 @@
-// Block formats written from f32: the legacy 32-element blocks, Q4_K and Q6_K super-blocks, MXFP4, IQ4_NL and IQ4_XS.
+// Block formats written from f32: the legacy 32-element blocks, the K-quants' super-blocks, MXFP4, IQ4_NL and IQ4_XS.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -109,12 +109,12 @@ void q5_1(const float* x, uint8_t* b) {
   pack_q5(q, b + 4, b + 8);
 }
 
-// Fits value ≈ scale·q - min to a 32-element group with q in 0..MAXQ and min ≥ 0: the range first, then one
+// Fits value ≈ scale·q - min to a group of N elements with q in 0..MAXQ and min ≥ 0: the range first, then one
 // least-squares refinement of (scale, min) for the codes the range chose.
-template <int MAXQ>
+template <int MAXQ, int N = 32>
 void fit_group(const float* x, float& scale, float& min) {
-  float lo = std::min(0.f, *std::min_element(x, x + 32));
-  float hi = *std::max_element(x, x + 32);
+  float lo = std::min(0.f, *std::min_element(x, x + N));
+  float hi = *std::max_element(x, x + N);
   if (hi <= lo) {
     scale = 0;
     min = -lo;
@@ -123,16 +123,16 @@ void fit_group(const float* x, float& scale, float& min) {
   float s = (hi - lo) / float(MAXQ);
   const float is = 1.f / s;
   float sum_l = 0, sum_l2 = 0, sum_x = 0, sum_xl = 0;
-  for (int j = 0; j < 32; ++j) {
+  for (int j = 0; j < N; ++j) {
     const float l = static_cast<float>(std::clamp(nearest((x[j] - lo) * is), 0, MAXQ));
     sum_l += l;
     sum_l2 += l * l;
     sum_x += x[j];
     sum_xl += x[j] * l;
   }
-  const float det = 32 * sum_l2 - sum_l * sum_l;
+  const float det = N * sum_l2 - sum_l * sum_l;
   if (det > 0) {
-    const float s2 = (32 * sum_xl - sum_l * sum_x) / det;
+    const float s2 = (N * sum_xl - sum_l * sum_x) / det;
     const float lo2 = (sum_l2 * sum_x - sum_l * sum_xl) / det;
     if (s2 > 0 && lo2 <= 0) {
       s = s2;
@@ -353,6 +353,81 @@ void mxfp4(const float* x, uint8_t* b) {
   for (int j = 0; j < 16; ++j) b[1 + j] = static_cast<uint8_t>(code(x[j]) | (code(x[j + 16]) << 4));
 }
 
+// Packs 256 2-bit codes as Q2_K and Q3_K store them: each 128 elements in 32 bytes, elements l, l + 32, l + 64 and
+// l + 96 in bits 0-1, 2-3, 4-5 and 6-7 of byte l.
+void pack_2bit(const uint8_t* codes, uint8_t* qs) {
+  for (int j = 0; j < 256; j += 128, qs += 32)
+    for (int l = 0; l < 32; ++l)
+      qs[l] = static_cast<uint8_t>((codes[j + l] & 3) | ((codes[j + l + 32] & 3) << 2) |
+                                   ((codes[j + l + 64] & 3) << 4) | ((codes[j + l + 96] & 3) << 6));
+}
+
+// Q2_K: sixteen groups of 16 fitted as scale·q - min (q in 0..3), the scales and mins as 4-bit multiples of the
+// super-block's d and dmin (a byte a group: scale low, min high).
+void q2_k(const float* x, uint8_t* b) {
+  float scales[16], mins[16], max_scale = 0, max_min = 0;
+  for (int g = 0; g < 16; ++g) {
+    fit_group<3, 16>(x + 16 * g, scales[g], mins[g]);
+    max_scale = std::max(max_scale, scales[g]);
+    max_min = std::max(max_min, mins[g]);
+  }
+  std::fill(b, b + 84, 0);
+  const float inv_scale = max_scale > 0 ? 15.f / max_scale : 0.f, inv_min = max_min > 0 ? 15.f / max_min : 0.f;
+  for (int g = 0; g < 16; ++g)
+    b[g] = static_cast<uint8_t>(std::min(15, nearest(inv_scale * scales[g])) |
+                                (std::min(15, nearest(inv_min * mins[g])) << 4));
+  const uint16_t dh = f32_to_f16(max_scale / 15.f), dminh = f32_to_f16(max_min / 15.f);
+  store_u16(b + 80, dh);
+  store_u16(b + 82, dminh);
+  const float d = f16_to_f32(dh), dmin = f16_to_f32(dminh);
+  uint8_t codes[256];
+  for (int g = 0; g < 16; ++g) {
+    const float ds = d * static_cast<float>(b[g] & 0xf), dm = dmin * static_cast<float>(b[g] >> 4);
+    const float ids = ds != 0 ? 1.f / ds : 0.f;
+    for (int j = 0; j < 16; ++j) codes[16 * g + j] = static_cast<uint8_t>(std::clamp(nearest((x[16 * g + j] + dm) * ids), 0, 3));
+  }
+  pack_2bit(codes, b + 16);
+}
+
+// Q3_K: sixteen groups of 16, each scaled so its largest-magnitude element is code -4 (codes -4..3), the scales as
+// signed 6-bit multiples of d (stored + 32: low nibbles in bytes 0..7, two high bits each in bytes 8..11); a code's
+// third bit in the high-bit mask (bit g / 2 of byte l for element l of a 32-group g / 2), its low two as Q2_K's.
+void q3_k(const float* x, uint8_t* b) {
+  float scales[16], max_scale = 0, amax = 0;
+  for (int g = 0; g < 16; ++g) {
+    scales[g] = signed_absmax(x + 16 * g, 16) / -4.f;
+    if (std::fabs(scales[g]) > amax) {
+      amax = std::fabs(scales[g]);
+      max_scale = scales[g];
+    }
+  }
+  std::fill(b, b + 110, 0);
+  if (amax == 0) return;
+  const float iscale = -32.f / max_scale;
+  uint8_t* packed = b + 96;
+  int ls[16];
+  for (int g = 0; g < 16; ++g) {
+    ls[g] = std::clamp(nearest(iscale * scales[g]), -32, 31);
+    const int l = ls[g] + 32;
+    packed[g % 8] |= static_cast<uint8_t>((l & 0xf) << (g < 8 ? 0 : 4));
+    packed[8 + g % 4] |= static_cast<uint8_t>((l >> 4) << (2 * (g / 4)));
+  }
+  const uint16_t dh = f32_to_f16(1.f / iscale);
+  store_u16(b + 108, dh);
+  const float d = f16_to_f32(dh);
+  uint8_t codes[256];
+  for (int g = 0; g < 16; ++g) {
+    const float ds = d * static_cast<float>(ls[g]), ids = ds != 0 ? 1.f / ds : 0.f;
+    for (int j = 0; j < 16; ++j) {
+      const int c = std::clamp(nearest(x[16 * g + j] * ids), -4, 3) + 4;  // 0..7
+      const int e = 16 * g + j;
+      if (c > 3) b[e % 32] |= static_cast<uint8_t>(1u << (e / 32));
+      codes[e] = static_cast<uint8_t>(c & 3);
+    }
+  }
+  pack_2bit(codes, b + 32);
+}
+
 // The index of the IQ4 code nearest to x (in units of the scale).
 int iq4_index(float x) {
   if (!(x > kIq4Values[0])) return 0;  // (NaN too)
@@ -450,6 +525,10 @@ BlockQuantizer block_quantizer(Type t) {
       return q5_1;
     case Type::Q8_0:
       return q8_0;
+    case Type::Q2_K:
+      return q2_k;
+    case Type::Q3_K:
+      return q3_k;
     case Type::Q4_K:
       return k_quant<4, search_group<15>>;
     case Type::Q5_K:

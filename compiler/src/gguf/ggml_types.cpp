@@ -26,7 +26,7 @@ constexpr std::array<Entry, 33> kTable{{
     {2, {"q4_0", 32, 18, true, true}},        {3, {"q4_1", 32, 20, true, true}},
     {6, {"q5_0", 32, 22, true, true}},        {7, {"q5_1", 32, 24, true, true}},
     {8, {"q8_0", 32, 34, true, true}},        {9, {"q8_1", 32, 36, false, false}},
-    {10, {"q2_k", 256, 84, true, false}},     {11, {"q3_k", 256, 110, true, false}},
+    {10, {"q2_k", 256, 84, true, true}},     {11, {"q3_k", 256, 110, true, true}},
     {12, {"q4_k", 256, 144, true, true}},     {13, {"q5_k", 256, 176, true, true}},
     {14, {"q6_k", 256, 210, true, true}},     {15, {"q8_k", 256, 292, false, false}},
     {16, {"iq2_xxs", 256, 66, false, false}}, {17, {"iq2_xs", 256, 74, false, false}},

@@ -353,7 +353,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     if (!seen.insert(name).second) return;
     if (!supported(ti->type))
       throw Error("tensor " + ti->name + " is " + std::string(ggml::traits_of(ti->type).name) +
-                  ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k, mxfp4, iq4_nl, iq4_xs, f16, bf16 "
+                  ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, mxfp4, iq4_nl, iq4_xs, "
+                  "f16, bf16 "
                   "and f32");
     const uint64_t width = lk_is_block(int(ti->type)) ? uint64_t(lk_block_elems(int(ti->type))) : 32;
     if (ti->dims.size() != 2 || ti->dims[0] % width != 0)

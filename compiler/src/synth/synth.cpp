@@ -47,7 +47,9 @@ bool use_more_bits(uint32_t i, uint32_t n) {
 
 // A super-block type's stand-in for rows its 256-element blocks do not fit, as llama.cpp's quantizer falls back.
 Type super_block_fallback(Type t) {
-  return t == Type::Q4_K ? Type::Q5_0 : t == Type::Q5_K ? Type::Q5_1 : t == Type::IQ4_XS ? Type::IQ4_NL : Type::Q8_0;
+  if (t == Type::Q4_K) return Type::Q5_0;
+  if (t == Type::Q5_K) return Type::Q5_1;
+  return t == Type::Q6_K ? Type::Q8_0 : Type::IQ4_NL;  // (Q2_K, Q3_K, IQ4_XS)
 }
 
 // The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` (and `mixed`: the "_M"
@@ -139,6 +141,10 @@ uint32_t file_type(Type t, bool mixed) {
       return mixed ? 15 : 14;
     case Type::Q6_K:
       return 18;
+    case Type::Q2_K:
+      return 10;
+    case Type::Q3_K:
+      return 11;
     case Type::BF16:
       return 32;
     default:
