@@ -150,18 +150,39 @@ LK_DEVICE float lk_small_float(int v, float bias = 0.f) {
   return __fsub_rn(__int_as_float(0x4B000000 | v), 8388608.f + bias);
 }
 
+// The scale bytes of group g (and of its 256-block sb, sub-block `sub` of it) of a block-format matrix as the
+// readers take them: the group's in s.x (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent; Q6_K its two int8
+// scales), or the 256-block's (Q4_K/Q5_K/Q2_K/Q3_K: 16 bytes; IQ4_XS: 8, in s.x, s.y); the 256-block's d (Q3_K,
+// Q6_K) in `d`, d and dmin (Q2_K) in `dd`.
+template <int T>
+LK_DEVICE void lk_blk_scales(const lk_blk<T>& m, size_t g, size_t sb, int sub, int4& s, __half& d, unsigned& dd) {
+  if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
+    s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
+  if constexpr (T == LK_Q4_1 || T == LK_Q5_1) s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
+  if constexpr (T == LK_MXFP4) s.x = __ldg(m.s + g);
+  if constexpr (T == LK_IQ4_XS) {
+    const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
+    s.x = (int)h.x;
+    s.y = (int)h.y;
+  }
+  if constexpr (T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K)
+    s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
+  if constexpr (T == LK_Q2_K) dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
+  if constexpr (T == LK_Q6_K) s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + sub);
+  if constexpr (T == LK_Q3_K || T == LK_Q6_K) d = m.d[sb];
+}
+
 // A unit is a 32-group. Each weight is computed by the CPU reference's expression with the same roundings (no fused
 // multiply-add), so the lane's weights are the reference's bit for bit.
 template <int T>
 struct lk_fmt<lk_blk<T>> {
   static constexpr int E = 32;
-  static constexpr bool K =
-      T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   struct Raw {
     int4 q;
-    uint2 h;  // the high bits (Q2_K: its d and dmin)
-    int4 s;  // the group's scale bytes, or a 256-block's 16
+    uint2 h;  // the high bits
+    int4 s;       // the scale bytes, the 256-block's d and (Q2_K) d and dmin: lk_blk_scales
     __half d;
+    unsigned dd;
     int sub;  // the group's place in its 256-block
   };
   static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int k, int u) {
@@ -170,28 +191,8 @@ struct lk_fmt<lk_blk<T>> {
     r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
     if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const uint2*>(m.h) + g);
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
-      r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
-    if constexpr (T == LK_Q4_1 || T == LK_Q5_1) r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
-    if constexpr (T == LK_MXFP4) r.s.x = __ldg(m.s + g);
-    if constexpr (K) {
-      const size_t sb = row * (size_t)(k / 256) + (size_t)(u / 8);
-      r.sub = u % 8;
-      if constexpr (T == LK_IQ4_XS) {
-        const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
-        r.s.x = (int)h.x;
-        r.s.y = (int)h.y;
-      } else if constexpr (T == LK_Q2_K || T == LK_Q3_K) {
-        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
-        if constexpr (T == LK_Q2_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
-        if constexpr (T == LK_Q3_K) r.d = m.d[sb];
-      } else if constexpr (T == LK_Q6_K) {
-        r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + r.sub);
-        r.d = m.d[sb];
-      } else {
-        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
-      }
-    }
+    r.sub = u % 8;
+    lk_blk_scales(m, g, row * (size_t)(k / 256) + (size_t)(u / 8), r.sub, r.s, r.d, r.dd);
     return r;
   }
   static LK_DEVICE void expand(const Raw& r, float* w) {
@@ -239,8 +240,8 @@ struct lk_fmt<lk_blk<T>> {
         for (int e = 0; e < 4; ++e) w[j + e] = __fmul_rn(d, lk_small_float((int)((v >> (8 * e)) & 0xffu), 128.f));
       }
     } else if constexpr (T == LK_Q2_K) {  // a sub-block of 16 a half: d (scale nibble) q - dmin (min nibble)
-      const float d = __half2float(__ushort_as_half((unsigned short)(r.h.x & 0xffff)));
-      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.h.x >> 16)));
+      const float d = __half2float(__ushort_as_half((unsigned short)(r.dd & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.dd >> 16)));
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int sm = lk_byte16(r.s, 2 * r.sub + half);
@@ -325,8 +326,8 @@ struct lk_fmt<lk_blk<T>> {
       if constexpr (T == LK_IQ4_XS) d *= (float)(lk_iq4_xs_scale(r.sub, (unsigned)r.s.x, (unsigned)r.s.y) - 32);
       return d * (da * (float)(s0 + s1));
     } else if constexpr (T == LK_Q2_K) {  // the halves' scales and mins
-      const float d = __half2float(__ushort_as_half((unsigned short)(r.h.x & 0xffff)));
-      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.h.x >> 16)));
+      const float d = __half2float(__ushort_as_half((unsigned short)(r.dd & 0xffff)));
+      const float dmin = __half2float(__ushort_as_half((unsigned short)(r.dd >> 16)));
       const int sm0 = lk_byte16(r.s, 2 * r.sub), sm1 = lk_byte16(r.s, 2 * r.sub + 1);
       return da * (d * ((float)(sm0 & 0xf) * (float)s0 + (float)(sm1 & 0xf) * (float)s1) -
                    dmin * ((float)(sm0 >> 4) * (float)a0 + (float)(sm1 >> 4) * (float)a1));

@@ -319,6 +319,61 @@ LK_DEVICE void lk_ldmatrix4(int (&r)[4], const void* p) {
                : "r"(s));
 }
 
+// A stage's activations by cp.async (the tiled GEMMs': lk_gemm_i8t, lk_gemm_i8tb): 32-blocks b0 .. b0 + nb - 1 of
+// rows act0 .. act0 + BN - 1 of each of the P words into `dst` (LK_GT_ROW bytes a row), their scales into `scales` (4
+// a row); what lies past the rows or k is zeros.
+template <int P, int BN>
+LK_DEVICE void lk_gt_stage_acts(unsigned char* dst, float* scales, const signed char* xv, const float* xs, int act0,
+                                int rows, int k, int b0, int nb) {
+  const int kb = k / 32;
+  for (int c = threadIdx.x; c < P * BN * 8; c += blockDim.x) {  // P x BN rows of 8 16-byte pieces
+    const int pr = c >> 3, piece = c & 7, p = pr / BN, r = act0 + pr % BN;
+    const bool ok = r < rows && piece < 2 * nb;
+    const size_t row = (size_t)p * rows + min(r, rows - 1);
+    lk_cp16(dst + pr * LK_GT_ROW + piece * 16, xv + row * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
+  }
+  for (int c = threadIdx.x; c < P * BN * 4; c += blockDim.x) {  // P x BN rows of 4 scales
+    const int pr = c >> 2, b = c & 3, p = pr / BN, r = act0 + pr % BN;
+    const bool ok = r < rows && b < nb;
+    lk_cp4(scales + c, xs + ((size_t)p * rows + min(r, rows - 1)) * kb + b0 + (ok ? b : 0), ok);
+  }
+}
+
+// The tiled GEMMs' outputs: acc[mat][mt][j][e] is weight row g (+ 8 for e >= 2) of the warp's 16-row tile mt, activation
+// row 2t (+ 1 for odd e) of its 8-row tile j; with the bias, and under GLU silu(gate) times up.
+template <bool GLU, int M, int NT>
+LK_DEVICE void lk_gt_store(const float (&acc)[M][2][NT][4], const float* __restrict__ bias, float* __restrict__ y,
+                           int out0, int act0, int wm, int wn, int n, int rows) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int o = out0 + wm * 32 + mt * 16 + g + (e >= 2 ? 8 : 0);
+        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
+        if (o >= n || r >= rows) continue;
+        float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
+        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
+        y[(size_t)r * n + o] = v;
+      }
+}
+
+// The B fragments of a warp's NT activation tiles of word p at 32-block b of a stage `sb` (ldmatrix, a pair of tiles
+// at once).
+template <int NT, int BN>
+LK_DEVICE void lk_gt_b_fragments(int (&bf)[NT][2], const unsigned char* sb, int p, int wn, int b) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int q = 0; q < NT / 2; ++q) {
+    int r[4];
+    const int a0 = p * BN + wn * NT * 8 + q * 16;
+    lk_ldmatrix4(r, sb + (a0 + (lane & 7) + 8 * (lane >> 4)) * LK_GT_ROW + b * 32 + 16 * ((lane >> 3) & 1));
+    bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
+  }
+}
+
 template <bool GLU, int BN>
 __global__ void __launch_bounds__(LK_GT_WARPS * 32)
     lk_gemm_i8t(lk_q8 wg, lk_q8 wu, const int* __restrict__ xq, const float* __restrict__ bias, float* __restrict__ y,
@@ -353,12 +408,6 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       const bool ok = out0 + i % BO < n && piece < 2 * nb;
       lk_cp16(s + i * LK_GT_ROW + piece * 16, w.q + (size_t)o * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
     }
-    for (int c = tid; c < P * BN * 8; c += 128) {  // activations: P x BN rows of 8 pieces
-      const int pr = c >> 3, piece = c & 7, p = pr / BN, r = act0 + pr % BN;
-      const bool ok = r < rows && piece < 2 * nb;
-      const size_t row = (size_t)p * rows + min(r, rows - 1);
-      lk_cp16(s + A_BYTES + pr * LK_GT_ROW + piece * 16, xv + row * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
-    }
     unsigned char* ws = s + A_BYTES + B_BYTES;
     for (int c = tid; c < 64 * 3; c += 128) {  // weight scales: 3 words a row cover its 4 (from an even half)
       const int i = c / 3, word = c % 3, o = min(out0 + i % BO, n - 1);
@@ -367,12 +416,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       const bool ok = h < h0 + nb && h < halves;
       lk_cp4(ws + i * 16 + word * 4, w.s + (ok ? h : 0), ok);
     }
-    float* sx = reinterpret_cast<float*>(ws + WS_BYTES);
-    for (int c = tid; c < P * BN * 4; c += 128) {  // activation scales: P x BN rows of 4
-      const int pr = c >> 2, b = c & 3, p = pr / BN, r = act0 + pr % BN;
-      const bool ok = r < rows && b < nb;
-      lk_cp4(sx + c, xs + ((size_t)p * rows + min(r, rows - 1)) * kb + b0 + (ok ? b : 0), ok);
-    }
+    lk_gt_stage_acts<P, BN>(s + A_BYTES, reinterpret_cast<float*>(ws + WS_BYTES), xv, xs, act0, rows, k, b0, nb);
   };
 
   float acc[M][2][NT][4];
@@ -420,13 +464,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         int bf[NT][2];
-#pragma unroll
-        for (int q = 0; q < NT / 2; ++q) {
-          int r[4];
-          const int a0 = p * BN + wn * NT * 8 + q * 16;
-          lk_ldmatrix4(r, sb + (a0 + (lane & 7) + 8 * (lane >> 4)) * LK_GT_ROW + b * 32 + 16 * ((lane >> 3) & 1));
-          bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
-        }
+        lk_gt_b_fragments<NT, BN>(bf, sb, p, wn, b);
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           const int a = p * BN + wn * NT * 8 + j * 8 + 2 * t;  // activation rows 2t and 2t + 1 of tile j
@@ -446,20 +484,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       }
     }
   }
-  // d[e]: weight row g (+ 8 for e >= 2) of the tile, activation row 2t (+ 1 for odd e) of tile j.
-#pragma unroll
-  for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int o = out0 + wm * 32 + mt * 16 + g + (e >= 2 ? 8 : 0);
-        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
-        if (o >= n || r >= rows) continue;
-        float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
-        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
-        y[(size_t)r * n + o] = v;
-      }
+  lk_gt_store<GLU, M, NT>(acc, bias, y, out0, act0, wm, wn, n, rows);
 }
 #endif  // LK_WITH_GEMM_TILE
 #endif  // LK_WITH_MMA

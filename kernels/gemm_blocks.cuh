@@ -85,15 +85,13 @@ struct lk_block_int8 {
 template <int T>
 struct lk_mma_frag {
   using I = lk_block_int8<T>;
-  static constexpr bool K =
-      T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K || T == LK_Q6_K || T == LK_IQ4_XS;  // 256-blocks
   // What a lane loads of group `b` of row `row` (kb groups a row), as stored.
   struct Raw {
     uint2 q;       // bytes 8 (t % 2) .. 8 (t % 2) + 7 of the codes
     unsigned h;    // the high bits' word that holds the lane's elements
-    int4 s;        // the scale bytes: the group's (in .x), a 256-block's 16, or Q6_K's two (in .x)
-    __half d;      // Q3_K, Q6_K: the 256-block's d
-    unsigned dd;   // Q2_K: the 256-block's d and dmin
+    int4 s;        // the scale bytes, the 256-block's d and (Q2_K) d and dmin: lk_blk_scales
+    __half d;
+    unsigned dd;
   };
   static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int kb, int b, int t) {
     Raw r;
@@ -101,27 +99,7 @@ struct lk_mma_frag {
     r.q = __ldg(reinterpret_cast<const uint2*>(m.q) + 2 * g + (t & 1));
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
     if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const unsigned*>(m.h) + 2 * g + (t >> 1));
-    if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
-      r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
-    if constexpr (T == LK_Q4_1 || T == LK_Q5_1) r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
-    if constexpr (T == LK_MXFP4) r.s.x = __ldg(m.s + g);
-    if constexpr (K) {
-      const size_t sb = row * (size_t)(kb / 8) + (size_t)(b / 8);
-      if constexpr (T == LK_IQ4_XS) {
-        const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
-        r.s.x = (int)h.x;
-        r.s.y = (int)h.y;
-      } else if constexpr (T == LK_Q2_K || T == LK_Q3_K) {
-        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
-        if constexpr (T == LK_Q2_K) r.dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
-        if constexpr (T == LK_Q3_K) r.d = m.d[sb];
-      } else if constexpr (T == LK_Q6_K) {
-        r.s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + b % 8);
-        r.d = m.d[sb];
-      } else {
-        r.s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
-      }
-    }
+    lk_blk_scales(m, g, row * (size_t)(kb / 8) + (size_t)(b / 8), b % 8, r.s, r.d, r.dd);
     return r;
   }
   // The lane's codes and the group's scales, for lane t of group b.
@@ -301,19 +279,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
   // The activations of stage kt (32-blocks 4 kt ..) into slot `slot`, as lk_gemm_i8t stages them.
   auto load_acts = [&](int slot, int kt) {
     unsigned char* s = acts + slot * AT;
-    const int b0 = kt * 4, nb = min(4, kb - b0);
-    for (int c = tid; c < P * BN * 8; c += 128) {
-      const int pr = c >> 3, piece = c & 7, p = pr / BN, r = act0 + pr % BN;
-      const bool ok = r < rows && piece < 2 * nb;
-      const size_t row = (size_t)p * rows + min(r, rows - 1);
-      lk_cp16(s + pr * LK_GT_ROW + piece * 16, xv + row * k + (size_t)b0 * 32 + (ok ? piece * 16 : 0), ok);
-    }
-    float* sx = reinterpret_cast<float*>(s + A_ROWS);
-    for (int c = tid; c < P * BN * 4; c += 128) {
-      const int pr = c >> 2, b = c & 3, p = pr / BN, r = act0 + pr % BN;
-      const bool ok = r < rows && b < nb;
-      lk_cp4(sx + c, xs + ((size_t)p * rows + min(r, rows - 1)) * kb + b0 + (ok ? b : 0), ok);
-    }
+    lk_gt_stage_acts<P, BN>(s, reinterpret_cast<float*>(s + A_ROWS), xv, xs, act0, rows, k, kt * 4, min(4, kb - kt * 4));
   };
   // The thread's two weight groups of stage kt: group c = tid + 128 i is row c / 4's group c % 4 of the stage.
   typename F::Raw raw[2];
@@ -353,7 +319,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       dst[0] = make_int4(lo[0], lo[1], lo[2], lo[3]);
       dst[1] = make_int4(hi[0], hi[1], hi[2], hi[3]);
       float sc[2], mn[2];
-      I::scales(raw[i].s, raw[i].d, raw[i].h.x, b, sc, mn);
+      I::scales(raw[i].s, raw[i].d, raw[i].dd, b, sc, mn);
       reinterpret_cast<float4*>(wt + LK_GT_WEIGHT_ROWS * LK_GT_ROW)[row * 4 + gi] = make_float4(sc[0], sc[1], mn[0], mn[1]);
     }
   };
@@ -402,13 +368,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         int bf[NT][2];
-#pragma unroll
-        for (int q = 0; q < NT / 2; ++q) {
-          int r[4];
-          const int a0 = p * BN + wn * NT * 8 + q * 16;
-          lk_ldmatrix4(r, sb + (a0 + (lane & 7) + 8 * (lane >> 4)) * LK_GT_ROW + b * 32 + 16 * ((lane >> 3) & 1));
-          bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
-        }
+        lk_gt_b_fragments<NT, BN>(bf, sb, p, wn, b);
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           const int a = p * BN + wn * NT * 8 + j * 8 + 2 * t;  // activation rows 2t and 2t + 1 of tile j
@@ -457,20 +417,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
       }
     }
   }
-  // acc[.][mt][j][e]: weight row g (+ 8 for e >= 2) of the tile, activation row 2t (+ 1 for odd e) of tile j.
-#pragma unroll
-  for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int o = out0 + wm * 32 + mt * 16 + g + (e >= 2 ? 8 : 0);
-        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
-        if (o >= n || r >= rows) continue;
-        float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
-        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
-        y[(size_t)r * n + o] = v;
-      }
+  lk_gt_store<GLU, M, NT>(acc, bias, y, out0, act0, wm, wn, n, rows);
 }
 #endif  // LK_WITH_GEMM_TILE
 
