@@ -419,15 +419,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
     lk_gt_stage_acts<P, BN>(s + A_BYTES, reinterpret_cast<float*>(ws + WS_BYTES), xv, xs, act0, rows, k, b0, nb);
   };
 
-  float acc[M][2][NT][4];
-#pragma unroll
-  for (int mat = 0; mat < M; ++mat)
-#pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[mat][mt][j][e] = 0.f;
+  float acc[M][2][NT][4] = {};
 
 #pragma unroll
   for (int s = 0; s < LK_GT_STAGES - 1; ++s) {

@@ -324,15 +324,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
     }
   };
 
-  float acc[M][2][NT][4];
-#pragma unroll
-  for (int mat = 0; mat < M; ++mat)
-#pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
-#pragma unroll
-      for (int j = 0; j < NT; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[mat][mt][j][e] = 0.f;
+  float acc[M][2][NT][4] = {};
 #pragma unroll
   for (int s = 0; s < LK_GT_STAGES - 1; ++s) {
     if (s < kstages) load_acts(s, s);

@@ -1,7 +1,6 @@
+# One device call of session 9 (run from the repository root on the GPU machine: `bash bench/calls/FILE`).
 set -u
-mkdir -p /tmp/c && tar xJf .carry/bundle.tar.xz -C /tmp/c
-export LD_LIBRARY_PATH=/tmp/c/lib:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu LT_NVCC=/usr/local/cuda/bin/nvcc PATH=/usr/local/cuda/bin:$PATH
-L=/tmp/c/lane-tune
+. bench/calls/prelude.sh
 SETS_ONLY="7 8 9" SPEED_PRESETS="" timeout 250 bash bench/formats_check.sh $L /tmp/fc > $OUT/formats.txt 2>&1
 echo "formats rc=$? $(date)"
 SPEED_ONLY=1 SPEED_SETS="6 7 8 9" SPEED_PRESETS="qwen3-0.6b llama-3.1-8b" timeout 250 bash bench/formats_check.sh $L /tmp/fc > $OUT/speed.txt 2>&1

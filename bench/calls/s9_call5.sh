@@ -1,7 +1,6 @@
+# One device call of session 9 (run from the repository root on the GPU machine: `bash bench/calls/FILE`).
 set -u
-mkdir -p /tmp/c && tar xJf .carry/bundle.tar.xz -C /tmp/c
-export LD_LIBRARY_PATH=/tmp/c/lib:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu LT_NVCC=/usr/local/cuda/bin/nvcc PATH=/usr/local/cuda/bin:$PATH
-L=/tmp/c/lane-tune
+. bench/calls/prelude.sh
 TYPES="iq4_nl iq4_xs q2_k q3_k" LANE_TYPES="iq4_xs q2_k q3_k" SPEED_PRESETS="" timeout 250 bash bench/formats_check.sh $L /tmp/fc > $OUT/formats.txt 2>&1
 echo "formats rc=$? $(date)"
 TYPE=q4_k_m HAND='{"numerics":"int8","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":256,"pdl":true,"gemv_prequant":true,"gemv_rows_per_warp":2,"gemm_prequant":true,"gemm_tile":128}' timeout 200 bash bench/tune_h200.sh $L /tmp/tq qwen3-0.6b 90s > $OUT/tune.txt 2>&1
