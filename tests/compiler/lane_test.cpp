@@ -198,12 +198,12 @@ TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
 TEST(Schedule, UnsupportedModelsAreClearErrors) {
   Loaded l = load("tiny-qwen3");
   model::Model m = l.model;
-  gguf::TensorInfo q2 = *m.layer[0].wq;
-  q2.type = ggml::Type::Q2_K;
-  m.layer[0].wq = &q2;
+  gguf::TensorInfo iq2 = *m.layer[0].wq;
+  iq2.type = ggml::Type::IQ2_XXS;
+  m.layer[0].wq = &iq2;
   try {
     lane::schedule(l.file, m, {}, {132, 90});
-    FAIL() << "a q2_k matrix scheduled";
+    FAIL() << "an iq2_xxs matrix scheduled";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("blk.0.attn_q.weight"), std::string::npos) << e.what();
   }
