@@ -89,6 +89,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     rows, builds = [], {"old": [], "new": []}
+    runtime_built = False
     for preset in a.presets.split(","):
         gguf = os.path.join(a.work, preset + ".gguf")
         if not os.path.exists(gguf):
@@ -110,6 +111,14 @@ def main():
         with open(prompts, "w") as f:
             for n in (5, 23, 300):
                 f.write("8 " + " ".join(str(r.randrange(vocab)) for _ in range(n)) + "\n")
+        if not runtime_built:
+            # A lane links a host runtime compiled once per machine (lane_host.cu, since session 9): built here by one
+            # lane of each side first, untimed, so that the timed builds below compare what a lane costs.
+            for side, lt, d in dirs[:2]:
+                rc, secs, err = build(lt, d)
+                print(f"{side}: the first lane (with its runtime, where it has one) built alone in {secs:.1f} s",
+                      flush=True)
+            runtime_built = True
         with cf.ThreadPoolExecutor(a.jobs) as pool:
             done = list(pool.map(lambda x: (x[0], x[2], *build(x[1], x[2])), dirs))
         for side, d, rc, secs, err in done:

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 
 #include "command.hpp"
 #include "compiler/error.hpp"
@@ -117,6 +118,7 @@ nlohmann::json manifest(const lt::coord::Candidate& c, const fs::path& checkpoin
       {"environment", parse_or_empty(r.environment)},
       {"files",
        {{"source", lt::lane::kSource},
+        {"runtime", lt::lane::kRuntimeSource},
         {"sidecar", lt::lane::kSidecar},
         {"description", lt::lane::kDescription},
         {"prompts", "prompts.txt"},
@@ -132,13 +134,16 @@ std::string readme(const lt::coord::Candidate& c, const fs::path& checkpoint, bo
   std::string s = "# " + c.checkpoint.name + " for " + c.gpu + " (" + arch + "), from lane-tune job " +
                   std::to_string(c.job) + "\n\n";
   s += "The best verified configuration lane-tune measured for this GPU kind (by the job's objective), frozen: "
-       "`lane.cu` (the program), "
+       "`lane.cu` (the program), `lane_host.cu` (the host runtime it is linked with), "
        "`lane.sidecar` (its computed constants), `lane` (the binary), `manifest.json` (checkpoint, knobs, figures, "
        "reference checksums, environment).\n\n";
-  if (!built)
-    s += "**No binary** (no nvcc here, or --no-build). Build it where CUDA is:\n\n"
-         "    nvcc -O3 -std=c++17 -lineinfo -gencode arch=compute_" +
-         std::to_string(c.arch) + ",code=" + arch + " -o lane lane.cu\n\n";
+  if (!built) {
+    s += "**No binary** (no nvcc here, or --no-build). Build it where CUDA is (the host runtime, then the program "
+         "linked with it):\n\n";
+    std::istringstream cmds(lt::lane::build_commands(c.arch));
+    for (std::string line; std::getline(cmds, line);) s += "    " + line + "\n";
+    s += "\n";
+  }
   s += "## Run\n\nThe program refuses any checkpoint but its own (size " + std::to_string(c.checkpoint.size) +
        " bytes, content digest " + c.checkpoint.digest + ").\n\n";
   s += "    ./lane " + ck + " lane.sidecar 32 <token> <token> ...     # generate 32 tokens after a prompt\n";

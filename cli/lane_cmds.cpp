@@ -72,12 +72,14 @@ const bool registered = lt::cli::add_command(
            auto m = lt::model::recognize(f);
            auto p = lt::lane::compile(f, m, read_knobs(*knobs), {*sms, *arch});
            lt::lane::write(p, *out);
-           std::printf("wrote %s/%s (%zu bytes) and its sidecar (%zu bytes)\n", out->c_str(), lt::lane::kSource,
-                       p.cu.size(), p.sidecar.size());
+           std::printf("wrote %s/%s (%zu bytes), its host runtime %s and its sidecar (%zu bytes)\n", out->c_str(),
+                       lt::lane::kSource, p.cu.size(), lt::lane::kRuntimeSource, p.sidecar.size());
          });
        }
        {
-         auto* c = app.add_subcommand("build", "Build a lane's program with nvcc");
+         auto* c = app.add_subcommand("build",
+                                      "Build a lane's program with nvcc, linked with its host runtime (compiled once, "
+                                      "cached in ~/.cache/lane-tune/lanes/runtime)");
          auto dir = std::make_shared<std::string>();
          auto arch = std::make_shared<std::string>("sm_90");
          c->add_option("DIR", *dir, "the lane's directory (from lane-tune compile)")

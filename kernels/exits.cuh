@@ -1,4 +1,4 @@
-// The lane program's exit codes, in one place: the lane's host code (host.cuh, resident.cuh, the emitted main) exits
+// The lane program's exit codes, in one place: the lane's host code (the runtime, resident.cuh, the emitted main) exits
 // with them, and the compiler's reader of a run (compiler/lane_output.hpp) includes this file as C++ to name them.
 #ifndef LK_EXITS_CUH
 #define LK_EXITS_CUH

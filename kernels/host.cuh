@@ -1,39 +1,14 @@
-// The lane's host side, in five files a program includes in this order: its command line (here), its memory and
-// uploads (host_memory.cuh), its stagger, side streams and CUPTI (host_profile.cuh), its forms and --profile's clocks
-// (host_clock.cuh), and the drive loop that prefills, generates, measures and prints the output contract
-// (host_drive.cuh; compiler/lane_output.hpp reads it),
-// exiting with kernels/exits.cuh's codes. The emitted part of a program declares its constants and forms and calls
-// into these; so does the resident host (resident.cuh), which runs many lanes' images over one upload of the weights.
-
-#define CK(x)                                                                                          \
-  do {                                                                                                 \
-    cudaError_t e_ = (x);                                                                              \
-    if (e_ != cudaSuccess) {                                                                           \
-      fprintf(stderr, "cuda error %s:%d: %s (%s)\n", __FILE__, __LINE__, cudaGetErrorString(e_), #x); \
-      exit(LK_EXIT_CUDA);                                                                              \
-    }                                                                                                  \
-  } while (0)
-#define CKL() CK(cudaGetLastError())
+// The lane's host runtime, in five files compiled in this order after its interface (host_api.cuh): its command line
+// (here), its memory and uploads (host_memory.cuh), its stagger, side streams and CUPTI (host_profile.cuh), its forms'
+// runs and --profile's clocks (host_clock.cuh), and the drive loop that prefills, generates, measures and prints the
+// output contract (host_drive.cuh; compiler/lane_output.hpp reads it), exiting with kernels/exits.cuh's codes. The
+// emitted part of a program declares its constants and forms and calls into these; so does the resident host
+// (resident.cuh), which runs many lanes' images over one upload of the weights.
 
 #include <chrono>
 #include <cmath>
 
-// The command line, parsed: the flags that may appear anywhere, then the prompts.
-struct lk_args {
-  bool prof = false, stagger = false;
-  unsigned long long seed = 0;
-  size_t device_bytes = SIZE_MAX;
-  const char* checkpoint = nullptr;
-  const char* sidecar = nullptr;
-  FILE* logits = nullptr;
-  std::vector<std::pair<int, std::vector<int>>> jobs;  // (n_gen, prompt)
-  int workload_prompt = 0, workload_gen = 0;           // --workload P,G: a prompt of P tokens, G generated
-  int repeat = 1, warmup = 0;                          // the workload's timed and untimed runs
-  std::vector<unsigned long long> stagger_check;       // seeds the prompts are run again under, compared bit for bit
-  int cutoff_on = -1;                                  // --cutoff: 0 workload, 1 decode, 2 prefill (-1: none)
-  double cutoff_ms = 0;
-};
-
+// Prints how the program is run; returns LK_EXIT_USAGE.
 static int lk_usage(const char* prog) {
   fprintf(stderr,
           "usage: %s <checkpoint.gguf> <sidecar> <n_gen> [--logits <file>] <token> ...\n"
@@ -64,7 +39,7 @@ static bool lk_number(const char* s, long long lo, long long hi, long long* out,
 }
 
 // Parses the command line into `a`; returns -1 when the program should go on, else its exit code.
-static int lk_parse_args(int argc, char** argv, lk_args& a, int vocab, int ctx) {
+int lk_parse_args(int argc, char** argv, lk_args& a, int vocab, int ctx) {
   std::vector<char*> pos;
   const char* logits_path = nullptr;
   const char* prompts_path = nullptr;

@@ -1,5 +1,5 @@
-// The lane's host side (after host_profile.cuh): a lane's forms, and --profile's clocks behind one interface (how a
-// profiled run's steps run and how each launch's time is read). Three clocks, chosen by lk_session::profile:
+// The lane's host runtime (after host_profile.cuh): a lane's forms' steps, and --profile's clocks behind one interface
+// (how a profiled run's steps run and how each launch's time is read). Three clocks, chosen by lk_session::profile:
 // - lk_graph_stamps: CUPTI's kernel stamps over the captured graphs. A step runs exactly as unprofiled; a launch's
 //   time is from the end of the launch before it to its own end, so the launches' times add up to the step's.
 // - lk_stream_stamps: CUPTI's stamps over uncaptured steps. CUPTI's hooks slow every host-side launch once attached,
@@ -9,21 +9,6 @@
 // - lk_event_clock: where CUPTI cannot be loaded, the steps run uncaptured with an event before each launch (which
 //   pays launch gaps a graph does not).
 // (Owned by plain pointers: <memory> would add 7,000 lines to every lane nvcc reads, ~0.7 s of each build.)
-
-// One form of the lane: its rows, its step, its token input and its logits, and its launches' names for --profile.
-struct lk_form {
-  int rows;
-  std::function<void(cudaStream_t, const cudaEvent_t*)> step;  // the events: one before each launch, or null
-  int* tok;
-  const void* logits;  // vocab lk_act values (the state's act_bytes each)
-  std::vector<const char*> kinds, outputs;
-  std::vector<int> kernels;         // the kernels each launch runs
-  std::vector<cudaEvent_t> events;  // one before each launch and one after the last (lk_event_clock)
-  cudaGraphExec_t exec = nullptr;
-  std::vector<double> ms;  // summed time of each launch over the profiled steps
-  int runs = 0;            // the profiled steps
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> plain;  // lk_stream_stamps: the steps run before CUPTI attached
-};
 
 // Runs one step of form `f`: its graph where it is captured, else launch by launch (an event before each launch when
 // `ev` is given).

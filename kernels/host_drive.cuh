@@ -1,12 +1,5 @@
-// The lane's host side (after host_clock.cuh): the carried state a lane hands over, and the drive loop that runs its
-// prompts and workloads, measures them and prints the output contract.
-
-// The carried state the drive loop resets and reads, and the size of the lane's activations.
-struct lk_state {
-  int *pos, *tok, *gen, *count, *prompt;
-  int vocab, ctx;
-  int act_bytes;
-};
+// The lane's host runtime (after host_clock.cuh): the drive loop that runs a lane's prompts and workloads, measures
+// them and prints the output contract.
 
 // One run of a prompt: the tokens it generated and its times.
 struct lk_outcome {
@@ -217,10 +210,7 @@ static void lk_run_prompts(lk_session& x, const lk_args& a, std::vector<float>* 
   }
 }
 
-// The measurement in one process: the prompts (their tokens and logits: the checks; timed, and profiled when there is
-// no workload), then the workload (--warmup untimed runs, --repeat timed ones, and one profiled run under --profile),
-// then the prompts again under each --stagger-check seed, their logits compared with the first run's bit for bit.
-static int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
+int lk_drive(lk_args& a, std::vector<lk_form>& forms, const lk_state& s, bool graphs) {
   // Each phase's wall time, for the record of where a measurement's time goes.
   auto t = std::chrono::steady_clock::now();
   auto phase = [&](const char* name) {

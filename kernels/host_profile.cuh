@@ -1,43 +1,39 @@
-// The lane's host side (after host_memory.cuh): what runs around each launch: the --stagger stalls, the side streams'
-// fork and join, and CUPTI's kernel records (loaded where the library is; host_clock.cuh's clocks read them).
+// The lane's host runtime (after host_memory.cuh): what runs around each launch: the --stagger stalls (stall.cuh's
+// kernel, which only the runtime launches), the side streams' fork and join, and CUPTI's kernel records (loaded where
+// the library is; host_clock.cuh's clocks read them).
 
-// The stagger's switch and seed, from the command line.
-static bool lk_stagger = false;
-static unsigned long long lk_seed = 0;
+bool lk_stagger = false;
+unsigned long long lk_seed = 0;
 
-// Before launch `i` of form `form`: its --profile event (when `ev`: steps run uncaptured, timed by events), and
-// under --stagger its stall. Any error of the launches before it surfaces here.
-static __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {
+// (Out of line where a program is one file, as the resident host is: a step's functions stay small.)
+__attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {
   CKL();
   if (ev) CK(cudaEventRecord(ev[i], st));
   if (lk_stagger) lk_stall<<<1, 1, 0, st>>>(lk_stall_ns(lk_seed, form, i));
 }
 
-// Side streams (side_streams): a group of independent launches forks from the step's stream before its first launch
-// (the side streams wait for what the step's stream holds so far) and joins it after its last. In a capture the fork
-// and join are the graph's edges.
-static cudaStream_t lk_side[2];
+cudaStream_t lk_side[2];
+// The events the side streams fork and join by.
 static cudaEvent_t lk_fork_ev, lk_join_ev[2];
-inline void lk_side_init() {
+void lk_side_init() {
   for (int i = 0; i < 2; ++i) {
     CK(cudaStreamCreateWithFlags(&lk_side[i], cudaStreamNonBlocking));
     CK(cudaEventCreateWithFlags(&lk_join_ev[i], cudaEventDisableTiming));
   }
   CK(cudaEventCreateWithFlags(&lk_fork_ev, cudaEventDisableTiming));
 }
-inline void lk_fork(cudaStream_t st, int sides) {
+void lk_fork(cudaStream_t st, int sides) {
   CK(cudaEventRecord(lk_fork_ev, st));
   for (int i = 0; i < sides; ++i) CK(cudaStreamWaitEvent(lk_side[i], lk_fork_ev, 0));
 }
-inline void lk_join(cudaStream_t st, int sides) {
+void lk_join(cudaStream_t st, int sides) {
   for (int i = 0; i < sides; ++i) {
     CK(cudaEventRecord(lk_join_ev[i], lk_side[i]));
     CK(cudaStreamWaitEvent(st, lk_join_ev[i], 0));
   }
 }
 
-// After a step's `n` launches: its last launch checked, and its closing --profile event.
-static __attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
+__attribute__((noinline)) void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n) {
   CKL();
   if (ev) CK(cudaEventRecord(ev[n], st));
 }

@@ -1,7 +1,7 @@
 // The resident host: one process a GPU that holds one checkpoint's weights on the device and runs lane images over
 // them, one at a time, as the worker asks (compiler/include/compiler/lane_image.hpp describes the image and the
 // weights manifest). A tuning job's configurations then cost their own kernels and runs, not an upload of the
-// weights and a process each. A release is still one program that uploads its checkpoint itself (host.cuh's main).
+// weights and a process each. A release is still one program that uploads its checkpoint itself (lane.cu's main).
 //
 //   lane-host <checkpoint.gguf> <weights manifest>      prints `READY <device bytes> <upload ms>` once uploaded
 //   RUN<TAB><image><TAB><sidecar>[<TAB><lane flag>...]   on its input: the lane's output contract, then `END <status>`

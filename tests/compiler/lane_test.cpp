@@ -481,8 +481,9 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_prequant", true}})).find("int8"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
-  EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "int8"}, {"gemm_prequant", true}, {"gemm_tile", 128}})).find("fuse_glu"),
-            std::string::npos);
+  EXPECT_NE(
+      s.why_invalid(knobs_of({{"numerics", "int8"}, {"gemm_prequant", true}, {"gemm_tile", 128}})).find("fuse_glu"),
+      std::string::npos);
   // Programmatic dependent launch: every launch through lk_launch (cudaLaunchKernelEx with the attribute).
   const std::string pdl = program(l, {{"pdl", true}});
   EXPECT_NE(pdl.find("lk_launch(lk_gemv<lk_q8, 1, 1>, dim3(64), dim3(256), 0, st, w_blk_0_attn_q"), std::string::npos);
@@ -539,7 +540,6 @@ TEST(Emit, LaneXxh64IsXxh64) {
     EXPECT_EQ(lk_xxh64(buf.data(), n), XXH64(buf.data(), n, 0)) << n;
 }
 
-// Whether nvcc is here to build lanes.
 // Whether nvcc is here to build lanes. Where it must be (LT_REQUIRE_NVCC=1, on a machine kind that has it), its
 // absence fails the test instead of skipping it; ctest reports a skip as "Not Run (Skipped)", not as passed.
 bool have_nvcc() {
@@ -548,6 +548,11 @@ bool have_nvcc() {
   if (!here && required && std::string(required) == "1")
     ADD_FAILURE() << "LT_REQUIRE_NVCC=1 but no nvcc at '" << nvcc_path() << "' (set LT_NVCC)";
   return here;
+}
+
+// The runtime objects the suite's lane builds share: a folder of the build tree, not the user's cache.
+std::filesystem::path runtime_cache() {
+  return std::filesystem::path(LT_BINARY_DIR) / "tests" / "lane-runtime";
 }
 
 // The lanes of every dense tiny preset under each numerics build for sm_80 and sm_90 with nvcc, warnings as errors.
@@ -561,7 +566,8 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
   lane::write(lane::compile(l.file, l.model, knobs_of({{"numerics", numerics}}), {132, 90}), dir.path());
   for (int arch : {80, 90}) {
     std::string log;
-    ASSERT_NO_THROW(lane::build(dir.path(), arch, &log)) << preset << " " << numerics << " sm_" << arch;
+    ASSERT_NO_THROW(lane::build(dir.path(), arch, &log, runtime_cache()))
+        << preset << " " << numerics << " sm_" << arch;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     EXPECT_TRUE(std::filesystem::exists(dir / "lane"));
   }
@@ -613,7 +619,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;
-    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log)) << k.dump() << log;
+    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log, runtime_cache())) << k.dump() << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
 }
@@ -665,7 +671,7 @@ TEST(LaneProgram, RefusesBadArgumentsAndForeignFilesWithoutAGpu) {
   Loaded l = load("tiny-qwen3");
   TempDir dir;
   lane::write(lane::compile(l.file, l.model, {}, {132, 90}), dir.path());
-  const std::string bin = lane::build(dir.path(), 90).string();
+  const std::string bin = lane::build(dir.path(), 90, nullptr, runtime_cache()).string();
   const std::string ck = checkpoint("tiny-qwen3").string(), side = (dir / "lane.sidecar").string();
   auto status = [&](const std::string& args) { return run(bin + " " + args).status; };
   EXPECT_EQ(status(""), 2);

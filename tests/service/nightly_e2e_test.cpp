@@ -78,7 +78,7 @@ TEST(NightlyEndToEnd, TuneExportNightlyPassesThenSlowerOrWrongFails) {
   auto ex = c.cli("export 1 --gpu h200 -o " + out.string() + (nvcc ? "" : " --no-build"));
   ASSERT_EQ(ex.status, 0) << ex.out;
   EXPECT_NE(ex.out.find("release 1"), std::string::npos) << ex.out;
-  for (auto f : {"lane.cu", "lane.sidecar", "lane.json", "prompts.txt", "README.md", "manifest.json"})
+  for (auto f : {"lane.cu", "lane_host.cu", "lane.sidecar", "lane.json", "prompts.txt", "README.md", "manifest.json"})
     EXPECT_TRUE(std::filesystem::exists(out / f)) << f;
   auto m = read_json(out / "manifest.json");
   EXPECT_EQ(m["format"], "lane-tune-release");
@@ -96,6 +96,7 @@ TEST(NightlyEndToEnd, TuneExportNightlyPassesThenSlowerOrWrongFails) {
   EXPECT_TRUE(m["environment"].is_object());
   EXPECT_EQ(m["lane_tune"], lt::version());
   EXPECT_FALSE(m["exported_at"].get<std::string>().empty());
+  EXPECT_EQ(m["files"]["runtime"], "lane_host.cu");
   if (!nvcc) {
     EXPECT_TRUE(m["files"]["binary"].is_null());
   } else {

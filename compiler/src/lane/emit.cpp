@@ -1,5 +1,5 @@
 // The lane's schedule printed as one CUDA program: the kernel library it uses, its constants, its uploads, its arena,
-// and each form's step as launches; the host side lives in kernels/host*.cuh.
+// and each form's step as launches; and beside it the host runtime it calls (kernels/host_api.cuh), lane_host.cu.
 #include <xxhash.h>
 
 #include <algorithm>
@@ -24,14 +24,23 @@ namespace {
 // against 15 s for qwen3-0.6b's lane).
 constexpr size_t kLaunchesPerFunction = 24;
 
-// The kernel library files every lane includes, in order.
-const char* const kLibrary[] = {"prelude.cuh",   "shapes.cuh", "stall.cuh",  "formats.cuh", "embed.cuh",
-                                "norm.cuh",      "rope.cuh",   "gemv.cuh",   "gemm.cuh",    "gemm_blocks.cuh", "kv.cuh",
-                                "attention.cuh", "swiglu.cuh", "argmax.cuh", "exits.cuh",   "xxh64.cuh",
-                                "host.cuh",      "host_memory.cuh", "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
-// The library's host files: what a kernel module leaves out.
-const std::string_view kHostFiles[] = {"exits.cuh",        "xxh64.cuh",      "host.cuh",      "host_memory.cuh",
-                                       "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
+// The kernel library's device files, in the order a program includes them: its kernels, and a kernel module's.
+const char* const kDevice[] = {"prelude.cuh", "shapes.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",   "rope.cuh",
+                               "gemv.cuh",    "gemm.cuh",   "gemm_blocks.cuh", "kv.cuh", "attention.cuh", "swiglu.cuh", "argmax.cuh"};
+// What a lane's program adds to its kernels to call the host runtime: the exit codes, the runtime's interface, the
+// uploads by format.
+const char* const kProgramHost[] = {"exits.cuh", "host_api.cuh", "upload.cuh"};
+// The host runtime, in order: what a lane compiles apart (lane_host.cu) and the resident host compiles in its file.
+const char* const kRuntime[] = {"exits.cuh", "shapes.cuh",      "xxh64.cuh",        "stall.cuh",      "host_api.cuh",
+                                "host.cuh",  "host_memory.cuh", "host_profile.cuh", "host_clock.cuh", "host_drive.cuh"};
+
+// The named library files, each after a line that names it.
+template <size_t N>
+std::string library_files(const char* const (&files)[N]) {
+  std::string s;
+  for (const char* f : files) s += std::string("// ---- kernels/") + f + "\n" + std::string(kernels::source(f)) + "\n";
+  return s;
+}
 
 // The element type of a plain matrix format.
 std::string plain_elem(ggml::Type t) {
@@ -166,20 +175,22 @@ std::string LibraryParts::switches() const {
          "\n#define LK_WITH_GEMM_TILE " + (gemm_tile ? "1" : "0") + "\n\n";
 }
 
-std::string whole_library() {
-  std::string s;
-  for (const char* f : kLibrary)
-    s += std::string("// ---- kernels/") + f + "\n" + std::string(kernels::source(f)) + "\n";
-  return s;
+std::string device_library() {
+  return library_files(kDevice);
 }
 
-std::string device_library() {
-  std::string s;
-  for (const char* f : kLibrary) {
-    if (std::find(std::begin(kHostFiles), std::end(kHostFiles), std::string_view(f)) != std::end(kHostFiles)) continue;
-    s += std::string("// ---- kernels/") + f + "\n" + std::string(kernels::source(f)) + "\n";
-  }
-  return s;
+std::string resident_library() {
+  return library_files(kDevice) + library_files(kRuntime);
+}
+
+std::string runtime_source() {
+  return "// The host runtime of a lane built by lane-tune (kernels/host_api.cuh): the same file for every\n"
+         "// lane, compiled apart once and linked into each lane's program (lane.cu).\n"
+         "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cstdint>\n#include <cstdio>\n"
+         "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
+         "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+         "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n\n" +
+         library_files(kRuntime);
 }
 
 Program compile(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
@@ -194,12 +205,13 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "// A lane compiled by lane-tune " << version() << " for " << m.name << " (" << m.architecture << ", "
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
+     << "// Built with its host runtime, " << kRuntimeSource << " (lane-tune's lane::build_commands).\n"
      << program_head(k);
   LibraryParts parts;
   for (const auto& form : calls)
     for (const auto& launch : form)
       for (const KernelCall& c : launch) parts.need(c.instance());
-  cu << parts.switches() << whole_library();
+  cu << parts.switches() << library_files(kDevice) << library_files(kProgramHost);
 
   // Constants: the checkpoint, the sidecar, the shapes, the residence order.
   const uint64_t side_digest = XXH64(p.sidecar.data(), p.sidecar.size(), 0);
@@ -274,8 +286,8 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
       cu << "  " << w.name << " = lk_upload_q8(file, " << off << "ULL, " << w.rows << ", " << w.cols << ", " << host
          << ");\n";
     else if (lk_is_block(int(w.type)))
-      cu << "  " << w.name << " = lk_upload_blocks<" << block_macro(w.type) << ">(file, " << off << "ULL, "
-         << w.rows << ", " << w.cols << ", " << host << ");\n";
+      cu << "  " << w.name << " = lk_upload_blocks<" << block_macro(w.type) << ">(file, " << off << "ULL, " << w.rows
+         << ", " << w.cols << ", " << host << ");\n";
     else
       cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
          << ", " << w.cols << ", " << host << ");\n";
@@ -334,6 +346,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
 
   Program prog;
   prog.cu = cu.str();
+  prog.runtime = runtime_source();
   prog.sidecar = p.sidecar;
   prog.description = {
       {"model", m.name},

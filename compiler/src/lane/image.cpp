@@ -166,7 +166,7 @@ std::string weights_manifest(const gguf::File& file, const model::Model& m) {
 std::string resident_source() {
   return std::string("// The resident host of lane-tune ") + version() + " (kernels/resident.cuh).\n" +
          program_head(knobs::Knobs{}) + "#define LK_CONTRACT " + std::to_string(kContractVersion) + "\n" +
-         whole_library() + std::string(kernels::source("resident.cuh"));
+         resident_library() + std::string(kernels::source("resident.cuh"));
 }
 
 std::string module_source(const std::string& head, const std::string& instance) {

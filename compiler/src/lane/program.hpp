@@ -29,8 +29,8 @@ struct LibraryParts {
   std::string switches() const;  // the #defines a program's head carries
 };
 
-// The whole kernel library, host side included, in the order a program includes it.
-std::string whole_library();
+// The kernel library as the resident host includes it: the device files, then the host runtime.
+std::string resident_library();
 
 // The device bytes a lane holds besides its matrices: vectors, sidecar constants, carried state and the arena.
 size_t fixed_bytes(const Schedule& p);
