@@ -1,0 +1,97 @@
+// The service under faults, on loopback with a real SQLite file: a worker waits out a coordinator whose disk is full.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include "cluster.hpp"
+#include "coordinator/server.hpp"
+#include "db/sqlite.hpp"
+#include "fake_compiler.hpp"
+#include "worker/worker.hpp"
+
+namespace lt::test {
+namespace {
+
+// The worker's link to a coordinator, telling of each registration the coordinator could not take.
+struct WatchedLink : worker::Link {
+  std::unique_ptr<worker::Link> link;
+  std::mutex m;
+  std::condition_variable changed;
+  std::vector<std::string> refused;  // under m: each refusal's message
+
+  explicit WatchedLink(std::unique_ptr<worker::Link> l) : link(std::move(l)) {}
+  std::pair<int64_t, double> register_worker(const std::string& name, const worker::Gpu& gpu) override {
+    try {
+      return link->register_worker(name, gpu);
+    } catch (const worker::LinkError& e) {
+      {
+        std::lock_guard l(m);
+        refused.push_back(e.what());
+      }
+      changed.notify_all();
+      throw;
+    }
+  }
+  std::vector<worker::LeasedPlan> lease(int64_t w, uint32_t max) override { return link->lease(w, max); }
+  std::vector<int64_t> heartbeat(int64_t w, const std::vector<int64_t>& l) override { return link->heartbeat(w, l); }
+  bool report(int64_t w, const worker::LeasedPlan& p, const worker::Result& r) override {
+    return link->report(w, p, r);
+  }
+  void fetch(const std::string& d, const std::filesystem::path& p) override { link->fetch(d, p); }
+};
+
+// A runner that is never asked: the coordinator has no job.
+struct IdleRunner : worker::Runner {
+  bool needs_checkpoint() const override { return false; }
+  std::function<worker::Result()> prepare(const worker::LeasedPlan&, const std::filesystem::path&) override {
+    ADD_FAILURE() << "no plan was leased";
+    return [] { return worker::Result{}; };
+  }
+};
+
+// The coordinator's database cannot grow (its disk full): a worker's registration is refused with RESOURCE_EXHAUSTED,
+// saying so, and the worker tries again with a backoff instead of exiting; once there is room it registers.
+TEST(Faults, AWorkerWaitsOutACoordinatorWhoseDiskIsFull) {
+  TempDir dir;
+  coord::Options o;
+  o.data_dir = dir / "data";
+  coord::Coordinator core(dir / "lt.db", o, std::make_unique<FakeCompiler>(3));
+  coord::Server server(core, coord::ServerOptions{"127.0.0.1:0", "", "", "", 0.2});
+  // No page more than the file has; a worker's row (a GPU name of 30 kB) needs new pages.
+  core.with_store([](db::Store& st, double) { st.connection().exec_script("PRAGMA max_page_count = 1"); });
+  auto link = std::make_unique<WatchedLink>(worker::grpc_link("127.0.0.1:" + std::to_string(server.port()), "", ""));
+  WatchedLink* watched = link.get();
+  worker::Options wo;
+  wo.name = "w";
+  wo.gpu.kind = "h100";
+  wo.gpu.name = std::string(30000, 'x');
+  wo.exit_when_idle = true;
+  wo.retry_min_s = 0.01;
+  wo.retry_max_s = 0.05;
+  worker::Worker w(wo, std::move(link), std::make_unique<IdleRunner>());
+  std::exception_ptr failed;
+  std::thread running([&] {
+    try {
+      w.run();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  {
+    std::unique_lock l(watched->m);
+    EXPECT_TRUE(watched->changed.wait_for(l, std::chrono::seconds(30), [&] { return watched->refused.size() >= 3; }));
+    for (auto& why : watched->refused) EXPECT_NE(why.find("disk is full"), std::string::npos) << why;
+  }
+  core.with_store([](db::Store& st, double) { st.connection().exec_script("PRAGMA max_page_count = 1073741823"); });
+  running.join();
+  EXPECT_FALSE(failed) << "the worker gave up";
+  EXPECT_EQ(core.with_store([](db::Store& st, double) { return st.worker(1).has_value(); }), true);
+}
+
+}  // namespace
+}  // namespace lt::test
