@@ -147,6 +147,7 @@ class Service final : public pb::Coordinator::Service {
     });
   }
 
+  // The leases the core took, on the wire: nothing here can fail once they are taken (the core read every row).
   grpc::Status Lease(ServerContext* ctx, const pb::LeaseRequest* r, pb::LeaseReply* out) override {
     return call(ctx, r, [&] {
       wire::versioned(*out);
@@ -162,10 +163,10 @@ class Service final : public pb::Coordinator::Service {
         p->set_stage(l.plan.stage);
         p->set_repetitions(l.plan.repetitions);
         p->set_warmup(l.warmup);
-        for (auto& j : nlohmann::json::parse(l.prompts)) {
+        for (auto& c : l.prompts) {
           auto* q = p->add_prompts();
-          q->set_n_gen(j.at("n_gen").get<uint32_t>());
-          for (auto t : j.at("tokens")) q->add_tokens(t.get<int32_t>());
+          q->set_n_gen(c.n_gen);
+          for (auto t : c.tokens) q->add_tokens(t);
         }
         for (auto s : l.stagger_seeds) p->add_stagger_seeds(s);
         p->set_time_limit_s(l.time_limit_s);

@@ -1,4 +1,5 @@
-// The service under faults, on loopback with a real SQLite file: a worker waits out a coordinator whose disk is full.
+// The service under faults, on loopback with a real SQLite file: a damaged row fails what it belongs to and nothing
+// else, and a worker waits out a coordinator whose disk is full.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,34 @@
 
 namespace lt::test {
 namespace {
+
+// A job whose stored prompts are corrupt, and a configuration of another job whose stored knobs are: the first job
+// fails saying why, the configuration's plan fails (bad_plan) without a worker measuring it, and every other plan is
+// measured, each leased once (no lease was taken and lost).
+TEST(Faults, AMalformedRowFailsItsJobOrItsPlanWhileTheRestIsMeasured) {
+  Cluster c;
+  c.start_coordinator();
+  const int64_t broken_job = c.submit("--gpus h200 --strategy random --budget 4");
+  const int64_t job = c.submit("--gpus h200 --strategy random --budget 6");
+  const std::string b = std::to_string(broken_job), j = std::to_string(job);
+  c.exec("UPDATE jobs SET prompts = '[{\"n_gen\": 8, \"tokens\": ' WHERE id = " + b);
+  const int64_t broken_plan = c.query("SELECT MIN(id) FROM plans WHERE job = " + j);
+  const std::string p = std::to_string(broken_plan);
+  c.exec("UPDATE configurations SET knobs = '{\"numerics\": ' WHERE id = (SELECT config FROM plans WHERE id = " + p +
+         ")");
+  c.start_worker("a", 10);
+  EXPECT_EQ(c.wait_done(job, 60), "done");
+  auto status = c.cli("status " + b);
+  EXPECT_NE(status.out.find("failed"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("prompts"), std::string::npos) << status.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE job = " + b), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state IN ('pending', 'leased') AND job = " + b), 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE failure = 'bad_plan' AND worker = 0 AND plan = " + p), 1);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE job = " + j), 6);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM runs WHERE failure = 'bad_plan' AND job = " + j), 1);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE state != 'done' AND job = " + j), 0);
+  EXPECT_EQ(c.query("SELECT SUM(attempts) FROM plans"), 0);
+}
 
 // The worker's link to a coordinator, telling of each registration the coordinator could not take.
 struct WatchedLink : worker::Link {

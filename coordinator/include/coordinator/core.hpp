@@ -100,6 +100,12 @@ struct JobStatus {
   double time_left_s = -1;
 };
 
+// A prompt every configuration of a job is checked on: its tokens, then `n_gen` tokens generated.
+struct CheckPrompt {
+  uint32_t n_gen = 0;
+  std::vector<int32_t> tokens;
+};
+
 // A plan handed to a worker under a lease: what to measure (plan.verify: the full checks; plan.profile: every launch
 // timed once) on which workload.
 struct Lease {
@@ -112,7 +118,7 @@ struct Lease {
   std::string cutoff_on;
   double cutoff_factor = 0;
   double best_ms = 0;
-  std::string prompts;          // JSON
+  std::vector<CheckPrompt> prompts;
   uint32_t warmup = 0;
   std::vector<uint64_t> stagger_seeds;
   double time_limit_s = 0;
@@ -144,6 +150,9 @@ using lt::content_digest;  // compiler/digest.hpp
 // cross the prefill chunk sizes, 8 tokens generated each, tokens below `vocab` drawn from `seed`; as JSON
 // [{"n_gen": 8, "tokens": [...]}, ...].
 nlohmann::json check_prompts(uint32_t vocab, uint64_t seed);
+// The prompts check_prompts made, read back from their JSON as a job stores them; throws lt::Error saying what is
+// wrong with text that is not such a list.
+std::vector<CheckPrompt> read_check_prompts(const std::string& json);
 
 class Coordinator {
  public:
@@ -168,6 +177,8 @@ class Coordinator {
 
   int64_t register_worker(const db::Worker& w);
   // Up to `max` plans for the worker's GPU kind; results measured before under its environment are reused on the way.
+  // A stored row that cannot be read fails what it belongs to, never the call: a job's (its prompts, its objective,
+  // its checkpoint) fails the job, a configuration's (its knobs) fails its plan with a kBadPlan run.
   std::vector<Lease> lease(int64_t worker, uint32_t max);
   // Extends the worker's leases; returns those it no longer holds.
   std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases);
@@ -211,6 +222,8 @@ class Coordinator {
   void check_running_jobs_locked();
   // Whether job `j` is in its closing phase at time `at` (see Options::closing_min_s).
   bool closing(const db::Job& j, double at) const;
+  // Ends plan `p` failed (a kBadPlan run saying `why`, measured by no worker) in the caller's transaction.
+  void fail_plan_locked(const db::Plan& p, const std::string& why, double at);
   // Ends the job when every search is done and no plan is open.
   void check_complete_locked(int64_t job);
   std::vector<db::Run> best_locked(int64_t job, const std::string& gpu);
