@@ -139,15 +139,33 @@ std::filesystem::path Coordinator::upload_dir() const {
   return o_.data_dir / "checkpoints";
 }
 
-std::string Coordinator::add_checkpoint(Upload& u) {
+std::string Coordinator::hold_file(Upload& u) {
+  std::lock_guard lock(m_);
   std::string d = u.finish();
+  ++held_[d];
+  return d;
+}
+
+void Coordinator::release_file(const std::string& digest) {
+  std::lock_guard lock(m_);
+  if (--held_[digest] > 0) return;
+  held_.erase(digest);
+  std::error_code ec;
+  if (!store_.checkpoint(digest)) std::filesystem::remove(upload_dir() / (digest + ".gguf"), ec);
+}
+
+std::string Coordinator::add_checkpoint(Upload& u) {
+  struct Release {
+    Coordinator& core;
+    std::string digest;
+    ~Release() { core.release_file(digest); }
+  } held{*this, hold_file(u)};
+  const std::string& d = held.digest;
   auto path = upload_dir() / (d + ".gguf");
   CheckpointInfo info;
   try {
     info = compiler_->inspect(path);
   } catch (const std::exception& e) {
-    std::lock_guard lock(m_);
-    if (!store_.checkpoint(d)) std::filesystem::remove(path);
     throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
   }
   std::lock_guard lock(m_);
@@ -203,6 +221,15 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   }
 
   db::Checkpoint ck;
+  // A copy of a file named by path, held while this submit runs (removed at its end unless a stored checkpoint holds
+  // it then: the submit was refused).
+  struct Release {
+    Coordinator& core;
+    std::string digest;
+    ~Release() {
+      if (!digest.empty()) core.release_file(digest);
+    }
+  } copy{*this, {}};
   if (!spec.digest.empty()) {
     if (!is_digest(spec.digest))
       throw InvalidArgument("'" + spec.digest + "' is not a checkpoint digest (32 hex digits)");
@@ -230,13 +257,13 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     }
     if (!inside) throw PermissionDenied("the coordinator reads checkpoints by path only under " + roots);
     if (!std::filesystem::is_regular_file(p)) throw InvalidArgument("the coordinator cannot read " + spec.path);
-    CheckpointInfo info;
-    try {
-      info = compiler_->inspect(p);
-    } catch (const std::exception& e) {
-      throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
-    }
-    ck = {content_digest(p), p.string(), uint64_t(std::filesystem::file_size(p)), info.architecture, info.name};
+    // Read once, through one descriptor, into the coordinator's store as an upload is: from then on the checkpoint is
+    // that copy (described, fetched and leased from there, its digest that of the bytes read), whatever becomes of
+    // the file under the allowed folder.
+    Upload u(upload_dir(), o_.max_upload_bytes);
+    read_into(u, p);
+    copy.digest = hold_file(u);
+    ck = {copy.digest, (upload_dir() / (copy.digest + ".gguf")).string(), u.size(), "", ""};
   }
   CheckpointInfo info;
   try {
@@ -244,6 +271,8 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   } catch (const std::exception& e) {
     throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
   }
+  ck.architecture = info.architecture;
+  ck.name = info.name;
   if (info.vocab < 2) throw InvalidArgument("the checkpoint's vocabulary is empty");
   if (info.context < 2) throw InvalidArgument("the checkpoint's context is too short to run a workload");
   FittedWorkload fitted;

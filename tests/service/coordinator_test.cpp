@@ -733,5 +733,40 @@ TEST(Coordinator, UploadsAreBoundedAndLeaveNothingWhenRefused) {
   EXPECT_EQ(parts(), 0u);
 }
 
+// A checkpoint named by path is read once into the store, as an upload is: the job's checkpoint is that copy (the
+// file under the allowed folder may change or go), it is bounded by the upload limit, and a refused submit leaves no
+// copy behind.
+TEST(Coordinator, APathCheckpointIsReadOnceIntoTheStore) {
+  Fixture f(2);
+  const auto files = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(f.core->upload_dir())) ++n;
+    return n;
+  };
+  const std::string digest = content_digest(f.checkpoint);
+  auto s = f.submit();
+  EXPECT_EQ(s.job.checkpoint, digest);
+  const auto stored = f.core->checkpoint_path(digest);
+  EXPECT_EQ(stored, f.core->upload_dir() / (digest + ".gguf"));
+  std::ofstream(f.checkpoint) << "GGUF, another file now";
+  EXPECT_EQ(content_digest(stored), digest);
+  std::filesystem::remove(f.checkpoint);
+  EXPECT_EQ(f.drain(f.worker()), 2);  // leased from the copy
+  EXPECT_EQ(files(), 1u);
+
+  Options small;
+  small.max_upload_bytes = 10;
+  f.open(2, small);
+  std::ofstream(f.checkpoint) << "GGUF and some more bytes";
+  EXPECT_THROW(f.submit(), InvalidArgument);  // past 10 bytes
+  f.open(2);
+  JobSpec refused;
+  refused.path = f.checkpoint.string();
+  refused.gpus = {"h100"};
+  refused.workload = Workload{9000, 1};  // does not fit the lane's context: refused after the copy was made
+  EXPECT_THROW(f.core->submit(refused), InvalidArgument);
+  EXPECT_EQ(files(), 1u);  // the first job's copy alone
+}
+
 }  // namespace
 }  // namespace lt::coord

@@ -1,5 +1,6 @@
-// The service under faults, on loopback with a real SQLite file: a damaged row fails what it belongs to and nothing
-// else, and a worker waits out a coordinator whose disk is full.
+// The service under faults and hostile input, on loopback with a real SQLite file: a damaged row fails what it
+// belongs to and nothing else, a worker waits out a coordinator whose disk is full, and a checkpoint named by path is
+// read once into the store, whatever happens to the file meanwhile.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -120,6 +121,74 @@ TEST(Faults, AWorkerWaitsOutACoordinatorWhoseDiskIsFull) {
   running.join();
   EXPECT_FALSE(failed) << "the worker gave up";
   EXPECT_EQ(core.with_store([](db::Store& st, double) { return st.worker(1).has_value(); }), true);
+}
+
+// Reads a whole file.
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A job naming its checkpoint by path holds a copy in the coordinator's store, digested as it was read: the file under
+// the allowed folder cut short after the submit changes nothing, not even when a restarted coordinator describes the
+// knob space again for the search.
+TEST(Faults, APathCheckpointIsReadOnceIntoTheStore) {
+  Cluster c;
+  c.start_coordinator();
+  const auto digest = run(cli() + " digest " + c.checkpoint().string());
+  ASSERT_EQ(digest.status, 0) << digest.out;
+  const std::string d = digest.out.substr(0, 32);
+  const int64_t job = c.submit("--path --gpus h200 --strategy model --budget 12");
+  const auto stored = c.path("lt.db.data") / "checkpoints" / (d + ".gguf");
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM checkpoints WHERE digest = '" + d + "' AND path = '" + stored.string() + "'"),
+            1);
+  std::filesystem::resize_file(c.checkpoint(), 1000);
+  c.kill_coordinator();
+  c.start_coordinator();
+  c.start_worker("a", 10);
+  EXPECT_EQ(c.wait_done(job, 120), "done");
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM searches WHERE note LIKE '%stopped%'"), 0);
+  EXPECT_GE(c.query("SELECT COUNT(*) FROM runs WHERE job = " + std::to_string(job)), 12);
+  const auto again = run(cli() + " digest " + stored.string());
+  EXPECT_EQ(again.out.substr(0, 32), d) << again.out;
+}
+
+// The checkpoint is cut short and written again over and over while jobs name it by path: each submit either takes
+// the checkpoint whole (its digest) or is refused saying why, and the coordinator stays up.
+TEST(Faults, ACheckpointRewrittenWhileItIsReadLeavesTheCoordinatorUp) {
+  Cluster c;
+  c.start_coordinator();
+  const std::string whole = slurp(c.checkpoint());
+  const std::string d = run(cli() + " digest " + c.checkpoint().string()).out.substr(0, 32);
+  std::atomic<bool> done{false};
+  std::atomic<int> rewrites{0};
+  std::thread writer([&] {
+    while (!done) {
+      std::filesystem::resize_file(c.checkpoint(), whole.size() / 2);
+      std::ofstream(c.checkpoint(), std::ios::binary | std::ios::trunc)
+          .write(whole.data(), std::streamsize(whole.size()));
+      ++rewrites;
+      std::this_thread::yield();
+    }
+  });
+  int taken = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto r = c.cli("submit " + c.checkpoint().string() + " --path --gpus h200 --strategy random --budget 1");
+    if (r.status == 0) {
+      ++taken;
+      continue;
+    }
+    EXPECT_TRUE(r.out.find("changed while the coordinator read it") != std::string::npos ||
+                r.out.find("not a checkpoint") != std::string::npos || r.out.find("not a GGUF") != std::string::npos)
+        << r.out;
+  }
+  done = true;
+  writer.join();
+  EXPECT_GT(rewrites.load(), 12);
+  EXPECT_TRUE(c.coordinator_running());
+  EXPECT_EQ(c.cli("status").status, 0);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM jobs"), taken);
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM checkpoints WHERE digest != '" + d + "'"), 0);
 }
 
 }  // namespace

@@ -72,8 +72,8 @@ struct Options {
   // job's best on the GPU kind: its figures are that run's (an estimate), enough to rank it far behind. 0: never.
   double cutoff_factor = 1.5;
   uint64_t max_upload_bytes = uint64_t(1) << 40;  // an uploaded checkpoint's size at most (1 TiB)
-  // Folders whose checkpoints a job may name by path (read in place, symbolic links resolved first); none: jobs name
-  // uploaded checkpoints only.
+  // Folders whose checkpoints a job may name by path (symbolic links resolved first; read once into the store, no
+  // upload over the wire); none: jobs name uploaded checkpoints only.
   std::vector<std::filesystem::path> path_roots;
   // Jobs running at once at most (0: no limit): a submit past it is refused (resource exhausted) until one ends, so
   // that a client cannot grow the plans and searches the coordinator keeps without bound.
@@ -143,6 +143,13 @@ class Upload {
   uint64_t size_ = 0;
 };
 
+// Reads the file at `path` into `u` through one descriptor opened here, so that the upload is what was read whatever
+// happens to the file meanwhile. Throws PermissionDenied when the descriptor leads elsewhere than `path` (a link
+// swapped in since `path` was resolved), InvalidArgument when the file cannot be read, is not a regular file, or
+// changed while it was read (its size or modification time), and what Upload::append throws (the limit, the magic).
+// REQUIRES: `path` is canonical.
+void read_into(Upload& u, const std::filesystem::path& path);
+
 using lt::content_digest;  // compiler/digest.hpp
 
 // The coordinator: every method is one transaction on the database and safe to call from several threads.
@@ -166,7 +173,9 @@ class Coordinator {
   std::filesystem::path upload_dir() const;
 
   // Starts a job: validates the request (the objective, the strategy and the workload first), creates the job and a
-  // search per GPU kind, and takes each search's first small batch of plans; never lists the knob space.
+  // search per GPU kind, and takes each search's first small batch of plans; never lists the knob space. A checkpoint
+  // named by path (under Options::path_roots) is read once into the store as an upload is (read_into) and is that copy
+  // from then on.
   JobStatus submit(const JobSpec& spec);
   JobStatus status(int64_t job);
   std::vector<JobStatus> list();
@@ -216,6 +225,11 @@ class Coordinator {
 
  private:
   double now() const { return clock_(); }
+  // Finishes `u` into the store's folder (<digest>.gguf) and holds that file for the caller; returns the digest.
+  std::string hold_file(Upload& u);
+  // Lets go of a held file: removed once nobody holds it, unless a stored checkpoint names it by then (an upload or a
+  // path's copy that was refused).
+  void release_file(const std::string& digest);
   JobStatus status_locked(int64_t job);
   void check_budget_locked(const db::Job& j);
   // Throws ResourceExhausted when Options::max_running_jobs jobs run already.
@@ -254,6 +268,7 @@ class Coordinator {
   Clock clock_;
   std::function<void()> wake_;
   std::map<int64_t, Leasing> leasing_;  // by worker, under m_
+  std::map<std::string, int> held_;     // files in the store's folder by digest, and how many calls hold each; under m_
   std::mutex replenish_m_;              // one replenish at a time; guards lives_
   std::map<std::pair<int64_t, std::string>, Live> lives_;
 };
