@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "coordinator/log.hpp"
+#include "coordinator/service.hpp"
 #include "proto/tuning.grpc.pb.h"
 #include "release_server.hpp"
 #include "serve.hpp"
@@ -232,6 +233,14 @@ class Service final : public pb::Coordinator::Service {
   std::atomic<bool>& stopping_;
 };
 
+}  // namespace
+
+std::unique_ptr<pb::Coordinator::Service> coordinator_service(Coordinator& core, const ServerOptions& o,
+                                                              std::atomic<bool>& stopping) {
+  return std::make_unique<Service>(core, o, stopping);
+}
+
+namespace {
 // A TLS file's text.
 std::string read_pem(const std::string& path) {
   std::ifstream in(path);
@@ -244,7 +253,7 @@ std::string read_pem(const std::string& path) {
 // the searches (woken by leases and reports, and every tick), so that no RPC waits on a strategy.
 struct Server::Impl {
   std::atomic<bool> stopping{false};
-  std::unique_ptr<Service> service;
+  std::unique_ptr<pb::Coordinator::Service> service;
   std::unique_ptr<grpc::Service> releases;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
@@ -284,7 +293,7 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     }
     impl->wcv.notify_one();
   });
-  impl_->service = std::make_unique<Service>(core, o, impl_->stopping);
+  impl_->service = coordinator_service(core, o, impl_->stopping);
   grpc::ServerBuilder b;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   if (!o.tls_cert.empty() || !o.tls_key.empty()) {
