@@ -6,6 +6,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "coordinator/log.hpp"
@@ -25,7 +27,11 @@ using grpc::StatusCode;
 class Service final : public pb::Coordinator::Service {
  public:
   Service(Coordinator& core, const ServerOptions& o, std::atomic<bool>& stopping)
-      : core_(core), token_(o.token), page_bytes_(o.results_page_bytes), max_watches_(o.max_watches),
+      : core_(core),
+        token_(o.token),
+        page_bytes_(o.results_page_bytes),
+        max_watches_(o.max_watches),
+        max_watches_per_client_(o.max_watches_per_client),
         stopping_(stopping) {}
 
   grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
@@ -64,15 +70,29 @@ class Service final : public pb::Coordinator::Service {
 
   grpc::Status Watch(ServerContext* ctx, const pb::JobRef* r, grpc::ServerWriter<pb::JobStatus>* out) override {
     return call(ctx, r, [&] {
-      // Each stream holds a thread: a bounded number at once.
-      if (watching_.fetch_add(1) >= max_watches_) {
-        watching_.fetch_sub(1);
-        throw ResourceExhausted(std::to_string(max_watches_) + " Watch streams are open: poll Status instead");
-      }
+      // Each stream holds a thread: a bounded number at once, and fewer from one client.
       struct Leave {
-        std::atomic<int>& n;
-        ~Leave() { n.fetch_sub(1); }
-      } leave{watching_};
+        Service& s;
+        std::string client;
+        ~Leave() {
+          std::lock_guard lock(s.watch_m_);
+          --s.watching_;
+          if (--s.watching_by_[client] == 0) s.watching_by_.erase(client);
+        }
+      };
+      const std::string client = client_of(*ctx);
+      {
+        std::lock_guard lock(watch_m_);
+        if (watching_ >= max_watches_)
+          throw ResourceExhausted(std::to_string(max_watches_) + " Watch streams are open: poll Status instead");
+        auto mine = watching_by_.find(client);
+        if (mine != watching_by_.end() && mine->second >= max_watches_per_client_)
+          throw ResourceExhausted(std::to_string(max_watches_per_client_) + " Watch streams are open from " + client +
+                                  ": poll Status instead");
+        ++watching_;
+        ++watching_by_[client];
+      }
+      const Leave leave{*this, client};  // counted out when the stream ends
       std::string last;
       while (!ctx->IsCancelled() && !stopping_) {
         pb::JobStatus m;
@@ -225,11 +245,20 @@ class Service final : public pb::Coordinator::Service {
     return serve::call(ctx, token_, req, std::forward<F>(body));
   }
 
+  // The client a call comes from: its peer's address less the port ("ipv4:10.0.0.7", "ipv6:[::1]").
+  static std::string client_of(const ServerContext& ctx) {
+    const std::string peer = ctx.peer();
+    const size_t colon = peer.rfind(':');
+    return colon == std::string::npos || colon < peer.find(':') + 1 ? peer : peer.substr(0, colon);
+  }
+
   Coordinator& core_;
   std::string token_;
   size_t page_bytes_;
-  int max_watches_;
-  std::atomic<int> watching_{0};
+  int max_watches_, max_watches_per_client_;
+  std::mutex watch_m_;  // guards watching_ and watching_by_
+  int watching_ = 0;
+  std::map<std::string, int> watching_by_;  // open Watch streams by client
   std::atomic<bool>& stopping_;
 };
 
