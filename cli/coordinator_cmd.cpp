@@ -19,6 +19,7 @@ const bool registered = lt::cli::add_command(
              tls_key;
          double lease_s = 30, time_limit_s = 600, max_upload_gib = 1024;
          uint32_t max_jobs = 64;
+         int max_watches = 64, max_watches_per_client = 16;
          int verbose = 0;
          lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
          std::vector<std::string> allow_path;
@@ -77,6 +78,13 @@ const bool registered = lt::cli::add_command(
        c->add_option("--max-jobs", a->max_jobs, "Jobs running at once at most; a submit past it is refused (0: no limit)")
            ->check(CLI::Range(0u, 1000000u))
            ->capture_default_str();
+       c->add_option("--max-watches", a->max_watches, "Watch streams open at once at most (each holds a thread)")
+           ->check(CLI::Range(1, 10000))
+           ->capture_default_str();
+       c->add_option("--max-watches-per-client", a->max_watches_per_client,
+                     "Watch streams open at once from one client host at most")
+           ->check(CLI::Range(1, 10000))
+           ->capture_default_str();
        c->add_option("--tls-cert", a->tls_cert, "Serve TLS with this certificate (PEM; with --tls-key)");
        c->add_option("--tls-key", a->tls_key, "The TLS certificate's private key (PEM)");
        c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
@@ -106,7 +114,10 @@ const bool registered = lt::cli::add_command(
          auto db = std::filesystem::absolute(a->db);
          if (o.data_dir.empty()) o.data_dir = db.parent_path() / (db.filename().string() + ".data");
          lt::coord::Coordinator core(db, o, lt::coord::compiler());
-         lt::coord::Server server(core, {a->listen, a->token, a->tls_cert, a->tls_key, 1.0});
+         lt::coord::ServerOptions so{a->listen, a->token, a->tls_cert, a->tls_key, 1.0};
+         so.max_watches = a->max_watches;
+         so.max_watches_per_client = a->max_watches_per_client;
+         lt::coord::Server server(core, so);
          std::string host = a->listen.substr(0, a->listen.rfind(':'));
          lt::coord::log(0, "listening",
                         {{"address", host + ":" + std::to_string(server.port())},

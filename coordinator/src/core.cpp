@@ -32,7 +32,83 @@ nlohmann::json check_prompts(uint32_t vocab, uint64_t seed) {
   return prompts;
 }
 
+std::vector<CheckPrompt> read_check_prompts(const std::string& json) {
+  const auto j = nlohmann::json::parse(json, nullptr, false);
+  if (!j.is_array() || j.empty()) throw lt::Error("the check prompts are not a list of prompts");
+  std::vector<CheckPrompt> v;
+  for (const auto& q : j) {
+    if (!q.is_object() || !q.contains("n_gen") || !q["n_gen"].is_number_unsigned() || !q.contains("tokens") ||
+        !q["tokens"].is_array() || q["tokens"].empty())
+      throw lt::Error("a check prompt is not {\"n_gen\": N, \"tokens\": [...]}");
+    CheckPrompt p;
+    if (q["n_gen"].get<uint64_t>() > UINT32_MAX) throw lt::Error("a check prompt generates too many tokens");
+    p.n_gen = q["n_gen"].get<uint32_t>();
+    for (const auto& t : q["tokens"]) {
+      if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() > INT32_MAX)
+        throw lt::Error("a check prompt's token is not a token id");
+      p.tokens.push_back(t.get<int32_t>());
+    }
+    v.push_back(std::move(p));
+  }
+  return v;
+}
+
 namespace {
+
+// A running job as lease() hands out its plans: its row and what the row says, read once a call.
+struct LeasedJob {
+  db::Job row;
+  Objective objective = Objective::Workload;
+  std::vector<CheckPrompt> prompts;
+  db::Checkpoint checkpoint;
+};
+
+// Reads job `id`'s row and what its plans need; throws lt::Error saying which part of the stored row cannot be read.
+LeasedJob read_leased_job(db::Store& store, int64_t id) {
+  LeasedJob j;
+  auto row = store.job(id);
+  if (!row) throw lt::Error("job " + std::to_string(id) + " has no row");
+  j.row = *row;
+  try {
+    j.objective = parse_objective(j.row.objective);
+  } catch (const lt::Error& e) {
+    throw lt::Error(std::string("its objective: ") + e.what());
+  }
+  try {
+    j.prompts = read_check_prompts(j.row.prompts);
+  } catch (const lt::Error& e) {
+    throw lt::Error(std::string("its prompts: ") + e.what());
+  }
+  if (!is_digest(j.row.checkpoint))
+    throw lt::Error("its checkpoint digest is not 32 hex digits: \"" + j.row.checkpoint.substr(0, 64) + "\"");
+  auto ck = store.checkpoint(j.row.checkpoint);
+  if (!ck) throw lt::Error("its checkpoint " + j.row.checkpoint + " is not stored");
+  j.checkpoint = *ck;
+  return j;
+}
+
+// Why the plan's stored configuration cannot be handed out (its knobs are not a JSON object); nullopt when it can.
+std::optional<std::string> malformed_plan(const db::Plan& p) {
+  const auto k = nlohmann::json::parse(p.knobs, nullptr, false);
+  if (k.is_discarded()) return "its stored knobs are not JSON: \"" + p.knobs.substr(0, 64) + "\"";
+  if (!k.is_object()) return "its stored knobs are not a JSON object: " + k.dump().substr(0, 64);
+  return std::nullopt;
+}
+
+// Job `job` as read_leased_job reads it; a job whose row cannot be read is failed in the caller's transaction (its
+// pending plans skipped, the reason in its message) and nullopt returned.
+std::optional<LeasedJob> read_or_fail_job(db::Store& store, int64_t job, double at) {
+  try {
+    return read_leased_job(store, job);
+  } catch (const lt::Error& e) {
+    const std::string why =
+        std::string("the job's stored row cannot be read (") + e.what() + "): it was stopped; submit it again";
+    log(0, "malformed_job", {{"job", std::to_string(job)}, {"error", e.what()}});
+    store.skip_pending(job);
+    store.set_job_state(job, "failed", why, at);
+    return std::nullopt;
+  }
+}
 
 bool finite_nonneg(double x) {
   return std::isfinite(x) && x >= 0;
@@ -63,15 +139,33 @@ std::filesystem::path Coordinator::upload_dir() const {
   return o_.data_dir / "checkpoints";
 }
 
-std::string Coordinator::add_checkpoint(Upload& u) {
+std::string Coordinator::hold_file(Upload& u) {
+  std::lock_guard lock(m_);
   std::string d = u.finish();
+  ++held_[d];
+  return d;
+}
+
+void Coordinator::release_file(const std::string& digest) {
+  std::lock_guard lock(m_);
+  if (--held_[digest] > 0) return;
+  held_.erase(digest);
+  std::error_code ec;
+  if (!store_.checkpoint(digest)) std::filesystem::remove(upload_dir() / (digest + ".gguf"), ec);
+}
+
+std::string Coordinator::add_checkpoint(Upload& u) {
+  struct Release {
+    Coordinator& core;
+    std::string digest;
+    ~Release() { core.release_file(digest); }
+  } held{*this, hold_file(u)};
+  const std::string& d = held.digest;
   auto path = upload_dir() / (d + ".gguf");
   CheckpointInfo info;
   try {
     info = compiler_->inspect(path);
   } catch (const std::exception& e) {
-    std::lock_guard lock(m_);
-    if (!store_.checkpoint(d)) std::filesystem::remove(path);
     throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
   }
   std::lock_guard lock(m_);
@@ -127,6 +221,15 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   }
 
   db::Checkpoint ck;
+  // A copy of a file named by path, held while this submit runs (removed at its end unless a stored checkpoint holds
+  // it then: the submit was refused).
+  struct Release {
+    Coordinator& core;
+    std::string digest;
+    ~Release() {
+      if (!digest.empty()) core.release_file(digest);
+    }
+  } copy{*this, {}};
   if (!spec.digest.empty()) {
     if (!is_digest(spec.digest))
       throw InvalidArgument("'" + spec.digest + "' is not a checkpoint digest (32 hex digits)");
@@ -154,13 +257,13 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     }
     if (!inside) throw PermissionDenied("the coordinator reads checkpoints by path only under " + roots);
     if (!std::filesystem::is_regular_file(p)) throw InvalidArgument("the coordinator cannot read " + spec.path);
-    CheckpointInfo info;
-    try {
-      info = compiler_->inspect(p);
-    } catch (const std::exception& e) {
-      throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
-    }
-    ck = {content_digest(p), p.string(), uint64_t(std::filesystem::file_size(p)), info.architecture, info.name};
+    // Read once, through one descriptor, into the coordinator's store as an upload is: from then on the checkpoint is
+    // that copy (described, fetched and leased from there, its digest that of the bytes read), whatever becomes of
+    // the file under the allowed folder.
+    Upload u(upload_dir(), o_.max_upload_bytes);
+    read_into(u, p);
+    copy.digest = hold_file(u);
+    ck = {copy.digest, (upload_dir() / (copy.digest + ".gguf")).string(), u.size(), "", ""};
   }
   CheckpointInfo info;
   try {
@@ -168,6 +271,8 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   } catch (const std::exception& e) {
     throw InvalidArgument(std::string("not a checkpoint lane-tune can compile: ") + e.what());
   }
+  ck.architecture = info.architecture;
+  ck.name = info.name;
   if (info.vocab < 2) throw InvalidArgument("the checkpoint's vocabulary is empty");
   if (info.context < 2) throw InvalidArgument("the checkpoint's context is too short to run a workload");
   FittedWorkload fitted;
@@ -354,6 +459,24 @@ bool Coordinator::closing(const db::Job& j, double at) const {
   return left < std::max(o_.closing_min_s, o_.closing_share * j.time_budget_s);
 }
 
+void Coordinator::fail_plan_locked(const db::Plan& p, const std::string& why, double at) {
+  log(0, "malformed_plan", {{"plan", std::to_string(p.id)}, {"job", std::to_string(p.job)}, {"error", why}});
+  db::Run r;
+  r.plan = p.id;
+  r.job = p.job;
+  r.gpu = p.gpu;
+  r.config = p.config;
+  r.stage = p.stage;
+  r.repetitions = p.repetitions;
+  r.worker_name = "coordinator";
+  r.valid = false;
+  r.failure = kBadPlan;
+  r.reason = "the plan cannot be measured: " + why;
+  r.recorded_at = at;
+  store_.insert_run(r);
+  check_complete_locked(p.job);
+}
+
 std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
   if (o_.replenish_inline) replenish();
@@ -371,27 +494,34 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
     seen = {w->gpu, seen.at >= at - 3 * o_.lease_s ? std::max(seen.max, max) : max, at};
     store_.requeue_expired(at, o_.max_attempts);
     for (auto& j : store_.jobs()) check_budget_locked(j);
-    std::map<int64_t, db::Job> jobs;
-    std::map<std::string, db::Checkpoint> checkpoints;
-    std::set<int64_t> held_back;  // screens of jobs in their closing phase, left pending
+    // Each job's row read once: nullopt for a job whose row cannot be read (failed here, its plans stopped).
+    std::map<int64_t, std::optional<LeasedJob>> jobs;
+    std::set<int64_t> held_back;                             // screens of jobs in their closing phase, left pending
     std::map<std::pair<int64_t, std::string>, double> best;  // (job, GPU kind) -> best objective so far
     for (int round = 0; round < 100 && out.size() < max; ++round) {
       auto pending = store_.pending(w->gpu, int(max - out.size() + held_back.size()));
       std::erase_if(pending, [&](const db::Plan& p) { return held_back.count(p.id) > 0; });
       if (pending.empty()) break;
       for (auto& p : pending) {
-        if (!jobs.count(p.job)) jobs[p.job] = *store_.job(p.job);
-        auto& j = jobs[p.job];
+        // A stored row that cannot be read fails its job or its plan, here and before any lease is taken: the other
+        // plans go on being leased, and nothing is handed to a worker that the reply could not carry.
+        auto found = jobs.find(p.job);
+        if (found == jobs.end()) found = jobs.emplace(p.job, read_or_fail_job(store_, p.job, at)).first;
+        if (!found->second) continue;
+        const LeasedJob& j = *found->second;
+        if (auto why = malformed_plan(p)) {
+          fail_plan_locked(p, *why, at);
+          continue;
+        }
         // The closing phase of a job with a time budget: its last stretch goes to verifying the front, so that the
         // budget never ends with the fastest screened configuration unverified (a screen leased now would end too
         // late to be verified after it).
-        if (!p.verify && closing(j, at)) {
+        if (!p.verify && closing(j.row, at)) {
           held_back.insert(p.id);
           continue;
         }
-        if (!checkpoints.count(j.checkpoint)) checkpoints[j.checkpoint] = *store_.checkpoint(j.checkpoint);
-        if (auto r = store_.reusable(j.checkpoint, j.prompts, p.gpu, p.key, p.repetitions, w->environment_key,
-                                     j.workload_prompt, j.workload_gen, p.verify)) {
+        if (auto r = store_.reusable(j.row.checkpoint, j.row.prompts, p.gpu, p.key, p.repetitions, w->environment_key,
+                                     j.row.workload_prompt, j.row.workload_gen, p.verify)) {
           db::Run copy = *r;
           copy.reused_from = r->reused_from ? r->reused_from : r->id;
           copy.plan = p.id;
@@ -399,7 +529,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
           copy.config = p.config;
           copy.stage = p.stage;
           copy.recorded_at = at;
-          copy.objective_ms = objective_ms(parse_objective(j.objective), workload_of(j), copy);
+          copy.objective_ms = objective_ms(j.objective, workload_of(j.row), copy);
           store_.insert_run(copy);
           check_complete_locked(p.job);
           continue;
@@ -411,17 +541,17 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
         l.plan.deadline = at + o_.lease_s;
         l.plan.state = "leased";
         store_.lease(p.id, l.plan.lease, worker, l.plan.deadline);
-        l.checkpoint = j.checkpoint;
-        l.checkpoint_size = checkpoints[j.checkpoint].size;
-        l.checkpoint_path = checkpoints[j.checkpoint].path;
+        l.checkpoint = j.row.checkpoint;
+        l.checkpoint_size = j.checkpoint.size;
+        l.checkpoint_path = j.checkpoint.path;
         l.prompts = j.prompts;
         l.warmup = o_.warmup;
         l.stagger_seeds = o_.stagger_seeds;
         l.time_limit_s = o_.time_limit_s;
-        l.workload = workload_of(j);
+        l.workload = workload_of(j.row);
         if (!p.verify && o_.cutoff_factor > 1 && l.workload.gen > 0) {
           if (!best.count({p.job, p.gpu})) best[{p.job, p.gpu}] = store_.best_objective_ms(p.job, p.gpu);
-          l.cutoff_on = j.objective;
+          l.cutoff_on = j.row.objective;
           l.cutoff_factor = o_.cutoff_factor;
           l.best_ms = best[{p.job, p.gpu}];
         }

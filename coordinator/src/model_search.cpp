@@ -37,9 +37,9 @@ constexpr size_t kPool = 2000;     // random candidates scored per batch, beside
 constexpr size_t kParents = 8;     // the best measured configurations mutated
 constexpr double kExplore = 0.15;  // the share of a batch drawn from the pool at random
 
-// Failures a configuration does not own: the plan was lost, cancelled, or not answered.
+// Failures a configuration does not own: the plan was lost, cancelled, not answered, or could not be read.
 bool incidental(const std::string& failure) {
-  return failure == "lost" || failure == "cancelled" || failure == "not_recorded";
+  return failure == "lost" || failure == "cancelled" || failure == "not_recorded" || failure == kBadPlan;
 }
 
 // Mixes the job's seed with a counter (splitmix64).

@@ -4,6 +4,7 @@
 #include "coordinator/core.hpp"
 #include "coordinator/log.hpp"
 #include "coordinator/releases.hpp"
+#include "db/sqlite.hpp"
 
 namespace lt::coord::serve {
 
@@ -44,6 +45,16 @@ grpc::Status status_of(std::exception_ptr e) {
     return {StatusCode::INVALID_ARGUMENT, x.what()};
   } catch (const NotFound& x) {
     return {StatusCode::NOT_FOUND, x.what()};
+  } catch (const db::Error& x) {
+    // A full disk or a busy database passes: the caller retries later (a worker backs off), nothing was recorded.
+    if (x.full()) {
+      log(0, "database_full", {{"error", x.what()}});
+      return {StatusCode::RESOURCE_EXHAUSTED,
+              std::string("the coordinator's disk is full, nothing was recorded: ") + x.what()};
+    }
+    if (x.busy()) return {StatusCode::UNAVAILABLE, std::string("the coordinator's database is busy: ") + x.what()};
+    log(0, "internal_error", {{"error", x.what()}});
+    return {StatusCode::INTERNAL, x.what()};
   } catch (const std::exception& x) {
     log(0, "internal_error", {{"error", x.what()}});
     return {StatusCode::INTERNAL, x.what()};

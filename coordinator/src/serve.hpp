@@ -20,8 +20,8 @@ struct VersionMismatch : lt::Error {
 bool authorized(const grpc::ServerContext* ctx, const std::string& token);
 // Throws VersionMismatch unless `major` is the protocol version spoken here.
 void check_version(uint32_t major);
-// The status of the exception the body threw (InvalidArgument, NotFound, FailedPrecondition, ...); internal errors
-// are logged.
+// The status of the exception the body threw (InvalidArgument, NotFound, FailedPrecondition, ...; a full disk is
+// RESOURCE_EXHAUSTED, a busy database UNAVAILABLE); internal errors are logged.
 grpc::Status status_of(std::exception_ptr e);
 
 // Runs one RPC's body for a request `req` (null: one without a version) under `token`.

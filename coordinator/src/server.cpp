@@ -6,9 +6,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "coordinator/log.hpp"
+#include "coordinator/service.hpp"
 #include "proto/tuning.grpc.pb.h"
 #include "release_server.hpp"
 #include "serve.hpp"
@@ -24,7 +27,11 @@ using grpc::StatusCode;
 class Service final : public pb::Coordinator::Service {
  public:
   Service(Coordinator& core, const ServerOptions& o, std::atomic<bool>& stopping)
-      : core_(core), token_(o.token), page_bytes_(o.results_page_bytes), max_watches_(o.max_watches),
+      : core_(core),
+        token_(o.token),
+        page_bytes_(o.results_page_bytes),
+        max_watches_(o.max_watches),
+        max_watches_per_client_(o.max_watches_per_client),
         stopping_(stopping) {}
 
   grpc::Status UploadCheckpoint(ServerContext* ctx, grpc::ServerReader<pb::CheckpointChunk>* in,
@@ -63,15 +70,29 @@ class Service final : public pb::Coordinator::Service {
 
   grpc::Status Watch(ServerContext* ctx, const pb::JobRef* r, grpc::ServerWriter<pb::JobStatus>* out) override {
     return call(ctx, r, [&] {
-      // Each stream holds a thread: a bounded number at once.
-      if (watching_.fetch_add(1) >= max_watches_) {
-        watching_.fetch_sub(1);
-        throw ResourceExhausted(std::to_string(max_watches_) + " Watch streams are open: poll Status instead");
-      }
+      // Each stream holds a thread: a bounded number at once, and fewer from one client.
       struct Leave {
-        std::atomic<int>& n;
-        ~Leave() { n.fetch_sub(1); }
-      } leave{watching_};
+        Service& s;
+        std::string client;
+        ~Leave() {
+          std::lock_guard lock(s.watch_m_);
+          --s.watching_;
+          if (--s.watching_by_[client] == 0) s.watching_by_.erase(client);
+        }
+      };
+      const std::string client = client_of(*ctx);
+      {
+        std::lock_guard lock(watch_m_);
+        if (watching_ >= max_watches_)
+          throw ResourceExhausted(std::to_string(max_watches_) + " Watch streams are open: poll Status instead");
+        auto mine = watching_by_.find(client);
+        if (mine != watching_by_.end() && mine->second >= max_watches_per_client_)
+          throw ResourceExhausted(std::to_string(max_watches_per_client_) + " Watch streams are open from " + client +
+                                  ": poll Status instead");
+        ++watching_;
+        ++watching_by_[client];
+      }
+      const Leave leave{*this, client};  // counted out when the stream ends
       std::string last;
       while (!ctx->IsCancelled() && !stopping_) {
         pb::JobStatus m;
@@ -147,6 +168,7 @@ class Service final : public pb::Coordinator::Service {
     });
   }
 
+  // The leases the core took, on the wire: nothing here can fail once they are taken (the core read every row).
   grpc::Status Lease(ServerContext* ctx, const pb::LeaseRequest* r, pb::LeaseReply* out) override {
     return call(ctx, r, [&] {
       wire::versioned(*out);
@@ -162,10 +184,10 @@ class Service final : public pb::Coordinator::Service {
         p->set_stage(l.plan.stage);
         p->set_repetitions(l.plan.repetitions);
         p->set_warmup(l.warmup);
-        for (auto& j : nlohmann::json::parse(l.prompts)) {
+        for (auto& c : l.prompts) {
           auto* q = p->add_prompts();
-          q->set_n_gen(j.at("n_gen").get<uint32_t>());
-          for (auto t : j.at("tokens")) q->add_tokens(t.get<int32_t>());
+          q->set_n_gen(c.n_gen);
+          for (auto t : c.tokens) q->add_tokens(t);
         }
         for (auto s : l.stagger_seeds) p->add_stagger_seeds(s);
         p->set_time_limit_s(l.time_limit_s);
@@ -223,14 +245,31 @@ class Service final : public pb::Coordinator::Service {
     return serve::call(ctx, token_, req, std::forward<F>(body));
   }
 
+  // The client a call comes from: its peer's address less the port ("ipv4:10.0.0.7", "ipv6:[::1]").
+  static std::string client_of(const ServerContext& ctx) {
+    const std::string peer = ctx.peer();
+    const size_t colon = peer.rfind(':');
+    return colon == std::string::npos || colon < peer.find(':') + 1 ? peer : peer.substr(0, colon);
+  }
+
   Coordinator& core_;
   std::string token_;
   size_t page_bytes_;
-  int max_watches_;
-  std::atomic<int> watching_{0};
+  int max_watches_, max_watches_per_client_;
+  std::mutex watch_m_;  // guards watching_ and watching_by_
+  int watching_ = 0;
+  std::map<std::string, int> watching_by_;  // open Watch streams by client
   std::atomic<bool>& stopping_;
 };
 
+}  // namespace
+
+std::unique_ptr<pb::Coordinator::Service> coordinator_service(Coordinator& core, const ServerOptions& o,
+                                                              std::atomic<bool>& stopping) {
+  return std::make_unique<Service>(core, o, stopping);
+}
+
+namespace {
 // A TLS file's text.
 std::string read_pem(const std::string& path) {
   std::ifstream in(path);
@@ -243,7 +282,7 @@ std::string read_pem(const std::string& path) {
 // the searches (woken by leases and reports, and every tick), so that no RPC waits on a strategy.
 struct Server::Impl {
   std::atomic<bool> stopping{false};
-  std::unique_ptr<Service> service;
+  std::unique_ptr<pb::Coordinator::Service> service;
   std::unique_ptr<grpc::Service> releases;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
@@ -283,7 +322,7 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     }
     impl->wcv.notify_one();
   });
-  impl_->service = std::make_unique<Service>(core, o, impl_->stopping);
+  impl_->service = coordinator_service(core, o, impl_->stopping);
   grpc::ServerBuilder b;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   if (!o.tls_cert.empty() || !o.tls_key.empty()) {

@@ -1,4 +1,4 @@
-// The SQLite layer: errors become lt::db::Error-style runtime errors carrying SQLite's message.
+// The SQLite layer: errors become lt::db::Error, carrying SQLite's message and result code.
 #include "db/sqlite.hpp"
 
 #include <sqlite3.h>
@@ -8,9 +8,17 @@
 namespace lt::db {
 namespace {
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw std::runtime_error("database: " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  throw Error("database: " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"),
+              db ? sqlite3_errcode(db) & 0xff : SQLITE_NOMEM);
 }
 }  // namespace
+
+bool Error::full() const {
+  return code_ == SQLITE_FULL;
+}
+bool Error::busy() const {
+  return code_ == SQLITE_BUSY || code_ == SQLITE_LOCKED;
+}
 
 Stmt::Stmt(sqlite3* db, std::string_view sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql.data(), int(sql.size()), &s_, nullptr) != SQLITE_OK)
@@ -67,11 +75,12 @@ bool Stmt::is_null(int col) const {
 }
 
 Connection::Connection(const std::filesystem::path& path, int busy_timeout_ms) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
-      SQLITE_OK) {
+  if (const int rc = sqlite3_open_v2(path.c_str(), &db_,
+                                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+      rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
-    throw std::runtime_error("cannot open database " + path.string() + ": " + msg);
+    throw Error("cannot open database " + path.string() + ": " + msg, rc & 0xff);
   }
   sqlite3_busy_timeout(db_, busy_timeout_ms);
   exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
@@ -83,10 +92,10 @@ Connection::~Connection() {
 
 void Connection::exec_script(const char* sql) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+  if (const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "?";
     sqlite3_free(err);
-    throw std::runtime_error("database: " + msg);
+    throw Error("database: " + msg, rc & 0xff);
   }
 }
 

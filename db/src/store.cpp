@@ -421,7 +421,7 @@ std::optional<Run> Store::reusable(const std::string& checkpoint, const std::str
       "SELECT r.id FROM configurations c CROSS JOIN runs r ON r.config = c.id JOIN jobs j ON j.id = r.job "
       "JOIN plans p ON p.id = r.plan WHERE c.key = ?3 AND j.checkpoint = ?1 AND r.gpu = ?2 "
       "AND r.repetitions = ?4 AND r.environment_key = ?5 AND r.environment_key != '' "
-      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded', 'cancelled') AND j.prompts = ?6 "
+      "AND r.failure NOT IN ('lost', 'timeout', 'not_recorded', 'cancelled', 'bad_plan') AND j.prompts = ?6 "
       "AND j.workload_prompt = ?7 AND j.workload_gen = ?8 AND p.verify >= ?9 ORDER BY r.id LIMIT 1");
   s.bind(1, checkpoint)
       .bind(2, gpu)

@@ -1,6 +1,7 @@
-# The parsers' fuzzing: the GGUF reader (gguf_fuzz, corpus/) and the text parsers, knobs' JSON and a lane's output
-# (text_fuzz, corpus_text/). Each corpus is replayed as a ctest test with the normal compiler; with -DLT_FUZZ=ON and
-# clang, libFuzzer binaries are built with sanitizers.
+# The parsers' fuzzing: the GGUF reader (gguf_fuzz, corpus/), the text parsers, knobs' JSON and a lane's output
+# (text_fuzz, corpus_text/), and the coordinator's RPC requests, decoded and answered in process (rpc_fuzz,
+# corpus_rpc/, written by make_rpc_corpus.py). Each corpus is replayed as a ctest test with the normal compiler; with
+# -DLT_FUZZ=ON and clang, libFuzzer binaries are built with sanitizers.
 set(LT_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB LT_GGUF_FUZZ_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/compiler/src/gguf/*.cpp)
 
@@ -12,6 +13,11 @@ add_executable(text_fuzz_replay ${LT_FUZZ_DIR}/text_fuzz.cpp ${LT_FUZZ_DIR}/repl
 target_link_libraries(text_fuzz_replay PRIVATE lt_compiler)
 lt_warnings(text_fuzz_replay)
 add_test(NAME text_fuzz_corpus COMMAND text_fuzz_replay ${LT_FUZZ_DIR}/corpus_text)
+add_executable(rpc_fuzz_replay ${LT_FUZZ_DIR}/rpc_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp)
+target_include_directories(rpc_fuzz_replay PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+target_link_libraries(rpc_fuzz_replay PRIVATE lt_coordinator)
+lt_warnings(rpc_fuzz_replay)
+add_test(NAME rpc_fuzz_corpus COMMAND rpc_fuzz_replay ${LT_FUZZ_DIR}/corpus_rpc)
 
 # The same replays under AddressSanitizer and UndefinedBehaviorSanitizer (GCC's, in build-essential), built from the
 # parsers' own sources: an out-of-bounds read that does not crash fails here.
@@ -58,4 +64,16 @@ if(LT_FUZZ)
   target_compile_options(text_fuzz PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1)
   target_link_options(text_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(text_fuzz PRIVATE lt_kernels nlohmann_json::nlohmann_json Threads::Threads PkgConfig::XXHASH)
+  # The RPC handlers and the core under them instrumented (the coordinator's and the database's sources); the wire and
+  # the compiler linked as they are.
+  file(GLOB LT_SERVICE_FUZZ_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/coordinator/src/*.cpp
+       ${PROJECT_SOURCE_DIR}/db/src/*.cpp)
+  add_executable(rpc_fuzz ${LT_FUZZ_DIR}/rpc_fuzz.cpp ${LT_SERVICE_FUZZ_SRCS})
+  target_include_directories(rpc_fuzz PRIVATE ${PROJECT_SOURCE_DIR}/coordinator/include ${PROJECT_SOURCE_DIR}/db/include
+                                              ${PROJECT_SOURCE_DIR}/tests)
+  target_include_directories(rpc_fuzz SYSTEM PRIVATE ${LT_XGBOOST_INCLUDE})
+  target_compile_options(rpc_fuzz PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1)
+  target_link_options(rpc_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(rpc_fuzz PRIVATE lt_proto lt_compiler PkgConfig::SQLITE3 PkgConfig::XXHASH ${LT_XGBOOST_LIB}
+                                         nlohmann_json::nlohmann_json)
 endif()

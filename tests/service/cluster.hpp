@@ -56,6 +56,10 @@ class Cluster {
   int64_t query(const std::string& sql) const;
   // The first column of every row `sql` selects (plan ids, say).
   std::vector<int64_t> column(const std::string& sql) const;
+  // Runs `sql` on the database as another process would (a row damaged, say).
+  void exec(const std::string& sql) const;
+  // Whether the coordinator process is still running.
+  bool coordinator_running() const;
 
   const std::string& address() const { return address_; }
   const std::filesystem::path& checkpoint() const { return checkpoint_; }

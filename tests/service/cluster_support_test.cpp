@@ -162,4 +162,13 @@ std::vector<int64_t> Cluster::column(const std::string& sql) const {
   return v;
 }
 
+void Cluster::exec(const std::string& sql) const {
+  db::Connection c(dir_ / "lt.db");
+  c.prepare(sql).exec();
+}
+
+bool Cluster::coordinator_running() const {
+  return coordinator_ && coordinator_->wait(0) == -1;
+}
+
 }  // namespace lt::test

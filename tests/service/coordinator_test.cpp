@@ -520,6 +520,52 @@ TEST(Coordinator, SameCheckpointReusesResultsOnlyUnderTheSameEnvironment) {
   (void)third;
 }
 
+// A stored row that cannot be read is an error for what it belongs to, not for the lease call: a job whose prompts
+// are corrupt fails (its plans stopped, none leased), a configuration whose knobs are corrupt fails its plan (a
+// bad_plan run saying why), and the other plans are leased as usual. Every lease taken is in the reply.
+TEST(Coordinator, AMalformedRowFailsItsPlanOrItsJobNotTheLease) {
+  Fixture f(4);
+  const int64_t broken_job = f.submit().job.id, job = f.submit().job.id;
+  int64_t broken_plan = 0;
+  f.core->with_store([&](db::Store& st, double) {
+    st.connection()
+        .prepare("UPDATE jobs SET prompts = '[{\"n_gen\": 8, \"tokens\": ' WHERE id = ?1")
+        .bind(1, broken_job)
+        .exec();
+    broken_plan = st.plans(job, "h100").front().id;
+    st.connection()
+        .prepare("UPDATE configurations SET knobs = '{\"id\": ' WHERE id = ?1")
+        .bind(1, st.plans(job, "h100").front().config)
+        .exec();
+  });
+  const int64_t w = f.worker();
+  auto leases = f.core->lease(w, 8);
+  ASSERT_EQ(leases.size(), 3u);
+  for (auto& l : leases) {
+    EXPECT_EQ(l.plan.job, job);
+    EXPECT_NE(l.plan.id, broken_plan);
+    EXPECT_EQ(l.prompts.size(), 4u);
+  }
+  const auto failed = f.core->status(broken_job).job;
+  EXPECT_EQ(failed.state, "failed");
+  EXPECT_NE(failed.message.find("prompts"), std::string::npos) << failed.message;
+  const auto runs = f.core->results(job, "", 0);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].plan, broken_plan);
+  EXPECT_EQ(runs[0].failure, kBadPlan);
+  EXPECT_NE(runs[0].reason.find("knobs are not JSON"), std::string::npos) << runs[0].reason;
+  f.core->with_store([&](db::Store& st, double) {
+    auto leased = st.connection().prepare("SELECT COUNT(*) FROM plans WHERE state = 'leased'");
+    leased.next();
+    EXPECT_EQ(leased.i64(0), 3);  // the leases in the reply, and no other
+    leased.exec();
+  });
+  for (auto& l : leases) f.report(w, l);
+  EXPECT_EQ(f.core->status(job).job.state, "done");
+  EXPECT_EQ(f.core->status(job).gpus[0].failed, 1u);
+  EXPECT_TRUE(f.core->best(job, "").size() == 1);
+}
+
 TEST(Coordinator, BadRequestsChangeNothing) {
   Fixture f(3);
   JobSpec s;
@@ -685,6 +731,41 @@ TEST(Coordinator, UploadsAreBoundedAndLeaveNothingWhenRefused) {
   std::ofstream(f.core->upload_dir() / "upload-123.part") << "GGUF half of it";  // a crash mid-upload
   f.open(2);
   EXPECT_EQ(parts(), 0u);
+}
+
+// A checkpoint named by path is read once into the store, as an upload is: the job's checkpoint is that copy (the
+// file under the allowed folder may change or go), it is bounded by the upload limit, and a refused submit leaves no
+// copy behind.
+TEST(Coordinator, APathCheckpointIsReadOnceIntoTheStore) {
+  Fixture f(2);
+  const auto files = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(f.core->upload_dir())) ++n;
+    return n;
+  };
+  const std::string digest = content_digest(f.checkpoint);
+  auto s = f.submit();
+  EXPECT_EQ(s.job.checkpoint, digest);
+  const auto stored = f.core->checkpoint_path(digest);
+  EXPECT_EQ(stored, f.core->upload_dir() / (digest + ".gguf"));
+  std::ofstream(f.checkpoint) << "GGUF, another file now";
+  EXPECT_EQ(content_digest(stored), digest);
+  std::filesystem::remove(f.checkpoint);
+  EXPECT_EQ(f.drain(f.worker()), 2);  // leased from the copy
+  EXPECT_EQ(files(), 1u);
+
+  Options small;
+  small.max_upload_bytes = 10;
+  f.open(2, small);
+  std::ofstream(f.checkpoint) << "GGUF and some more bytes";
+  EXPECT_THROW(f.submit(), InvalidArgument);  // past 10 bytes
+  f.open(2);
+  JobSpec refused;
+  refused.path = f.checkpoint.string();
+  refused.gpus = {"h100"};
+  refused.workload = Workload{9000, 1};  // does not fit the lane's context: refused after the copy was made
+  EXPECT_THROW(f.core->submit(refused), InvalidArgument);
+  EXPECT_EQ(files(), 1u);  // the first job's copy alone
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ struct Served {
   std::unique_ptr<pb::Coordinator::Stub> stub;
   std::string token = "t0k3n";
 
-  explicit Served(int points = 3, size_t page_bytes = 8 << 20, int max_watches = 64) {
+  explicit Served(int points = 3, size_t page_bytes = 8 << 20, int max_watches = 64, int max_watches_per_client = 16) {
     Options o;
     o.data_dir = dir / "data";
     o.path_roots = {dir.path()};
@@ -32,6 +32,7 @@ struct Served {
     ServerOptions so{"127.0.0.1:0", token, "", "", 0.2};
     so.results_page_bytes = page_bytes;
     so.max_watches = max_watches;
+    so.max_watches_per_client = max_watches_per_client;
     server = std::make_unique<Server>(*core, so);
     stub = pb::Coordinator::NewStub(
         grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
@@ -256,6 +257,36 @@ TEST(Server, PagesResultsAndBoundsWatchStreams) {
   pb::JobStatus st;
   EXPECT_FALSE(third->Read(&st));
   EXPECT_EQ(third->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  for (auto& c : ctxs) c->TryCancel();
+  for (auto& r : streams) r->Finish();
+}
+
+// One client holds at most its share of the Watch streams: a third from the same host is refused while the server
+// as a whole has room.
+TEST(Server, BoundsWatchStreamsPerClient) {
+  Served s(3, 8 << 20, 64, 2);
+  std::ofstream(s.dir / "m.gguf") << "GGUF and some bytes";
+  JobSpec spec;
+  spec.path = (s.dir / "m.gguf").string();
+  spec.gpus = {"h100"};
+  spec.strategy = "grid";
+  pb::JobRef ref;
+  ref.set_job(s.core->submit(spec).job.id);
+  std::vector<std::unique_ptr<grpc::ClientContext>> ctxs;
+  std::vector<std::unique_ptr<grpc::ClientReader<pb::JobStatus>>> streams;
+  for (int i = 0; i < 2; ++i) {
+    ctxs.push_back(s.ctx(s.token));
+    streams.push_back(s.stub->Watch(ctxs.back().get(), Served::v1(ref)));
+    pb::JobStatus st;
+    ASSERT_TRUE(streams.back()->Read(&st));  // open and answering
+  }
+  auto third_ctx = s.ctx(s.token);
+  auto third = s.stub->Watch(third_ctx.get(), Served::v1(ref));
+  pb::JobStatus st;
+  EXPECT_FALSE(third->Read(&st));
+  const grpc::Status refused = third->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error_message().find("open from ipv4:127.0.0.1"), std::string::npos) << refused.error_message();
   for (auto& c : ctxs) c->TryCancel();
   for (auto& r : streams) r->Finish();
 }

@@ -1,5 +1,6 @@
 // The worker's loop against a stand-in coordinator: prepares the next plan while measuring the current one, skips
-// plans whose lease was lost, retries reports while the coordinator is away, registers again when forgotten.
+// plans whose lease was lost, retries reports while the coordinator is away, registers again when forgotten (and
+// backs off while the coordinator cannot take it), reports plans it cannot read as failed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@ struct FakeLink : Link {
   std::vector<std::pair<int64_t, Result>> reports;
   std::set<int64_t> lost;
   int registrations = 0;
+  int fail_registrations = 0;  // the next registrations the coordinator cannot take (its disk full, say)
   int fail_reports = 0;        // the next reports that find the coordinator unavailable
   bool forget_worker = false;  // the next lease finds this worker unknown
   // Told, outside the lock, of each report recorded and of each heartbeat's answer (the leases it said were lost).
@@ -35,6 +37,10 @@ struct FakeLink : Link {
 
   std::pair<int64_t, double> register_worker(const std::string&, const Gpu&) override {
     std::lock_guard l(m);
+    if (fail_registrations > 0) {
+      --fail_registrations;
+      throw LinkError("coordinator: the coordinator's disk is full (code 8)", true);
+    }
     ++registrations;
     return {registrations, 0.6};
   }
@@ -174,6 +180,9 @@ LeasedPlan plan(int64_t id) {
   p.plan = id;
   p.lease = 100 + id;
   p.gpu = "h200";
+  p.checkpoint = std::string(32, '0');
+  p.knobs = nlohmann::json::object();
+  p.prompts = {{8, {1, 2, 3}}};
   return p;
 }
 
@@ -346,19 +355,67 @@ TEST(WorkerLoop, AVerificationWaitingOnItsChecksHoldsNothingUp) {
     EXPECT_TRUE(r->checks_end[i] < r->checks_end[1]) << "plan " << i << "'s checks ended after the verification's";
 }
 
-// A checkpoint digest that is not 32 hex digits is never used as a file name: the plan is dropped, nothing fetched.
-TEST(WorkerLoop, RefusesADigestThatIsNotOne) {
+// A plan the worker cannot read as sent is reported failed (bad_plan, saying why) and never measured: a checkpoint
+// digest that is not 32 hex digits (never used as a file name: nothing fetched), knobs the link could not read, knobs
+// that are not an object, a prompt without tokens. The plans around them are measured as usual.
+TEST(WorkerLoop, ReportsAPlanItCannotReadAsFailed) {
   struct NeedsCheckpoint : FakeRunner {
     bool needs_checkpoint() const override { return true; }
   };
   auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<NeedsCheckpoint>();
   auto* l = link.get();
-  l->queue.push_back(plan(1));
-  l->queue.back().checkpoint = "../../../etc/passwd";
-  l->queue.back().checkpoint_size = 100;
-  Worker w(options(), std::move(link), std::make_unique<NeedsCheckpoint>());
+  auto* r = runner.get();
+  for (int i = 1; i <= 5; ++i) l->queue.push_back(plan(i));
+  l->queue[0].checkpoint = "../../../etc/passwd";
+  l->queue[1].unreadable = "the plan's knobs: unexpected end of input";
+  l->queue[2].knobs = nlohmann::json::array();
+  l->queue[3].prompts = {{8, {}}};
+  l->queue[4].checkpoint = "";
+  Worker w(options(), std::move(link), std::move(runner));
   w.run();  // (FakeLink::fetch fails the test if called)
-  EXPECT_TRUE(l->reports.empty());
+  ASSERT_EQ(l->reports.size(), 5u);
+  const char* why[] = {"digest", "unexpected end of input", "not a JSON object", "no tokens", "digest"};
+  for (auto& [id, res] : l->reports) {
+    EXPECT_FALSE(res.valid);
+    EXPECT_EQ(res.failure, failure::kBadPlan);
+    EXPECT_NE(res.reason.find(why[id - 1]), std::string::npos) << res.reason;
+  }
+  EXPECT_TRUE(r->measured_start.empty());
+}
+
+// Registration the coordinator cannot take (its disk full, out of resources, unreachable) is tried again with growing,
+// jittered waits, and the worker goes on once it is taken.
+TEST(WorkerLoop, RetriesRegistrationWithABackoff) {
+  auto link = std::make_unique<FakeLink>();
+  auto* l = link.get();
+  l->fail_registrations = 4;
+  l->queue.push_back(plan(1));
+  Options o = options();
+  o.retry_min_s = 0.001;
+  o.retry_max_s = 0.004;
+  Worker w(o, std::move(link), std::make_unique<FakeRunner>());
+  w.run();
+  EXPECT_EQ(l->fail_registrations, 0);
+  EXPECT_EQ(l->registrations, 1);
+  EXPECT_EQ(l->reports.size(), 1u);
+}
+
+// The waits: each between half and all of its bound, the bound doubling from the least to the most and staying there;
+// two workers' waits differ.
+TEST(WorkerLoop, BackoffGrowsBoundedAndJittered) {
+  Backoff a(0.5, 30, 1), b(0.5, 30, 2);
+  double bound = 0.5;
+  bool differ = false;
+  for (int i = 0; i < 12; ++i) {
+    const double x = a.next(), y = b.next();
+    EXPECT_GE(x, bound / 2) << i;
+    EXPECT_LE(x, bound) << i;
+    differ |= x != y;
+    bound = std::min(bound * 2, 30.0);
+  }
+  EXPECT_TRUE(differ);
+  EXPECT_GE(a.next(), 15);  // at the most
 }
 
 // A screen's cutoff uses the best the worker knows when it measures: the coordinator's at the lease, lowered by the

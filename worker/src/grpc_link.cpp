@@ -22,7 +22,10 @@ M& versioned(M& m) {
 
 void check(const grpc::Status& s) {
   if (s.ok()) return;
-  bool retry = s.error_code() == grpc::StatusCode::UNAVAILABLE || s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+  // Worth trying again later: the coordinator unreachable or restarting, out of resources, or its disk full.
+  const auto code = s.error_code();
+  bool retry = code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED ||
+               code == grpc::StatusCode::RESOURCE_EXHAUSTED || code == grpc::StatusCode::ABORTED;
   bool unknown = s.error_code() == grpc::StatusCode::NOT_FOUND && s.error_message().rfind("no worker", 0) == 0;
   throw LinkError("coordinator: " + s.error_message() + " (code " + std::to_string(int(s.error_code())) + ")", retry,
                   unknown);
@@ -39,7 +42,7 @@ LeasedPlan from_wire(const pb::Plan& w) {
   try {
     p.knobs = knobs::Knobs::parse(w.knobs(), "the plan's knobs");
   } catch (const lt::Error& e) {
-    p.knobs = e.what();  // not an object: the runner refuses it (a compile error naming why), never runs defaults
+    p.unreadable = e.what();  // reported failed, never run with defaults
   }
   p.stage = w.stage();
   p.repetitions = w.repetitions();

@@ -51,10 +51,12 @@ struct Worker::Impl {
     cv.wait_for(lock, std::chrono::duration<double>(s), [&] { return stopping.load(); });
   }
 
-  // Registers, retrying while the coordinator is unreachable.
+  // Registers, trying again with a backoff while the coordinator cannot take it (Options::retry_min_s); false when
+  // stopped first. Throws when the coordinator refuses the worker, or past Options::give_up_s.
   bool connect() {
-    auto start = std::chrono::steady_clock::now();
-    while (!stopping) {
+    const auto start = std::chrono::steady_clock::now();
+    Backoff backoff(o.retry_min_s, o.retry_max_s);
+    for (int attempt = 1; !stopping; ++attempt) {
       try {
         auto [wid, ls] = link->register_worker(o.name, o.gpu);
         id = wid;
@@ -63,11 +65,15 @@ struct Worker::Impl {
         return true;
       } catch (const LinkError& e) {
         if (!e.retry()) throw;
-        log(1, "coordinator_unreachable", {{"error", e.what()}});
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (o.give_up_s > 0 && waited > o.give_up_s)
+          throw lt::Error("cannot register with the coordinator after " + std::to_string(attempt) + " attempts in " +
+                          std::to_string(int(waited)) + " s; giving up: " + e.what());
+        const double wait = backoff.next();
+        log(0, "registration_retry",
+            {{"attempt", std::to_string(attempt)}, {"wait_s", std::to_string(wait)}, {"error", e.what()}});
+        sleep(wait);
       }
-      double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (o.give_up_s > 0 && waited > o.give_up_s) throw lt::Error("cannot reach the coordinator; giving up");
-      sleep(1);
     }
     return false;
   }
@@ -97,10 +103,7 @@ struct Worker::Impl {
   // The checkpoint's path on this machine: where the coordinator reads it, when this machine sees the same file there
   // (same host or a shared filesystem: its digest checked once), else the worker's cache, fetched into it once.
   std::filesystem::path checkpoint(const LeasedPlan& p) {
-    // The digest names a file here: 32 hex digits and nothing else (never a path a coordinator could smuggle in).
-    if (!is_digest(p.checkpoint))
-      throw lt::Error("the coordinator sent a checkpoint digest that is not 32 hex digits: \"" +
-                      p.checkpoint.substr(0, 64) + "\"");
+    // (The digest names files here: why_malformed took it as 32 hex digits when the plan arrived.)
     std::lock_guard lock(cache_m);
     std::error_code ec;
     if (!p.checkpoint_path.empty()) {
@@ -241,11 +244,19 @@ struct Worker::Impl {
       while (!stopping) {
         if (queue.size() < o.prefetch) {
           try {
-            for (auto& p : link->lease(id, uint32_t(o.prefetch - queue.size()))) {
+            auto leased = link->lease(id, uint32_t(o.prefetch - queue.size()));
+            for (auto& p : leased) {
+              // A plan the worker cannot read as sent is reported failed at once, never measured or guessed at.
+              if (auto why = why_malformed(p)) {
+                log(0, "plan_malformed", {{"plan", std::to_string(p.plan)}, {"error", *why}});
+                report(p, Result::invalid(failure::kBadPlan, "the worker cannot read the plan: " + *why));
+                continue;
+              }
               log(1, "leased",
                   {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)}, {"knobs", p.knobs.dump()}});
               queue.push_back(start(p));
             }
+            if (!leased.empty() && queue.empty() && !running) continue;  // none it could read: not idle, ask again
           } catch (const LinkError& e) {
             if (e.unknown_worker()) {
               connect();
@@ -327,6 +338,14 @@ struct Worker::Impl {
     heart.join();
   }
 };
+
+Backoff::Backoff(double min_s, double max_s, uint64_t seed) : bound_(min_s), max_s_(max_s), rng_(seed) {}
+
+double Backoff::next() {
+  const double bound = std::min(bound_, max_s_);
+  bound_ = bound * 2;
+  return std::uniform_real_distribution<double>(bound / 2, bound)(rng_);
+}
 
 Worker::Worker(Options o, std::unique_ptr<Link> link, std::unique_ptr<Runner> runner)
     : impl_(std::make_unique<Impl>()) {

@@ -72,8 +72,8 @@ struct Options {
   // job's best on the GPU kind: its figures are that run's (an estimate), enough to rank it far behind. 0: never.
   double cutoff_factor = 1.5;
   uint64_t max_upload_bytes = uint64_t(1) << 40;  // an uploaded checkpoint's size at most (1 TiB)
-  // Folders whose checkpoints a job may name by path (read in place, symbolic links resolved first); none: jobs name
-  // uploaded checkpoints only.
+  // Folders whose checkpoints a job may name by path (symbolic links resolved first; read once into the store, no
+  // upload over the wire); none: jobs name uploaded checkpoints only.
   std::vector<std::filesystem::path> path_roots;
   // Jobs running at once at most (0: no limit): a submit past it is refused (resource exhausted) until one ends, so
   // that a client cannot grow the plans and searches the coordinator keeps without bound.
@@ -100,6 +100,12 @@ struct JobStatus {
   double time_left_s = -1;
 };
 
+// A prompt every configuration of a job is checked on: its tokens, then `n_gen` tokens generated.
+struct CheckPrompt {
+  uint32_t n_gen = 0;
+  std::vector<int32_t> tokens;
+};
+
 // A plan handed to a worker under a lease: what to measure (plan.verify: the full checks; plan.profile: every launch
 // timed once) on which workload.
 struct Lease {
@@ -112,7 +118,7 @@ struct Lease {
   std::string cutoff_on;
   double cutoff_factor = 0;
   double best_ms = 0;
-  std::string prompts;          // JSON
+  std::vector<CheckPrompt> prompts;
   uint32_t warmup = 0;
   std::vector<uint64_t> stagger_seeds;
   double time_limit_s = 0;
@@ -137,6 +143,13 @@ class Upload {
   uint64_t size_ = 0;
 };
 
+// Reads the file at `path` into `u` through one descriptor opened here, so that the upload is what was read whatever
+// happens to the file meanwhile. Throws PermissionDenied when the descriptor leads elsewhere than `path` (a link
+// swapped in since `path` was resolved), InvalidArgument when the file cannot be read, is not a regular file, or
+// changed while it was read (its size or modification time), and what Upload::append throws (the limit, the magic).
+// REQUIRES: `path` is canonical.
+void read_into(Upload& u, const std::filesystem::path& path);
+
 using lt::content_digest;  // compiler/digest.hpp
 
 // The coordinator: every method is one transaction on the database and safe to call from several threads.
@@ -144,6 +157,9 @@ using lt::content_digest;  // compiler/digest.hpp
 // cross the prefill chunk sizes, 8 tokens generated each, tokens below `vocab` drawn from `seed`; as JSON
 // [{"n_gen": 8, "tokens": [...]}, ...].
 nlohmann::json check_prompts(uint32_t vocab, uint64_t seed);
+// The prompts check_prompts made, read back from their JSON as a job stores them; throws lt::Error saying what is
+// wrong with text that is not such a list.
+std::vector<CheckPrompt> read_check_prompts(const std::string& json);
 
 class Coordinator {
  public:
@@ -157,7 +173,9 @@ class Coordinator {
   std::filesystem::path upload_dir() const;
 
   // Starts a job: validates the request (the objective, the strategy and the workload first), creates the job and a
-  // search per GPU kind, and takes each search's first small batch of plans; never lists the knob space.
+  // search per GPU kind, and takes each search's first small batch of plans; never lists the knob space. A checkpoint
+  // named by path (under Options::path_roots) is read once into the store as an upload is (read_into) and is that copy
+  // from then on.
   JobStatus submit(const JobSpec& spec);
   JobStatus status(int64_t job);
   std::vector<JobStatus> list();
@@ -168,6 +186,8 @@ class Coordinator {
 
   int64_t register_worker(const db::Worker& w);
   // Up to `max` plans for the worker's GPU kind; results measured before under its environment are reused on the way.
+  // A stored row that cannot be read fails what it belongs to, never the call: a job's (its prompts, its objective,
+  // its checkpoint) fails the job, a configuration's (its knobs) fails its plan with a kBadPlan run.
   std::vector<Lease> lease(int64_t worker, uint32_t max);
   // Extends the worker's leases; returns those it no longer holds.
   std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases);
@@ -205,12 +225,19 @@ class Coordinator {
 
  private:
   double now() const { return clock_(); }
+  // Finishes `u` into the store's folder (<digest>.gguf) and holds that file for the caller; returns the digest.
+  std::string hold_file(Upload& u);
+  // Lets go of a held file: removed once nobody holds it, unless a stored checkpoint names it by then (an upload or a
+  // path's copy that was refused).
+  void release_file(const std::string& digest);
   JobStatus status_locked(int64_t job);
   void check_budget_locked(const db::Job& j);
   // Throws ResourceExhausted when Options::max_running_jobs jobs run already.
   void check_running_jobs_locked();
   // Whether job `j` is in its closing phase at time `at` (see Options::closing_min_s).
   bool closing(const db::Job& j, double at) const;
+  // Ends plan `p` failed (a kBadPlan run saying `why`, measured by no worker) in the caller's transaction.
+  void fail_plan_locked(const db::Plan& p, const std::string& why, double at);
   // Ends the job when every search is done and no plan is open.
   void check_complete_locked(int64_t job);
   std::vector<db::Run> best_locked(int64_t job, const std::string& gpu);
@@ -241,6 +268,7 @@ class Coordinator {
   Clock clock_;
   std::function<void()> wake_;
   std::map<int64_t, Leasing> leasing_;  // by worker, under m_
+  std::map<std::string, int> held_;     // files in the store's folder by digest, and how many calls hold each; under m_
   std::mutex replenish_m_;              // one replenish at a time; guards lives_
   std::map<std::pair<int64_t, std::string>, Live> lives_;
 };

@@ -17,6 +17,8 @@ struct ServerOptions {
   double tick_s = 1;              // how often expired leases and time budgets are checked
   size_t results_page_bytes = 8 << 20;  // a Results reply's size at most (a page holds at least one run)
   int max_watches = 64;                 // Watch streams open at once (each holds a thread)
+  // Watch streams open at once from one client (the host a call comes from), so that one client cannot take them all.
+  int max_watches_per_client = 16;
 };
 
 // Checks an address to listen on: host:port with a port in 0..65535, and a token when the host is not loopback;

@@ -42,6 +42,10 @@ struct Proposal {
   std::string origin;   // grid | random | halving | prior | warm:<job> | model | explore | fixed
 };
 
+// The failure class of a plan whose stored row cannot be read (its knobs are not a JSON object, say) or that a worker
+// cannot read as sent: the plan ends failed, saying why, with nothing measured.
+inline constexpr const char* kBadPlan = "bad_plan";
+
 // A finished plan as a strategy learns from it.
 struct Observation {
   std::string key;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,20 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace lt::db {
+
+// A database call that failed: SQLite's message, and its primary result code (SQLITE_FULL, SQLITE_BUSY, ...).
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& what, int code) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }
+  // The disk (or the database's page limit) is full: nothing more can be written until space is made.
+  bool full() const;
+  // Another connection held the database's lock past the busy timeout.
+  bool busy() const;
+
+ private:
+  int code_;
+};
 
 // A prepared statement: bind by position (from 1), step, read columns (from 0). Reset on each exec/next cycle.
 class Stmt {

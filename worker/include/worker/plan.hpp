@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,14 @@ struct LeasedPlan {
   std::shared_ptr<std::atomic<double>> best_ms = std::make_shared<std::atomic<double>>(0);
   // Raised when the lease is lost (expired, job cancelled or out of time): the runner stops measuring.
   std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+  // Why the link could not read the plan as the coordinator sent it (its knobs are not JSON, say); nullopt: it could.
+  std::optional<std::string> unreadable;
 };
+
+// Why the worker cannot take plan `p` as sent: the link could not read it, its checkpoint digest is not one (the
+// digest names files here), its knobs are not a JSON object, or a prompt has no tokens or a negative one. nullopt when
+// it can. Such a plan is reported failed (failure::kBadPlan) without being measured.
+std::optional<std::string> why_malformed(const LeasedPlan& p);
 
 // The failure classes a result may carry.
 namespace failure {
@@ -56,6 +64,7 @@ inline constexpr const char* kTimeout = "timeout";
 inline constexpr const char* kBadOutput = "bad_output";
 inline constexpr const char* kNotRecorded = "not_recorded";
 inline constexpr const char* kCancelled = "cancelled";
+inline constexpr const char* kBadPlan = "bad_plan";  // the plan as sent cannot be read (why_malformed)
 }  // namespace failure
 
 // A measured configuration: timings (median and spread over repetitions), profile, checks, environment. median_ms is

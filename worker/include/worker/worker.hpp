@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@
 
 namespace lt::worker {
 
-// A coordinator call that failed; `retry` when the coordinator may simply be unreachable for now.
+// A coordinator call that failed; `retry` when the coordinator may simply be unreachable, out of resources or short of
+// disk for now.
 class LinkError : public lt::Error {
  public:
   LinkError(const std::string& what, bool retry, bool unknown_worker = false)
@@ -55,7 +57,23 @@ struct Options {
   uint32_t prefetch = 2;            // plans held at once: one measured, the next prepared
   double idle_poll_s = 0.2;         // how long an idle worker waits before asking for plans again
   double give_up_s = 0;             // exit after this long without reaching the coordinator (0: never)
-  bool exit_when_idle = false;      // exit when the coordinator has nothing (for tests and one-shot runs)
+  // Registration is tried again while the coordinator cannot take it (unreachable, out of resources, its disk full):
+  // after waits of about retry_min_s, doubling up to retry_max_s (Backoff).
+  double retry_min_s = 0.5, retry_max_s = 30;
+  bool exit_when_idle = false;  // exit when the coordinator has nothing (for tests and one-shot runs)
+};
+
+// Waits between attempts: the n-th is drawn between half and all of min(min_s * 2^(n-1), max_s), so that workers
+// refused together do not call again together, and none waits more than max_s.
+class Backoff {
+ public:
+  Backoff(double min_s, double max_s, uint64_t seed = std::random_device{}());
+  // The next wait in seconds.
+  double next();
+
+ private:
+  double bound_, max_s_;
+  std::mt19937_64 rng_;
 };
 
 // The worker's loop; run() returns when stop() is called (or when idle, with exit_when_idle).
