@@ -247,7 +247,7 @@ TEST(Searches, ObjectivesChooseTheirOwnBest) {
 }
 
 // A lease carries the job's workload (the default shrunk to a short context, and the job says so), whether to verify
-// and profile, and where the coordinator reads the checkpoint.
+// and profile, and where the coordinator reads the checkpoint (its store's copy of a checkpoint named by path).
 TEST(Searches, LeasesCarryTheWorkloadAndTheChecks) {
   Fixture f(4, 300);
   auto s = f.core->submit(f.spec("model", 4));
@@ -259,7 +259,8 @@ TEST(Searches, LeasesCarryTheWorkloadAndTheChecks) {
   EXPECT_EQ(ls[0].workload, (Workload{240, 60}));
   EXPECT_FALSE(ls[0].plan.verify);
   EXPECT_TRUE(ls[0].plan.profile);
-  EXPECT_EQ(ls[0].checkpoint_path, f.checkpoint.string());
+  EXPECT_EQ(ls[0].checkpoint_path, f.core->checkpoint_path(ls[0].checkpoint).string());
+  EXPECT_EQ(ls[0].checkpoint_path, (f.core->upload_dir() / (ls[0].checkpoint + ".gguf")).string());
   auto explicit_one = f.spec("grid");
   explicit_one.workload = Workload{100, 50};
   EXPECT_EQ(f.core->submit(explicit_one).job.workload_prompt, 100u);
