@@ -194,6 +194,26 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
 
 // Results come a page at a time (a reply under its size limit); the client reads every page. Watch streams are
 // bounded: past the limit, RESOURCE_EXHAUSTED.
+// Opens two Watch streams of `ref` (each answering) and a third; returns how the third ended, the two closed after.
+grpc::Status third_watch_refused(Served& s, const pb::JobRef& ref) {
+  std::vector<std::unique_ptr<grpc::ClientContext>> ctxs;
+  std::vector<std::unique_ptr<grpc::ClientReader<pb::JobStatus>>> streams;
+  for (int i = 0; i < 2; ++i) {
+    ctxs.push_back(s.ctx(s.token));
+    streams.push_back(s.stub->Watch(ctxs.back().get(), Served::v1(ref)));
+    pb::JobStatus st;
+    EXPECT_TRUE(streams.back()->Read(&st));  // open and answering
+  }
+  auto third_ctx = s.ctx(s.token);
+  auto third = s.stub->Watch(third_ctx.get(), Served::v1(ref));
+  pb::JobStatus st;
+  EXPECT_FALSE(third->Read(&st));
+  const grpc::Status status = third->Finish();
+  for (auto& c : ctxs) c->TryCancel();
+  for (auto& r : streams) r->Finish();
+  return status;
+}
+
 TEST(Server, PagesResultsAndBoundsWatchStreams) {
   Served s(40, 2000, 2);
   std::ofstream(s.dir / "m.gguf") << "GGUF and some bytes";
@@ -242,23 +262,9 @@ TEST(Server, PagesResultsAndBoundsWatchStreams) {
   // Two Watch streams of a running job are open; a third is refused.
   JobSpec running = spec;
   const int64_t live = s.core->submit(running).job.id;
-  std::vector<std::unique_ptr<grpc::ClientContext>> ctxs;
-  std::vector<std::unique_ptr<grpc::ClientReader<pb::JobStatus>>> streams;
   pb::JobRef ref;
   ref.set_job(live);
-  for (int i = 0; i < 2; ++i) {
-    ctxs.push_back(s.ctx(s.token));
-    streams.push_back(s.stub->Watch(ctxs.back().get(), Served::v1(ref)));
-    pb::JobStatus st;
-    ASSERT_TRUE(streams.back()->Read(&st));  // open and answering
-  }
-  auto third_ctx = s.ctx(s.token);
-  auto third = s.stub->Watch(third_ctx.get(), Served::v1(ref));
-  pb::JobStatus st;
-  EXPECT_FALSE(third->Read(&st));
-  EXPECT_EQ(third->Finish().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  for (auto& c : ctxs) c->TryCancel();
-  for (auto& r : streams) r->Finish();
+  EXPECT_EQ(third_watch_refused(s, ref).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
 }
 
 // One client holds at most its share of the Watch streams: a third from the same host is refused while the server
@@ -272,23 +278,9 @@ TEST(Server, BoundsWatchStreamsPerClient) {
   spec.strategy = "grid";
   pb::JobRef ref;
   ref.set_job(s.core->submit(spec).job.id);
-  std::vector<std::unique_ptr<grpc::ClientContext>> ctxs;
-  std::vector<std::unique_ptr<grpc::ClientReader<pb::JobStatus>>> streams;
-  for (int i = 0; i < 2; ++i) {
-    ctxs.push_back(s.ctx(s.token));
-    streams.push_back(s.stub->Watch(ctxs.back().get(), Served::v1(ref)));
-    pb::JobStatus st;
-    ASSERT_TRUE(streams.back()->Read(&st));  // open and answering
-  }
-  auto third_ctx = s.ctx(s.token);
-  auto third = s.stub->Watch(third_ctx.get(), Served::v1(ref));
-  pb::JobStatus st;
-  EXPECT_FALSE(third->Read(&st));
-  const grpc::Status refused = third->Finish();
+  const grpc::Status refused = third_watch_refused(s, ref);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error_message().find("open from ipv4:127.0.0.1"), std::string::npos) << refused.error_message();
-  for (auto& c : ctxs) c->TryCancel();
-  for (auto& r : streams) r->Finish();
 }
 
 TEST(Server, ServesTlsToClientsThatTrustItsCertificate) {
