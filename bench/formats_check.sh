@@ -6,7 +6,7 @@
 #  2. the release's program (lane.cu: its own uploads) for some of them, its logits against the reference's;
 #  3. speed on SPEED_PRESETS in q4_k_m (llama.cpp's mix): decode and prefill(512) of a few knob sets (dequant, int8,
 #     int8x2), each screened against the reference first.
-# Prints a line a configuration, then a table.
+# Prints a line a configuration, then a table. (Set 10 names gemv_rows_q6_k: for checkpoints with Q6_K matrices.)
 #
 # usage: [SPEED_PRESETS="qwen3-0.6b llama-3.1-8b"] [SPEED_ONLY=1] [SETS_ONLY="4 5"] [SPEED_SETS="3 6"] [TYPES="iq4_nl"] [LANE_TYPES=..] bench/formats_check.sh LT WORKDIR
 set -uo pipefail
@@ -24,6 +24,7 @@ SETS=(
   '{"numerics":"int8","gemm_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64}'
   '{"numerics":"int8x2","gemm_prequant":true,"gemm_tile":64,"fuse_glu":true,"max_chunk":256,"gemv_prequant":true}'
   '{"numerics":"int8","gemm_prequant":true,"gemm_tile":128,"fuse_glu":true,"fuse_qkv":true,"max_chunk":64}'
+  '{"numerics":"int8","gemv_prequant":true,"gemv_split":2,"gemv_rows_q6_k":2,"fuse_glu":true,"max_chunk":16}'
 )
 args=()
 for i in ${SETS_ONLY:-${!SETS[@]}}; do args+=(--knobs-json "${SETS[$i]}"); done

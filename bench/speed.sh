@@ -6,7 +6,7 @@
 # llama.cpp's llama-bench (pp512, tg128, flash attention, all layers on the GPU) on the same file; the per-launch
 # profile of the fastest valid decode, by kind. Prints a table last.
 #
-# usage: bench/speed.sh LANE_TUNE_BINARY WORKDIR [LLAMA_BENCH] -- PRESET...
+# usage: [TYPE=q4_k_m] [KNOB_SETS=$'{..}\n{..}'] bench/speed.sh LANE_TUNE_BINARY WORKDIR [LLAMA_BENCH] -- PRESET...
 set -uo pipefail
 LT=$1; W=$2; LB=${3:-}; shift 3; [ "${1:-}" = "--" ] && shift
 . "$(dirname "$0")/common.sh"
@@ -42,6 +42,8 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   rpw() { echo "${1%\}},\"gemv_rows_per_warp\":$2}"; }
   case $P in *8b*) sets=("$(rpw "${SETS[2]}" 2)" "$(rpw "${SETS[4]}" 2)" "$(rpw "${SETS[4]%\}},\"gemv_prequant\":true}" 2)"
                          "$(rpw "${SETS[8]}" 2)" "$(rpw "${SETS[8]}" 4)") ;; esac
+  # KNOB_SETS (one JSON object a line): these sets for every preset instead.
+  [ -n "${KNOB_SETS:-}" ] && mapfile -t sets <<< "$KNOB_SETS"
   for KS in "${sets[@]}"; do
     echo "$KS" > "$W/$P.s$i.json"
     "$LT" compile "$F" --knobs "$W/$P.s$i.json" -o "$W/$P.s$i" > /dev/null && echo "$W/$P.s$i" >> "$W/$P.dirs"

@@ -195,6 +195,38 @@ struct lk_fmt<lk_blk<T>> {
     lk_blk_scales(m, g, row * (size_t)(k / 256) + (size_t)(u / 8), r.sub, r.s, r.d, r.dd);
     return r;
   }
+  // The 256-block formats with a 16-byte header (Q2_K .. Q5_K): a decode GEMV's lane loads one word of it (the
+  // word its group's place names, 0..3) and `share` hands the four words around the 8 lanes of the block (lanes
+  // whose units are a 256-block's 8 groups in order: a warp's lanes take consecutive units), so that a unit in flight
+  // holds 5 registers of weights, not 8. For the others `load_part` is `load` and `share` nothing.
+  static constexpr bool kSharedHeader = T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K;
+  static LK_DEVICE Raw load_part(const lk_blk<T>& m, size_t row, int k, int u) {
+    if constexpr (!kSharedHeader) {
+      return load(m, row, k, u);
+    } else {
+      Raw r;
+      const size_t g = row * (size_t)(k / 32) + (size_t)u, sb = row * (size_t)(k / 256) + (size_t)(u / 8);
+      r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
+      if constexpr (T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
+      r.sub = u % 8;
+      r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + sb * 4 + (size_t)(u % 4));
+      if constexpr (T == LK_Q2_K) r.dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
+      if constexpr (T == LK_Q3_K) r.d = m.d[sb];
+      return r;
+    }
+  }
+  // Every lane of the warp calls it (lane l's unit the (l % 8)-th group of its 256-block).
+  static LK_DEVICE void share(Raw& r) {
+    if constexpr (kSharedHeader) {
+      const int src = (int)(threadIdx.x & 24u);
+      const int w = r.s.x;
+      r.s.x = __shfl_sync(0xffffffffu, w, src);
+      r.s.y = __shfl_sync(0xffffffffu, w, src | 1);
+      r.s.z = __shfl_sync(0xffffffffu, w, src | 2);
+      r.s.w = __shfl_sync(0xffffffffu, w, src | 3);
+    }
+  }
+
   static LK_DEVICE void expand(const Raw& r, float* w) {
     const unsigned char* b = reinterpret_cast<const unsigned char*>(&r.q);
     int code[32];

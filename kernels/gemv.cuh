@@ -184,7 +184,9 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
 }
 
 // The int8 numerics' sums over a block-format matrix (dp4a): as lk_gemv_sums_f, a lane a 32-group, its activations
-// as int8 words (lk_i8b_unit) times the codes in integers.
+// as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
+// loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
+// lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
 template <int T, int RPW, int R, int STRIDE, class X>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
@@ -193,20 +195,24 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
-  const int units = k / 32;
-  for (int u0 = first; u0 < units; u0 += STRIDE * LK_GEMV_AHEAD) {
+  const int units = k / 32, lane = first & 31;
+  for (int v0 = first - lane; v0 < units; v0 += STRIDE * LK_GEMV_AHEAD) {
     typename F::Raw raw[LK_GEMV_AHEAD][RPW];
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
-        if (u0 + j * STRIDE < units) raw[j][i] = F::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
+        if (v0 + j * STRIDE + lane < units)
+          raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
-      const int u = u0 + j * STRIDE;
-      if (u >= units) break;
+      const int v = v0 + j * STRIDE;
+      if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
-      for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, u, raw[j], acc);
+      for (int i = 0; i < RPW; ++i) F::share(raw[j][i]);
+      if (v + lane < units)
+#pragma unroll
+        for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[j], acc);
     }
   }
 #pragma unroll

@@ -22,6 +22,9 @@ namespace {
 // Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
 // each taken when it (or a variant with smaller chunks, without pdl or without gemm_tile) is a point of the space.
 const char* const kPriors[] = {
+    // (llama.cpp's Q4_K_M and Q5_K_M: their Q6_K matrices 2 rows a warp, the 4- and 5-bit ones 1; session 10)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_tile":128})",
     R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
         "fuse_norm":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":2,"gemm_tile":128})",
     R"({"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,

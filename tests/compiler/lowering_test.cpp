@@ -143,6 +143,55 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
   EXPECT_EQ(g[0].kernel, "lk_gemv");
 }
 
+// gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
+// gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
+TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
+  static test::TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-llama";
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;  // Q4_K_M: v, some down projections and the logits in Q6_K
+  o.seed = 5;
+  synth::write(o, dir / "q4km.gguf");
+  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
+  const model::Model m = model::recognize(file);
+  auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
+  auto decode_gemvs = [](const Schedule& p) {
+    std::map<std::string, std::string> by_format;  // the instances, by the matrix format they name
+    for (const Launch& l : form_of(p, 1).launches)
+      for (const KernelCall& c : lower(p, form_of(p, 1), l))
+        if (c.kernel == "lk_gemv") by_format[c.targs.at(0)] += c.instance() + " ";
+    return by_format;
+  };
+  const json base = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_rows_per_warp", 1}};
+  json q6 = base;
+  q6["gemv_rows_q6_k"] = 2;
+  const auto split = decode_gemvs(of(q6));
+  ASSERT_TRUE(split.count("lk_blk<LK_Q6_K>") && split.count("lk_blk<LK_Q4_K>"));
+  EXPECT_NE(split.at("lk_blk<LK_Q6_K>").find("lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>"), std::string::npos);
+  EXPECT_EQ(split.at("lk_blk<LK_Q6_K>").find(", 1, 1, lk_xq>"), std::string::npos);
+  EXPECT_EQ(split.at("lk_blk<LK_Q4_K>").find(", 2, 1, lk_xq>"), std::string::npos);
+  const auto same = decode_gemvs(of(base));
+  EXPECT_EQ(same.at("lk_blk<LK_Q6_K>").find(", 2, 1, lk_xq>"), std::string::npos);
+  // The knob's domain: 0, 1, 2, 4 where the checkpoint has Q6_K; 0 alone where it has none.
+  const knobs::Space with = knobs::space(m, {132, 90});
+  const knobs::Space without = knobs::space(tiny().model, {132, 90});  // (q8_0)
+  auto domain = [](const knobs::Space& s) {
+    for (const knobs::Domain& d : s.domains)
+      if (d.name == "gemv_rows_q6_k") return d.values.size();
+    return size_t{0};
+  };
+  EXPECT_EQ(domain(with), 4u);
+  EXPECT_EQ(domain(without), 1u);
+  // fuse_qkv holds each part's rows to its own format's rows a warp.
+  json fused = q6;
+  fused["fuse_qkv"] = true;
+  EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)), "");
+  fused["gemv_rows_q6_k"] = 4;
+  const int64_t v_rows = int64_t(m.kv_heads) * m.value_dim;
+  EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)).empty(), v_rows % 4 == 0);
+}
+
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});

@@ -201,6 +201,33 @@ TEST(Strategies, ModelScreensThenVerifiesItsFront) {
   (void)origins;
 }
 
+// The model strategy's first screens are its priors where they are points of the space: on llama.cpp's Q4_K_M mix the
+// one with its Q6_K matrices 2 rows a warp (gemv_rows_q6_k, the measured best of session 10), on Q8_0, where that
+// knob has no other value than 0, the next.
+TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
+  test::TempDir dir;
+  for (const bool mixed : {true, false}) {
+    synth::Options o;
+    o.preset = "tiny-llama";
+    o.type = mixed ? ggml::Type::Q4_K : ggml::Type::Q8_0;
+    o.mixed = mixed;
+    o.seed = 4;
+    const auto path = dir / (mixed ? "q4km.gguf" : "q8.gguf");
+    synth::write(o, path);
+    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"));
+    SearchSettings s;
+    s.strategy = "model";
+    s.budget = 30;
+    s.seed = 1;
+    auto st = make_strategy(*space, s);
+    const auto first = st->propose(1, 0);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].knobs.value("gemv_rows_q6_k", -1), mixed ? 2 : 0) << first[0].knobs.dump();
+    EXPECT_EQ(first[0].knobs.value("gemv_rows_per_warp", -1), mixed ? 1 : 2) << first[0].knobs.dump();
+    EXPECT_EQ(first[0].origin, "prior");
+  }
+}
+
 // Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by
 // the lane landscape) and the measurements each strategy takes to reach the set's best verified time. The model
 // strategy needs several times fewer than random draws, over several seeds.

@@ -26,6 +26,7 @@ struct Knobs {
   bool cuda_graphs = true;     // each form's step captured once as a CUDA graph
   int max_chunk = 16;          // the largest prefill chunk; the chunks are 2, 4, ... max_chunk (1: no chunks)
   int gemv_rows_per_warp = 1;  // output rows a warp of the GEMV computes
+  int gemv_rows_q6_k = 0;      // the same for the Q6_K matrices (0: gemv_rows_per_warp); 6-bit codes are wider loads
   int gemv_warps = 8;          // warps a GEMV block holds
   int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
@@ -57,6 +58,10 @@ struct Knobs {
   std::vector<int> chunks() const;
   bool operator==(const Knobs&) const = default;
 };
+
+// The output rows one warp of a decode GEMV over a matrix of type `t` computes: gemv_rows_q6_k for Q6_K where set,
+// else gemv_rows_per_warp.
+int gemv_rows(const Knobs& k, ggml::Type t);
 
 // The GPU a space is for: its multiprocessors and its compute capability (90: sm_90).
 struct Target {

@@ -42,6 +42,10 @@ const char* to_string(Numerics n) {
   return kNumerics[static_cast<int>(n)];
 }
 
+int gemv_rows(const Knobs& k, ggml::Type t) {
+  return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
+}
+
 namespace {
 
 // The knobs, one entry each: name, field, help and domain (the order `enumerate` walks them). Adding a knob is its
@@ -92,6 +96,16 @@ bool has_quantized(const model::Model& m) {
   return false;
 }
 
+// Whether any matrix of `m` is of type `t`.
+bool has_type(const model::Model& m, ggml::Type t) {
+  auto is = [t](const gguf::TensorInfo* x) { return x && x->type == t; };
+  if (is(m.token_embd) || is(m.output)) return true;
+  for (const model::Layer& L : m.layer)
+    for (const gguf::TensorInfo* x : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
+      if (is(x)) return true;
+  return false;
+}
+
 const KnobDef kTable[] = {
     {"numerics",
      &Knobs::numerics,
@@ -110,6 +124,15 @@ const KnobDef kTable[] = {
      "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
      {1, 4, 16, 64, 256}},
     {"gemv_rows_per_warp", &Knobs::gemv_rows_per_warp, "output rows one warp of a GEMV computes", {1, 2, 4}},
+    {"gemv_rows_q6_k",
+     &Knobs::gemv_rows_q6_k,
+     "output rows one warp of a GEMV over a Q6_K matrix computes (llama.cpp's Q4_K_M keeps v, some of the down "
+     "projections and the logits in Q6_K, whose 6-bit groups are loads of 26 bytes, not 4-bit ones' 20): 0 for "
+     "gemv_rows_per_warp's; only where the checkpoint has Q6_K matrices",
+     {0, 1, 2, 4},
+     [](const model::Model& m, std::vector<json>& values) {
+       if (!has_type(m, ggml::Type::Q6_K)) values.resize(1);
+     }},
     {"gemv_warps", &Knobs::gemv_warps, "warps in a GEMV block", {4, 8}},
     {"gemv_split",
      &Knobs::gemv_split,
@@ -351,17 +374,25 @@ const Rule kRules[] = {
          return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch);
        });
      }},
-    {"fuse_qkv: the q, k and v projections' rows are multiples of gemv_rows_per_warp (a warp's rows in one matrix)",
+    {"fuse_qkv: the q, k and v projections' rows are multiples of their format's rows a warp (a warp's rows in one "
+     "matrix)",
      [](const Space& s, const Knobs& k, std::string* why) {
        if (!k.fuse_qkv) return true;
        const model::Model& m = s.model;
-       for (uint64_t rows :
-            {uint64_t(m.heads) * m.head_dim, uint64_t(m.kv_heads) * m.head_dim, uint64_t(m.kv_heads) * m.value_dim})
-         if (rows % static_cast<uint64_t>(k.gemv_rows_per_warp) != 0)
-           return broken(why, [&] {
-             return "fuse_qkv: a projection of " + std::to_string(rows) +
-                    " rows is not a multiple of gemv_rows_per_warp " + std::to_string(k.gemv_rows_per_warp);
-           });
+       const uint64_t rows[] = {uint64_t(m.heads) * m.head_dim, uint64_t(m.kv_heads) * m.head_dim,
+                                uint64_t(m.kv_heads) * m.value_dim};
+       for (const model::Layer& L : m.layer) {
+         const gguf::TensorInfo* w[] = {L.wq, L.wk, L.wv};
+         for (int i = 0; i < 3; ++i) {
+           const int rpw = w[i] ? gemv_rows(k, w[i]->type) : k.gemv_rows_per_warp;
+           if (rows[i] % static_cast<uint64_t>(rpw) != 0)
+             return broken(why, [&] {
+               return "fuse_qkv: a projection of " + std::to_string(rows[i]) + " rows is not a multiple of " +
+                      std::to_string(rpw) + " (" +
+                      (rpw == k.gemv_rows_per_warp ? "gemv_rows_per_warp" : "gemv_rows_q6_k") + ")";
+             });
+         }
+       }
        return true;
      }},
 };

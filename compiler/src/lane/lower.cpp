@@ -266,7 +266,7 @@ class Lowerer {
   // A fused projection over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` lk_gemv_parts_rope.
   KernelCall parts(const GemvParts& op, int at, int r, const Rope* rope) const {
     const Matrix& w0 = p_.matrix(op.parts[0].w);
-    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    const int rpw = knobs::gemv_rows(k_, w0.type), warps = k_.gemv_warps;
     size_t total = 0;
     for (const Gemv& g : op.parts) total += p_.matrix(g.w).rows;
     std::vector<Arg> ms, bs, ys, ns;
@@ -327,7 +327,7 @@ class Lowerer {
       out.push_back(gemm(w, nullptr, op.x, op.bias, op.y, op.rows, op.xq));
       return;
     }
-    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps, split = k_.gemv_split;
+    const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps, split = k_.gemv_split;
     slabs(op.rows, [&](int at, int r) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
@@ -364,7 +364,7 @@ class Lowerer {
       out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq));
       return;
     }
-    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    const int rpw = knobs::gemv_rows(k_, g.type), warps = k_.gemv_warps;
     slabs(op.rows, [&](int at, int r) {
       KernelCall c;
       c.kernel = "lk_gemv_glu";
@@ -385,7 +385,7 @@ class Lowerer {
       add(op.norm, out);
       return;
     }
-    const int rpw = k_.gemv_rows_per_warp, warps = k_.gemv_warps;
+    const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps;
     KernelCall c;
     c.kernel = "lk_gemv_norm";
     c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(op.gemv.rows)};
