@@ -11,7 +11,8 @@ rows permuted as llama.cpp's converter does). It prints the training loss as it 
 tensor read back against the trained one.
 
 usage: train_checkpoint.py LANE_TUNE PRESET OUT.gguf [--seconds 60] [--text GLOB]... [--batch 32] [--seq 256]
-                           [--lr 6e-4]
+                           [--lr 6e-4] [--type q8_0|f16|bf16|f32]
+The block formats: train with --type f16, then `lane-tune quantize OUT.gguf --type q4_k_m -o OUT-q4_k_m.gguf`.
 Writes OUT.gguf and OUT.gguf.text (the text's bytes, for prompts drawn from the same distribution).
 """
 import argparse
@@ -81,12 +82,14 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--lr", type=float, default=6e-4)
+    ap.add_argument("--type", default="q8_0", choices=["q8_0", "f16", "bf16", "f32"],
+                    help="the file's matrices (then `lane-tune quantize` writes it in any other type)")
     a = ap.parse_args()
     import numpy as np
     import torch
     import transformers
 
-    subprocess.run([a.lane_tune, "synth", "--preset", a.preset, "--type", "q8_0", "--seed", "1", "-o", a.out],
+    subprocess.run([a.lane_tune, "synth", "--preset", a.preset, "--type", a.type, "--seed", "1", "-o", a.out],
                    check=True, stdout=subprocess.DEVNULL)
     data = text_bytes(a.text or ["/usr/lib/python3*/**/*.py"], 64 << 20)
     if len(data) < 1 << 20:

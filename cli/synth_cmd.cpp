@@ -4,13 +4,22 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "command.hpp"
 #include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
 #include "compiler/synth.hpp"
 
 namespace {
+
+// Progress on a terminal's stderr: the share written of the total.
+void show_progress(uint64_t done, uint64_t total) {
+  std::fprintf(stderr, "\r%5.1f%% of %.1f MB", 100.0 * done / std::max<uint64_t>(total, 1), total / 1e6);
+  if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
+}
+
 const bool registered = lt::cli::add_command(
     {10, [](CLI::App& app) {
        auto* c = app.add_subcommand("synth", "Write a GGUF checkpoint with random weights at a real model's shapes");
@@ -21,8 +30,7 @@ const bool registered = lt::cli::add_command(
        };
        auto args = std::make_shared<Args>();
        c->add_option("--preset", args->preset, "The model shape (see --list)");
-       c->add_option("--type", args->type, "The matrices' type: q8_0, q4_k_m, q5_k_m (llama.cpp's mixes), q4_k, q5_k, q6_k, q4_0, q4_1, "
-                     "q5_0, q5_1, q2_k, q3_k, mxfp4, iq4_nl, iq4_xs, f16, bf16 or f32")
+       c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
            ->capture_default_str();
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
        c->add_option("-o,--output", args->out, "The checkpoint to write");
@@ -42,22 +50,11 @@ const bool registered = lt::cli::add_command(
          lt::synth::Options o;
          o.preset = args->preset;
          o.seed = args->seed;
-         std::string name = args->type;
-         if (name == "q4_k_m" || name == "q5_k_m" || name == "Q4_K_M" || name == "Q5_K_M") {
-           o.mixed = true;
-           name.resize(4);
-         }
-         auto type = lt::ggml::parse_type(name);
-         if (!type)
-           throw lt::Error("unknown type '" + args->type +
-                           "' (use q8_0, q4_k_m, q5_k_m, q2_k, q3_k, q4_k, q5_k, q6_k, q4_0, q4_1, q5_0, q5_1, mxfp4, iq4_nl, "
-                           "iq4_xs, f16, bf16 or f32)");
-         o.type = *type;
-         if (!args->quiet && isatty(STDERR_FILENO))
-           o.progress = [](uint64_t done, uint64_t total) {
-             std::fprintf(stderr, "\r%5.1f%% of %.1f MB", 100.0 * done / std::max<uint64_t>(total, 1), total / 1e6);
-             if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
-           };
+         const auto type = lt::synth::parse_matrix_type(args->type);
+         if (!type) throw lt::Error("unknown type '" + args->type + "' (use " + lt::synth::kMatrixTypeNames + ")");
+         o.type = type->type;
+         o.mixed = type->mixed;
+         if (!args->quiet && isatty(STDERR_FILENO)) o.progress = show_progress;
          const auto start = std::chrono::steady_clock::now();
          const uint64_t size = lt::synth::write(o, args->out);
          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -67,4 +64,38 @@ const bool registered = lt::cli::add_command(
                        size / 1e6 / std::max(s, 1e-9));
        });
      }});
+// `lane-tune quantize`: a checkpoint's matrices requantized to another type (a trained f16 or q8_0 checkpoint in
+// Q4_K_M, say), as llama.cpp's quantize tool lays the type out.
+const bool registered_quantize = lt::cli::add_command(
+    {11, [](CLI::App& app) {
+       auto* c = app.add_subcommand("quantize", "Write a checkpoint with its matrices requantized to another type");
+       struct Args {
+         std::string in, type, out;
+         bool quiet = false;
+       };
+       auto args = std::make_shared<Args>();
+       c->add_option("file", args->in, "The GGUF checkpoint to read")->required();
+       c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
+           ->required();
+       c->add_option("-o,--output", args->out, "The checkpoint to write")->required();
+       c->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
+       c->callback([args] {
+         const auto type = lt::synth::parse_matrix_type(args->type);
+         if (!type) throw lt::Error("unknown type '" + args->type + "' (use " + lt::synth::kMatrixTypeNames + ")");
+         if (std::filesystem::exists(args->out) && std::filesystem::equivalent(args->in, args->out))
+           throw lt::Error("quantize writes a new file: -o must not be the checkpoint it reads");
+         const lt::gguf::File in = lt::gguf::File::open(args->in);
+         lt::synth::QuantizeOptions o;
+         o.type = *type;
+         if (!args->quiet && isatty(STDERR_FILENO)) o.progress = show_progress;
+         const auto start = std::chrono::steady_clock::now();
+         const uint64_t size = lt::synth::quantize(in, args->out, o);
+         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+         if (!args->quiet)
+           std::printf("wrote %s: %s as %s, %.1f MB in %.2f s\n", args->out.c_str(), args->in.c_str(),
+                       (std::string(lt::ggml::traits_of(o.type.type).name) + (o.type.mixed ? "_m" : "")).c_str(),
+                       size / 1e6, s);
+       });
+     }});
+
 }  // namespace

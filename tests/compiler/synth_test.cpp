@@ -1,6 +1,7 @@
 // Synthesized checkpoints: llama.cpp's names, shapes and metadata, deterministic weights of sensible scale.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -226,6 +227,86 @@ TEST(Synth, KMixesLayTheTypesOutAsLlamaCpp) {
   o.preset = "tiny-qwen3";
   o.type = ggml::Type::Q6_K;
   EXPECT_THROW(write(o, dir / "m.gguf"), Error);  // only q4_k and q5_k mix
+}
+
+// quantize: a checkpoint's matrices requantized as llama.cpp's quantize tool lays the type out, the types tensor by
+// tensor those synth plans for the same preset (mixes, tied embeddings, 32-element fallbacks, a MoE's router kept),
+// the values those of the source within the format's error, vectors byte for byte, the metadata the source's but
+// general.file_type, and the same bytes every time.
+TEST(Quantize, RequantizesAsLlamaCppLaysOutTheType) {
+  TempDir dir;
+  struct Case {
+    const char* preset;
+    const char* type;
+    double bound;  // relative L2 of a matrix's values against the f16 source's
+  };
+  for (const Case& c : {Case{"tiny-llama", "q4_k_m", 0.12}, Case{"tiny-qwen3", "q5_k_m", 0.06},
+                        Case{"tiny-qwen2", "q4_0", 0.15}, Case{"tiny-qwen3", "iq4_xs", 0.12},
+                        Case{"tiny-moe", "q8_0", 0.01}, Case{"tiny-gpt-oss", "q4_k", 0.12}, Case{"tiny-llama", "mxfp4", 0.2}}) {
+    Options src;
+    src.preset = c.preset;
+    src.type = ggml::Type::F16;
+    src.seed = 2;
+    const auto f16_path = dir / (std::string(c.preset) + "-f16.gguf");
+    write(src, f16_path);
+    const gguf::File in = gguf::File::open(f16_path);
+    const auto type = parse_matrix_type(c.type);
+    ASSERT_TRUE(type) << c.type;
+    QuantizeOptions q;
+    q.type = *type;
+    const auto out_path = dir / (std::string(c.preset) + "-" + c.type + ".gguf");
+    quantize(in, out_path, q);
+    const gguf::File out = gguf::File::open(out_path);
+    Options planned = src;
+    planned.type = type->type;
+    planned.mixed = type->mixed;
+    const auto want = plan(planned);
+    ASSERT_EQ(out.tensors().size(), want.size()) << c.preset;
+    for (size_t i = 0; i < want.size(); ++i) {
+      const gguf::TensorInfo& t = out.tensors()[i];
+      EXPECT_EQ(t.name, want[i].name);
+      EXPECT_EQ(t.dims, want[i].dims) << t.name;
+      EXPECT_EQ(t.type, want[i].type) << c.preset << " " << c.type << " " << t.name;
+      const gguf::TensorInfo& s = *in.tensor(t.name);
+      if (t.type == s.type) {  // vectors, the router: the source's bytes
+        const auto a = in.data(s), b = out.data(t);
+        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << t.name;
+        continue;
+      }
+      const std::vector<float> x = values(in, t.name), y = values(out, t.name);
+      double num = 0, den = 0;
+      for (size_t e = 0; e < x.size(); ++e) {
+        num += (double(x[e]) - y[e]) * (double(x[e]) - y[e]);
+        den += double(x[e]) * x[e];
+      }
+      EXPECT_LT(std::sqrt(num / den), c.bound) << c.preset << " " << c.type << " " << t.name;
+    }
+    for (const auto& [k, v] : in.metadata())
+      if (k != "general.file_type") {
+        ASSERT_NE(out.find(k), nullptr) << k;
+        EXPECT_EQ(*out.find(k), v) << k;
+      }
+    Options same = planned;
+    const auto synth_path = dir / "synth.gguf";
+    write(same, synth_path);
+    EXPECT_EQ(key(out, "general.file_type"), key(gguf::File::open(synth_path), "general.file_type")) << c.type;
+    const auto again = dir / "again.gguf";
+    quantize(in, again, q);
+    EXPECT_EQ(slurp(again), slurp(out_path)) << "deterministic";
+  }
+  // From a quantized source too (its values dequantized first), and refusals that name the problem.
+  Options src;
+  src.preset = "tiny-qwen3";
+  write(src, dir / "q8.gguf");
+  const gguf::File q8 = gguf::File::open(dir / "q8.gguf");
+  QuantizeOptions q;
+  q.type = *parse_matrix_type("Q4_K_M");
+  EXPECT_GT(quantize(q8, dir / "q8-q4km.gguf", q), 0u);
+  EXPECT_EQ(gguf::File::open(dir / "q8-q4km.gguf").tensor("blk.0.attn_q.weight")->type, ggml::Type::Q4_K);
+  q.type = {ggml::Type::Q6_K, true};
+  EXPECT_THROW(quantize(q8, dir / "bad.gguf", q), Error);
+  EXPECT_FALSE(parse_matrix_type("q7_k"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.gguf"));
 }
 
 TEST(Synth, RealPresetsHaveTheirModelsShapes) {

@@ -4,10 +4,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ggml_types.hpp"
+#include "compiler/gguf.hpp"
 
 namespace lt::synth {
 
@@ -67,5 +70,27 @@ struct TensorPlan {
 // The tensors `write` produces for `options`, in file order (a matrix whose rows do not fit a K-quant's 256-element
 // blocks falls back as llama.cpp's quantizer does: q4_k to q5_0, q5_k to q5_1, q6_k and the others to q8_0).
 std::vector<TensorPlan> plan(const Options& options);
+
+// A matrix type as the commands name it: a ggml type's name, or q4_k_m / q5_k_m (the K-quant in llama.cpp's "_M" mix).
+struct MatrixType {
+  ggml::Type type = ggml::Type::Q8_0;
+  bool mixed = false;
+};
+std::optional<MatrixType> parse_matrix_type(std::string_view name);
+// The names parse_matrix_type takes, for messages.
+extern const char* const kMatrixTypeNames;
+
+// What `quantize` writes: the matrices' type (as Options::type and Options::mixed), and progress as in Options.
+struct QuantizeOptions {
+  MatrixType type;
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// Writes checkpoint `in` to `out` with its matrices requantized as llama.cpp's quantize tool lays the type out (as
+// `plan` does for a preset: the "_M" mix's Q6_K tensors, the 32-element fallbacks where rows are not whole 256-blocks),
+// each from its values dequantized to f32; a tensor already in its type, and every vector, the expert router and
+// the rope factors, copied byte for byte. The metadata is `in`'s, general.file_type the new one. Deterministic;
+// streamed a slab of rows at a time. Returns the file's size; throws lt::Error for a type that cannot be written.
+uint64_t quantize(const gguf::File& in, const std::filesystem::path& out, const QuantizeOptions& options);
 
 }  // namespace lt::synth

@@ -11,9 +11,12 @@
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/synth.hpp"
+#include "mix.hpp"
 
 namespace lt::synth {
 namespace {
+
+using namespace detail;
 
 using ggml::Type;
 using gguf::Value;
@@ -33,33 +36,12 @@ uint64_t rows_of(const std::vector<uint64_t>& dims) {
   return n;
 }
 
-// A type of 256-element super-blocks, which llama.cpp's quantizer swaps for one of 32-element blocks where a row is
-// not whole super-blocks.
-bool is_super_block(Type t) {
-  return t == Type::Q2_K || t == Type::Q3_K || t == Type::Q4_K || t == Type::Q5_K || t == Type::Q6_K ||
-         t == Type::IQ4_XS;
-}
-
-// llama.cpp's choice of the layers whose attn_v and ffn_down a "_M" mix keeps in more bits.
-bool use_more_bits(uint32_t i, uint32_t n) {
-  return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
-}
-
-// A super-block type's stand-in for rows its 256-element blocks do not fit, as llama.cpp's quantizer falls back.
-Type super_block_fallback(Type t) {
-  if (t == Type::Q4_K) return Type::Q5_0;
-  if (t == Type::Q5_K) return Type::Q5_1;
-  return t == Type::Q6_K ? Type::Q8_0 : Type::IQ4_NL;  // (Q2_K, Q3_K, IQ4_XS)
-}
-
 // The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` (and `mixed`: the "_M"
 // mix, Options::mixed).
 std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed) {
   std::vector<Planned> out;
   auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false, bool more_bits = false) {
-    Type t = keep_f32 ? Type::F32 : mixed && more_bits ? Type::Q6_K : matrix_type;
-    const auto tr = ggml::traits_of(t);
-    if (dims[0] % tr.block_elems != 0) t = is_super_block(t) && dims[0] % 32 == 0 ? super_block_fallback(t) : Type::F16;
+    const Type t = keep_f32 ? Type::F32 : fit_rows(mixed && more_bits ? Type::Q6_K : matrix_type, dims[0]);
     out.push_back({{std::move(name), std::move(dims), t}, Fill::Matrix});
   };
   auto vec = [&](std::string name, std::vector<uint64_t> dims, Fill fill) {
@@ -110,46 +92,6 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
   vec("output_norm.weight", {d}, Fill::Norm);
   if (!p.tied_output) matrix("output.weight", {d, p.vocab}, false, true);
   return out;
-}
-
-// llama.cpp's file_type number for a checkpoint whose matrices are `t` (`mixed`: its "_M" mix).
-uint32_t file_type(Type t, bool mixed) {
-  switch (t) {
-    case Type::Q4_1:
-      return 3;
-    case Type::Q5_0:
-      return 8;
-    case Type::Q5_1:
-      return 9;
-    case Type::Q5_K:
-      return mixed ? 17 : 16;
-    case Type::MXFP4:
-      return 38;
-    case Type::IQ4_NL:
-      return 25;
-    case Type::IQ4_XS:
-      return 30;
-    case Type::F32:
-      return 0;
-    case Type::F16:
-      return 1;
-    case Type::Q4_0:
-      return 2;
-    case Type::Q8_0:
-      return 7;
-    case Type::Q4_K:
-      return mixed ? 15 : 14;
-    case Type::Q6_K:
-      return 18;
-    case Type::Q2_K:
-      return 10;
-    case Type::Q3_K:
-      return 11;
-    case Type::BF16:
-      return 32;
-    default:
-      return 0;
-  }
 }
 
 // The metadata llama.cpp's converter writes for `p`'s architecture.
