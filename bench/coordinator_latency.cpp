@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
         pb::LeaseRequest lr;
         lr.set_worker(rr.worker());
         lr.set_max_plans(4);
+        lr.set_key(rr.key());
         pb::LeaseReply out;
         auto t = Clock::now();
         auto st = stub->Lease(ctx().get(), v1(lr), &out);
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
           rep.set_worker(rr.worker());
           rep.set_plan(p.plan());
           rep.set_lease(p.lease());
+          rep.set_key(rr.key());
           auto* r = rep.mutable_result();
           r->set_valid(true);
           r->set_verified(p.verify());

@@ -5,7 +5,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libxxhash-dev
-  libxgboost-dev openssl
+  libxgboost-dev openssl libssl-dev
   clang-14 libclang-rt-14-dev
 )
 missing=()

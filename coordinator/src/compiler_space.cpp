@@ -26,8 +26,9 @@ class KnobSpace : public SearchSpace {
   KnobSpace(knobs::Space s, std::shared_ptr<const void> keep)
       : keep_(std::move(keep)), space_(std::move(s)), size_(space_.size()) {}
   std::vector<Dimension> dimensions() const override {
-    std::vector<Dimension> v;
-    for (auto& d : space_.domains) v.push_back({d.name, d.values});
+    std::vector<Dimension> v;  // (the knobs that vary: one of a single value is no feature and no mutation)
+    for (auto& d : space_.domains)
+      if (d.values.size() > 1) v.push_back({d.name, d.values});
     return v;
   }
   uint64_t size() const override { return size_; }

@@ -9,6 +9,10 @@
 #include <random>
 #include <set>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
 #include "coordinator/log.hpp"
 
 namespace lt::coord {
@@ -16,6 +20,31 @@ namespace {
 
 double system_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string hex(const unsigned char* b, size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s(2 * n, '0');
+  for (size_t i = 0; i < n; ++i) {
+    s[2 * i] = kDigits[b[i] >> 4];
+    s[2 * i + 1] = kDigits[b[i] & 15];
+  }
+  return s;
+}
+
+// A worker's key: 128 bits from OpenSSL's generator, in hex.
+std::string random_key() {
+  unsigned char b[16];
+  if (RAND_bytes(b, sizeof b) != 1) throw lt::Error("no random bytes for a worker's key (OpenSSL's RAND_bytes)");
+  return hex(b, sizeof b);
+}
+
+// SHA-256 of `s`, in hex: what the database keeps of a key.
+std::string sha256_hex(std::string_view s) {
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(s.data(), s.size(), d, &n, EVP_sha256(), nullptr) != 1) throw lt::Error("SHA-256 failed (OpenSSL)");
+  return hex(d, n);
 }
 
 }  // namespace
@@ -421,13 +450,31 @@ JobStatus Coordinator::cancel(int64_t job) {
   return status_locked(job);
 }
 
-int64_t Coordinator::register_worker(const db::Worker& w) {
+int64_t Coordinator::register_worker(const db::Worker& w, std::string* key) {
   if (!find_gpu_kind(w.gpu)) throw InvalidArgument("unknown GPU kind '" + w.gpu + "'");
   if (w.name.empty()) throw InvalidArgument("a worker needs a name");
-  std::lock_guard lock(m_);
   db::Worker x = w;
+  if (key) {
+    *key = random_key();
+    x.key_hash = sha256_hex(*key);
+  }
+  std::lock_guard lock(m_);
   x.registered_at = now();
   return store_.register_worker(x);
+}
+
+void Coordinator::check_worker_key(int64_t worker, std::string_view key) {
+  std::optional<db::Worker> w;
+  {
+    std::lock_guard lock(m_);
+    w = store_.worker(worker);
+  }
+  if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
+  if (w->key_hash.empty())
+    throw PermissionDenied("worker " + std::to_string(worker) + " was registered without a key: register again");
+  const std::string h = sha256_hex(key);
+  if (h.size() != w->key_hash.size() || CRYPTO_memcmp(h.data(), w->key_hash.data(), h.size()) != 0)
+    throw PermissionDenied("the call's key is not worker " + std::to_string(worker) + "'s");
 }
 
 void Coordinator::check_budget_locked(const db::Job& j) {

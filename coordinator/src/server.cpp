@@ -161,8 +161,10 @@ class Service final : public pb::Coordinator::Service {
       w.properties = r->properties().empty() ? "{}" : r->properties();
       w.environment = r->environment().empty() ? "{}" : r->environment();
       w.environment_key = r->environment_key();
-      int64_t id = core_.register_worker(w);
+      std::string key;
+      int64_t id = core_.register_worker(w, &key);
       wire::versioned(*out).set_worker(id);
+      out->set_key(key);
       out->set_lease_s(core_.options().lease_s);
       log(1, "worker_registered", {{"worker", std::to_string(id)}, {"name", w.name}, {"gpu", w.gpu}});
     });
@@ -171,6 +173,7 @@ class Service final : public pb::Coordinator::Service {
   // The leases the core took, on the wire: nothing here can fail once they are taken (the core read every row).
   grpc::Status Lease(ServerContext* ctx, const pb::LeaseRequest* r, pb::LeaseReply* out) override {
     return call(ctx, r, [&] {
+      core_.check_worker_key(r->worker(), r->key());
       wire::versioned(*out);
       for (auto& l : core_.lease(r->worker(), r->max_plans())) {
         auto* p = out->add_plans();
@@ -208,6 +211,7 @@ class Service final : public pb::Coordinator::Service {
 
   grpc::Status Heartbeat(ServerContext* ctx, const pb::HeartbeatRequest* r, pb::HeartbeatReply* out) override {
     return call(ctx, r, [&] {
+      core_.check_worker_key(r->worker(), r->key());
       wire::versioned(*out);
       for (auto l : core_.heartbeat(r->worker(), {r->leases().begin(), r->leases().end()})) out->add_lost(l);
     });
@@ -216,6 +220,7 @@ class Service final : public pb::Coordinator::Service {
   grpc::Status Report(ServerContext* ctx, const pb::ReportRequest* r, pb::ReportReply* out) override {
     return call(ctx, r, [&] {
       if (!r->has_result()) throw InvalidArgument("a report carries a result");
+      core_.check_worker_key(r->worker(), r->key());
       bool rec = core_.report(r->worker(), r->plan(), r->lease(), wire::from_wire(r->result()));
       wire::versioned(*out).set_recorded(rec);
       log(1, "result",

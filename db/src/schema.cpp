@@ -263,7 +263,13 @@ CREATE VIEW warm_starts AS
   WHERE c.origin LIKE 'warm:%';
 )SQL";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3};
+// 4: a worker's key (the SHA-256 of the secret its calls carry; empty for workers registered before, who must
+// register again).
+constexpr const char* kV4 = R"SQL(
+ALTER TABLE workers ADD COLUMN key_hash TEXT NOT NULL DEFAULT '';
+)SQL";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4};
 // The migrations that rebuild a table others refer to: foreign keys are off around them (SQLite's recipe).
 constexpr int kRebuilds[] = {3};
 

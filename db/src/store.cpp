@@ -589,25 +589,26 @@ std::vector<WarmCandidate> Store::warm_candidates(const std::string& gpu, const 
 
 int64_t Store::register_worker(const Worker& w) {
   c_.prepare(
-        "INSERT INTO workers (name, gpu, properties, environment, environment_key, registered_at, last_seen) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)")
+        "INSERT INTO workers (name, gpu, properties, environment, environment_key, registered_at, last_seen, "
+        "key_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)")
       .bind(1, w.name)
       .bind(2, w.gpu)
       .bind(3, w.properties)
       .bind(4, w.environment)
       .bind(5, w.environment_key)
       .bind(6, w.registered_at)
+      .bind(7, w.key_hash)
       .exec();
   return c_.last_insert_id();
 }
 
 std::optional<Worker> Store::worker(int64_t id) {
   auto s = c_.prepare(
-      "SELECT id, name, gpu, properties, environment, environment_key, registered_at, last_seen FROM workers "
-      "WHERE id = ?1");
+      "SELECT id, name, gpu, properties, environment, environment_key, registered_at, last_seen, key_hash FROM "
+      "workers WHERE id = ?1");
   s.bind(1, id);
   if (!s.next()) return std::nullopt;
-  Worker w{s.i64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.f64(6), s.f64(7)};
+  Worker w{s.i64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.f64(6), s.f64(7), s.text(8)};
   s.exec();
   return w;
 }

@@ -111,7 +111,7 @@ TEST(Server, AnswersBadRequestsWithInvalidArgumentOrNotFound) {
   lease.set_max_plans(0);
   pb::LeaseReply lr;
   EXPECT_EQ(s.stub->Lease(s.ctx(s.token).get(), Served::v1(lease), &lr).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+            grpc::StatusCode::NOT_FOUND);  // (no worker 1: who calls is checked first)
   pb::FetchRequest fetch;
   fetch.set_digest("../../etc/passwd");
   auto c = s.ctx(s.token);
@@ -146,10 +146,15 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   reg.set_gpu("l4");
   pb::RegisterReply rr;
   ASSERT_TRUE(s.stub->Register(s.ctx(s.token).get(), Served::v1(reg), &rr).ok());
+  EXPECT_EQ(rr.key().size(), 32u);  // 128 bits in hex
   pb::LeaseRequest lease;
   lease.set_worker(rr.worker());
-  lease.set_max_plans(1);
+  lease.set_max_plans(0);
+  lease.set_key(rr.key());
   pb::LeaseReply lr;
+  EXPECT_EQ(s.stub->Lease(s.ctx(s.token).get(), Served::v1(lease), &lr).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  lease.set_max_plans(1);
   ASSERT_TRUE(s.stub->Lease(s.ctx(s.token).get(), Served::v1(lease), &lr).ok());
   ASSERT_EQ(lr.plans_size(), 1);
   EXPECT_EQ(lr.plans(0).prompts_size(), 4);
@@ -180,6 +185,7 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   rep.set_worker(rr.worker());
   rep.set_plan(lr.plans(0).plan());
   rep.set_lease(lr.plans(0).lease());
+  rep.set_key(rr.key());
   rep.mutable_result()->set_valid(true);
   rep.mutable_result()->set_median_ms(-1);
   pb::ReportReply out;
@@ -190,6 +196,78 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
   EXPECT_TRUE(out.recorded());
   ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
   EXPECT_FALSE(out.recorded());
+}
+
+// A worker's identity is bound to its registration: every Lease, Heartbeat and Report names a worker and carries the
+// key its registration returned. Another token holder that names the worker (with its own key, another's, or none)
+// is refused with PERMISSION_DENIED and changes nothing: no lease taken, no result recorded.
+TEST(Server, OnlyTheRegisteredWorkerActsAsIt) {
+  Served s;
+  pb::CheckpointRef ref;
+  {
+    auto c = s.ctx(s.token);
+    auto w = s.stub->UploadCheckpoint(c.get(), &ref);
+    pb::CheckpointChunk chunk;
+    chunk.set_data("GGUF bytes");
+    ASSERT_TRUE(w->Write(Served::v1(chunk)));
+    w->WritesDone();
+    ASSERT_TRUE(w->Finish().ok());
+  }
+  pb::SubmitRequest sub;
+  sub.set_digest(ref.digest());
+  sub.add_gpus("l4");
+  pb::JobStatus st;
+  ASSERT_TRUE(s.stub->Submit(s.ctx(s.token).get(), Served::v1(sub), &st).ok());
+  auto register_as = [&](const std::string& name) {
+    pb::RegisterRequest reg;
+    reg.set_name(name);
+    reg.set_gpu("l4");
+    pb::RegisterReply rr;
+    EXPECT_TRUE(s.stub->Register(s.ctx(s.token).get(), Served::v1(reg), &rr).ok());
+    return rr;
+  };
+  const pb::RegisterReply a = register_as("a"), b = register_as("b");
+  EXPECT_NE(a.key(), b.key());
+  auto lease = [&](int64_t worker, const std::string& key, pb::LeaseReply* out) {
+    pb::LeaseRequest r;
+    r.set_worker(worker);
+    r.set_max_plans(1);
+    r.set_key(key);
+    return s.stub->Lease(s.ctx(s.token).get(), Served::v1(r), out).error_code();
+  };
+  pb::LeaseReply none;
+  for (const std::string& key : {b.key(), std::string(), std::string(32, '0'), a.key().substr(0, 31)})
+    EXPECT_EQ(lease(a.worker(), key, &none), grpc::StatusCode::PERMISSION_DENIED) << key;
+  EXPECT_EQ(none.plans_size(), 0);
+  pb::LeaseReply la;
+  ASSERT_EQ(lease(a.worker(), a.key(), &la), grpc::StatusCode::OK);
+  ASSERT_EQ(la.plans_size(), 1);
+
+  pb::HeartbeatRequest hb;
+  hb.set_worker(a.worker());
+  hb.add_leases(la.plans(0).lease());
+  hb.set_key(b.key());
+  pb::HeartbeatReply hr;
+  EXPECT_EQ(s.stub->Heartbeat(s.ctx(s.token).get(), Served::v1(hb), &hr).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+
+  // b forges a's result (a's worker id, b's key): refused, nothing recorded; a's own report is recorded.
+  pb::ReportRequest rep;
+  rep.set_worker(a.worker());
+  rep.set_plan(la.plans(0).plan());
+  rep.set_lease(la.plans(0).lease());
+  rep.set_key(b.key());
+  rep.mutable_result()->set_valid(true);
+  rep.mutable_result()->set_median_ms(0.0001);
+  pb::ReportReply out;
+  EXPECT_EQ(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(s.core->results(st.job(), "l4", 0).empty());
+  rep.set_key(a.key());
+  rep.mutable_result()->set_median_ms(2.0);
+  ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
+  ASSERT_EQ(s.core->results(st.job(), "l4", 0).size(), 1u);
+  EXPECT_EQ(s.core->results(st.job(), "l4", 0)[0].median_ms, 2.0);
 }
 
 // Results come a page at a time (a reply under its size limit); the client reads every page. Watch streams are

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <mutex>
 
 #include "compiler/knobs.hpp"
 #include "proto/calls.hpp"
@@ -77,6 +78,10 @@ class GrpcLink : public Link {
     r.set_environment_key(gpu.environment_key());
     pb::RegisterReply out;
     check(stub_->Register(ctx(10).get(), r, &out));
+    {
+      std::lock_guard lock(key_m_);
+      key_ = out.key();
+    }
     return {out.worker(), out.lease_s()};
   }
 
@@ -84,6 +89,7 @@ class GrpcLink : public Link {
     pb::LeaseRequest r;
     versioned(r).set_worker(worker);
     r.set_max_plans(max);
+    r.set_key(key());
     pb::LeaseReply out;
     check(stub_->Lease(ctx(30).get(), r, &out));
     std::vector<LeasedPlan> v;
@@ -95,6 +101,7 @@ class GrpcLink : public Link {
     pb::HeartbeatRequest r;
     versioned(r).set_worker(worker);
     for (auto l : leases) r.add_leases(l);
+    r.set_key(key());
     pb::HeartbeatReply out;
     check(stub_->Heartbeat(ctx(10).get(), r, &out));
     return {out.lost().begin(), out.lost().end()};
@@ -105,6 +112,7 @@ class GrpcLink : public Link {
     versioned(r).set_worker(worker);
     r.set_plan(p.plan);
     r.set_lease(p.lease);
+    r.set_key(key());
     auto* o = r.mutable_result();
     o->set_knobs(p.knobs.dump());
     o->set_stage(p.stage);
@@ -152,8 +160,16 @@ class GrpcLink : public Link {
  private:
   std::unique_ptr<grpc::ClientContext> ctx(double timeout_s) const { return wire::context(token_, timeout_s); }
 
+  // The key the last registration gave (the worker's calls may run on several threads, a re-registration among them).
+  std::string key() const {
+    std::lock_guard lock(key_m_);
+    return key_;
+  }
+
   std::string token_;
   std::unique_ptr<pb::Coordinator::Stub> stub_;
+  mutable std::mutex key_m_;
+  std::string key_;
 };
 }  // namespace
 

@@ -519,7 +519,9 @@ void Space::each(const std::function<void(const Knobs&)>& visit) const {
 Knobs Space::sample(std::mt19937_64& rng) const {
   for (int tries = 0; tries < 10000; ++tries) {
     std::vector<size_t> at;
-    for (const Domain& d : domains) at.push_back(std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng));
+    for (const Domain& d : domains)  // (a domain of one value draws nothing: a knob a checkpoint cannot vary, such as
+                                     // gemv_rows_q6_k without Q6_K matrices, leaves the draws of the others as they were)
+      at.push_back(d.values.size() > 1 ? std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng) : 0);
     Knobs k = knobs_of(domains, at);
     if (allows(k)) return k;
   }

@@ -39,7 +39,7 @@ struct Dimension {
 class SearchSpace {
  public:
   virtual ~SearchSpace() = default;
-  // The knobs and their values (the cost model's features).
+  // The knobs that vary and their values (the cost model's features, the mutations' choices).
   virtual std::vector<Dimension> dimensions() const = 0;
   // How many valid configurations there are, exactly.
   virtual uint64_t size() const = 0;

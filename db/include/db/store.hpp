@@ -124,6 +124,7 @@ struct Worker {
   int64_t id = 0;
   std::string name, gpu, properties = "{}", environment = "{}", environment_key;
   double registered_at = 0, last_seen = 0;
+  std::string key_hash;  // SHA-256 (hex) of the key its calls carry; empty: registered before keys
 };
 
 // One GPU kind's counts in a job: what its search plans, what was measured, and the best verified run's figures.
