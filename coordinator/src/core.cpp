@@ -470,8 +470,8 @@ void Coordinator::check_worker_key(int64_t worker, std::string_view key) {
     w = store_.worker(worker);
   }
   if (!w) throw NotFound("no worker " + std::to_string(worker) + " (register again)");
-  if (w->key_hash.empty())
-    throw PermissionDenied("worker " + std::to_string(worker) + " was registered without a key: register again");
+  if (w->key_hash.empty())  // (registered before keys: a worker knows this answer and registers again)
+    throw NotFound("no worker " + std::to_string(worker) + " with a key (registered before keys): register again");
   const std::string h = sha256_hex(key);
   if (h.size() != w->key_hash.size() || CRYPTO_memcmp(h.data(), w->key_hash.data(), h.size()) != 0)
     throw PermissionDenied("the call's key is not worker " + std::to_string(worker) + "'s");

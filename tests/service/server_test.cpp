@@ -268,6 +268,21 @@ TEST(Server, OnlyTheRegisteredWorkerActsAsIt) {
   ASSERT_TRUE(s.stub->Report(s.ctx(s.token).get(), Served::v1(rep), &out).ok());
   ASSERT_EQ(s.core->results(st.job(), "l4", 0).size(), 1u);
   EXPECT_EQ(s.core->results(st.job(), "l4", 0)[0].median_ms, 2.0);
+  // A worker registered before keys (a database from before them) is told to register again, as an unknown one is.
+  db::Worker old;
+  old.name = "old";
+  old.gpu = "l4";
+  const int64_t old_id = s.core->register_worker(old);
+  grpc::Status again;
+  {
+    pb::LeaseRequest r;
+    r.set_worker(old_id);
+    r.set_max_plans(1);
+    pb::LeaseReply out2;
+    again = s.stub->Lease(s.ctx(s.token).get(), Served::v1(r), &out2);
+  }
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(again.error_message().rfind("no worker", 0), 0u) << again.error_message();
 }
 
 // Results come a page at a time (a reply under its size limit); the client reads every page. Watch streams are

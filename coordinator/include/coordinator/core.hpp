@@ -187,7 +187,7 @@ class Coordinator {
   // Registers a worker; with `key`, also its key (kept as a SHA-256), which its later calls must present.
   int64_t register_worker(const db::Worker& w, std::string* key = nullptr);
   // Refuses (PermissionDenied) a call naming `worker` whose key is not the one it was given at registration (compared
-  // in constant time); NotFound for a worker not registered.
+  // in constant time); NotFound for a worker not registered, or registered before keys (it registers again).
   void check_worker_key(int64_t worker, std::string_view key);
   // Up to `max` plans for the worker's GPU kind; results measured before under its environment are reused on the way.
   // A stored row that cannot be read fails what it belongs to, never the call: a job's (its prompts, its objective,
