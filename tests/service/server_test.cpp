@@ -123,9 +123,8 @@ TEST(Server, AnswersBadRequestsWithInvalidArgumentOrNotFound) {
   EXPECT_TRUE(s.core->list().empty());
 }
 
-TEST(Server, CarriesAPlanFromUploadToReport) {
-  Served s;
-  pb::CheckpointRef ref;
+// Uploads a few bytes as a checkpoint (the digest into `ref`) and submits a job on l4 for it (its status into `st`).
+void upload_and_submit(Served& s, pb::CheckpointRef& ref, pb::JobStatus& st) {
   {
     auto c = s.ctx(s.token);
     auto w = s.stub->UploadCheckpoint(c.get(), &ref);
@@ -135,12 +134,18 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
     w->WritesDone();
     ASSERT_TRUE(w->Finish().ok());
   }
-  EXPECT_EQ(ref.digest().size(), 32u);
   pb::SubmitRequest sub;
   sub.set_digest(ref.digest());
   sub.add_gpus("l4");
-  pb::JobStatus st;
   ASSERT_TRUE(s.stub->Submit(s.ctx(s.token).get(), Served::v1(sub), &st).ok());
+}
+
+TEST(Server, CarriesAPlanFromUploadToReport) {
+  Served s;
+  pb::CheckpointRef ref;
+  pb::JobStatus st;
+  ASSERT_NO_FATAL_FAILURE(upload_and_submit(s, ref, st));
+  EXPECT_EQ(ref.digest().size(), 32u);
   pb::RegisterRequest reg;
   reg.set_name("w");
   reg.set_gpu("l4");
@@ -204,20 +209,8 @@ TEST(Server, CarriesAPlanFromUploadToReport) {
 TEST(Server, OnlyTheRegisteredWorkerActsAsIt) {
   Served s;
   pb::CheckpointRef ref;
-  {
-    auto c = s.ctx(s.token);
-    auto w = s.stub->UploadCheckpoint(c.get(), &ref);
-    pb::CheckpointChunk chunk;
-    chunk.set_data("GGUF bytes");
-    ASSERT_TRUE(w->Write(Served::v1(chunk)));
-    w->WritesDone();
-    ASSERT_TRUE(w->Finish().ok());
-  }
-  pb::SubmitRequest sub;
-  sub.set_digest(ref.digest());
-  sub.add_gpus("l4");
   pb::JobStatus st;
-  ASSERT_TRUE(s.stub->Submit(s.ctx(s.token).get(), Served::v1(sub), &st).ok());
+  ASSERT_NO_FATAL_FAILURE(upload_and_submit(s, ref, st));
   auto register_as = [&](const std::string& name) {
     pb::RegisterRequest reg;
     reg.set_name(name);
