@@ -244,7 +244,12 @@ struct Worker::Impl {
       while (!stopping) {
         if (queue.size() < o.prefetch) {
           try {
+            const auto asked = std::chrono::steady_clock::now();
             auto leased = link->lease(id, uint32_t(o.prefetch - queue.size()));
+            log(2, "lease_call",
+                {{"plans", std::to_string(leased.size())},
+                 {"ms", std::to_string(
+                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count())}});
             for (auto& p : leased) {
               // A plan the worker cannot read as sent is reported failed at once, never measured or guessed at.
               if (auto why = why_malformed(p)) {
