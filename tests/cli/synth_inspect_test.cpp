@@ -93,7 +93,7 @@ TEST(SynthInspect, ErrorsSayWhatIsWrong) {
   EXPECT_NE(r.out.find("truncated file"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("byte offset"), std::string::npos) << r.out;
   Output m = run(cli() + " inspect " + (dir / "missing.gguf").string());
-  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.status, 3);
   EXPECT_NE(m.out.find("cannot open"), std::string::npos) << m.out;
 }
 
