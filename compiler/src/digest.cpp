@@ -35,6 +35,7 @@ std::string content_digest(const std::filesystem::path& path) {
     XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
   const XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
+  if (in.bad()) throw Error("cannot read " + path.string() + " to its end (a folder, or a read error)");
   return hex128(h.high64, h.low64);
 }
 
