@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -19,12 +20,23 @@ bool add_command(Command c);
 // lane-tune's exit statuses (the README's table): scripts tell a failed call from an answer they did not want.
 enum Exit : int {
   kExitOk = 0,
-  kExitFailed = 1,          // an error: bad input, a failed build, a refused request
-  kExitUsage = 2,           // the command line is wrong
-  kExitNotFound = 3,        // the coordinator knows no job or release of that number
-  kExitNoConfiguration = 4, // the job has no verified configuration (yet)
-  kExitRegression = 5,      // nightly: a release is slower or wrong
-  kExitUnreachable = 6,     // the coordinator cannot be reached
+  kExitFailed = 1,
+  kExitUsage = 2,
+  kExitNotFound = 3,
+  kExitNoConfiguration = 4,
+  kExitRegression = 5,
+  kExitUnreachable = 6,
+};
+
+// What each exit status means, as `lane-tune --help` lists them.
+inline constexpr std::pair<Exit, const char*> kExitMeanings[] = {
+    {kExitOk, "done"},
+    {kExitFailed, "failed: bad input, a failed build, a refused request"},
+    {kExitUsage, "the command line is wrong: an unknown flag, a value not accepted"},
+    {kExitNotFound, "not found: no such file (a checkpoint), or the coordinator knows no such job or release"},
+    {kExitNoConfiguration, "the job has no verified configuration (yet)"},
+    {kExitRegression, "nightly found a release slower, wrong or failing"},
+    {kExitUnreachable, "the coordinator cannot be reached"},
 };
 
 // The exit status a subcommand's callback asks for (0 by default).

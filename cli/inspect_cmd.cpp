@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "compiler/digest.hpp"
+#include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 
 namespace {
@@ -87,6 +88,8 @@ constexpr std::pair<const char*, const char*> kHyperparameters[] = {
 
 void inspect(const std::string& path, bool json) {
   const auto f = lt::gguf::File::open(path);
+  // Reads every byte (the header digest reads the header alone): the name jobs and the database give the checkpoint.
+  const std::string content = lt::content_digest(path);
   std::string arch;
   if (const Value* a = f.find("general.architecture"); a && a->type == ValueType::String) arch = a->as_string();
   std::string name;
@@ -109,6 +112,7 @@ void inspect(const std::string& path, bool json) {
     j["file"] = path;
     j["size"] = f.size();
     j["digest"] = hex(f.digest());
+    j["content_digest"] = content;
     j["version"] = f.version();
     j["alignment"] = f.alignment();
     j["data_start"] = f.data_start();
@@ -134,7 +138,9 @@ void inspect(const std::string& path, bool json) {
     return;
   }
   std::printf("file:         %s\n", path.c_str());
-  std::printf("identity:     %" PRIu64 " bytes, digest xxh64:%s\n", f.size(), hex(f.digest()).c_str());
+  std::printf("digest:       %s (XXH3-128 of every byte: the checkpoint's name in jobs and the database)\n",
+              content.c_str());
+  std::printf("identity:     %" PRIu64 " bytes, header digest xxh64:%s\n", f.size(), hex(f.digest()).c_str());
   std::printf("format:       GGUF v%u, alignment %" PRIu64 ", data at byte %" PRIu64 "\n", f.version(), f.alignment(),
               f.data_start());
   std::printf("architecture: %s\n", arch.empty() ? "(none)" : arch.c_str());
@@ -164,15 +170,33 @@ const bool registered = lt::cli::add_command(
      }});
 
 // `lane-tune digest FILE...`: each file's content digest, the identity the coordinator stores a checkpoint by and
-// `status`, `results` and the database name it with (not inspect's digest, a hash of the header alone).
+// `status`, `results` and the database name it with (not inspect's header digest, a hash of the header alone). A file
+// that cannot be read is reported and the others are still digested; the exit status is the first failure's.
 const bool registered_digest = lt::cli::add_command(
     {12, [](CLI::App& app) {
        auto* c = app.add_subcommand(
            "digest", "Print each file's content digest (XXH3-128), the checkpoint's identity in jobs and the database");
        auto files = std::make_shared<std::vector<std::string>>();
+       auto json = std::make_shared<bool>(false);
        c->add_option("files", *files, "The files")->required();
-       c->callback([files] {
-         for (const auto& f : *files) std::printf("%s  %s\n", lt::content_digest(f).c_str(), f.c_str());
+       c->add_flag("--json", *json, "One JSON object per line: {\"file\": ..., \"digest\": ...}");
+       c->callback([files, json] {
+         for (const auto& f : *files) {
+           std::string digest;
+           try {
+             digest = lt::content_digest(f);
+           } catch (const lt::Error& e) {
+             std::fprintf(stderr, "lane-tune: %s\n", e.what());
+             if (lt::cli::exit_status() == lt::cli::kExitOk)
+               lt::cli::exit_status() =
+                   dynamic_cast<const lt::NotFound*>(&e) ? lt::cli::kExitNotFound : lt::cli::kExitFailed;
+             continue;
+           }
+           if (*json)
+             std::printf("%s\n", nlohmann::json{{"file", f}, {"digest", digest}}.dump().c_str());
+           else
+             std::printf("%s  %s\n", digest.c_str(), f.c_str());
+         }
        });
      }});
 

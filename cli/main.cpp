@@ -1,6 +1,7 @@
 // lane-tune's entry point: the app, every registered subcommand, and errors turned into messages and exit codes.
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "command.hpp"
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
   CLI::App app{"lane-tune: compile a GGUF checkpoint into one fast CUDA program, and tune it for every GPU kind"};
   app.set_version_flag("--version", std::string("lane-tune ") + lt::version());
   app.require_subcommand(1);
+  std::string footer = "Exit statuses:";
+  for (const auto& [status, meaning] : lt::cli::kExitMeanings)
+    footer += "\n  " + std::to_string(status) + "  " + meaning;
+  app.footer(footer);
   auto commands = lt::cli::registry();
   std::stable_sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.order < b.order; });
   for (auto& c : commands) c.add(app);
@@ -45,6 +50,9 @@ int main(int argc, char** argv) {
     return e.code() == "UNAVAILABLE" ? lt::cli::kExitUnreachable
            : e.code() == "NOT_FOUND" ? lt::cli::kExitNotFound
                                      : lt::cli::kExitFailed;
+  } catch (const lt::NotFound& e) {
+    std::fprintf(stderr, "lane-tune: %s\n", e.what());
+    return lt::cli::kExitNotFound;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lane-tune: %s\n", e.what());
     return lt::cli::kExitFailed;

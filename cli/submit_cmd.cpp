@@ -1,14 +1,61 @@
 // `lane-tune submit`: starts a tuning job for a checkpoint on some GPU kinds, optionally waiting with live progress.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "command.hpp"
+#include "compiler/error.hpp"
 #include "coordinator/client.hpp"
+#include "coordinator/objective.hpp"
+#include "coordinator/space.hpp"
+#include "coordinator/strategy.hpp"
 
 namespace {
+
+// A CLI11 check that runs one of the coordinator's own parsers on a value (as a transform, the parser may rewrite it):
+// what it throws becomes the usage error, so a bad value is refused before anything is uploaded, in the words the
+// coordinator would use.
+CLI::Validator accepted_by(const std::function<void(std::string&)>& parse) {
+  return CLI::Validator(
+      [parse](std::string& value) -> std::string {
+        try {
+          parse(value);
+        } catch (const lt::Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "");
+}
+
+// The --gpus list with each name made the canonical one (`H200` is `h200`); throws lt::Error naming an unknown or
+// repeated kind and the known ones.
+std::string canonical_gpus(const std::string& list) {
+  std::string out;
+  std::set<std::string> seen;
+  std::stringstream in(list);
+  for (std::string g; std::getline(in, g, ',');) {
+    if (g.empty()) continue;
+    std::string lower = g;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const lt::coord::GpuKind* kind = lt::coord::find_gpu_kind(lower);
+    if (!kind) {
+      std::string known;
+      for (const auto& n : lt::coord::gpu_kind_names()) known += (known.empty() ? "" : ", ") + n;
+      throw lt::Error("unknown GPU kind '" + g + "' (" + known + ")");
+    }
+    if (!seen.insert(kind->name).second) throw lt::Error("GPU kind '" + g + "' named twice");
+    out += (out.empty() ? "" : ",") + kind->name;
+  }
+  if (out.empty()) throw lt::Error("no GPU kind named (" + list + ")");
+  return out;
+}
+
 const bool registered = lt::cli::add_command(
     {41, [](CLI::App& app) {
        auto* c = app.add_subcommand("submit", "Start tuning a checkpoint for some GPU kinds");
@@ -22,20 +69,29 @@ const bool registered = lt::cli::add_command(
        };
        auto a = std::make_shared<Args>();
        c->add_option("file", a->file, "The GGUF checkpoint")->required();
-       c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")->required();
+       c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")
+           ->required()
+           ->transform(accepted_by([](std::string& v) { v = canonical_gpus(v); }));
        c->add_option("--strategy", a->strategy,
                      "model (a cost model learnt from the job's measurements; screens, then verifies the best), grid, "
                      "random or halving")
-           ->capture_default_str();
+           ->capture_default_str()
+           ->check(accepted_by([](std::string& v) {
+             if (!lt::coord::known_strategy(v))
+               throw lt::Error("unknown strategy '" + v + "' (model, grid, random, halving)");
+           }));
        c->add_option("--objective", a->objective,
                      "What to minimize: workload (time to the workload's last token), decode (ms per token) or "
                      "prefill (the workload prompt's time)")
-           ->capture_default_str();
+           ->capture_default_str()
+           ->check(accepted_by([](std::string& v) { lt::coord::parse_objective(v); }));
        c->add_option("--workload", a->workload,
-                     "The workload timed, prompt=512,gen=128 by default (shrunk to fit a shorter context)");
+                     "The workload timed, prompt=512,gen=128 by default (shrunk to fit a shorter context)")
+           ->check(accepted_by([](std::string& v) { lt::coord::parse_workload(v); }));
        c->add_option("--budget", a->budget,
                      "Configurations per GPU kind (model: screened, 0: 256; random, halving: 0: every point)");
-       c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept");
+       c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept")
+           ->check(accepted_by([](std::string& v) { lt::coord::parse_duration(v); }));
        c->add_option("--seed", a->seed, "The seed of the random draws and the prompts");
        c->add_flag("--path", a->by_path, "Do not upload: the coordinator reads FILE itself (same path there)");
        c->add_flag("--wait", a->wait, "Wait for the job, with a live progress line");
@@ -43,11 +99,10 @@ const bool registered = lt::cli::add_command(
        c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
        c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
        c->callback([a] {
-         // The request is checked here first: a mistake costs no upload.
+         // The values were checked as the command line was read; the file is checked here, before the coordinator is
+         // called: a mistake costs no upload.
+         if (!a->by_path && !std::filesystem::exists(a->file)) throw lt::NotFound("no checkpoint at " + a->file);
          lt::coord::JobSpec s;
-         lt::coord::parse_objective(a->objective);
-         if (!lt::coord::known_strategy(a->strategy))
-           throw lt::Error("unknown strategy '" + a->strategy + "' (model, grid, random, halving)");
          s.objective = a->objective;
          if (!a->workload.empty()) s.workload = lt::coord::parse_workload(a->workload);
          lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);

@@ -23,7 +23,11 @@ std::string hex128(uint64_t high, uint64_t low) {
 
 std::string content_digest(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
+  if (!in) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec) && !ec) throw NotFound("cannot read " + path.string() + ": no such file");
+    throw Error("cannot read " + path.string());
+  }
   XXH3_state_t* st = XXH3_createState();
   XXH3_128bits_reset(st);
   std::vector<char> buf(1 << 20);
@@ -31,6 +35,7 @@ std::string content_digest(const std::filesystem::path& path) {
     XXH3_128bits_update(st, buf.data(), size_t(in.gcount()));
   const XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH3_freeState(st);
+  if (in.bad()) throw Error("cannot read " + path.string() + " to its end (a folder, or a read error)");
   return hex128(h.high64, h.low64);
 }
 

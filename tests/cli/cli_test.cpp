@@ -19,15 +19,29 @@ TEST(Cli, HelpListsOnlyWorkingCommands) {
   EXPECT_EQ(r.out.find("not implemented"), std::string::npos);
 }
 
-// The exit statuses of the README's table: usage 2, a coordinator that cannot be reached 6, a failure 1.
+// --help ends with the README's table of exit statuses.
+TEST(Cli, HelpListsTheExitStatuses) {
+  Output r = run(cli() + " --help");
+  EXPECT_EQ(r.status, 0);
+  const size_t table = r.out.find("Exit statuses:");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  for (const char* line :
+       {"0  done", "1  failed", "2  the command line is wrong", "3  not found", "6  the coordinator cannot be reached"})
+    EXPECT_NE(r.out.find(line, table), std::string::npos) << line << "\n" << r.out;
+}
+
+// The exit statuses of the README's table: usage 2, not found 3, a coordinator that cannot be reached 6, a failure 1.
 TEST(Cli, ExitStatusesSayWhatWentWrong) {
   EXPECT_EQ(run(cli() + " frobnicate").status, 2);
-  EXPECT_EQ(run(cli() + " synth --preset").status, 2);  // an option without its value
+  EXPECT_EQ(run(cli() + " inspect --frobnicate x.gguf").status, 2);  // an unknown flag
+  EXPECT_EQ(run(cli() + " synth --preset").status, 2);               // an option without its value
   EXPECT_EQ(run(cli() + " --version").status, 0);
   Output away = run(cli() + " status 1 --coordinator 127.0.0.1:1");
   EXPECT_EQ(away.status, 6) << away.out;
   EXPECT_NE(away.out.find("cannot reach the coordinator"), std::string::npos) << away.out;
-  EXPECT_EQ(run(cli() + " inspect /nonexistent.gguf").status, 1);
+  EXPECT_EQ(run(cli() + " inspect /nonexistent.gguf").status, 3);
+  EXPECT_EQ(run(cli() + " digest /nonexistent.gguf").status, 3);
+  EXPECT_EQ(run(cli() + " inspect /").status, 1);  // there, but not a checkpoint
 }
 
 // The coordinator's numeric flags are checked before anything starts; a token file keeps the token off argv.

@@ -27,6 +27,7 @@ TEST(Demo, WithoutARecordingAnswersFromASyntheticOneAndSaysSo) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("SYNTHETIC recording"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("best on h200"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("exception"), std::string::npos) << r.out;
   // A file that is not a recording is a clear error, not a crash.
   std::ofstream(dir / "bad.json") << "{\"format\": \"lane-tune-results\", \"runs\": []}";
   Output bad = run(cli() + " demo --replay-only --replay " + (dir / "bad.json").string() + " --dir " +

@@ -2,10 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compiler/digest.hpp"
+#include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
 #include "support/test_support.hpp"
 
@@ -58,11 +59,11 @@ TEST(SynthInspect, SynthIsDeterministicAndListsPresets) {
 }
 
 // `digest` prints the content digest jobs and the database name a checkpoint by: files of two seeds differ (their
-// headers' xxh64, which inspect prints, does not), the same file twice agrees, and a missing file is an error.
+// headers' xxh64 does not), the same file twice agrees, and the value is content_digest's.
 TEST(SynthInspect, DigestIsTheCheckpointsIdentity) {
   TempDir dir;
   for (const char* seed : {"1", "2"})
-    ASSERT_EQ(run(cli() + " synth -q --preset tiny-llama --seed " + seed + " -o " + (dir / seed).string()).status, 0);
+    ASSERT_EQ(run(cli() + " synth -q --preset tiny-qwen3 --seed " + seed + " -o " + (dir / seed).string()).status, 0);
   Output d = run(cli() + " digest " + (dir / "1").string() + " " + (dir / "2").string() + " " + (dir / "1").string());
   ASSERT_EQ(d.status, 0) << d.out;
   std::istringstream lines(d.out);
@@ -70,11 +71,52 @@ TEST(SynthInspect, DigestIsTheCheckpointsIdentity) {
   lines >> a >> fa >> b >> fb >> c >> fc;
   EXPECT_TRUE(is_digest(a)) << d.out;
   EXPECT_EQ(a, content_digest(dir / "1"));
+  EXPECT_EQ(b, content_digest(dir / "2"));
   EXPECT_NE(a, b);
   EXPECT_EQ(a, c);
+  EXPECT_EQ(fa, (dir / "1").string());
   EXPECT_EQ(fb, (dir / "2").string());
-  Output m = run(cli() + " digest " + (dir / "missing").string());
-  EXPECT_NE(m.status, 0);
+  EXPECT_EQ(gguf::File::open(dir / "1").digest(), gguf::File::open(dir / "2").digest());
+
+  Output j = run(cli() + " digest --json " + (dir / "1").string() + " " + (dir / "2").string());
+  ASSERT_EQ(j.status, 0) << j.out;
+  std::istringstream json_lines(j.out);
+  std::string first, second;
+  std::getline(json_lines, first);
+  std::getline(json_lines, second);
+  EXPECT_EQ(nlohmann::json::parse(first), (nlohmann::json{{"file", (dir / "1").string()}, {"digest", a}}));
+  EXPECT_EQ(nlohmann::json::parse(second)["digest"], b);
+}
+
+// inspect names the checkpoint by the same digest, in text and in JSON, next to its header's xxh64.
+TEST(SynthInspect, InspectPrintsTheDigest) {
+  TempDir dir;
+  const std::string file = (dir / "q.gguf").string();
+  ASSERT_EQ(run(cli() + " synth -q --preset tiny-qwen3 --seed 5 -o " + file).status, 0);
+  const std::string digest = content_digest(file);
+  Output t = run(cli() + " inspect " + file);
+  ASSERT_EQ(t.status, 0) << t.out;
+  EXPECT_NE(t.out.find("digest:       " + digest + " "), std::string::npos) << t.out;
+  Output j = run(cli() + " inspect --json " + file);
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["content_digest"], digest);
+  Output d = run(cli() + " digest " + file);
+  EXPECT_EQ(d.out, digest + "  " + file + "\n");
+}
+
+// A file that is missing or cannot be read is named on stderr with a non-zero status; the others are still digested.
+TEST(SynthInspect, DigestNamesFilesItCannotRead) {
+  TempDir dir;
+  const std::string file = (dir / "q.gguf").string();
+  ASSERT_EQ(run(cli() + " synth -q --preset tiny-qwen3 -o " + file).status, 0);
+  Output m = run(cli() + " digest " + (dir / "missing").string() + " " + file);
+  EXPECT_EQ(m.status, 3);
+  EXPECT_NE(m.out.find("cannot read " + (dir / "missing").string() + ": no such file"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find(content_digest(file) + "  " + file), std::string::npos) << m.out;
+  Output folder = run(cli() + " digest " + dir.path().string());
+  EXPECT_EQ(folder.status, 1);
+  EXPECT_NE(folder.out.find("cannot read " + dir.path().string()), std::string::npos) << folder.out;
+  EXPECT_THROW(content_digest(dir.path()), Error);
 }
 
 TEST(SynthInspect, ErrorsSayWhatIsWrong) {
@@ -93,7 +135,7 @@ TEST(SynthInspect, ErrorsSayWhatIsWrong) {
   EXPECT_NE(r.out.find("truncated file"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("byte offset"), std::string::npos) << r.out;
   Output m = run(cli() + " inspect " + (dir / "missing.gguf").string());
-  EXPECT_EQ(m.status, 1);
+  EXPECT_EQ(m.status, 3);
   EXPECT_NE(m.out.find("cannot open"), std::string::npos) << m.out;
 }
 

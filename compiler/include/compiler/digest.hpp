@@ -12,7 +12,8 @@ namespace lt {
 std::string hex64(uint64_t v);
 std::string hex128(uint64_t high, uint64_t low);
 
-// XXH3-128 of the file's bytes as 32 hex digits; throws lt::Error when the file cannot be read.
+// XXH3-128 of the file's bytes as 32 hex digits; throws lt::NotFound when there is no such file, lt::Error when it
+// cannot be read.
 std::string content_digest(const std::filesystem::path& path);
 
 // Whether `d` is written as content_digest writes one: 32 lower-case hex digits (and so safe in a file name).

@@ -12,4 +12,10 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An Error for a file that does not exist: the CLI exits with its "not found" status for it.
+class NotFound : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace lt

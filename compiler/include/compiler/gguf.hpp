@@ -91,7 +91,8 @@ struct TensorInfo {
 // A GGUF file's content as read: header, metadata (in file order), tensor infos (in file order).
 class File {
  public:
-  // Maps and validates `path`; throws FormatError (malformed content) or lt::Error (cannot open).
+  // Maps and validates `path`; throws FormatError (malformed content), lt::NotFound (no such file) or lt::Error
+  // (cannot open).
   static File open(const std::filesystem::path& path);
   // Validates an in-memory image (the fuzzer's and tests' entry point); `bytes` must outlive the File.
   static File parse(std::span<const uint8_t> bytes);

@@ -191,7 +191,11 @@ File::~File() = default;
 
 File File::open(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw lt::Error("cannot open " + path.string() + ": " + std::strerror(errno));
+  if (fd < 0) {
+    const std::string why = "cannot open " + path.string() + ": " + std::strerror(errno);
+    if (errno == ENOENT) throw lt::NotFound(why);
+    throw lt::Error(why);
+  }
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
