@@ -31,12 +31,14 @@ worker() {
   "$LT" worker --replay rec.json --replay-delay "$DELAY" --kind h200 --name "w$1" --prefetch 2 --give-up 60 \
     --cache "$W/cache" -vv > "logs/worker-$1-$2.log" 2>&1 &
   WPID[$1]=$!
+  disown "$!"  # (no job-control notice when it is killed)
 }
 for i in $(seq "$WORKERS"); do worker "$i" 0; done
 CLIENT_PIDS=()
 for c in $(seq "$CLIENTS"); do
   (while :; do "$LT" status "$JOB" > /dev/null 2>&1; sleep 0.2; done) &
   CLIENT_PIDS+=($!)
+  disown "$!"
 done
 
 start=$(date +%s); kills=0; restarted=0
