@@ -49,6 +49,7 @@ struct Served {
   std::unique_ptr<Coordinator> core;
   std::atomic<bool> stopping{true};  // (no Watch stream is opened)
   std::unique_ptr<pb::Coordinator::Service> service;
+  std::string key;  // worker 1's
 
   Served() {
     char tmpl[] = "/tmp/lt-rpc-fuzz-XXXXXX";
@@ -65,7 +66,8 @@ struct Served {
     lt::coord::ServerOptions so;
     so.listen = "127.0.0.1:0";
     service = lt::coord::coordinator_service(*core, so, stopping);
-    // Worker 1 (h100) holds leases 1 and 2 of job 1's plans.
+    // Worker 1 (h100) holds leases 1 and 2 of job 1's plans; its key is what an input naming it without one carries
+    // (make_rpc_corpus.py's requests have none), so the corpus reaches past the identity check.
     lt::coord::JobSpec s;
     s.path = (dir / "model.gguf").string();
     s.gpus = {"h100"};
@@ -74,7 +76,7 @@ struct Served {
     lt::db::Worker w;
     w.name = "fuzz";
     w.gpu = "h100";
-    core->lease(core->register_worker(w), 2);
+    core->lease(core->register_worker(w, &key), 2);
   }
   ~Served() {
     service.reset();
@@ -94,6 +96,8 @@ template <class Req, class Reply, class Handler>
 bool answer(const uint8_t* data, size_t size, Handler handler) {
   Req req;
   if (!req.ParseFromArray(data, int(size))) return false;
+  if constexpr (requires { req.key(); })  // (a worker's call)
+    if (req.worker() == 1 && req.key().empty()) req.set_key(served().key);
   grpc::ServerContext ctx;
   Reply reply;
   const grpc::Status st = (served().service.get()->*handler)(&ctx, &req, &reply);
