@@ -84,26 +84,25 @@ struct KnobDef {
   }
 };
 
-// Whether any matrix of `m` is in a quantized format (q8_0 or a block format), what the int8 numerics' products read.
-bool has_quantized(const model::Model& m) {
-  auto quantized = [](const gguf::TensorInfo* t) {
-    return t && (t->type == ggml::Type::Q8_0 || lk_is_block(int(t->type)));
-  };
-  if (quantized(m.token_embd) || quantized(m.output)) return true;
+// Whether any matrix of `m` (the embedding, the output, a layer's projections) is of a type `pick` takes.
+template <class Pick>
+bool any_matrix(const model::Model& m, Pick pick) {
+  auto is = [&](const gguf::TensorInfo* t) { return t && pick(t->type); };
+  if (is(m.token_embd) || is(m.output)) return true;
   for (const model::Layer& L : m.layer)
     for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
-      if (quantized(t)) return true;
+      if (is(t)) return true;
   return false;
+}
+
+// Whether any matrix of `m` is in a quantized format (q8_0 or a block format), what the int8 numerics' products read.
+bool has_quantized(const model::Model& m) {
+  return any_matrix(m, [](ggml::Type t) { return t == ggml::Type::Q8_0 || lk_is_block(int(t)); });
 }
 
 // Whether any matrix of `m` is of type `t`.
 bool has_type(const model::Model& m, ggml::Type t) {
-  auto is = [t](const gguf::TensorInfo* x) { return x && x->type == t; };
-  if (is(m.token_embd) || is(m.output)) return true;
-  for (const model::Layer& L : m.layer)
-    for (const gguf::TensorInfo* x : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
-      if (is(x)) return true;
-  return false;
+  return any_matrix(m, [t](ggml::Type x) { return x == t; });
 }
 
 const KnobDef kTable[] = {

@@ -101,8 +101,9 @@ uint64_t quantize(const gguf::File& in, const std::filesystem::path& out, const 
     const std::span<const uint8_t> src = in.data(t);
     if (types[i] == t.type) {
       for (uint64_t at = 0; at < src.size(); at += 32ull << 20) {
-        w.write(src.subspan(at, std::min<uint64_t>(32ull << 20, src.size() - at)));
-        if (options.progress) options.progress(written += std::min<uint64_t>(32ull << 20, src.size() - at), total);
+        const auto part = src.subspan(at, std::min<uint64_t>(32ull << 20, src.size() - at));
+        w.write(part);
+        if (options.progress) options.progress(written += part.size(), total);
       }
       continue;
     }
