@@ -37,14 +37,15 @@ double ms_since(Clock::time_point t) {
 class EightB : public lt::coord::Compiler {
  public:
   lt::coord::CheckpointInfo inspect(const fs::path& p) override { return real_->inspect(p); }
-  std::unique_ptr<lt::coord::SearchSpace> space(const fs::path& p, const lt::coord::GpuKind& gpu) override {
+  std::unique_ptr<lt::coord::SearchSpace> space(const fs::path& p, const lt::coord::GpuKind& gpu,
+                                                uint32_t context) override {
     auto file = std::make_shared<const lt::gguf::File>(lt::gguf::File::open(p));
     auto m = lt::model::recognize(*file);
     m.heads = 32;
     m.kv_heads = 8;
     m.head_dim = m.value_dim = 128;
     m.context = 131072;
-    return lt::coord::knob_space(lt::knobs::space(m, {gpu.sms, gpu.arch}), file);
+    return lt::coord::knob_space(lt::knobs::space(m, {gpu.sms, gpu.arch, int(context)}), file);
   }
 
  private:

@@ -41,14 +41,19 @@ const bool registered = lt::cli::add_command(
          auto file = std::make_shared<std::string>();
          auto sms = std::make_shared<int>(132);
          auto arch = std::make_shared<int>(90);
+         auto context = std::make_shared<int>(0);
          auto json = std::make_shared<bool>(false);
          c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
          c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
          c->add_option("--arch", *arch, "the GPU's compute capability (90: sm_90)")->check(CLI::Range(50, 120));
+         c->add_option("--context", *context,
+                       "positions the lanes hold, up to the model's trained context (default: the model's, at most "
+                       "4096)")
+             ->check(CLI::Range(1, 1 << 24));
          c->add_flag("--json", *json, "print JSON");
          c->callback([=] {
            auto f = lt::gguf::File::open(*file);
-           auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch});
+           auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch, *context});
            if (*json)
              std::printf("%s\n", s.to_json().dump(2).c_str());
            else
@@ -62,15 +67,22 @@ const bool registered = lt::cli::add_command(
          auto out = std::make_shared<std::string>();
          auto sms = std::make_shared<int>(132);
          auto arch = std::make_shared<int>(90);
+         auto context = std::make_shared<int>(0);
          c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
          c->add_option("--knobs", *knobs, "a JSON file of knobs (defaults for those absent)")->check(CLI::ExistingFile);
          c->add_option("-o,--out", *out, "the lane's directory")->required();
          c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
          c->add_option("--arch", *arch, "the GPU's compute capability")->check(CLI::Range(50, 120));
+         c->add_option("--context", *context,
+                       "positions the lane holds, up to the model's trained context (default: the knobs' context "
+                       "knob, else the model's at most 4096)")
+             ->check(CLI::Range(1, 1 << 24));
          c->callback([=] {
            auto f = lt::gguf::File::open(*file);
            auto m = lt::model::recognize(f);
-           auto p = lt::lane::compile(f, m, read_knobs(*knobs), {*sms, *arch});
+           lt::knobs::Knobs k = read_knobs(*knobs);
+           if (*context) k.context = *context;
+           auto p = lt::lane::compile(f, m, k, {*sms, *arch});
            lt::lane::write(p, *out);
            std::printf("wrote %s/%s (%zu bytes), its host runtime %s and its sidecar (%zu bytes)\n", out->c_str(),
                        lt::lane::kSource, p.cu.size(), lt::lane::kRuntimeSource, p.sidecar.size());

@@ -36,7 +36,7 @@ const bool registered = lt::cli::add_command(
            // (a space has hundreds of thousands of points); the checkpoint is checked to have a space on the kind.
            auto* kind = lt::coord::find_gpu_kind(a->gpu);
            if (!kind) throw lt::Error("unknown GPU kind '" + a->gpu + "'");
-           const size_t points = lt::coord::compiler()->space(a->synthetic, *kind)->size();
+           const size_t points = lt::coord::compiler()->space(a->synthetic, *kind, 0)->size();
            rec = {{"format", "lane-tune-results"},
                   {"version", 1},
                   {"job", 0},

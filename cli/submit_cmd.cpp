@@ -63,7 +63,7 @@ const bool registered = lt::cli::add_command(
          std::string file, gpus, strategy = "model", objective = "workload", workload, time_budget,
                                  coordinator = lt::coord::default_coordinator(), token = lt::coord::default_token(),
                                  tls_ca = lt::coord::default_tls_ca();
-         uint32_t budget = 0;
+         uint32_t budget = 0, context = 0;
          uint64_t seed = 0;
          bool wait = false, by_path = false;
        };
@@ -93,6 +93,10 @@ const bool registered = lt::cli::add_command(
        c->add_option("--time-budget", a->time_budget, "Stop the job after this long (90s, 30m, 2h); the best is kept")
            ->check(accepted_by([](std::string& v) { lt::coord::parse_duration(v); }));
        c->add_option("--seed", a->seed, "The seed of the random draws and the prompts");
+       c->add_option("--context", a->context,
+                     "Positions the lanes hold, up to the model's trained context (default: the model's, at most "
+                     "4096); the workload must fit them")
+           ->check(CLI::Range(1u, 1u << 24));
        c->add_flag("--path", a->by_path, "Do not upload: the coordinator reads FILE itself (same path there)");
        c->add_flag("--wait", a->wait, "Wait for the job, with a live progress line");
        c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
@@ -112,6 +116,7 @@ const bool registered = lt::cli::add_command(
          s.strategy = a->strategy;
          s.budget = a->budget;
          s.seed = a->seed;
+         s.context = a->context;
          if (!a->time_budget.empty()) s.time_budget_s = lt::coord::parse_duration(a->time_budget);
          bool tty = isatty(STDERR_FILENO);
          if (a->by_path) {

@@ -3,61 +3,20 @@
 // A block takes one key/value head, one row, one split of the row's positions, and G of the `group` query heads the
 // key/value head serves (G = group: grouped-query attention reads each cached row once for the group; fewer: more
 // blocks, each reading the head's rows). Row r of a step sits at
-// position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length. A warp
-// walks every fourth position with an online softmax; the block's warps merge in shared memory. With one split the
-// block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold merges.
+// position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length. In
+// lk_attention a warp walks every fourth position with an online softmax, its lanes over the head's width; in
+// lk_attention_lanes (attn_lanes) a warp takes 32 positions at once, a lane a position for the scores and a lane a
+// dimension for the values. Either way the block's warps merge in shared memory (lk_attention_merge). With one split
+// the block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold
+// merges. The caches are lk_kv (kernels/kv.cuh).
 
-template <int G, int PER, int VPER>
-__global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act* __restrict__ q, const lk_act* __restrict__ kc,
-                                                    const lk_act* __restrict__ vc, const int* __restrict__ pos,
-                                                    lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
-                                                    int hd, int vd, int ctx, double scale, int splits, int group) {
-  lk_pdl_entry();
-  extern __shared__ unsigned char lk_smem[];
-  const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
-  const int head0 = kvh * group + blockIdx.x % (group / G) * G;  // the block's first query head
+// The block's warps' partials merged: each warp's running max m, sum l and weighted values acc of its G heads, into
+// the output (one split) or the split's partial. `sm` is lk_attention_smem(sizeof(lk_acc), G, VPER) bytes.
+template <int G, int VPER>
+LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], const lk_acc (&acc)[G][VPER],
+                                  lk_acc* sm, lk_act* __restrict__ out, lk_acc* __restrict__ part, int head0, int r,
+                                  int s, int hq, int vd, int splits) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
-  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
-  lk_acc qv[G][PER];
-#pragma unroll
-  for (int g = 0; g < G; ++g)
-#pragma unroll
-    for (int p = 0; p < PER; ++p) {
-      const int d = lane + 32 * p;
-      qv[g][p] = d < hd ? (lk_acc)q[((size_t)r * hq + head0 + g) * hd + d] * (lk_acc)scale : (lk_acc)0;
-    }
-  lk_acc m[G], l[G], acc[G][VPER];
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    m[g] = -INFINITY;
-    l[g] = 0;
-#pragma unroll
-    for (int p = 0; p < VPER; ++p) acc[g][p] = 0;
-  }
-  const lk_act* kbase = kc + (size_t)kvh * ctx * hd;
-  const lk_act* vbase = vc + (size_t)kvh * ctx * vd;
-  for (int t = t0 + warp; t < t1; t += LK_ATTN_WARPS) {
-    lk_acc kv[PER], vv[VPER];
-#pragma unroll
-    for (int p = 0; p < PER; ++p) kv[p] = lane + 32 * p < hd ? (lk_acc)kbase[(size_t)t * hd + lane + 32 * p] : (lk_acc)0;
-#pragma unroll
-    for (int p = 0; p < VPER; ++p) vv[p] = lane + 32 * p < vd ? (lk_acc)vbase[(size_t)t * vd + lane + 32 * p] : (lk_acc)0;
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      lk_acc sc = 0;
-#pragma unroll
-      for (int p = 0; p < PER; ++p) sc += qv[g][p] * kv[p];
-      sc = lk_warp_sum(sc);
-      const lk_acc mn = max(m[g], sc), corr = exp(m[g] - mn), e = exp(sc - mn);
-      l[g] = l[g] * corr + e;
-#pragma unroll
-      for (int p = 0; p < VPER; ++p) acc[g][p] = acc[g][p] * corr + e * vv[p];
-      m[g] = mn;
-    }
-  }
-  // The warps' partials side by side: m and l [warps][G], then the values [warps][G][32 * VPER] (lk_attention_smem).
-  lk_acc* sm = reinterpret_cast<lk_acc*>(lk_smem);
   lk_acc* sl = sm + LK_ATTN_WARPS * G;
   lk_acc* sa = sl + LK_ATTN_WARPS * G;
 #pragma unroll
@@ -95,8 +54,137 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act*
   }
 }
 
-// The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER)
-// (kernels/shapes.cuh), which the compiler's lowering launches it with.
+template <int G, int PER, int VPER>
+__global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc,
+                                                    const lk_kv* __restrict__ vc, const int* __restrict__ pos,
+                                                    lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
+                                                    int hd, int vd, int ctx, double scale, int splits, int group) {
+  lk_pdl_entry();
+  extern __shared__ unsigned char lk_smem[];
+  const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
+  const int head0 = kvh * group + blockIdx.x % (group / G) * G;  // the block's first query head
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
+  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  lk_acc qv[G][PER];
+#pragma unroll
+  for (int g = 0; g < G; ++g)
+#pragma unroll
+    for (int p = 0; p < PER; ++p) {
+      const int d = lane + 32 * p;
+      qv[g][p] = d < hd ? (lk_acc)q[((size_t)r * hq + head0 + g) * hd + d] * (lk_acc)scale : (lk_acc)0;
+    }
+  lk_acc m[G], l[G], acc[G][VPER];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    m[g] = -INFINITY;
+    l[g] = 0;
+#pragma unroll
+    for (int p = 0; p < VPER; ++p) acc[g][p] = 0;
+  }
+  const size_t kvals = (size_t)(hq / group) * ctx * hd, vvals = (size_t)(hq / group) * ctx * vd;
+  const size_t kbase = (size_t)kvh * ctx * hd, vbase = (size_t)kvh * ctx * vd;
+  for (int t = t0 + warp; t < t1; t += LK_ATTN_WARPS) {
+    lk_acc kv[PER], vv[VPER];
+#pragma unroll
+    for (int p = 0; p < PER; ++p)
+      kv[p] = lane + 32 * p < hd ? lk_kv_get(kc, kvals, kbase + (size_t)t * hd + lane + 32 * p) : (lk_acc)0;
+#pragma unroll
+    for (int p = 0; p < VPER; ++p)
+      vv[p] = lane + 32 * p < vd ? lk_kv_get(vc, vvals, vbase + (size_t)t * vd + lane + 32 * p) : (lk_acc)0;
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      lk_acc sc = 0;
+#pragma unroll
+      for (int p = 0; p < PER; ++p) sc += qv[g][p] * kv[p];
+      sc = lk_warp_sum(sc);
+      const lk_acc mn = max(m[g], sc), corr = exp(m[g] - mn), e = exp(sc - mn);
+      l[g] = l[g] * corr + e;
+#pragma unroll
+      for (int p = 0; p < VPER; ++p) acc[g][p] = acc[g][p] * corr + e * vv[p];
+      m[g] = mn;
+    }
+  }
+  lk_attention_merge<G, VPER>(m, l, acc, reinterpret_cast<lk_acc*>(lk_smem), out, part, head0, r, s, hq, vd, splits);
+}
+
+// A lane a position: each warp scores 32 positions at once (a lane its position's key against the G queries staged in
+// shared memory, 8 cached values a load), folds them into its online softmax with one max and one sum a head, then
+// sums the 32 positions' values a lane a dimension (each position's weight handed round by a shuffle). Widths are
+// multiples of 8 (the lowering picks lk_attention otherwise).
+template <int G, int VPER>
+__global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
+    lk_attention_lanes(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
+                       const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq, int hd,
+                       int vd, int ctx, double scale, int splits, int group) {
+  lk_pdl_entry();
+  extern __shared__ unsigned char lk_smem[];
+  const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
+  const int head0 = kvh * group + blockIdx.x % (group / G) * G;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
+  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  lk_acc* merge = reinterpret_cast<lk_acc*>(lk_smem);
+  lk_acc* qs = merge + lk_attention_smem(1, G, VPER);  // [G][hd], scaled (after the merge's partials)
+  for (int i = threadIdx.x; i < G * hd; i += blockDim.x)
+    qs[i] = (lk_acc)q[((size_t)r * hq + head0 + i / hd) * hd + i % hd] * (lk_acc)scale;
+  __syncthreads();
+  lk_acc m[G], l[G], acc[G][VPER];
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    m[g] = -INFINITY;
+    l[g] = 0;
+#pragma unroll
+    for (int p = 0; p < VPER; ++p) acc[g][p] = 0;
+  }
+  const size_t kvals = (size_t)(hq / group) * ctx * hd, vvals = (size_t)(hq / group) * ctx * vd;
+  const size_t krow = (size_t)kvh * ctx, vbase = (size_t)kvh * ctx * vd;
+  for (int tile = t0 + warp * 32; tile < t1; tile += LK_ATTN_WARPS * 32) {
+    const int t = tile + lane;
+    const bool live = t < t1;
+    lk_acc sc[G];
+#pragma unroll
+    for (int g = 0; g < G; ++g) sc[g] = 0;
+    if (live)
+      for (int d = 0; d < hd; d += 8) {
+        lk_acc k8[8];
+        lk_kv_get8(kc, kvals, (krow + t) * hd + d, k8);
+#pragma unroll
+        for (int g = 0; g < G; ++g)
+#pragma unroll
+          for (int e = 0; e < 8; ++e) sc[g] += qs[g * hd + d + e] * k8[e];
+      }
+    lk_acc w[G];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      const lk_acc mn = max(m[g], lk_warp_max(live ? sc[g] : (lk_acc)-INFINITY));  // (lane 0's position is live)
+      const lk_acc corr = exp(m[g] - mn);
+      w[g] = live ? exp(sc[g] - mn) : (lk_acc)0;
+      l[g] = l[g] * corr + lk_warp_sum(w[g]);
+#pragma unroll
+      for (int p = 0; p < VPER; ++p) acc[g][p] *= corr;
+      m[g] = mn;
+    }
+    const int n = min(32, t1 - tile);
+    for (int j = 0; j < n; ++j) {
+      lk_acc vv[VPER];
+#pragma unroll
+      for (int p = 0; p < VPER; ++p)
+        vv[p] = lane + 32 * p < vd ? lk_kv_get(vc, vvals, vbase + (size_t)(tile + j) * vd + lane + 32 * p) : (lk_acc)0;
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const lk_acc wj = __shfl_sync(0xffffffffu, w[g], j);
+#pragma unroll
+        for (int p = 0; p < VPER; ++p) acc[g][p] += wj * vv[p];
+      }
+    }
+  }
+  lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, head0, r, s, hq, vd, splits);
+}
+
+// The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER), and
+// lk_attention_lanes<G, VPER>'s lk_attention_lanes_smem(sizeof(lk_acc), G, VPER, hd) (kernels/shapes.cuh), which the
+// compiler's lowering launches them with.
 
 // Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,

@@ -5,7 +5,7 @@
 // adjacent mode (llama) and (j, j + hd/2) under the NeoX mode (qwen2, qwen3); its angle's cosine and sine come from
 // the tables cos/sin[position][j] of the sidecar. With APPEND (the key/value cache append folded in), the key heads
 // also land in the cache `kc` at the row's position, and heads [hq + hk, hq + 2 hk) copy the value heads into `vc`:
-// caches are [heads][ctx][width], as lk_kv_append writes them. Reads pass L1: as a projection's tail (fuse_rope) the
+// caches are [heads][ctx][width] of lk_kv, as lk_kv_append writes them (kernels/kv.cuh). Reads pass L1: as a projection's tail (fuse_rope) the
 // heads were written by the launch's other blocks.
 
 struct lk_rope_args {
@@ -19,8 +19,8 @@ struct lk_rope_args {
   int hq, hk, hd;
   float eps;
   const lk_act* v;
-  lk_act* kc;
-  lk_act* vc;
+  lk_kv* kc;
+  lk_kv* vc;
   int vd, ctx;
 };
 
@@ -36,8 +36,7 @@ LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
   const int lane = threadIdx.x & 31, half = a.hd / 2, p = *a.pos + r;
   if (APPEND && h >= a.hq + a.hk) {
     const int vh = h - a.hq - a.hk;
-    for (int i = lane; i < a.vd; i += 32)
-      a.vc[((size_t)vh * a.ctx + p) * a.vd + i] = __ldcg(a.v + ((size_t)r * a.hk + vh) * a.vd + i);
+    lk_kv_put_row(a.vc, (size_t)a.hk * a.ctx * a.vd, (size_t)vh * a.ctx + p, a.vd, a.v + ((size_t)r * a.hk + vh) * a.vd);
     return;
   }
   const bool is_q = h < a.hq;
@@ -69,12 +68,20 @@ LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
     const lk_act ya = (lk_act)(va * c - vb * s), yb = (lk_act)(va * s + vb * c);
     x[ia] = ya;
     x[ib] = yb;
+#if LK_KV == 0
     if (APPEND && !is_q) {
-      lk_act* row = a.kc + ((size_t)(h - a.hq) * a.ctx + p) * a.hd;
+      lk_kv* row = a.kc + ((size_t)(h - a.hq) * a.ctx + p) * a.hd;
       row[ia] = ya;
       row[ib] = yb;
     }
+#endif
   }
+#if LK_KV != 0
+  if (APPEND && !is_q) {  // (the roped head as written above, converted a row at a time)
+    __syncwarp();
+    lk_kv_put_row(a.kc, (size_t)a.hk * a.ctx * a.hd, (size_t)(h - a.hq) * a.ctx + p, a.hd, x);
+  }
+#endif
 }
 
 // The launch: blocks of 4 warps over the heads (blockIdx.x), a row a blockIdx.y.

@@ -16,6 +16,10 @@
 LK_SHAPE unsigned long long lk_attention_smem(unsigned long long acc, int g, int vper) {
   return acc * (2ull * LK_ATTN_WARPS * g + LK_ATTN_WARPS * 32ull * g * vper);
 }
+// lk_attention_lanes: the same partials, then the G queries of width hd it scores against.
+LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int g, int vper, int hd) {
+  return lk_attention_smem(acc, g, vper) + acc * (unsigned long long)g * hd;
+}
 
 // lk_gemm_i8t (gemm_tile): a block of LK_GT_WARPS warps takes LK_GT_WEIGHT_ROWS weight rows (GLU: half of them gate,
 // half up) by BN activation rows; stages of LK_GT_BLOCKS 32-blocks, LK_GT_STAGES of them in flight. A stage holds the

@@ -74,6 +74,7 @@ JobStatus Client::submit(const JobSpec& s) {
   r.set_strategy(s.strategy);
   r.set_budget(s.budget);
   r.set_time_budget_s(s.time_budget_s);
+  r.set_context(s.context);
   r.set_seed(s.seed);
   r.set_objective(s.objective);
   if (s.workload) {

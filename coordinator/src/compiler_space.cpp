@@ -59,11 +59,12 @@ class RealCompiler : public Compiler {
   CheckpointInfo inspect(const std::filesystem::path& checkpoint) override {
     auto f = gguf::File::open(checkpoint);
     auto m = model::recognize(f);
-    return {m.architecture, m.name, m.vocab, uint32_t(lane::lane_context(m))};
+    return {m.architecture, m.name, m.vocab, uint32_t(knobs::lane_context(m, knobs::Knobs{})), m.context};
   }
-  std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu) override {
+  std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu,
+                                     uint32_t context) override {
     auto file = std::make_shared<const gguf::File>(gguf::File::open(checkpoint));
-    return knob_space(knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch}), file);
+    return knob_space(knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch, int(context)}), file);
   }
 };
 }  // namespace

@@ -303,6 +303,12 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   ck.architecture = info.architecture;
   ck.name = info.name;
   if (info.vocab < 2) throw InvalidArgument("the checkpoint's vocabulary is empty");
+  if (spec.context > 0) {
+    if (info.trained_context > 0 && spec.context > info.trained_context)
+      throw InvalidArgument("context " + std::to_string(spec.context) + " is past the model's trained context of " +
+                            std::to_string(info.trained_context) + " positions");
+    info.context = spec.context;
+  }
   if (info.context < 2) throw InvalidArgument("the checkpoint's context is too short to run a workload");
   FittedWorkload fitted;
   try {
@@ -323,7 +329,7 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
     NewSearch s;
     s.gpu = g;
     try {
-      s.space = compiler_->space(ck.path, *find_gpu_kind(g));
+      s.space = compiler_->space(ck.path, *find_gpu_kind(g), spec.context);
       if (s.space->size() == 0) throw InvalidArgument("the knob space for " + g + " is empty");
       SearchSettings settings;
       settings.strategy = spec.strategy;
@@ -362,6 +368,7 @@ JobStatus Coordinator::submit(const JobSpec& spec) {
   j.objective = to_string(objective);
   j.workload_prompt = fitted.workload.prompt;
   j.workload_gen = fitted.workload.gen;
+  j.context = spec.context;
   j.message = fitted.note;
   int64_t id = store_.insert_job(j);
   for (auto& s : searches) store_search(store_, id, s, now());

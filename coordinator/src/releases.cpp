@@ -194,8 +194,10 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
     try {
       Coordinator::NewSearch s;
       s.gpu = r.gpu;
-      s.space = core_.compiler().space(paths[r.checkpoint], *find_gpu_kind(r.gpu));
-      s.strategy = fixed_strategy(*s.space, {nlohmann::json::parse(r.knobs)}, std::max<uint32_t>(r.repetitions, 1));
+      const nlohmann::json knobs = nlohmann::json::parse(r.knobs);
+      // (the space of the release's own context, which its configuration carries)
+      s.space = core_.compiler().space(paths[r.checkpoint], *find_gpu_kind(r.gpu), knobs.value("context", 0u));
+      s.strategy = fixed_strategy(*s.space, {knobs}, std::max<uint32_t>(r.repetitions, 1));
       s.first = s.strategy->propose(1, 0);
       s.note = "release " + std::to_string(r.id) + ", measured afresh";
       searches[r.id] = std::move(s);
@@ -221,6 +223,7 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
         j.objective = tuned->objective;
         j.workload_prompt = tuned->workload_prompt;
         j.workload_gen = tuned->workload_gen;
+        j.context = tuned->context;
       }
       int64_t job = st.insert_job(j);
       Coordinator::store_search(st, job, searches.at(r.id), now);

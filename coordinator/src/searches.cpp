@@ -41,6 +41,7 @@ void Coordinator::replenish() {
   struct Turn {
     db::Search row;
     std::string checkpoint_path;
+    uint32_t context = 0;  // the job's
     size_t open = 0, target = 0;
     std::vector<db::Run> fresh;
     Live* live = nullptr;
@@ -59,6 +60,7 @@ void Coordinator::replenish() {
       Turn t;
       t.row = row;
       t.checkpoint_path = ck->path;
+      t.context = j->context;
       t.open = size_t(store_.open_plans(row.job, row.gpu));
       t.target = target_locked(row.gpu);
       t.live = &lives_[{row.job, row.gpu}];
@@ -76,7 +78,7 @@ void Coordinator::replenish() {
       if (!live.strategy) {
         const GpuKind* kind = find_gpu_kind(t.row.gpu);
         if (!kind) throw lt::Error("unknown GPU kind " + t.row.gpu);
-        live.space = compiler_->space(t.checkpoint_path, *kind);
+        live.space = compiler_->space(t.checkpoint_path, *kind, t.context);
         live.strategy = restore_strategy(*live.space, nlohmann::json::parse(t.row.state));
         live.fed = 0;
       }

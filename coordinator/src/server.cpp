@@ -59,6 +59,7 @@ class Service final : public pb::Coordinator::Service {
       s.strategy = r->strategy().empty() ? "model" : r->strategy();
       s.budget = r->budget();
       s.time_budget_s = r->time_budget_s();
+      s.context = r->context();
       s.seed = r->seed();
       s.objective = r->objective().empty() ? "workload" : r->objective();
       if (r->has_workload()) s.workload = Workload{r->workload().prompt(), r->workload().gen()};

@@ -269,7 +269,12 @@ constexpr const char* kV4 = R"SQL(
 ALTER TABLE workers ADD COLUMN key_hash TEXT NOT NULL DEFAULT '';
 )SQL";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4};
+// 5: the positions a job's lanes hold (0: the model's context, at most 4096: every job before).
+constexpr const char* kV5 = R"SQL(
+ALTER TABLE jobs ADD COLUMN context INTEGER NOT NULL DEFAULT 0;
+)SQL";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5};
 // The migrations that rebuild a table others refer to: foreign keys are off around them (SQLite's recipe).
 constexpr int kRebuilds[] = {3};
 

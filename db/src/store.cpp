@@ -22,7 +22,7 @@ std::vector<std::string> split(const std::string& s) {
 
 constexpr const char* kJobCols =
     "id, checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, created_at, finished_at, "
-    "objective, workload_prompt, workload_gen";
+    "objective, workload_prompt, workload_gen, context";
 Job read_job(Stmt& s) {
   Job j;
   j.id = s.i64(0);
@@ -40,6 +40,7 @@ Job read_job(Stmt& s) {
   j.objective = s.text(12);
   j.workload_prompt = uint32_t(s.i64(13));
   j.workload_gen = uint32_t(s.i64(14));
+  j.context = uint32_t(s.i64(15));
   return j;
 }
 
@@ -159,8 +160,8 @@ std::optional<Checkpoint> Store::checkpoint(const std::string& digest) {
 int64_t Store::insert_job(const Job& j) {
   c_.prepare(
         "INSERT INTO jobs (checkpoint, gpus, strategy, budget, time_budget_s, seed, state, message, prompts, "
-        "created_at, objective, workload_prompt, workload_gen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-        "?12, ?13)")
+        "created_at, objective, workload_prompt, workload_gen, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+        "?10, ?11, ?12, ?13, ?14)")
       .bind(1, j.checkpoint)
       .bind(2, join(j.gpus))
       .bind(3, j.strategy)
@@ -174,6 +175,7 @@ int64_t Store::insert_job(const Job& j) {
       .bind(11, j.objective)
       .bind(12, j.workload_prompt)
       .bind(13, j.workload_gen)
+      .bind(14, j.context)
       .exec();
   return c_.last_insert_id();
 }

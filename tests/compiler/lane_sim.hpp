@@ -10,6 +10,7 @@
 #include <map>
 #include <vector>
 
+#include "compiler/ggml_types.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/lane_schedule.hpp"
 #include "compiler/reference.hpp"
@@ -264,16 +265,39 @@ class LaneSim {
       }
     if (o.append) exec(f, *o.append);
   }
+  // The caches hold each value as the kv_cache knob's type reads it back (kernels/kv.cuh): rounded to f16 or bf16, or
+  // a q8_0 32-block's f16 scale times its int8 value; the sim keeps them as T.
+  void put_row(T* dst, const T* src, size_t width) const {
+    switch (p_.knobs.kv_cache) {
+      case knobs::KvCache::Act:
+        std::copy_n(src, width, dst);
+        break;
+      case knobs::KvCache::F16:
+        for (size_t i = 0; i < width; ++i) dst[i] = T(ggml::f16_to_f32(ggml::f32_to_f16(float(src[i]))));
+        break;
+      case knobs::KvCache::Bf16:
+        for (size_t i = 0; i < width; ++i) dst[i] = T(ggml::bf16_to_f32(ggml::f32_to_bf16(float(src[i]))));
+        break;
+      case knobs::KvCache::Q8_0:
+        for (size_t b = 0; b < width; b += 32) {
+          float amax = 0.f;
+          for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(float(src[b + i])));
+          const float d = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+          const float dh = ggml::f16_to_f32(ggml::f32_to_f16(d));
+          for (size_t i = 0; i < 32; ++i) dst[b + i] = T(dh * std::nearbyint(float(src[b + i]) * inv));
+        }
+        break;
+    }
+  }
   void exec(const lane::Form& f, const lane::KvAppend& o) {
     const int pos = ints("pos")[0];
     T* kc = act(f, o.kc);
     T* vc = act(f, o.vc);
+    const size_t hd = m_.head_dim, vd = m_.value_dim;
     for (int r = 0; r < o.rows; ++r)
       for (uint32_t h = 0; h < m_.kv_heads; ++h) {
-        for (size_t i = 0; i < m_.head_dim; ++i)
-          kc[(h * size_t(p_.ctx) + pos + r) * m_.head_dim + i] = act(f, o.k)[(r * m_.kv_heads + h) * m_.head_dim + i];
-        for (size_t i = 0; i < m_.value_dim; ++i)
-          vc[(h * size_t(p_.ctx) + pos + r) * m_.value_dim + i] = act(f, o.v)[(r * m_.kv_heads + h) * m_.value_dim + i];
+        put_row(kc + (h * size_t(p_.ctx) + pos + r) * hd, act(f, o.k) + (r * m_.kv_heads + h) * hd, hd);
+        put_row(vc + (h * size_t(p_.ctx) + pos + r) * vd, act(f, o.v) + (r * m_.kv_heads + h) * vd, vd);
       }
   }
   // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly.

@@ -106,6 +106,14 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   EXPECT_TRUE(s.why_invalid(knobs::Knobs{}).empty());
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 3}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_warps", 5}})).find("gemv_warps"), std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "precise"}, {"kv_cache", "f16"}})).find("precise"),
+            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernel held at
+  // their defaults (the compact caches only leave the precise numerics out, checked above).
+  for (auto& d : s.domains)
+    if (d.name == "kv_cache" || d.name == "attn_lanes") d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
@@ -277,7 +285,7 @@ TEST(Schedule, AContextAbove4096IsCappedAt4096) {
   EXPECT_EQ(at.ctx, 4096);
   for (uint32_t context : {4097u, 8192u, 131072u}) {
     const model::Model m = with_context(context);
-    EXPECT_EQ(lane::lane_context(m), 4096) << context;
+    EXPECT_EQ(knobs::lane_context(m, {}), 4096) << context;
     const lane::Schedule p = lane::schedule(l.file, m, {}, {132, 90});
     EXPECT_EQ(p.ctx, 4096) << context;
     ASSERT_EQ(p.carried.size(), at.carried.size());
@@ -359,6 +367,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   // forms.
   EXPECT_NE(program(l, {{"numerics", "precise"}}).find("typedef double lk_act;"), std::string::npos);
   EXPECT_NE(program(l, {{"gemv_rows_per_warp", 4}}).find("lk_gemv<lk_q8, 4, 1>"), std::string::npos);
+  EXPECT_NE(base.find("#define LK_KV 0"), std::string::npos);
+  EXPECT_NE(program(l, {{"kv_cache", "q8_0"}}).find("#define LK_KV 3"), std::string::npos);
+  EXPECT_NE(program(l, {{"attn_lanes", true}}).find("lk_attention_lanes<2, 4><<<"), std::string::npos);
+  EXPECT_EQ(base.find("lk_attention_lanes<2, 4><<<"), std::string::npos);
   EXPECT_NE(program(l, {{"gemv_warps", 4}}).find(", 128, 0, st>>>(w_"), std::string::npos);
   EXPECT_EQ(program(l, {{"attn_splits", 1}}).find("lk_attention_fold<<<"), std::string::npos);
   EXPECT_NE(base.find("lk_attention_fold<<<"), std::string::npos);
@@ -615,7 +627,20 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"fuse_norm", true},
                              {"numerics", "int8"},
                              {"max_chunk", 16},
-                             {"gemm_rows", 32}}}) {
+                             {"gemm_rows", 32}},
+                        // The compact caches through each writer (rope's append, the append launch, the fused
+                        // projection's tail) and each attention kernel; the lanes' attention under f64 too.
+                        json{{"kv_cache", "f16"}, {"attn_lanes", true}, {"pdl", true}, {"max_chunk", 16}},
+                        json{{"kv_cache", "bf16"}, {"fuse_rope_kv", true}, {"attn_splits", 1}},
+                        json{{"kv_cache", "q8_0"},
+                             {"numerics", "int8"},
+                             {"fuse_qkv", true},
+                             {"fuse_rope_kv", true},
+                             {"fuse_rope", true},
+                             {"attn_lanes", true},
+                             {"max_chunk", 64}},
+                        json{{"kv_cache", "q8_0"}, {"attn_heads", 1}},
+                        json{{"numerics", "precise"}, {"attn_lanes", true}, {"max_chunk", 4}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

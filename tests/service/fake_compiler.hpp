@@ -45,7 +45,7 @@ class FakeCompiler : public coord::Compiler {
     if (std::string(magic, 4) != "GGUF") throw lt::Error(p.string() + " is not a GGUF file");
     return {"qwen3", "fake", 1000, context_};
   }
-  std::unique_ptr<coord::SearchSpace> space(const std::filesystem::path&, const coord::GpuKind&) override {
+  std::unique_ptr<coord::SearchSpace> space(const std::filesystem::path&, const coord::GpuKind&, uint32_t) override {
     return std::make_unique<FakeSpace>(points_);
   }
 

@@ -30,7 +30,7 @@ struct Bench {
     o.preset = "tiny-qwen3";
     o.seed = 1;
     synth::write(o, checkpoint);
-    space = coord::compiler()->space(checkpoint, *coord::find_gpu_kind("h200"));
+    space = coord::compiler()->space(checkpoint, *coord::find_gpu_kind("h200"), 0);
     std::ofstream(recording) << R"({"format": "lane-tune-results", "version": 1, "job": 0, "synthetic": true,
                                    "gpu": "h200", "landscape": "lane", "runs": []})";
     runner = worker::replay_runner(recording, 0);

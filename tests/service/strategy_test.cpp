@@ -214,7 +214,7 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
     o.seed = 4;
     const auto path = dir / (mixed ? "q4km.gguf" : "q8.gguf");
     synth::write(o, path);
-    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"));
+    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"), 0);
     SearchSettings s;
     s.strategy = "model";
     s.budget = 30;

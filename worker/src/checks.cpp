@@ -103,6 +103,16 @@ Tolerance tolerance(const std::string& numerics) {
   return {1e-3, 0.99, 0};
 }
 
+Tolerance tolerance(const knobs::Knobs& k) {
+  Tolerance t = tolerance(knobs::to_string(k.numerics));
+  if (k.kv_cache == knobs::KvCache::Act) return t;
+  // A compact cache rounds every cached key and value: its bound joins the numerics', and it may flip near ties.
+  const double cache = knobs::kv_cache_bound(k.kv_cache);
+  t.rel_l2 = std::max(t.rel_l2, cache);
+  t.tie = std::max(t.tie, 4 * t.rel_l2);
+  return t;
+}
+
 std::vector<float> read_logits(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw lt::Error("the lane wrote no logits file " + path);

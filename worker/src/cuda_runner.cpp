@@ -130,23 +130,23 @@ class CudaRunner : public Runner {
     const auto t0 = std::chrono::steady_clock::now();
     Prepared x;
     std::shared_ptr<Model> m;
-    std::string numerics = "dequant";
+    Tolerance tol = tolerance("dequant");
     try {
       m = model_of(checkpoint);
       const auto k = knobs::Knobs::from_json(p.knobs);
-      numerics = knobs::to_string(k.numerics);
+      tol = tolerance(k);
       x = prepare_image(m->file, m->model, k);
     } catch (const std::exception& e) {
       x.error = e.what();
     }
     x.build_s = since(t0);
-    return [this, p, checkpoint, m, x, numerics] {
+    return [this, p, checkpoint, m, x, tol] {
       if (!x.error.empty()) {
         auto r = Result::invalid(failure::kCompileError, "the lane does not compile", x.error);
         r.compile_s = x.build_s;
         return r;
       }
-      Result r = measure(p, checkpoint, *m, x, numerics);
+      Result r = measure(p, checkpoint, *m, x, tol);
       r.compile_s = x.build_s;
       r.cost["build_s"] = x.build_s;
       r.cost["kernels"] = x.kernels;
@@ -305,7 +305,7 @@ class CudaRunner : public Runner {
   }
 
   Result measure(const LeasedPlan& p, const std::filesystem::path& checkpoint, const Model& m, const Prepared& x,
-                 const std::string& numerics) {
+                 const Tolerance& tol) {
     std::unique_lock lock(host_m_);  // the GPU's part; the checks after it run beside the next measurement's
     const auto t0 = std::chrono::steady_clock::now();
     // The clocks, read at most every 30 s: nvidia-smi takes ~0.1 s, which the GPU would spend idle.
@@ -427,7 +427,7 @@ class CudaRunner : public Runner {
       r.tokens_equal = tokens == ref_tokens;
       std::vector<size_t> rows;
       for (const auto& tk : ref_tokens) rows.push_back(tk.size());
-      const auto g = compare_generation(logits, ref_logits, m.model.vocab, rows, tolerance(numerics).tie);
+      const auto g = compare_generation(logits, ref_logits, m.model.vocab, rows, tol.tie);
       near_ties_explain = g.explained && g.near_ties > 0;
       r.rel_l2 = std::isfinite(g.a.rel_l2) ? g.a.rel_l2 : 1e300;
       r.argmax_agree = g.a.argmax_agree;
@@ -453,7 +453,6 @@ class CudaRunner : public Runner {
     std::string cpu;
     if (ref_cpu.valid() && (p.verify || ref_cpu.wait_for(std::chrono::seconds(0)) == std::future_status::ready))
       cpu = ref_cpu.get();
-    auto tol = tolerance(numerics);
     r.valid = false;
     if (!cpu.empty()) {
       r.failure = failure::kWrongResults;

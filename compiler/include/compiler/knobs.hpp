@@ -20,6 +20,12 @@ enum class Numerics { Dequant, Precise, Int8, Int8x2 };
 
 const char* to_string(Numerics n);
 
+// The element of the key/value caches: the activations' own type (f32; f64 under the precise numerics), f16, bf16, or
+// q8_0 (int8 values with an f16 scale a 32-block, as llama.cpp's q8_0 cache).
+enum class KvCache { Act, F16, Bf16, Q8_0 };
+
+const char* to_string(KvCache c);
+
 // One configuration of a lane. Every field changes the emitted program.
 struct Knobs {
   Numerics numerics = Numerics::Dequant;
@@ -43,6 +49,9 @@ struct Knobs {
   bool gemv_prequant = false;  // the decode step's activations quantized once into an int8 buffer its GEMVs read
   int gemm_tile = 0;           // the prefill GEMMs as tiles staged in shared memory, of at most this many activation
                                // rows (0: the untiled kernels)
+  KvCache kv_cache = KvCache::Act;  // the caches' element type
+  bool attn_lanes = false;          // decode attention with a lane a position (32 positions a warp at once)
+  int context = 0;                  // positions the caches hold (0: the model's context, at most 4096)
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.
@@ -63,10 +72,24 @@ struct Knobs {
 // else gemv_rows_per_warp.
 int gemv_rows(const Knobs& k, ggml::Type t);
 
-// The GPU a space is for: its multiprocessors and its compute capability (90: sm_90).
+// The positions a lane of model `m` holds under knobs `k`: k.context, or when 0 the model's context at most 4096.
+int lane_context(const model::Model& m, const Knobs& k);
+
+// Bytes of a key/value cache of `elements` values of type `c` (`act_bytes` each under KvCache::Act; a q8_0 cache adds
+// an f16 scale a 32-block).
+size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes);
+
+// The relative L2 error of the logits a cache type may add to a lane's (against the precise lane, measured on trained
+// weights: bench/NOTES.md); 0 for KvCache::Act. A lane under a compact cache may also flip near ties.
+double kv_cache_bound(KvCache c);
+
+// What a space is for: the GPU (its multiprocessors and compute capability, 90: sm_90) and the positions its lanes
+// hold (0: the model's context, at most 4096; else at most the model's trained context), the `context` knob's one
+// value.
 struct Target {
   int sms = 132;
   int arch = 90;
+  int context = 0;
 };
 
 // One knob's domain: its name, what it does, and the values it may take.
@@ -108,6 +131,7 @@ struct Space {
   nlohmann::json to_json() const;
 };
 
+// The space for `m` on `t`; throws lt::Error when t.context is negative or past the model's trained context.
 Space space(const model::Model& m, const Target& t);
 
 }  // namespace lt::knobs

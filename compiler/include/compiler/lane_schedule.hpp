@@ -46,7 +46,8 @@ struct SideArray {
 
 // Where a buffer lives: the step's arena (packed by liveness), or carried across steps (caches, token, position).
 enum class Life { Step, Carried };
-enum class Elem { Act, Acc, Int };
+// Kv: a key/value cache's element (knobs::KvCache; lk_kv in the program), of knobs::kv_cache_bytes a cache.
+enum class Elem { Act, Acc, Int, Kv };
 
 // A buffer of a form (step-local) or of the lane (carried).
 struct Buffer {
@@ -176,7 +177,7 @@ struct Schedule {
   model::Model model;
   knobs::Knobs knobs;
   knobs::Target target;
-  int ctx = 0;                   // positions the caches hold
+  int ctx = 0;                   // positions the caches hold (knobs::lane_context)
   std::vector<Matrix> matrices;  // in the order they move to host memory under --device-bytes (largest first)
   std::vector<Vector> vectors;
   std::vector<SideArray> side;
@@ -186,6 +187,7 @@ struct Schedule {
   size_t arena_bytes = 0;   // the largest form's
 
   size_t act_bytes() const;  // sizeof(lk_act): 4, or 8 under precise numerics
+  size_t elem_bytes(Elem e) const;  // an element's bytes (a q8_0 cache's: its int8 values')
   size_t bytes_of(const Buffer& b) const;
   const Matrix& matrix(const std::string& name) const;
 };
@@ -203,9 +205,6 @@ bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);
-
-// The positions a lane's caches hold for model `m`: its context, at most 4096.
-int lane_context(const model::Model& m);
 
 // Schedules the lane; throws lt::Error for an unsupported tensor format or bad knobs.
 Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);

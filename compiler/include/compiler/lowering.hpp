@@ -72,6 +72,10 @@ std::string block_macro(ggml::Type t);
 // under the lane's activation size (kernels/attention.cuh lays it out).
 size_t attention_smem(size_t act_bytes, int heads, int vper);
 
+// Whether the attention launches are lk_attention_lanes (a lane a position): attn_lanes, with key and value heads
+// multiples of 8 wide (its loads take 8 cached values); else lk_attention.
+bool lanes_attention(const knobs::Knobs& k, const model::Model& m);
+
 // The kernel calls launch `l` of form `f` makes, in order: one, or a chunk's GEMV in slabs of at most 8 rows, or the
 // parts of a fused projection on the tensor cores one by one, or a fused launch's pieces where its fusion does not
 // apply (chunks).

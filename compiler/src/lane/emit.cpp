@@ -25,8 +25,9 @@ namespace {
 constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library's device files, in the order a program includes them: its kernels, and a kernel module's.
-const char* const kDevice[] = {"prelude.cuh", "shapes.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",   "rope.cuh",
-                               "gemv.cuh",    "gemm.cuh",   "gemm_blocks.cuh", "kv.cuh", "attention.cuh", "swiglu.cuh", "argmax.cuh"};
+const char* const kDevice[] = {"prelude.cuh", "shapes.cuh", "formats.cuh", "embed.cuh",     "norm.cuh",   "kv.cuh",
+                               "rope.cuh",    "gemv.cuh",   "gemm.cuh",   "gemm_blocks.cuh", "attention.cuh", "swiglu.cuh",
+                               "argmax.cuh"};
 // What a lane's program adds to its kernels to call the host runtime: the exit codes, the runtime's interface, the
 // uploads by format.
 const char* const kProgramHost[] = {"exits.cuh", "host_api.cuh", "upload.cuh"};
@@ -114,6 +115,7 @@ std::string print_launch(const std::vector<KernelCall>& calls, const Schedule& p
 
 std::string c_type(const Schedule& p, Elem e) {
   if (e == Elem::Int) return "int";
+  if (e == Elem::Kv) return "lk_kv";
   return p.act_bytes() == 8 ? "double" : "float";
 }
 
@@ -158,7 +160,8 @@ std::string program_head(const knobs::Knobs& k) {
     << "#include <type_traits>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
     << "typedef " << act << " lk_act;\n"
     << "typedef " << act << " lk_acc;\n"
-    << "#define LK_INT8 " << int8_words(k) << "\n\n";
+    << "#define LK_INT8 " << int8_words(k) << "\n"
+    << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n\n";
   return o.str();
 }
 
@@ -298,7 +301,10 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   for (const SideArray& s : p.side)
     cu << "  " << s.name << " = lk_upload_side(side, " << s.offset << ", " << s.count << ");\n";
   for (const auto& [name, b] : p.carried)
-    cu << "  s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count << ");\n";
+    if (b.elem == Elem::Kv)  // (a q8_0 cache's scales follow its values: its bytes, not its elements)
+      cu << "  s_" << name << " = (lk_kv*)lk_zeroed<unsigned char>(" << p.bytes_of(b) << ");\n";
+    else
+      cu << "  s_" << name << " = lk_zeroed<" << c_type(p, b.elem) << ">(" << b.count << ");\n";
   // The arena, poisoned so that a read of a byte no launch of the step wrote is a NaN.
   cu << "  unsigned char* arena = lk_carve<unsigned char>(" << p.arena_bytes << ", false);\n"
      << "  CK(cudaMemset(arena, 0xff, " << p.arena_bytes << "));\n";

@@ -81,14 +81,12 @@ class ParamWriter {
       case Place::Space::Side:
         return "S " + std::to_string(index(t_.side)) + " " + std::to_string(pl.offset * p_.act_bytes());
       case Place::Space::Carried: {
-        const Buffer& b = p_.carried.at(pl.name);
-        const size_t elem = b.elem == Elem::Int ? 4 : p_.act_bytes();
-        return "c " + std::to_string(index(t_.carried)) + " " + std::to_string(pl.offset * elem);
+        return "c " + std::to_string(index(t_.carried)) + " " +
+               std::to_string(pl.offset * p_.elem_bytes(p_.carried.at(pl.name).elem));
       }
       case Place::Space::Step: {
-        const Buffer& b = f_.buffers.at(pl.name);
-        const size_t elem = b.elem == Elem::Int ? 4 : p_.act_bytes();
-        return "a 0 " + std::to_string(f_.slots.at(pl.name).offset + pl.offset * elem);
+        return "a 0 " +
+               std::to_string(f_.slots.at(pl.name).offset + pl.offset * p_.elem_bytes(f_.buffers.at(pl.name).elem));
       }
     }
     return {};

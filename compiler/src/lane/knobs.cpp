@@ -17,6 +17,7 @@ namespace {
 using nlohmann::json;
 
 const char* const kNumerics[] = {"dequant", "precise", "int8", "int8x2"};
+const char* const kKvCaches[] = {"act", "f16", "bf16", "q8_0"};
 
 Numerics parse_numerics(const json& v) {
   if (!v.is_string()) throw Error("knob numerics must be a string: dequant, precise, int8 or int8x2");
@@ -24,6 +25,14 @@ Numerics parse_numerics(const json& v) {
   for (size_t i = 0; i < std::size(kNumerics); ++i)
     if (s == kNumerics[i]) return static_cast<Numerics>(i);
   throw Error("knob numerics: unknown value \"" + s + "\" (dequant, precise, int8, int8x2)");
+}
+
+KvCache parse_kv_cache(const json& v) {
+  if (!v.is_string()) throw Error("knob kv_cache must be a string: act, f16, bf16 or q8_0");
+  const std::string s = v.get<std::string>();
+  for (size_t i = 0; i < std::size(kKvCaches); ++i)
+    if (s == kKvCaches[i]) return static_cast<KvCache>(i);
+  throw Error("knob kv_cache: unknown value \"" + s + "\" (act, f16, bf16, q8_0)");
 }
 
 int parse_int(const json& v, const char* name) {
@@ -42,6 +51,41 @@ const char* to_string(Numerics n) {
   return kNumerics[static_cast<int>(n)];
 }
 
+const char* to_string(KvCache c) {
+  return kKvCaches[static_cast<int>(c)];
+}
+
+int lane_context(const model::Model& m, const Knobs& k) {
+  return k.context > 0 ? k.context : static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096));
+}
+
+double kv_cache_bound(KvCache c) {
+  switch (c) {
+    case KvCache::Act:
+      return 0;
+    case KvCache::F16:
+      return 2e-3;
+    case KvCache::Bf16:
+      return 1.5e-2;
+    case KvCache::Q8_0:
+      return 3e-2;
+  }
+  return 0;
+}
+
+size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes) {
+  switch (c) {
+    case KvCache::Act:
+      return elements * act_bytes;
+    case KvCache::F16:
+    case KvCache::Bf16:
+      return elements * 2;
+    case KvCache::Q8_0:
+      return elements + elements / 32 * 2;
+  }
+  return 0;
+}
+
 int gemv_rows(const Knobs& k, ggml::Type t) {
   return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
 }
@@ -52,17 +96,18 @@ namespace {
 // field in Knobs, an entry here, any constraint it obeys, and its use in the schedule or the lowering.
 struct KnobDef {
   const char* name;
-  std::variant<Numerics Knobs::*, bool Knobs::*, int Knobs::*> field;
+  std::variant<Numerics Knobs::*, KvCache Knobs::*, bool Knobs::*, int Knobs::*> field;
   const char* help;
   std::vector<json> values;
-  // The model's say in the domain, applied to `values` (attn_heads: its group's divisors; numerics: the int8 numerics
-  // only where a matrix is q8_0).
-  void (*of_model)(const model::Model& m, std::vector<json>& values) = nullptr;
+  // The model's and the target's say in the domain, applied to `values` (attn_heads: its group's divisors; numerics:
+  // the int8 numerics only where a matrix is quantized; context: the target's).
+  void (*of_model)(const model::Model& m, const Target& t, std::vector<json>& values) = nullptr;
 
   json get(const Knobs& k) const {
     return std::visit(
         [&](auto f) -> json {
-          if constexpr (std::is_same_v<decltype(f), Numerics Knobs::*>)
+          using F = decltype(f);
+          if constexpr (std::is_same_v<F, Numerics Knobs::*> || std::is_same_v<F, KvCache Knobs::*>)
             return to_string(k.*f);
           else
             return k.*f;
@@ -75,6 +120,8 @@ struct KnobDef {
           using F = decltype(f);
           if constexpr (std::is_same_v<F, Numerics Knobs::*>)
             k.*f = parse_numerics(v);
+          else if constexpr (std::is_same_v<F, KvCache Knobs::*>)
+            k.*f = parse_kv_cache(v);
           else if constexpr (std::is_same_v<F, bool Knobs::*>)
             k.*f = parse_bool(v, name);
           else
@@ -114,7 +161,7 @@ const KnobDef kTable[] = {
      "under gemm_prequant); the int8 numerics "
      "only where the checkpoint has quantized matrices (f16, bf16 and f32 ones are read dequantized)",
      {"dequant", "precise", "int8", "int8x2"},
-     [](const model::Model& m, std::vector<json>& values) {
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!has_quantized(m)) values.resize(2);  // (int8 would be dequant again)
      }},
     {"cuda_graphs", &Knobs::cuda_graphs, "capture each form's step once as a CUDA graph", {true, false}},
@@ -129,7 +176,7 @@ const KnobDef kTable[] = {
      "projections and the logits in Q6_K, whose 6-bit groups are loads of 26 bytes, not 4-bit ones' 20): 0 for "
      "gemv_rows_per_warp's; only where the checkpoint has Q6_K matrices",
      {0, 1, 2, 4},
-     [](const model::Model& m, std::vector<json>& values) {
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!has_type(m, ggml::Type::Q6_K)) values.resize(1);
      }},
     {"gemv_warps", &Knobs::gemv_warps, "warps in a GEMV block", {4, 8}},
@@ -139,8 +186,13 @@ const KnobDef kTable[] = {
      {1, 2, 4}},
     {"attn_splits",
      &Knobs::attn_splits,
-     "decode attention: the positions split over this many blocks, folded after",
-     {1, 2, 4, 8, 16}},
+     "decode attention: the positions split over this many blocks, folded after (a chunk's attention at most 16, "
+     "its rows being blocks too); 32 and 64 for long contexts, only where the lane holds more than 4096 positions",
+     {1, 2, 4, 8, 16, 32, 64},
+     [](const model::Model& m, const Target& t, std::vector<json>& values) {
+       (void)m;
+       if (t.context <= 4096) values.resize(5);
+     }},
     {"fuse_qkv", &Knobs::fuse_qkv,
      "project q, k and v in one launch over the three matrices (a layer whose three differ in format keeps three)",
      {false, true}},
@@ -168,7 +220,7 @@ const KnobDef kTable[] = {
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
      "blocks that each read the head's cache",
      {0},
-     [](const model::Model& m, std::vector<json>& values) {  // the divisors of the query heads a key/value head serves
+     [](const model::Model& m, const Target&, std::vector<json>& values) {  // the divisors of the query heads a key/value head serves
        const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
        for (uint32_t h = 1; h < group; h *= 2)
          if (group % h == 0) values.push_back(int(h));
@@ -198,6 +250,25 @@ const KnobDef kTable[] = {
      "weight rows by this many activation rows (128: the fused gate/up GEMM under int8, the others 64), fewer while "
      "the GPU would hold under a block an SM; 0 for the untiled kernels",
      {0, 32, 64, 128}},
+    {"kv_cache",
+     &Knobs::kv_cache,
+     "the key/value caches' element: the activations' type (act: f32, f64 under precise), f16, bf16, or q8_0 (int8 "
+     "with an f16 scale a 32-block; only where key and value heads are multiples of 32 wide): half or about a "
+     "quarter of the bytes attention reads a position, at a tolerance the reference judges",
+     {"act", "f16", "bf16", "q8_0"},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (m.head_dim % 32 != 0 || m.value_dim % 32 != 0) values.pop_back();
+     }},
+    {"attn_lanes",
+     &Knobs::attn_lanes,
+     "decode attention with a lane a position: a warp scores 32 positions at once without shuffles, then sums their "
+     "values a lane a dimension (instead of a warp a position); for long contexts",
+     {false, true}},
+    {"context",
+     &Knobs::context,
+     "positions the caches hold: the job's (0: the model's context, at most 4096)",
+     {},
+     [](const model::Model&, const Target& t, std::vector<json>& values) { values = {t.context}; }},
 };
 
 }  // namespace
@@ -248,11 +319,11 @@ std::vector<int> Knobs::chunks() const {
 namespace {
 
 // Each knob's domain, in the table's order (the order `enumerate` walks them).
-std::vector<Domain> domains_for(const model::Model& m, const Target&) {
+std::vector<Domain> domains_for(const model::Model& m, const Target& t) {
   std::vector<Domain> out;
   for (const KnobDef& d : kTable) {
     out.push_back({d.name, d.help, d.values});
-    if (d.of_model) d.of_model(m, out.back().values);
+    if (d.of_model) d.of_model(m, t, out.back().values);
   }
   return out;
 }
@@ -269,7 +340,7 @@ namespace {
 
 // The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
 // others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
-constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
+constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits", "attn_lanes"};
 
 // A constraint between knobs: its rule in words (as `lane-tune knobs` prints it) and its check, true when `k` keeps it;
 // else false, with what is wrong in words into `why` when it is not null (the words are built only then).
@@ -292,9 +363,16 @@ bool int8_numerics(const Knobs& k) {
 const Rule kRules[] = {
     {"max_chunk is at most the lane's context",
      [](const Space& s, const Knobs& k, std::string* why) {
-       return static_cast<uint32_t>(k.max_chunk) <= std::max<uint32_t>(s.model.context, 1) || broken(why, [&] {
-                return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the model's context " +
-                       std::to_string(s.model.context);
+       return k.max_chunk <= lane_context(s.model, k) || broken(why, [&] {
+                return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the lane's context " +
+                       std::to_string(lane_context(s.model, k));
+              });
+     }},
+    {"kv_cache other than act: not the precise numerics (the reference lane keeps f64 caches)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.kv_cache == KvCache::Act || k.numerics != Numerics::Precise || broken(why, [&] {
+                return std::string("kv_cache ") + to_string(k.kv_cache) +
+                       " needs numerics other than precise (the reference lane keeps its caches in f64)";
               });
      }},
     {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
@@ -407,6 +485,9 @@ bool constrained(const Space& s, const Knobs& k, std::string* why) {
 }  // namespace
 
 Space space(const model::Model& m, const Target& t) {
+  if (t.context < 0 || (t.context > 0 && m.context > 0 && uint32_t(t.context) > m.context))
+    throw Error("context " + std::to_string(t.context) + " is outside 1.." + std::to_string(m.context) +
+                ", the model's trained context (0: the model's, at most 4096)");
   Space s;
   s.model = m;
   s.target = t;
@@ -532,7 +613,7 @@ json Space::to_json() const {
   for (const Domain& x : domains) d.push_back({{"name", x.name}, {"help", x.help}, {"values", x.values}});
   return {{"knobs", d},
           {"constraints", constraints},
-          {"target", {{"sms", target.sms}, {"arch", target.arch}}},
+          {"target", {{"sms", target.sms}, {"arch", target.arch}, {"context", lane_context(model, Knobs{.context = target.context})}}},
           {"points", size()}};
 }
 

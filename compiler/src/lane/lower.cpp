@@ -84,6 +84,10 @@ size_t attention_smem(size_t act_bytes, int heads, int vper) {
   return size_t(lk_attention_smem(act_bytes, heads, vper));
 }
 
+bool lanes_attention(const knobs::Knobs& k, const model::Model& m) {
+  return k.attn_lanes && m.head_dim % 8 == 0 && m.value_dim % 8 == 0;
+}
+
 std::string c_place(const Schedule& p, const Form& f, const Place& place) {
   std::string base;
   switch (place.space) {
@@ -429,7 +433,7 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   void add(const KvAppend& op, std::vector<KernelCall>& out) const {
-    KernelCall c{"lk_kv_append", {}, dims2(m_.kv_heads, op.rows), dims1(128), 0, {}};
+    KernelCall c{"lk_kv_append", {}, dims2(m_.kv_heads, op.rows), dims1(64), 0, {}};
     c.params = {ptr(op.k),
                 ptr(op.v),
                 ptr(op.kc),
@@ -444,11 +448,17 @@ class Lowerer {
   void add(const Attention& op, std::vector<KernelCall>& out) const {
     const int per = int(cdiv(m_.head_dim, 32)), vper = int(cdiv(m_.value_dim, 32));
     KernelCall c;
-    c.kernel = "lk_attention";
-    c.targs = {std::to_string(op.heads), std::to_string(per), std::to_string(vper)};
+    if (lanes_attention(k_, m_)) {
+      c.kernel = "lk_attention_lanes";
+      c.targs = {std::to_string(op.heads), std::to_string(vper)};
+      c.smem = size_t(lk_attention_lanes_smem(p_.act_bytes(), op.heads, vper, int(m_.head_dim)));
+    } else {
+      c.kernel = "lk_attention";
+      c.targs = {std::to_string(op.heads), std::to_string(per), std::to_string(vper)};
+      c.smem = attention_smem(p_.act_bytes(), op.heads, vper);
+    }
     c.grid = dims3(m_.kv_heads * (m_.group() / op.heads), op.splits, op.rows);
     c.block = dims1(128);
-    c.smem = attention_smem(p_.act_bytes(), op.heads, vper);
     c.params = {ptr(op.q),
                 ptr(op.kc),
                 ptr(op.vc),

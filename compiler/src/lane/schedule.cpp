@@ -102,7 +102,9 @@ void build_form(Schedule& p, Form& f) {
       b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
     }
     Ref a = b.buf(t + "a", R * hq * vd);
-    const int splits = p.knobs.attn_splits, heads = p.knobs.attn_heads ? p.knobs.attn_heads : int(m.group());
+    // (a chunk's rows are blocks of their own: its positions split at most 16 ways, which also bounds its partials)
+    const int splits = R == 1 ? p.knobs.attn_splits : std::min(p.knobs.attn_splits, 16);
+    const int heads = p.knobs.attn_heads ? p.knobs.attn_heads : int(m.group());
     if (splits > 1) {
       Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
       b.add(Attention{q, kc, vc, a, part, R, splits, heads}, {q.buf, kc, vc}, {part.buf}, "attention", part.buf);
@@ -282,7 +284,19 @@ size_t Schedule::act_bytes() const {
   return knobs.numerics == knobs::Numerics::Precise ? 8 : 4;
 }
 
+size_t Schedule::elem_bytes(Elem e) const {
+  switch (e) {
+    case Elem::Int:
+      return 4;
+    case Elem::Kv:
+      return knobs.kv_cache == knobs::KvCache::Act ? act_bytes() : knobs.kv_cache == knobs::KvCache::Q8_0 ? 1 : 2;
+    default:
+      return act_bytes();
+  }
+}
+
 size_t Schedule::bytes_of(const Buffer& b) const {
+  if (b.elem == Elem::Kv) return knobs::kv_cache_bytes(knobs.kv_cache, b.count, act_bytes());
   return b.count * (b.elem == Elem::Int ? 4 : act_bytes());
 }
 
@@ -290,10 +304,6 @@ const Matrix& Schedule::matrix(const std::string& name) const {
   for (const Matrix& m : matrices)
     if (m.name == name) return m;
   throw Error("the lane's schedule has no matrix " + name);
-}
-
-int lane_context(const model::Model& m) {
-  return static_cast<int>(std::clamp<uint32_t>(m.context, 1, 4096));
 }
 
 void pack_arena(Form& f, const Schedule& p) {
@@ -339,12 +349,14 @@ void pack_arena(Form& f, const Schedule& p) {
 }
 
 Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
-  knobs::space(m, t).check(k);
+  knobs::Target target = t;  // (the knobs carry the context: the space's one value of it)
+  target.context = k.context;
+  knobs::space(m, target).check(k);
   Schedule p;
   p.model = m;
   p.knobs = k;
-  p.target = t;
-  p.ctx = lane_context(m);
+  p.target = target;
+  p.ctx = knobs::lane_context(m, k);
   (void)file;
 
   std::set<std::string> seen;
@@ -404,8 +416,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     p.carried.emplace(name, Buffer{name, count, e, Life::Carried});
   };
   for (uint32_t l = 0; l < m.layers; ++l) {
-    carry("kc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.head_dim, Elem::Act);
-    carry("vc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.value_dim, Elem::Act);
+    carry("kc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.head_dim, Elem::Kv);
+    carry("vc" + std::to_string(l), size_t(m.kv_heads) * p.ctx * m.value_dim, Elem::Kv);
   }
   for (const char* s : {"pos", "tok", "count"}) carry(s, 1, Elem::Int);
   carry("gen", p.ctx, Elem::Int);

@@ -91,6 +91,7 @@ struct JobSpec {
   uint64_t seed = 0;
   std::string objective = "workload";  // workload | decode | prefill
   std::optional<Workload> workload;    // none: the default, shrunk to fit the lane's context
+  uint32_t context = 0;                // positions the lanes hold (0: the model's context, at most 4096)
 };
 
 // A job's state and progress per GPU kind.

@@ -61,7 +61,8 @@ struct CheckpointInfo {
   std::string architecture;
   std::string name;
   uint32_t vocab = 0;
-  uint32_t context = 0;  // the lane's context: the model's, at most 4096 (lt::lane::lane_context)
+  uint32_t context = 0;  // the lane's context: the model's, at most 4096 (lt::knobs::lane_context)
+  uint32_t trained_context = 0;  // the model's own: the most positions a job may ask its lanes to hold
 };
 
 // The compiler's side of the coordinator: reads checkpoints and describes their knob spaces.
@@ -70,7 +71,9 @@ class Compiler {
   virtual ~Compiler() = default;
   // Recognizes the checkpoint; throws lt::Error when it is not a GGUF file lane-tune can compile.
   virtual CheckpointInfo inspect(const std::filesystem::path& checkpoint) = 0;
-  virtual std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu) = 0;
+  // The knob space for `gpu` with lanes of `context` positions (0: the model's context, at most 4096).
+  virtual std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu,
+                                             uint32_t context) = 0;
 };
 
 // The real compiler (lt::gguf, lt::model, lt::knobs).

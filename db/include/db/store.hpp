@@ -43,6 +43,7 @@ struct Job {
   std::string objective = "workload";  // workload | decode | prefill
   uint32_t workload_prompt = 0;        // the workload timed: prompt tokens, then tokens generated
   uint32_t workload_gen = 0;
+  uint32_t context = 0;  // positions the job's lanes hold (0: the model's context, at most 4096)
 };
 
 // A plan: one configuration of a job for one GPU kind at one stage, and its lease.

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/knobs.hpp"
+
 namespace lt::worker {
 
 // Median, spread (median absolute deviation), minimum and maximum of repeated timings.
@@ -50,6 +52,8 @@ struct Tolerance {
   double tie = 0;
 };
 Tolerance tolerance(const std::string& numerics);
+// A configuration's: its numerics', widened by its key/value cache type's bound (knobs::kv_cache_bound).
+Tolerance tolerance(const knobs::Knobs& k);
 
 // Reads a little-endian f32 logits file.
 std::vector<float> read_logits(const std::string& path);
