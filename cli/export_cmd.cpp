@@ -175,6 +175,7 @@ void export_release(const Args& a) {
 
   auto file = lt::gguf::File::open(checkpoint);
   auto model = lt::model::recognize(file);
+  lt::model::check_lane_supports(model);
   auto knobs = lt::knobs::Knobs::from_json(nlohmann::json::parse(c.run.knobs));
   auto program = lt::lane::compile(file, model, knobs, {lt::coord::find_gpu_kind(c.gpu)->sms, c.arch});
   lt::lane::write(program, out);

@@ -48,7 +48,9 @@ const bool registered = lt::cli::add_command(
          c->add_flag("--json", *json, "print JSON");
          c->callback([=] {
            auto f = lt::gguf::File::open(*file);
-           auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch});
+           auto m = lt::model::recognize(f);
+           lt::model::check_lane_supports(m);
+           auto s = lt::knobs::space(m, {*sms, *arch});
            if (*json)
              std::printf("%s\n", s.to_json().dump(2).c_str());
            else
@@ -70,6 +72,7 @@ const bool registered = lt::cli::add_command(
          c->callback([=] {
            auto f = lt::gguf::File::open(*file);
            auto m = lt::model::recognize(f);
+           lt::model::check_lane_supports(m);
            auto p = lt::lane::compile(f, m, read_knobs(*knobs), {*sms, *arch});
            lt::lane::write(p, *out);
            std::printf("wrote %s/%s (%zu bytes), its host runtime %s and its sidecar (%zu bytes)\n", out->c_str(),

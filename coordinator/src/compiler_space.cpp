@@ -63,7 +63,9 @@ class RealCompiler : public Compiler {
   }
   std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu) override {
     auto file = std::make_shared<const gguf::File>(gguf::File::open(checkpoint));
-    return knob_space(knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch}), file);
+    auto m = model::recognize(*file);
+    model::check_lane_supports(m);
+    return knob_space(knobs::space(m, knobs::Target{gpu.sms, gpu.arch}), file);
   }
 };
 }  // namespace

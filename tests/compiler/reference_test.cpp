@@ -355,14 +355,8 @@ TEST(Reference, EveryTinyPresetRunsAndStaysFinite) {
       o.type = type;
       synth::write(o, dir / "m.gguf");
       auto file = gguf::File::open(dir / "m.gguf");
-      model::Model m;
-      try {
-        m = model::recognize(file);
-      } catch (const Error& e) {
-        // Architectures past the dense three (mixtures of experts, ...) are not the reference's yet.
-        if (p.architecture == "llama" || p.architecture == "qwen2" || p.architecture == "qwen3") throw;
-        continue;
-      }
+      model::Model m = model::recognize(file);
+      if (m.has_experts()) continue;  // the mixtures: not the reference's yet
       auto g = reference::Reference(file, m).generate(std::vector<int32_t>{1, 2, 3, 4, 5}, 4);
       ASSERT_EQ(g.logits.size(), 4u * m.vocab);
       for (float x : g.logits) ASSERT_TRUE(std::isfinite(x));

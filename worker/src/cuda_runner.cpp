@@ -189,6 +189,7 @@ class CudaRunner : public Runner {
     if (slot) return slot;
     auto m = std::shared_ptr<Model>(new Model{gguf::File::open(checkpoint), model::Model{}, {}, {}, {}, {}});
     m->model = model::recognize(m->file);  // (the model points into its own file)
+    model::check_lane_supports(m->model);
     const std::string manifest = lane::weights_manifest(m->file, m->model);
     m->manifest = stored(o_.cache_dir / "images", ".weights", manifest.data(), manifest.size());
     // The reference: the precise lane under the default knobs otherwise, one lane for every configuration (a
