@@ -735,10 +735,18 @@ TEST(Cli, CompileKnobsAndBuildCommands) {
   EXPECT_NE(run(cli() + " build " + (dir / "l").string() + " --arch 90").status, 0);  // sm_NN only
 }
 
+// Recognition reads the mixtures (the CPU reference runs them); the lane refuses them, saying what it lacks.
 TEST(Cli, MixtureOfExpertsIsRefusedClearly) {
-  Output o = run(cli() + " compile " + checkpoint("tiny-moe").string() + " -o /nonexistent/x");
-  EXPECT_NE(o.status, 0);
-  EXPECT_NE(o.out.find("unsupported architecture 'qwen3moe'"), std::string::npos) << o.out;
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
+    for (const char* command : {" compile ", " knobs "}) {
+      Output o = run(cli() + command + checkpoint(preset).string() + (command[1] == 'c' ? " -o /nonexistent/x" : ""));
+      EXPECT_NE(o.status, 0) << preset << command;
+      EXPECT_NE(o.out.find("the lane does not run expert layers"), std::string::npos) << o.out;
+    }
+  }
+  Output gpt_oss = run(cli() + " compile " + checkpoint("tiny-gpt-oss").string() + " -o /nonexistent/x");
+  for (const char* lacks : {"attention sinks", "sliding-window attention", "YaRN rope scaling"})
+    EXPECT_NE(gpt_oss.out.find(lacks), std::string::npos) << gpt_oss.out;
 }
 
 }  // namespace

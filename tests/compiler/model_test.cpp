@@ -1,8 +1,10 @@
 // Model recognition: hyperparameters and tensor bindings read as llama.cpp reads them, and clear errors otherwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
@@ -98,6 +100,77 @@ Checkpoint dense(const std::string& arch, bool tied = true) {
     c.tensors.push_back({b + "ffn_gate.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_up.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_down.weight", {ffn, d}, ggml::Type::Q8_0});
+  }
+  return c;
+}
+
+// A two-layer mixture-of-experts checkpoint of `arch` (qwen3moe, qwen2moe or gpt-oss) with the tensors llama.cpp
+// expects for it: d_model 16, 4 heads of 4 over 2 key/value heads, 4 experts of width 8 (2 used); qwen2moe's shared
+// expert 12 wide; gpt-oss's biases, sinks, sliding window of 8 and YaRN keys.
+Checkpoint mixture(const std::string& arch) {
+  Checkpoint c;
+  const uint64_t d = 16, heads = 4, kv = 2, hd = 4, experts = 4, f = 8, shared = 12, vocab = 32;
+  const bool gpt_oss = arch == "gpt-oss";
+  c.set("general.architecture", gguf::Value::str(arch));
+  c.set(arch + ".block_count", gguf::Value::u32(2));
+  c.set(arch + ".context_length", gguf::Value::u32(64));
+  c.set(arch + ".embedding_length", gguf::Value::u32(d));
+  c.set(arch + ".feed_forward_length", gguf::Value::u32(24));
+  c.set(arch + ".attention.head_count", gguf::Value::u32(heads));
+  c.set(arch + ".attention.head_count_kv", gguf::Value::u32(kv));
+  c.set(arch + ".rope.freq_base", gguf::Value::f32(10000.f));
+  c.set(arch + ".attention.layer_norm_rms_epsilon", gguf::Value::f32(1e-6f));
+  c.set(arch + ".expert_count", gguf::Value::u32(experts));
+  c.set(arch + ".expert_used_count", gguf::Value::u32(2));
+  c.set(arch + ".expert_feed_forward_length", gguf::Value::u32(f));
+  if (arch == "qwen2moe") c.set(arch + ".expert_shared_feed_forward_length", gguf::Value::u32(shared));
+  if (gpt_oss) {
+    c.set(arch + ".attention.sliding_window", gguf::Value::u32(8));
+    c.set(arch + ".rope.scaling.type", gguf::Value::str("yarn"));
+    c.set(arch + ".rope.scaling.factor", gguf::Value::f32(32.f));
+    c.set(arch + ".rope.scaling.original_context_length", gguf::Value::u32(4096));
+  }
+  c.tensors.push_back({"token_embd.weight", {d, vocab}, ggml::Type::F16});
+  c.tensors.push_back({"output_norm.weight", {d}});
+  c.tensors.push_back({"output.weight", {d, vocab}, ggml::Type::F16});
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.tensors.push_back({b + "attn_norm.weight", {d}});
+    c.tensors.push_back({b + "attn_q.weight", {d, heads * hd}, ggml::Type::F16});
+    c.tensors.push_back({b + "attn_k.weight", {d, kv * hd}, ggml::Type::F16});
+    c.tensors.push_back({b + "attn_v.weight", {d, kv * hd}, ggml::Type::F16});
+    c.tensors.push_back({b + "attn_output.weight", {heads * hd, d}, ggml::Type::F16});
+    if (arch != "qwen3moe") {
+      c.tensors.push_back({b + "attn_q.bias", {heads * hd}});
+      c.tensors.push_back({b + "attn_k.bias", {kv * hd}});
+      c.tensors.push_back({b + "attn_v.bias", {kv * hd}});
+    } else {
+      c.tensors.push_back({b + "attn_q_norm.weight", {hd}});
+      c.tensors.push_back({b + "attn_k_norm.weight", {hd}});
+    }
+    if (gpt_oss) {
+      c.tensors.push_back({b + "attn_output.bias", {d}});
+      c.tensors.push_back({b + "attn_sinks.weight", {heads}});
+      c.tensors.push_back({b + "post_attention_norm.weight", {d}});
+    } else {
+      c.tensors.push_back({b + "ffn_norm.weight", {d}});
+    }
+    c.tensors.push_back({b + "ffn_gate_inp.weight", {d, experts}});
+    c.tensors.push_back({b + "ffn_gate_exps.weight", {d, f, experts}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_up_exps.weight", {d, f, experts}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_down_exps.weight", {f, d, experts}, ggml::Type::F16});
+    if (gpt_oss) {
+      c.tensors.push_back({b + "ffn_gate_inp.bias", {experts}});
+      c.tensors.push_back({b + "ffn_gate_exps.bias", {f, experts}});
+      c.tensors.push_back({b + "ffn_up_exps.bias", {f, experts}});
+      c.tensors.push_back({b + "ffn_down_exps.bias", {d, experts}});
+    }
+    if (arch == "qwen2moe") {
+      c.tensors.push_back({b + "ffn_gate_inp_shexp.weight", {d}});
+      c.tensors.push_back({b + "ffn_gate_shexp.weight", {d, shared}, ggml::Type::F16});
+      c.tensors.push_back({b + "ffn_up_shexp.weight", {d, shared}, ggml::Type::F16});
+      c.tensors.push_back({b + "ffn_down_shexp.weight", {shared, d}, ggml::Type::F16});
+    }
   }
   return c;
 }
@@ -222,10 +295,224 @@ TEST(Model, UnsupportedArchitectureIsNamed) {
   EXPECT_NE(refusal(c).find("gpt2"), std::string::npos);
 }
 
-TEST(Model, ExpertsAreRefused) {
+TEST(Model, ExpertsInADenseArchitectureAreRefused) {
   Checkpoint c = dense("qwen2");
   c.set("qwen2.expert_count", gguf::Value::u32(8));
   EXPECT_NE(refusal(c).find("qwen2.expert_count"), std::string::npos);
+}
+
+TEST(Model, RecognizesQwen3Moe) {
+  with_model(mixture("qwen3moe"), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::Qwen3Moe);
+    EXPECT_STREQ(model::to_string(m.arch), "qwen3moe");
+    EXPECT_TRUE(m.has_experts());
+    EXPECT_EQ(m.experts, 4u);
+    EXPECT_EQ(m.experts_used, 2u);
+    EXPECT_EQ(m.expert_ffn, 8u);
+    EXPECT_EQ(m.shared_ffn, 0u);
+    EXPECT_EQ(m.ffn, 24u);
+    EXPECT_EQ(m.gating, model::Gating::Softmax);
+    EXPECT_TRUE(m.norm_expert_weights);  // llama.cpp's qwen3moe normalizes the selected weights
+    EXPECT_EQ(m.swiglu_limit, 0.f);
+    EXPECT_EQ(m.sliding_window, 0u);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.qk_norm);
+    EXPECT_FALSE(m.qkv_bias);
+    const model::Layer& l = m.layer[1];
+    EXPECT_EQ(l.router, f.tensor("blk.1.ffn_gate_inp.weight"));
+    EXPECT_EQ(l.gate_exps, f.tensor("blk.1.ffn_gate_exps.weight"));
+    EXPECT_EQ(l.up_exps, f.tensor("blk.1.ffn_up_exps.weight"));
+    EXPECT_EQ(l.down_exps, f.tensor("blk.1.ffn_down_exps.weight"));
+    EXPECT_EQ(l.ffn_norm, f.tensor("blk.1.ffn_norm.weight"));
+    EXPECT_EQ(l.w_gate, nullptr);
+    EXPECT_EQ(l.router_bias, nullptr);
+    EXPECT_EQ(l.w_gate_shared, nullptr);
+    EXPECT_EQ(l.sinks, nullptr);
+    EXPECT_FALSE(l.sliding);
+  });
+  // A key, where present, says whether the weights are normalized; the expert width falls back as llama.cpp's does.
+  Checkpoint c = mixture("qwen3moe");
+  c.set("qwen3moe.expert_weights_norm", gguf::Value::boolean(false));
+  std::erase_if(c.meta, [](const auto& kv) { return kv.first == "qwen3moe.expert_feed_forward_length"; });
+  c.set("qwen3moe.feed_forward_length", gguf::Value::u32(16));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_FALSE(m.norm_expert_weights);
+    EXPECT_EQ(m.expert_ffn, 8u);  // feed_forward_length / expert_used_count
+  });
+}
+
+TEST(Model, Qwen2MoeHasASharedExpert) {
+  with_model(mixture("qwen2moe"), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::Qwen2Moe);
+    EXPECT_EQ(m.shared_ffn, 12u);
+    EXPECT_FALSE(m.norm_expert_weights);
+    EXPECT_TRUE(m.qkv_bias);
+    EXPECT_EQ(m.layer[0].shared_gate_inp, f.tensor("blk.0.ffn_gate_inp_shexp.weight"));
+    EXPECT_EQ(m.layer[0].w_gate_shared, f.tensor("blk.0.ffn_gate_shexp.weight"));
+    EXPECT_EQ(m.layer[1].w_up_shared, f.tensor("blk.1.ffn_up_shexp.weight"));
+    EXPECT_EQ(m.layer[1].w_down_shared, f.tensor("blk.1.ffn_down_shexp.weight"));
+  });
+  // llama.cpp's qwen2moe requires it; its gate may be stored [d_model, 1] (ggml reads that as [d_model]).
+  Checkpoint missing = mixture("qwen2moe");
+  missing.remove("blk.1.ffn_up_shexp.weight");
+  EXPECT_NE(refusal(missing).find("blk.1.ffn_up_shexp.weight"), std::string::npos);
+  Checkpoint column = mixture("qwen2moe");
+  column.find("blk.0.ffn_gate_inp_shexp.weight")->dims = {16, 1};
+  with_model(column, [](const model::Model& m, const gguf::File&) { EXPECT_NE(m.layer[0].shared_gate_inp, nullptr); });
+}
+
+TEST(Model, Qwen3MoeReadsASharedExpertWhereItHasOne) {
+  Checkpoint c = mixture("qwen3moe");
+  c.set("qwen3moe.expert_shared_feed_forward_length", gguf::Value::u32(12));
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.tensors.push_back({b + "ffn_gate_inp_shexp.weight", {16}});
+    c.tensors.push_back({b + "ffn_gate_shexp.weight", {16, 12}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_up_shexp.weight", {16, 12}, ggml::Type::F16});
+    c.tensors.push_back({b + "ffn_down_shexp.weight", {12, 16}, ggml::Type::F16});
+  }
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.shared_ffn, 12u);
+    EXPECT_NE(m.layer[1].w_down_shared, nullptr);
+  });
+  Checkpoint partial = c;
+  partial.remove("blk.1.ffn_gate_inp_shexp.weight");
+  EXPECT_NE(refusal(partial).find("shared expert"), std::string::npos);
+}
+
+TEST(Model, RecognizesGptOss) {
+  with_model(mixture("gpt-oss"), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::GptOss);
+    EXPECT_STREQ(model::to_string(m.arch), "gpt-oss");
+    EXPECT_EQ(m.gating, model::Gating::SoftmaxTopK);
+    EXPECT_FALSE(m.norm_expert_weights);
+    EXPECT_EQ(m.swiglu_limit, 7.0f);
+    EXPECT_EQ(m.swiglu_alpha, 1.702f);
+    EXPECT_EQ(m.sliding_window, 8u);
+    EXPECT_TRUE(m.layer[0].sliding);  // llama.cpp's set_swa_pattern(2): the even layers slide
+    EXPECT_FALSE(m.layer[1].sliding);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.qkv_bias);
+    EXPECT_FALSE(m.tied_output);
+    EXPECT_EQ(m.scaling.kind, model::RopeScaling::Kind::Yarn);
+    EXPECT_EQ(m.scaling.factor, 32.f);
+    EXPECT_EQ(m.scaling.original_context, 4096u);
+    EXPECT_EQ(m.scaling.beta_fast, 32.f);
+    EXPECT_EQ(m.scaling.beta_slow, 1.f);
+    EXPECT_DOUBLE_EQ(m.rope_attention_factor(), 1 + 0.1 * std::log(32.0));
+    const model::Layer& l = m.layer[1];
+    EXPECT_EQ(l.bo, f.tensor("blk.1.attn_output.bias"));
+    EXPECT_EQ(l.sinks, f.tensor("blk.1.attn_sinks.weight"));
+    EXPECT_EQ(l.ffn_norm, f.tensor("blk.1.post_attention_norm.weight"));
+    EXPECT_EQ(l.router_bias, f.tensor("blk.1.ffn_gate_inp.bias"));
+    EXPECT_EQ(l.gate_exps_bias, f.tensor("blk.1.ffn_gate_exps.bias"));
+    EXPECT_EQ(l.up_exps_bias, f.tensor("blk.1.ffn_up_exps.bias"));
+    EXPECT_EQ(l.down_exps_bias, f.tensor("blk.1.ffn_down_exps.bias"));
+  });
+}
+
+// Each malformed mixture is refused naming what is wrong.
+TEST(Model, MalformedMixturesAreRefused) {
+  struct Case {
+    std::string arch, why;
+    std::function<void(Checkpoint&)> spoil;
+  };
+  const std::vector<Case> cases = {
+      {"qwen3moe", "expert_used_count",
+       [](Checkpoint& c) { c.set("qwen3moe.expert_used_count", gguf::Value::u32(5)); }},
+      {"qwen3moe", "expert_used_count",
+       [](Checkpoint& c) { c.set("qwen3moe.expert_used_count", gguf::Value::u32(0)); }},
+      {"qwen3moe", "expert_count", [](Checkpoint& c) { c.set("qwen3moe.expert_count", gguf::Value::u32(0)); }},
+      {"qwen3moe", "qwen3moe.expert_count",
+       [](Checkpoint& c) { std::erase_if(c.meta, [](auto& kv) { return kv.first == "qwen3moe.expert_count"; }); }},
+      {"qwen3moe", "blk.1.ffn_gate_exps.weight", [](Checkpoint& c) { c.remove("blk.1.ffn_gate_exps.weight"); }},
+      {"qwen3moe", "blk.0.ffn_gate_inp.weight", [](Checkpoint& c) { c.remove("blk.0.ffn_gate_inp.weight"); }},
+      {"qwen3moe", "blk.0.ffn_up_exps.weight",
+       [](Checkpoint& c) {
+         c.find("blk.0.ffn_up_exps.weight")->dims = {16, 8, 3};
+       }},
+      {"qwen3moe", "blk.0.ffn_down_exps.weight",
+       [](Checkpoint& c) {
+         c.find("blk.0.ffn_down_exps.weight")->dims = {16, 8, 4};
+       }},
+      {"qwen3moe", "blk.0.ffn_gate.weight",
+       [](Checkpoint& c) {
+         c.tensors.push_back({"blk.0.ffn_gate.weight", {16, 24}, ggml::Type::F16});
+       }},
+      {"qwen3moe", "value width", [](Checkpoint& c) { c.set("qwen3moe.attention.value_length", gguf::Value::u32(2)); }},
+      {"gpt-oss", "blk.1.attn_sinks.weight", [](Checkpoint& c) { c.remove("blk.1.attn_sinks.weight"); }},
+      {"gpt-oss", "blk.0.attn_sinks.weight", [](Checkpoint& c) { c.find("blk.0.attn_sinks.weight")->dims = {2}; }},
+      {"gpt-oss", "blk.0.ffn_down_exps.bias", [](Checkpoint& c) { c.remove("blk.0.ffn_down_exps.bias"); }},
+      {"gpt-oss", "blk.0.ffn_gate_inp.bias", [](Checkpoint& c) { c.remove("blk.0.ffn_gate_inp.bias"); }},
+      {"gpt-oss", "blk.1.attn_output.bias", [](Checkpoint& c) { c.remove("blk.1.attn_output.bias"); }},
+      {"gpt-oss", "output.weight", [](Checkpoint& c) { c.remove("output.weight"); }},
+      {"gpt-oss", "sliding_window",
+       [](Checkpoint& c) {
+         std::erase_if(c.meta, [](auto& kv) { return kv.first == "gpt-oss.attention.sliding_window"; });
+       }},
+      {"gpt-oss", "expert_feed_forward_length",
+       [](Checkpoint& c) {
+         std::erase_if(c.meta, [](auto& kv) { return kv.first == "gpt-oss.expert_feed_forward_length"; });
+       }},
+      {"gpt-oss", "yarn_log_multiplier",
+       [](Checkpoint& c) { c.set("gpt-oss.rope.scaling.yarn_log_multiplier", gguf::Value::f32(0.1f)); }},
+      {"gpt-oss", "factor", [](Checkpoint& c) { c.set("gpt-oss.rope.scaling.factor", gguf::Value::f32(-2.f)); }},
+      {"gpt-oss", "blk.0.post_attention_norm.weight",
+       [](Checkpoint& c) { c.find("blk.0.post_attention_norm.weight")->type = ggml::Type::F16; }},
+      {"qwen2moe", "expert_shared_feed_forward_length",
+       [](Checkpoint& c) {
+         std::erase_if(c.meta, [](auto& kv) { return kv.first.find("feed_forward_length") != std::string::npos; });
+         c.set("qwen2moe.expert_feed_forward_length", gguf::Value::u32(8));
+       }},
+  };
+  for (const Case& k : cases) {
+    Checkpoint c = mixture(k.arch);
+    k.spoil(c);
+    const std::string e = refusal(c);
+    EXPECT_NE(e.find(k.why), std::string::npos) << k.arch << " " << k.why << ": " << e;
+  }
+}
+
+TEST(Model, MixtureDecodeReadsOnlyTheActiveExperts) {
+  for (const char* arch : {"qwen3moe", "qwen2moe", "gpt-oss"}) {
+    with_model(mixture(arch), [&](const model::Model& m, const gguf::File& f) {
+      uint64_t all = 0, experts = 0;
+      for (const auto& t : f.tensors()) {
+        all += t.bytes;
+        if (t.name.find("_exps.") != std::string::npos) experts += t.bytes;
+      }
+      EXPECT_EQ(m.weight_bytes(), all) << arch;
+      // Two of four experts: half of every expert tensor; the untied embedding for one row.
+      uint64_t one_row = ggml::row_bytes(m.token_embd->type, m.d_model);
+      EXPECT_EQ(m.decode_bytes(), all - experts / 2 - m.token_embd->bytes + one_row) << arch;
+    });
+  }
+}
+
+TEST(Model, TheLaneRefusesWhatItDoesNotRunYet) {
+  with_model(dense("qwen3"),
+             [](const model::Model& m, const gguf::File&) { EXPECT_NO_THROW(model::check_lane_supports(m)); });
+  auto message = [](const model::Model& m) {
+    try {
+      model::check_lane_supports(m);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  with_model(mixture("qwen3moe"), [&](const model::Model& m, const gguf::File&) {
+    EXPECT_NE(message(m).find("the lane does not run expert layers yet"), std::string::npos) << message(m);
+  });
+  with_model(mixture("gpt-oss"), [&](const model::Model& m, const gguf::File&) {
+    for (const char* what : {"expert layers", "attention sinks", "sliding-window attention", "YaRN rope scaling"})
+      EXPECT_NE(message(m).find(what), std::string::npos) << message(m);
+  });
+  Checkpoint yarn = dense("qwen3");
+  yarn.set("qwen3.rope.scaling.type", gguf::Value::str("yarn"));
+  yarn.set("qwen3.rope.scaling.factor", gguf::Value::f32(4.f));
+  with_model(yarn, [&](const model::Model& m, const gguf::File&) {
+    EXPECT_NE(message(m).find("the lane does not run YaRN rope scaling yet"), std::string::npos) << message(m);
+  });
 }
 
 // A hyperparameter that no model has (a NaN or negative epsilon, a rope base of 0 or infinity) is refused by name:
@@ -348,11 +635,46 @@ TEST(Model, Llama3ScalingKeysGiveTheConvertersFactors) {
   });
 }
 
-TEST(Model, YarnScalingIsRefused) {
-  Checkpoint c = dense("llama");
-  c.set("llama.rope.scaling.type", gguf::Value::str("yarn"));
-  c.set("llama.rope.scaling.factor", gguf::Value::f32(4.f));
-  EXPECT_NE(refusal(c).find("yarn"), std::string::npos);
+// gpt-oss's YaRN (head width 64, base 150000, factor 32 over 4096 positions): ggml_rope_yarn_corr_dims puts the ramp
+// between pairs floor(8.09) = 8 and ceil(17.40) = 18; pairs up to 8 keep their frequency, pairs from 18 on are divided
+// by the factor, those between blend the two linearly.
+TEST(Model, YarnFrequenciesFollowGgml) {
+  Checkpoint c = mixture("gpt-oss");
+  c.set("gpt-oss.attention.key_length", gguf::Value::u32(64));
+  c.set("gpt-oss.attention.value_length", gguf::Value::u32(64));
+  c.set("gpt-oss.rope.freq_base", gguf::Value::f32(150000.f));
+  for (int i = 0; i < 2; ++i) {
+    std::string b = "blk." + std::to_string(i) + ".";
+    c.find(b + "attn_q.weight")->dims = {16, 256};
+    c.find(b + "attn_q.bias")->dims = {256};
+    c.find(b + "attn_k.weight")->dims = {16, 128};
+    c.find(b + "attn_k.bias")->dims = {128};
+    c.find(b + "attn_v.weight")->dims = {16, 128};
+    c.find(b + "attn_v.bias")->dims = {128};
+    c.find(b + "attn_output.weight")->dims = {256, 16};
+  }
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    auto f = m.rope_inv_freq();
+    ASSERT_EQ(f.size(), 32u);
+    for (size_t i = 0; i < f.size(); ++i) {
+      const double plain = std::pow(150000.0, -2.0 * double(i) / 64);
+      const double extrapolated = std::clamp(1.0 - (double(i) - 8) / 10, 0.0, 1.0);
+      EXPECT_NEAR(f[i], plain * extrapolated + plain / 32 * (1 - extrapolated), 1e-12 * plain) << i;
+    }
+    EXPECT_DOUBLE_EQ(f[8], std::pow(150000.0, -16.0 / 64));
+    EXPECT_DOUBLE_EQ(f[18], std::pow(150000.0, -36.0 / 64) / 32);
+  });
+  // Without YaRN, rope's cosine and sine are not scaled.
+  with_model(dense("qwen3"),
+             [](const model::Model& m, const gguf::File&) { EXPECT_EQ(m.rope_attention_factor(), 1.0); });
+  // Its own beta keys move the ramp; the original context defaults to the trained one.
+  Checkpoint betas = mixture("gpt-oss");
+  betas.set("gpt-oss.rope.scaling.yarn_beta_fast", gguf::Value::f32(16.f));
+  std::erase_if(betas.meta, [](auto& kv) { return kv.first == "gpt-oss.rope.scaling.original_context_length"; });
+  with_model(betas, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.scaling.beta_fast, 16.f);
+    EXPECT_EQ(m.scaling.original_context, 64u);
+  });
 }
 
 TEST(Model, WeightAndDecodeBytes) {
@@ -405,6 +727,32 @@ TEST(Model, SynthesizedLlamaFactorsAgreeWithTheScalingKeys) {
   auto a = m.rope_inv_freq(), b = from_keys.rope_inv_freq();
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6 * b[i]) << i;
+}
+
+TEST(Model, EveryMixtureTinyPresetIsRecognized) {
+  int seen = 0;
+  for (const synth::Preset& p : synth::presets()) {
+    if (p.name.rfind("tiny", 0) != 0 || p.experts == 0) continue;
+    SCOPED_TRACE(p.name);
+    TempDir dir;
+    synth::Options o;
+    o.preset = p.name;
+    synth::write(o, dir / "m.gguf");
+    auto file = gguf::File::open(dir / "m.gguf");
+    model::Model m = model::recognize(file);
+    EXPECT_EQ(m.architecture, p.architecture);
+    EXPECT_EQ(m.experts, p.experts);
+    EXPECT_EQ(m.experts_used, p.experts_used);
+    EXPECT_EQ(m.expert_ffn, p.expert_ffn);
+    EXPECT_EQ(m.shared_ffn, p.shared_ffn);
+    EXPECT_EQ(m.sliding_window, p.sliding_window);
+    EXPECT_EQ(m.qkv_bias, p.qkv_bias);
+    EXPECT_EQ(m.qk_norm, p.qk_norm);
+    EXPECT_EQ(m.scaling.kind,
+              p.rope_scale_factor > 0 ? model::RopeScaling::Kind::Yarn : model::RopeScaling::Kind::None);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3);  // tiny-moe (qwen3moe), tiny-qwen2moe, tiny-gpt-oss
 }
 
 TEST(Model, EveryDenseTinyPresetIsRecognized) {

@@ -38,7 +38,8 @@ uint64_t key(const gguf::File& f, const std::string& k) {
 
 TEST(Synth, TinyPresetsAreRealSmallModels) {
   TempDir dir;
-  for (const std::string name : {"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-moe", "tiny-gpt-oss"}) {
+  for (const std::string name :
+       {"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
     const Preset& p = preset(name);
     Options o;
     o.preset = name;
@@ -91,6 +92,13 @@ TEST(Synth, TinyPresetsAreRealSmallModels) {
                 (std::vector<uint64_t>{p.expert_ffn, p.d_model, p.experts}));
       EXPECT_EQ(f.tensor("blk.0.ffn_gate_inp.weight")->dims, (std::vector<uint64_t>{p.d_model, p.experts}));
       EXPECT_EQ(f.tensor("blk.0.ffn_gate.weight"), nullptr);
+      EXPECT_EQ(f.tensor("blk.1.ffn_down_shexp.weight") != nullptr, p.shared_ffn > 0);
+      if (p.shared_ffn) {
+        EXPECT_EQ(key(f, a + ".expert_shared_feed_forward_length"), p.shared_ffn);
+        EXPECT_EQ(f.tensor("blk.1.ffn_gate_inp_shexp.weight")->dims, (std::vector<uint64_t>{p.d_model}));
+        EXPECT_EQ(f.tensor("blk.1.ffn_up_shexp.weight")->dims, (std::vector<uint64_t>{p.d_model, p.shared_ffn}));
+        EXPECT_EQ(f.tensor("blk.1.ffn_down_shexp.weight")->dims, (std::vector<uint64_t>{p.shared_ffn, p.d_model}));
+      }
     } else {
       EXPECT_EQ(f.tensor("blk.0.ffn_down.weight")->dims, (std::vector<uint64_t>{p.ffn, p.d_model}));
     }

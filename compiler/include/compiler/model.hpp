@@ -10,44 +10,83 @@
 
 namespace lt::model {
 
-enum class Arch { Llama, Qwen2, Qwen3 };
+// The architectures lane-tune reads: dense llama, qwen2 and qwen3; mixtures of experts qwen2moe (a shared expert
+// beside the routed ones), qwen3moe and gpt-oss (attention sinks, sliding windows, biases, clamped SwiGLU, YaRN).
+enum class Arch { Llama, Qwen2, Qwen3, Qwen2Moe, Qwen3Moe, GptOss };
 
 // How rope pairs a head's values: llama rotates adjacent pairs (2i, 2i+1); qwen2/qwen3 (NeoX) rotate i with i + d/2.
 enum class RopeMode { Adjacent, Neox };
 
 // Rope scaling of the frequencies (kind None: plain rope). Llama3: each pair's frequency divided by the llama3 factor
 // (from rope_freqs.weight when present, else computed from the parameters below); Linear: llama.cpp's
-// `rope.scaling.factor` reading, every frequency divided by `factor`.
+// `rope.scaling.factor` reading, every frequency divided by `factor`; Yarn: llama.cpp's ggml_rope_yarn, each pair's
+// frequency blended from itself (extrapolation) and itself divided by `factor` (interpolation) by a ramp over the
+// pairs between the correction dims of beta_fast and beta_slow rotations in original_context positions, and rope's
+// cosine and sine scaled by Model::rope_attention_factor().
 struct RopeScaling {
-  enum class Kind { None, Llama3, Linear } kind = Kind::None;
+  enum class Kind { None, Llama3, Linear, Yarn } kind = Kind::None;
   float factor = 1.f;
   float low_freq_factor = 1.f;
   float high_freq_factor = 4.f;
   uint32_t original_context = 8192;
+  float beta_fast = 32.f;  // YaRN: the rotations that end the ramp's extrapolated pairs
+  float beta_slow = 1.f;   // YaRN: the rotations that start its interpolated pairs
 };
 
-// One transformer block's tensors; optional ones are null when the checkpoint has none.
+// How a mixture's router turns its logits into the selected experts' weights (llama.cpp's gating functions).
+// Softmax (qwen2moe, qwen3moe): a softmax over every expert, the k largest probabilities kept as the weights.
+// SoftmaxTopK (gpt-oss): the k largest logits kept, a softmax over those k as the weights.
+// Either selects the k largest with the lowest expert index first on ties, and lists them largest first.
+enum class Gating { Softmax, SoftmaxTopK };
+
+// One transformer block's tensors; optional ones are null when the checkpoint has none. A dense layer has w_gate, w_up
+// and w_down; a mixture layer has the router and the experts instead, each expert's matrix the rows of a 3-D tensor
+// [width, rows, experts] (expert e's rows are e * rows ... (e + 1) * rows - 1), and a 2-D bias [rows, experts] where
+// the architecture has biases.
 struct Layer {
   const gguf::TensorInfo* attn_norm = nullptr;
   const gguf::TensorInfo* wq = nullptr;
   const gguf::TensorInfo* wk = nullptr;
   const gguf::TensorInfo* wv = nullptr;
   const gguf::TensorInfo* wo = nullptr;
-  const gguf::TensorInfo* bq = nullptr;  // qwen2's biases
+  const gguf::TensorInfo* bq = nullptr;  // qwen2's, qwen2moe's and gpt-oss's biases
   const gguf::TensorInfo* bk = nullptr;
   const gguf::TensorInfo* bv = nullptr;
-  const gguf::TensorInfo* q_norm = nullptr;  // qwen3's per-head norms
+  const gguf::TensorInfo* bo = nullptr;      // gpt-oss's output projection bias
+  const gguf::TensorInfo* q_norm = nullptr;  // qwen3's and qwen3moe's per-head norms
   const gguf::TensorInfo* k_norm = nullptr;
+  const gguf::TensorInfo* sinks = nullptr;  // gpt-oss's attention sinks: one logit per query head [heads]
+  // The FFN's input norm: ffn_norm.weight, or gpt-oss's post_attention_norm.weight, which llama.cpp applies there.
   const gguf::TensorInfo* ffn_norm = nullptr;
   const gguf::TensorInfo* w_gate = nullptr;
   const gguf::TensorInfo* w_up = nullptr;
   const gguf::TensorInfo* w_down = nullptr;
+  // A mixture's router: logits = router * x (+ router_bias) [d_model, experts].
+  const gguf::TensorInfo* router = nullptr;
+  const gguf::TensorInfo* router_bias = nullptr;     // gpt-oss [experts]
+  const gguf::TensorInfo* gate_exps = nullptr;       // [d_model, expert_ffn, experts]
+  const gguf::TensorInfo* up_exps = nullptr;         // [d_model, expert_ffn, experts]
+  const gguf::TensorInfo* down_exps = nullptr;       // [expert_ffn, d_model, experts]
+  const gguf::TensorInfo* gate_exps_bias = nullptr;  // gpt-oss [expert_ffn, experts]
+  const gguf::TensorInfo* up_exps_bias = nullptr;    // gpt-oss [expert_ffn, experts]
+  const gguf::TensorInfo* down_exps_bias = nullptr;  // gpt-oss [d_model, experts]
+  // The shared expert (qwen2moe): a SwiGLU FFN every token runs, its output scaled by sigmoid(shared_gate_inp . x).
+  const gguf::TensorInfo* shared_gate_inp = nullptr;  // [d_model]
+  const gguf::TensorInfo* w_gate_shared = nullptr;    // [d_model, shared_ffn]
+  const gguf::TensorInfo* w_up_shared = nullptr;      // [d_model, shared_ffn]
+  const gguf::TensorInfo* w_down_shared = nullptr;    // [shared_ffn, d_model]
+  bool sliding = false;  // the layer's queries see only the last Model::sliding_window positions
+
+  // Every tensor the layer binds, null ones left out.
+  std::vector<const gguf::TensorInfo*> tensors() const;
+  // Whether `t` is one of the layer's expert tensors (a decode step reads experts_used of experts of its bytes).
+  bool is_expert_tensor(const gguf::TensorInfo* t) const;
 };
 
-// A recognized dense decoder: hyperparameters and the binding of every tensor.
+// A recognized decoder, dense or a mixture of experts: hyperparameters and the binding of every tensor.
 struct Model {
   Arch arch = Arch::Llama;
-  std::string architecture;  // the GGUF name: "llama", "qwen2", "qwen3"
+  std::string architecture;  // the GGUF name: "llama", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "gpt-oss"
   std::string name;          // general.name, or the architecture when absent
   uint32_t layers = 0;
   uint32_t d_model = 0;
@@ -55,7 +94,7 @@ struct Model {
   uint32_t kv_heads = 0;
   uint32_t head_dim = 0;   // a key's (and query's) width
   uint32_t value_dim = 0;  // a value's width
-  uint32_t ffn = 0;
+  uint32_t ffn = 0;        // a dense FFN's width (a mixture's feed_forward_length, 0 when absent)
   uint32_t vocab = 0;
   uint32_t context = 0;  // the trained context length
   float rope_base = 10000.f;
@@ -65,6 +104,21 @@ struct Model {
   bool tied_output = false;  // the output matrix is the token embedding
   bool qkv_bias = false;
   bool qk_norm = false;
+
+  // Mixture of experts (experts 0: dense): each token runs experts_used of the experts, picked by the router.
+  uint32_t experts = 0;
+  uint32_t experts_used = 0;
+  uint32_t expert_ffn = 0;  // an expert's FFN width
+  uint32_t shared_ffn = 0;  // the shared expert's FFN width (0: none)
+  Gating gating = Gating::Softmax;
+  bool norm_expert_weights = false;  // the selected experts' weights divided by their sum (qwen3moe)
+  // The experts' activation: SwiGLU silu(gate) * up when swiglu_limit is 0; else gpt-oss's clamped SwiGLU:
+  // g = min(gate, limit), u = clamp(up, -limit, limit), out = g * sigmoid(swiglu_alpha * g) * (u + 1).
+  float swiglu_limit = 0.f;
+  float swiglu_alpha = 1.f;
+  // Sliding-window attention on the layers marked `sliding` (gpt-oss: the even ones): a query at position p sees the
+  // keys at positions p - sliding_window + 1 ... p (0: no sliding layers).
+  uint32_t sliding_window = 0;
 
   const gguf::TensorInfo* token_embd = nullptr;
   const gguf::TensorInfo* output_norm = nullptr;
@@ -77,18 +131,28 @@ struct Model {
 
   uint32_t group() const { return heads / kv_heads; }  // query heads a key/value head serves
   float attention_scale() const;                       // 1/sqrt(head_dim)
+  bool has_experts() const { return experts > 0; }
   // Rope's inverse frequencies for the head's head_dim/2 pairs, scaling applied as llama.cpp applies it.
   std::vector<double> rope_inv_freq() const;
-  // Bytes of every weight tensor, and of those a decode step reads (the embedding only for one row).
+  // What rope's cosine and sine are multiplied by (so every attention logit by its square): YaRN's attention factor
+  // (mscale) 1 + 0.1 ln(factor), as ggml's rope_yarn applies it; 1 without YaRN.
+  double rope_attention_factor() const;
+  // Bytes of every weight tensor, and of those a decode step reads (the embedding only for one row; of each expert
+  // tensor, experts_used of experts: the active experts' rows).
   uint64_t weight_bytes() const;
   uint64_t decode_bytes() const;
 };
 
-// Recognizes `file`; throws lt::Error naming an unsupported architecture, a missing key, a missing tensor, a tensor of
-// the wrong shape or type, or a tensor the architecture does not use (llama.cpp refuses those too). The model points
+// Recognizes `file`; throws lt::Error naming an unsupported architecture, a missing or impossible key (experts_used
+// past experts, ...), a missing tensor, a tensor of the wrong shape or type, or a tensor the architecture does not use
+// (llama.cpp refuses those too). The model points
 // into `file`'s tensor infos: keep the file alive while it is used.
 Model recognize(const gguf::File& file);
 
 const char* to_string(Arch a);
+
+// Throws lt::Error naming what of `m` the lane compiler does not run yet (expert layers, attention sinks, sliding
+// windows, YaRN rope, an output projection bias); the CPU reference runs all of it. Returns when the lane can.
+void check_lane_supports(const Model& m);
 
 }  // namespace lt::model

@@ -17,7 +17,7 @@ namespace lt::synth {
 // A model shape lane-tune can synthesize: its name, the GGUF architecture, and its hyperparameters.
 struct Preset {
   std::string name;          // "qwen3-0.6b"
-  std::string architecture;  // "qwen3", "llama", "qwen2", "qwen3moe", "gpt-oss"
+  std::string architecture;  // "qwen3", "llama", "qwen2", "qwen2moe", "qwen3moe", "gpt-oss"
   uint32_t layers = 0;
   uint32_t d_model = 0;
   uint32_t heads = 0;
@@ -34,8 +34,8 @@ struct Preset {
   // llama3-style rope scaling (factor 0: none).
   float rope_scale_factor = 0.f, rope_low_freq = 1.f, rope_high_freq = 4.f;
   uint32_t rope_original_context = 8192;
-  // Mixture of experts (experts 0: dense).
-  uint32_t experts = 0, experts_used = 0, expert_ffn = 0;
+  // Mixture of experts (experts 0: dense), and its shared expert's width (0: none; qwen2moe has one).
+  uint32_t experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0;
   // Sliding-window attention on alternate layers (gpt-oss; 0: none).
   uint32_t sliding_window = 0;
 };

@@ -1,4 +1,6 @@
-// Model recognition: llama.cpp's reading of a llama, qwen2 or qwen3 checkpoint's metadata and tensor names.
+// Model recognition: llama.cpp's reading of a llama, qwen2, qwen3, qwen2moe, qwen3moe or gpt-oss checkpoint's metadata
+// and tensor names.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -41,14 +43,26 @@ class Reader {
     }
   }
 
-  // A tensor by name, checked for shape and type; null when absent and `required` is false.
+  bool opt_bool(const std::string& key, bool fallback) const {
+    const gguf::Value* v = find(key);
+    if (!v) return fallback;
+    try {
+      return v->as_bool();
+    } catch (const Error&) {
+      throw Error(arch_ + "." + key + " is not a bool");
+    }
+  }
+
+  // A tensor by name, checked for shape (trailing 1s aside, as ggml reads shapes) and type; null when absent and
+  // `required` is false. A matrix may be of any type lane-tune dequantizes; anything else must be f32.
   const gguf::TensorInfo* bind(const std::string& name, std::vector<uint64_t> dims, bool required, bool matrix) {
     const gguf::TensorInfo* t = file_.tensor(name);
     if (!t) {
       if (required) throw Error("checkpoint has no tensor " + name + " (required by " + arch_ + ")");
       return nullptr;
     }
-    if (t->dims != dims) throw Error("tensor " + name + " has shape " + shape(t->dims) + ", expected " + shape(dims));
+    if (squeezed(t->dims) != squeezed(dims))
+      throw Error("tensor " + name + " has shape " + shape(t->dims) + ", expected " + shape(dims));
     auto traits = ggml::traits(static_cast<uint32_t>(t->type));
     std::string type_name = traits ? std::string(traits->name) : std::to_string(static_cast<uint32_t>(t->type));
     if (matrix) {
@@ -95,6 +109,11 @@ class Reader {
     return static_cast<uint32_t>(x);
   }
 
+  static std::vector<uint64_t> squeezed(std::vector<uint64_t> dims) {
+    while (dims.size() > 1 && dims.back() == 1) dims.pop_back();
+    return dims;
+  }
+
   static std::string shape(const std::vector<uint64_t>& dims) {
     std::string s = "[";
     for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
@@ -111,13 +130,22 @@ Arch arch_of(const std::string& name) {
   if (name == "llama") return Arch::Llama;
   if (name == "qwen2") return Arch::Qwen2;
   if (name == "qwen3") return Arch::Qwen3;
-  throw Error("unsupported architecture '" + name + "' (lane-tune supports llama, qwen2, qwen3)");
+  if (name == "qwen2moe") return Arch::Qwen2Moe;
+  if (name == "qwen3moe") return Arch::Qwen3Moe;
+  if (name == "gpt-oss") return Arch::GptOss;
+  throw Error("unsupported architecture '" + name +
+              "' (lane-tune supports llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss)");
+}
+
+bool is_mixture(Arch a) {
+  return a == Arch::Qwen2Moe || a == Arch::Qwen3Moe || a == Arch::GptOss;
 }
 
 // Reads rope scaling: lane-tune's own `lane_tune.rope.scaling.*` keys (llama3 parameters that llama.cpp would not
 // misread), then `<arch>.rope.scaling.*` as llama.cpp reads them (a factor without a type is linear scaling) plus
-// type "llama3"; a rope_freqs tensor alone means llama3. Yarn and other kinds are refused.
-RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_tensor) {
+// types "llama3" and "yarn" (its original context defaults to the trained one, `context`); a rope_freqs tensor alone
+// means llama3. Other kinds are refused.
+RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_tensor, uint32_t context) {
   RopeScaling s;
   auto number = [&](const std::string& key, float fallback) {
     const gguf::Value* v = file.find(key);
@@ -153,6 +181,21 @@ RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_
   std::string type = text(prefix + "type");
   if (type == "llama3") return llama3(prefix);
   float factor = number(prefix + "factor", 0.f);
+  if (type == "yarn") {
+    // llama.cpp: freq_scale = 1/factor, ext_factor 1 (a context's default under YaRN), attn_factor 1, and
+    // the correction range of beta_fast ... beta_slow rotations in the original context.
+    if (!(factor > 0.f) || !std::isfinite(factor)) throw Error(prefix + "factor is not positive (yarn rope scaling)");
+    s.kind = RopeScaling::Kind::Yarn;
+    s.factor = factor;
+    s.original_context = static_cast<uint32_t>(number(prefix + "original_context_length", float(context)));
+    s.beta_fast = number(prefix + "yarn_beta_fast", s.beta_fast);
+    s.beta_slow = number(prefix + "yarn_beta_slow", s.beta_slow);
+    if (s.original_context == 0 || !(s.beta_fast > 0.f) || !(s.beta_slow > 0.f))
+      throw Error(prefix + "*: yarn rope scaling needs a positive original context, yarn_beta_fast and yarn_beta_slow");
+    if (number(prefix + "yarn_log_multiplier", 0.f) != 0.f)
+      throw Error(prefix + "yarn_log_multiplier is not supported (lane-tune reads yarn as gpt-oss has it)");
+    return s;
+  }
   if (type.empty() || type == "linear") {
     if (factor != 0.f && factor != 1.f) {
       if (!(factor > 0.f)) throw Error(prefix + "factor is not positive");
@@ -163,7 +206,7 @@ RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_
     return has_freq_tensor ? llama3(prefix) : s;
   }
   if (type == "none") return has_freq_tensor ? llama3(prefix) : s;
-  throw Error("unsupported rope scaling '" + type + "' (lane-tune supports none, linear and llama3)");
+  throw Error("unsupported rope scaling '" + type + "' (lane-tune supports none, linear, llama3 and yarn)");
 }
 
 }  // namespace
@@ -176,6 +219,12 @@ const char* to_string(Arch a) {
       return "qwen2";
     case Arch::Qwen3:
       return "qwen3";
+    case Arch::Qwen2Moe:
+      return "qwen2moe";
+    case Arch::Qwen3Moe:
+      return "qwen3moe";
+    case Arch::GptOss:
+      return "gpt-oss";
   }
   return "?";
 }
@@ -209,23 +258,157 @@ std::vector<double> Model::rope_inv_freq() const {
   }
   if (scaling.kind == RopeScaling::Kind::Linear)
     for (auto& x : f) x /= double(scaling.factor);
+  if (scaling.kind == RopeScaling::Kind::Yarn) {
+    // ggml_rope_yarn_corr_dims: the pairs whose wavelength makes `rotations` turns in the original context, floored
+    // and ceiled into [0, head_dim - 1]; ggml's rope_yarn_ramp between them: 1 (extrapolated) below, 0 above.
+    const double pi = 3.14159265358979323846, dims = head_dim, ctx = scaling.original_context;
+    auto corr_dim = [&](double rotations) {
+      return dims * std::log(ctx / (rotations * 2 * pi)) / (2 * std::log(double(rope_base)));
+    };
+    const double low = std::max(0.0, std::floor(corr_dim(scaling.beta_fast)));
+    const double high = std::min(dims - 1, std::ceil(corr_dim(scaling.beta_slow)));
+    for (uint32_t i = 0; i < f.size(); ++i) {
+      const double ramp = 1 - std::clamp((double(i) - low) / std::max(0.001, high - low), 0.0, 1.0);
+      f[i] = f[i] / double(scaling.factor) * (1 - ramp) + f[i] * ramp;
+    }
+  }
   return f;
+}
+
+double Model::rope_attention_factor() const {
+  if (scaling.kind != RopeScaling::Kind::Yarn) return 1.0;
+  return 1.0 + 0.1 * std::log(double(scaling.factor));
+}
+
+std::vector<const gguf::TensorInfo*> Layer::tensors() const {
+  std::vector<const gguf::TensorInfo*> all;
+  for (const gguf::TensorInfo* t : {attn_norm,
+                                    wq,
+                                    wk,
+                                    wv,
+                                    wo,
+                                    bq,
+                                    bk,
+                                    bv,
+                                    bo,
+                                    q_norm,
+                                    k_norm,
+                                    sinks,
+                                    ffn_norm,
+                                    w_gate,
+                                    w_up,
+                                    w_down,
+                                    router,
+                                    router_bias,
+                                    gate_exps,
+                                    up_exps,
+                                    down_exps,
+                                    gate_exps_bias,
+                                    up_exps_bias,
+                                    down_exps_bias,
+                                    shared_gate_inp,
+                                    w_gate_shared,
+                                    w_up_shared,
+                                    w_down_shared})
+    if (t) all.push_back(t);
+  return all;
+}
+
+bool Layer::is_expert_tensor(const gguf::TensorInfo* t) const {
+  return t && (t == gate_exps || t == up_exps || t == down_exps || t == gate_exps_bias || t == up_exps_bias ||
+               t == down_exps_bias);
 }
 
 uint64_t Model::weight_bytes() const {
   uint64_t total = token_embd->bytes + output_norm->bytes + (tied_output ? 0 : output->bytes);
   if (rope_freqs) total += rope_freqs->bytes;
   for (const Layer& l : layer)
-    for (const gguf::TensorInfo* t : {l.attn_norm, l.wq, l.wk, l.wv, l.wo, l.bq, l.bk, l.bv, l.q_norm, l.k_norm,
-                                      l.ffn_norm, l.w_gate, l.w_up, l.w_down})
-      if (t) total += t->bytes;
+    for (const gguf::TensorInfo* t : l.tensors()) total += t->bytes;
   return total;
 }
 
 uint64_t Model::decode_bytes() const {
-  if (tied_output) return weight_bytes();
-  return weight_bytes() - token_embd->bytes + ggml::row_bytes(token_embd->type, d_model);
+  uint64_t total =
+      tied_output ? weight_bytes() : weight_bytes() - token_embd->bytes + ggml::row_bytes(token_embd->type, d_model);
+  // A decode step reads only its experts_used experts' rows of each expert tensor (every expert's are the same size).
+  for (const Layer& l : layer)
+    for (const gguf::TensorInfo* t : l.tensors())
+      if (l.is_expert_tensor(t)) total -= t->bytes - t->bytes / experts * experts_used;
+  return total;
 }
+
+namespace {
+
+// A mixture's hyperparameters as llama.cpp reads them for the architecture: expert counts and widths, the gating and
+// the weights' normalization, the experts' activation, the sliding window.
+void read_mixture(const Reader& r, Model& m) {
+  m.experts = r.need_uint("expert_count");
+  m.experts_used = r.need_uint("expert_used_count");
+  if (m.experts == 0) throw Error(r.key("expert_count") + " is 0: a mixture of experts has experts");
+  if (m.experts_used == 0 || m.experts_used > m.experts)
+    throw Error(r.key("expert_used_count") + " is " + std::to_string(m.experts_used) + ": a token runs 1 to " +
+                r.key("expert_count") + " (" + std::to_string(m.experts) + ") experts");
+  if (m.arch == Arch::GptOss) {
+    m.expert_ffn = r.need_uint("expert_feed_forward_length");
+  } else {
+    // llama.cpp's qwen2moe and qwen3moe: feed_forward_length / expert_used_count when the key is absent.
+    m.expert_ffn = r.opt_uint("expert_feed_forward_length", m.ffn / m.experts_used);
+  }
+  if (m.expert_ffn == 0)
+    throw Error(m.architecture + ": an expert's FFN width is 0 (" + r.key("expert_feed_forward_length") + ")");
+  // The shared expert's width (llama.cpp's qwen2moe: feed_forward_length when absent); its tensors decide whether
+  // the checkpoint has one.
+  if (m.arch != Arch::GptOss) m.shared_ffn = r.opt_uint("expert_shared_feed_forward_length", m.ffn);
+  m.gating = m.arch == Arch::GptOss ? Gating::SoftmaxTopK : Gating::Softmax;
+  // llama.cpp normalizes qwen3moe's weights (norm_w) and not qwen2moe's or gpt-oss's; the key, where present, says.
+  m.norm_expert_weights = r.opt_bool("expert_weights_norm", m.arch == Arch::Qwen3Moe);
+  if (m.arch == Arch::GptOss) {
+    // llama.cpp's LLM_FFN_SWIGLU_OAI_MOE constants (transformers' GptOssExperts: limit 7.0, alpha 1.702).
+    m.swiglu_limit = 7.0f;
+    m.swiglu_alpha = 1.702f;
+    m.sliding_window = r.need_uint("attention.sliding_window");
+    if (m.sliding_window == 0) throw Error(r.key("attention.sliding_window") + " is 0");
+  }
+}
+
+// Binds layer `i`'s mixture tensors: the router, the experts and, where the architecture has them, their biases and
+// the shared expert.
+void bind_mixture(Reader& r, Model& m, Layer& l, uint32_t i) {
+  auto name = [&](const char* what) { return "blk." + std::to_string(i) + "." + what; };
+  const uint64_t d = m.d_model, e = m.experts, f = m.expert_ffn;
+  const bool biases = m.arch == Arch::GptOss;
+  l.router = r.bind(name("ffn_gate_inp.weight"), {d, e}, true, true);
+  if (biases) l.router_bias = r.bind(name("ffn_gate_inp.bias"), {e}, true, false);
+  l.gate_exps = r.bind(name("ffn_gate_exps.weight"), {d, f, e}, true, true);
+  l.up_exps = r.bind(name("ffn_up_exps.weight"), {d, f, e}, true, true);
+  l.down_exps = r.bind(name("ffn_down_exps.weight"), {f, d, e}, true, true);
+  if (biases) {
+    l.gate_exps_bias = r.bind(name("ffn_gate_exps.bias"), {f, e}, true, false);
+    l.up_exps_bias = r.bind(name("ffn_up_exps.bias"), {f, e}, true, false);
+    l.down_exps_bias = r.bind(name("ffn_down_exps.bias"), {d, e}, true, false);
+  }
+  if (m.arch == Arch::GptOss) return;
+  // qwen2moe always has a shared expert; lane-tune reads qwen3moe's too where a checkpoint has one.
+  const bool required = m.arch == Arch::Qwen2Moe;
+  const uint64_t s = m.shared_ffn;
+  if (s == 0) {
+    if (required)
+      throw Error(m.architecture + ": the shared expert's width is 0 (" + r.key("expert_shared_feed_forward_length") +
+                  ", else feed_forward_length)");
+    return;  // no width to read a shared expert by: any shexp tensor is one the checkpoint has no use for
+  }
+  l.shared_gate_inp = r.bind(name("ffn_gate_inp_shexp.weight"), {d}, required, true);
+  l.w_gate_shared = r.bind(name("ffn_gate_shexp.weight"), {d, s}, required, true);
+  l.w_up_shared = r.bind(name("ffn_up_shexp.weight"), {d, s}, required, true);
+  l.w_down_shared = r.bind(name("ffn_down_shexp.weight"), {s, d}, required, true);
+  const int present = (l.shared_gate_inp != nullptr) + (l.w_gate_shared != nullptr) + (l.w_up_shared != nullptr) +
+                      (l.w_down_shared != nullptr);
+  if (present != 0 && present != 4)
+    throw Error(name("ffn_{gate_inp,gate,up,down}_shexp.weight") +
+                ": a shared expert needs all four tensors (lane-tune found " + std::to_string(present) + ")");
+}
+
+}  // namespace
 
 Model recognize(const gguf::File& file) {
   const gguf::Value* arch_value = file.find("general.architecture");
@@ -239,16 +422,19 @@ Model recognize(const gguf::File& file) {
   if (m.name.empty()) m.name = m.architecture;
 
   Reader r(file, m.architecture);
-  if (r.opt_uint("expert_count", 0) > 0)
+  const bool mixture = is_mixture(m.arch);
+  if (!mixture && r.opt_uint("expert_count", 0) > 0)
     throw Error(m.architecture + " with experts (" + r.key("expert_count") +
-                ") is not supported: lane-tune reads dense " + m.architecture + " only");
+                ") is not supported: lane-tune reads dense " + m.architecture +
+                " only (its mixtures of experts are qwen2moe, qwen3moe and gpt-oss)");
   m.layers = r.need_uint("block_count");
   m.d_model = r.need_uint("embedding_length");
-  m.ffn = r.need_uint("feed_forward_length");
+  // A mixture's FFN width is its experts' (llama.cpp reads feed_forward_length only to derive missing widths).
+  m.ffn = mixture ? r.opt_uint("feed_forward_length", 0) : r.need_uint("feed_forward_length");
   m.heads = r.need_uint("attention.head_count");
   m.kv_heads = r.opt_uint("attention.head_count_kv", m.heads);
   m.context = r.need_uint("context_length");
-  if (m.layers == 0 || m.d_model == 0 || m.ffn == 0 || m.heads == 0 || m.kv_heads == 0)
+  if (m.layers == 0 || m.d_model == 0 || (m.ffn == 0 && !mixture) || m.heads == 0 || m.kv_heads == 0)
     throw Error(m.architecture + " has a zero block_count, embedding_length, feed_forward_length or head count");
   if (m.heads % m.kv_heads != 0)
     throw Error(m.architecture + ": " + std::to_string(m.heads) + " query heads do not group over " +
@@ -261,13 +447,17 @@ Model recognize(const gguf::File& file) {
   if (m.value_dim == 0) throw Error(m.architecture + ": value width is 0");
   if (!r.find("attention.key_length") && m.d_model % m.heads != 0)
     throw Error(m.architecture + ": embedding_length is not a multiple of head_count and key_length is absent");
+  if (mixture && m.value_dim != m.head_dim)
+    throw Error(m.architecture + ": value width " + std::to_string(m.value_dim) + " differs from key width " +
+                std::to_string(m.head_dim) + " (llama.cpp's " + m.architecture + " has one head width)");
   uint32_t rope_dims = r.opt_uint("rope.dimension_count", m.head_dim);
   if (rope_dims != m.head_dim)
     throw Error(m.architecture + ".rope.dimension_count is " + std::to_string(rope_dims) + ", not the head width " +
                 std::to_string(m.head_dim) + " (partial rope is not supported)");
   m.rope_base = r.opt_float("rope.freq_base", 10000.f);
   if (!std::isfinite(m.rope_base) || !(m.rope_base > 1.f))
-    throw Error(m.architecture + ".rope.freq_base is " + std::to_string(m.rope_base) + ": a rope base is finite and > 1");
+    throw Error(m.architecture + ".rope.freq_base is " + std::to_string(m.rope_base) +
+                ": a rope base is finite and > 1");
   m.rope_mode = m.arch == Arch::Llama ? RopeMode::Adjacent : RopeMode::Neox;
   {
     const gguf::Value* eps = r.find("attention.layer_norm_rms_epsilon");
@@ -289,7 +479,7 @@ Model recognize(const gguf::File& file) {
   const uint64_t o_width = uint64_t{m.heads} * m.value_dim;
   m.token_embd = r.bind("token_embd.weight", {d, m.vocab}, true, true);
   m.output_norm = r.bind("output_norm.weight", {d}, true, false);
-  m.output = r.bind("output.weight", {d, m.vocab}, false, true);
+  m.output = r.bind("output.weight", {d, m.vocab}, m.arch == Arch::GptOss, true);
   m.tied_output = m.output == nullptr;
   if (m.tied_output) m.output = m.token_embd;
   if (m.arch == Arch::Llama) {
@@ -302,10 +492,13 @@ Model recognize(const gguf::File& file) {
         if (!(x > 0.f) || !std::isfinite(x)) throw Error("rope_freqs.weight holds a factor that is not positive");
     }
   }
-  m.scaling = read_scaling(file, r, m.rope_freqs != nullptr);
+  m.scaling = read_scaling(file, r, m.rope_freqs != nullptr, m.context);
+  if (mixture) read_mixture(r, m);
 
-  const bool biases_required = m.arch == Arch::Qwen2, biases_allowed = m.arch != Arch::Qwen3;
-  const bool norms = m.arch == Arch::Qwen3;
+  const bool gpt_oss = m.arch == Arch::GptOss;
+  const bool biases_required = m.arch == Arch::Qwen2 || m.arch == Arch::Qwen2Moe || gpt_oss;
+  const bool norms = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe;
+  const bool biases_allowed = !norms;
   m.layer.resize(m.layers);
   for (uint32_t i = 0; i < m.layers; ++i) {
     Layer& l = m.layer[i];
@@ -326,17 +519,30 @@ Model recognize(const gguf::File& file) {
       l.q_norm = r.bind(name("attn_q_norm.weight"), {m.head_dim}, true, false);
       l.k_norm = r.bind(name("attn_k_norm.weight"), {m.head_dim}, true, false);
     }
-    l.ffn_norm = r.bind(name("ffn_norm.weight"), {d}, true, false);
-    l.w_gate = r.bind(name("ffn_gate.weight"), {d, m.ffn}, true, true);
-    l.w_up = r.bind(name("ffn_up.weight"), {d, m.ffn}, true, true);
-    l.w_down = r.bind(name("ffn_down.weight"), {m.ffn, d}, true, true);
+    if (gpt_oss) {
+      l.bo = r.bind(name("attn_output.bias"), {d}, true, false);
+      l.sinks = r.bind(name("attn_sinks.weight"), {m.heads}, true, false);
+      // llama.cpp's set_swa_pattern(2): every layer but each second one slides, i.e. the even ones.
+      l.sliding = i % 2 == 0;
+    }
+    l.ffn_norm = r.bind(name(gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), {d}, true, false);
+    if (mixture) {
+      bind_mixture(r, m, l, i);
+    } else {
+      l.w_gate = r.bind(name("ffn_gate.weight"), {d, m.ffn}, true, true);
+      l.w_up = r.bind(name("ffn_up.weight"), {d, m.ffn}, true, true);
+      l.w_down = r.bind(name("ffn_down.weight"), {m.ffn, d}, true, true);
+    }
     if (i == 0) {
       m.qkv_bias = l.bq != nullptr;
       m.qk_norm = l.q_norm != nullptr;
     } else if (m.qkv_bias != (l.bq != nullptr)) {
       throw Error(name("attn_q.bias") + ": layers disagree on whether q/k/v have biases");
+    } else if ((l.w_gate_shared != nullptr) != (m.layer[0].w_gate_shared != nullptr)) {
+      throw Error(name("ffn_gate_shexp.weight") + ": layers disagree on whether they have a shared expert");
     }
   }
+  if (mixture && !m.layer[0].w_gate_shared) m.shared_ffn = 0;
   r.check_all_bound();
   return m;
 }

@@ -3,6 +3,11 @@
 //
 // Activations between layers, the key/value caches and every sum are f64: the reference is what lanes are judged
 // against, so it rounds only where the checkpoint does (its weights) and where the logits are written (f32).
+//
+// Beyond the dense decoder, llama.cpp's graphs for qwen2moe, qwen3moe and gpt-oss: attention sinks and sliding windows
+// (llm_graph_context::build_attn, LLAMA_SWA_TYPE_STANDARD), the output bias, YaRN rope (ggml's rope_yarn), and the
+// mixture (build_moe_ffn): router, top-k, softmax and normalization per the model's gating, each selected expert's
+// FFN read from its rows of the 3-D expert tensors, the weighted sum in the selection's order, the shared expert.
 #include "compiler/reference.hpp"
 
 #include <algorithm>
@@ -112,10 +117,66 @@ std::vector<double> read_vector(const gguf::File& file, const gguf::TensorInfo* 
   return {f.begin(), f.end()};
 }
 
-// One layer's 1-D tensors in f64.
+// One layer's 1-D tensors (and the experts' biases, [expert][row]) in f64; empty where the layer has none.
 struct LayerVectors {
-  std::vector<double> attn_norm, bq, bk, bv, q_norm, k_norm, ffn_norm;
+  std::vector<double> attn_norm, bq, bk, bv, bo, q_norm, k_norm, sinks, ffn_norm;
+  std::vector<double> router_bias, gate_exps_bias, up_exps_bias, down_exps_bias, shared_gate_inp;
 };
+
+// The experts one token runs and their weights, largest first.
+struct Route {
+  std::vector<uint32_t> experts;
+  std::vector<double> weights;
+};
+
+// The indices of the k largest of `score`, largest first, the lowest index first among equals.
+std::vector<uint32_t> top_k(const double* score, size_t n, size_t k) {
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](uint32_t a, uint32_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
+  order.resize(k);
+  return order;
+}
+
+// exp(x - max) / sum over `x`, in place.
+void softmax(std::vector<double>& x) {
+  double top = -INFINITY, sum = 0;
+  for (double v : x) top = std::max(top, v);
+  for (double& v : x) sum += v = std::exp(v - top);
+  for (double& v : x) v /= sum;
+}
+
+// Where `logits` (one token's, over every expert) send the token under `m`'s gating: llama.cpp's build_moe_ffn.
+Route route(const model::Model& m, const double* logits) {
+  Route r;
+  std::vector<double> probs(logits, logits + m.experts);
+  if (m.gating == model::Gating::Softmax) softmax(probs);  // SoftmaxTopK: select on the logits themselves
+  r.experts = top_k(probs.data(), m.experts, m.experts_used);
+  for (uint32_t e : r.experts) r.weights.push_back(probs[e]);
+  if (m.gating == model::Gating::SoftmaxTopK) softmax(r.weights);
+  if (m.norm_expert_weights) {
+    double sum = 0;
+    for (double w : r.weights) sum += w;
+    sum = std::max(sum, 6.103515625e-5);  // llama.cpp's clamp: the smallest normal f16
+    for (double& w : r.weights) w /= sum;
+  }
+  return r;
+}
+
+// An expert's activation of its gate and up sums, in place into `gate`: SwiGLU, or gpt-oss's clamped SwiGLU
+// (ggml_swiglu_oai) when the model sets a limit.
+void expert_glu(const model::Model& m, std::vector<double>& gate, const std::vector<double>& up) {
+  if (m.swiglu_limit == 0.f) {
+    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+    return;
+  }
+  const double limit = m.swiglu_limit, alpha = m.swiglu_alpha;
+  for (size_t i = 0; i < gate.size(); ++i) {
+    const double g = std::min(gate[i], limit), u = std::clamp(up[i], -limit, limit);
+    gate[i] = g / (1.0 + std::exp(-alpha * g)) * (u + 1.0);
+  }
+}
 
 // x * w / sqrt(mean(x^2) + eps) over each `n`-wide row of `x`, in place.
 void rms_norm(double* x, size_t rows, size_t n, const std::vector<double>& w, double eps) {
@@ -154,6 +215,7 @@ struct Reference::Impl {
   std::vector<std::vector<float>> row_buffer;     // per worker: one dequantized weight row
   std::vector<std::vector<double>> score_buffer;  // per worker: one head's attention scores
   std::vector<double> inv_freq;
+  double rope_factor = 1.0;  // YaRN's attention factor on rope's cosine and sine
   std::vector<double> output_norm;
   std::vector<LayerVectors> vectors;
   std::vector<std::vector<double>> k_cache, v_cache;  // per layer: position x (kv_heads * width)
@@ -161,31 +223,42 @@ struct Reference::Impl {
 
   Impl(const gguf::File& f, const model::Model& model, unsigned threads)
       : file(f), m(model), pool(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
-    size_t widest = std::max({size_t{m.d_model}, size_t{m.ffn}, size_t{m.heads} * m.value_dim});
+    size_t widest = std::max(
+        {size_t{m.d_model}, size_t{m.ffn}, size_t{m.heads} * m.value_dim, size_t{m.expert_ffn}, size_t{m.shared_ffn}});
     row_buffer.assign(pool.size(), std::vector<float>(widest));
     score_buffer.resize(pool.size());
     inv_freq = m.rope_inv_freq();
+    rope_factor = m.rope_attention_factor();
     output_norm = read_vector(file, m.output_norm);
     for (const model::Layer& l : m.layer)
       vectors.push_back({read_vector(file, l.attn_norm), read_vector(file, l.bq), read_vector(file, l.bk),
-                         read_vector(file, l.bv), read_vector(file, l.q_norm), read_vector(file, l.k_norm),
-                         read_vector(file, l.ffn_norm)});
+                         read_vector(file, l.bv), read_vector(file, l.bo), read_vector(file, l.q_norm),
+                         read_vector(file, l.k_norm), read_vector(file, l.sinks), read_vector(file, l.ffn_norm),
+                         read_vector(file, l.router_bias), read_vector(file, l.gate_exps_bias),
+                         read_vector(file, l.up_exps_bias), read_vector(file, l.down_exps_bias),
+                         read_vector(file, l.shared_gate_inp)});
     k_cache.resize(m.layers);
     v_cache.resize(m.layers);
   }
 
   // y (rows x out) = x (rows x in) times w's rows: each output row of w dequantized once, by one worker.
   std::vector<double> matmul(const gguf::TensorInfo& w, const std::vector<double>& x, size_t rows) {
-    const size_t in = w.dims[0], out = w.rows();
+    return matmul_rows(w, 0, w.rows(), x.data(), rows);
+  }
+
+  // y (rows x out) = x (rows x in) times w's rows first ... first + out - 1 (an expert's of a 3-D tensor): each of
+  // them dequantized once, by one worker; the rest of w is not read.
+  std::vector<double> matmul_rows(const gguf::TensorInfo& w, uint64_t first, size_t out, const double* x, size_t rows) {
+    const size_t in = w.dims[0];
     const uint64_t row_bytes = ggml::row_bytes(w.type, in);
-    const uint8_t* base = file.data(w).data();
+    const uint8_t* base = file.data(w).data() + first * row_bytes;
     std::vector<double> y(rows * out);
     const size_t per_task = std::max<size_t>(1, out / (size_t{pool.size()} * 16));
     pool.run((out + per_task - 1) / per_task, [&](size_t task, unsigned worker) {
       std::span<float> row(row_buffer[worker].data(), in);
       for (size_t r = task * per_task; r < std::min(out, (task + 1) * per_task); ++r) {
         ggml::dequantize(w.type, base + r * row_bytes, row);
-        for (size_t t = 0; t < rows; ++t) y[t * out + r] = dot(row.data(), x.data() + t * in, in);
+        for (size_t t = 0; t < rows; ++t) y[t * out + r] = dot(row.data(), x + t * in, in);
       }
     });
     return y;
@@ -200,6 +273,7 @@ struct Reference::Impl {
         for (size_t i = 0; i < half; ++i) {
           double theta = double(first_pos + int(t)) * inv_freq[i];
           double c = std::cos(theta), s = std::sin(theta);
+          if (rope_factor != 1.0) c *= rope_factor, s *= rope_factor;
           size_t a = m.rope_mode == model::RopeMode::Adjacent ? 2 * i : i;
           size_t b = m.rope_mode == model::RopeMode::Adjacent ? 2 * i + 1 : i + half;
           double x0 = v[a], x1 = v[b];
@@ -209,35 +283,97 @@ struct Reference::Impl {
       }
   }
 
-  // Causal grouped-query attention of the chunk's queries over the cache (which already holds the chunk's keys).
+  // Causal grouped-query attention of the chunk's queries over the cache (which already holds the chunk's keys): on a
+  // sliding layer over the last sliding_window positions only; with sinks, each head's sink logit in the softmax's
+  // denominator (its value none).
   std::vector<double> attend(const std::vector<double>& q, size_t rows, int first_pos, size_t layer) {
     const size_t hd = m.head_dim, vd = m.value_dim, heads = m.heads, group = m.group();
     const size_t k_width = size_t{m.kv_heads} * hd, v_width = size_t{m.kv_heads} * vd;
     const double scale = 1.0 / std::sqrt(double(hd));
     const std::vector<double>& K = k_cache[layer];
     const std::vector<double>& V = v_cache[layer];
+    const std::vector<double>& sinks = vectors[layer].sinks;
+    const bool sliding = m.layer[layer].sliding;
     std::vector<double> out(rows * heads * vd, 0.0);
     pool.run(rows * heads, [&](size_t task, unsigned worker) {
       const size_t t = task / heads, h = task % heads, kvh = h / group;
       const size_t n = size_t(first_pos) + t + 1;
+      // llama.cpp's LLAMA_SWA_TYPE_STANDARD: the key at position j is masked when p - j >= sliding_window.
+      const size_t first = sliding && n > m.sliding_window ? n - m.sliding_window : 0;
       const double* qv = q.data() + (t * heads + h) * hd;
       std::vector<double>& score = score_buffer[worker];
       score.resize(n);
       double top = -INFINITY;
-      for (size_t j = 0; j < n; ++j) {
+      for (size_t j = first; j < n; ++j) {
         score[j] = dot(K.data() + j * k_width + kvh * hd, qv, hd) * scale;
         top = std::max(top, score[j]);
       }
+      if (!sinks.empty()) top = std::max(top, sinks[h]);
       double sum = 0;
-      for (size_t j = 0; j < n; ++j) sum += score[j] = std::exp(score[j] - top);
+      for (size_t j = first; j < n; ++j) sum += score[j] = std::exp(score[j] - top);
+      if (!sinks.empty()) sum += std::exp(sinks[h] - top);
       double* o = out.data() + (t * heads + h) * vd;
-      for (size_t j = 0; j < n; ++j) {
+      for (size_t j = first; j < n; ++j) {
         const double* vv = V.data() + j * v_width + kvh * vd;
         const double p = score[j] / sum;
         for (size_t i = 0; i < vd; ++i) o[i] += p * vv[i];
       }
     });
     return out;
+  }
+
+  // The mixture's output for each of the T rows of h (T x d_model): the router's route per row; each expert that any
+  // row selected run once over the rows that selected it, from its own rows of the expert tensors (plus its biases);
+  // each row's weighted expert outputs summed in its route's order; then the shared expert, scaled by its gate.
+  // Every sum is per row and in a fixed order, so a row's result does not depend on the other rows of its chunk.
+  std::vector<double> mixture(const model::Layer& l, const LayerVectors& lv, const std::vector<double>& h, size_t T) {
+    const size_t d = m.d_model, f = m.expert_ffn, k = m.experts_used;
+    std::vector<double> logits = matmul(*l.router, h, T);
+    add_bias(logits, lv.router_bias);
+    std::vector<Route> routes;
+    std::vector<std::vector<std::pair<size_t, size_t>>> users(m.experts);  // per expert: (row, slot in its route)
+    for (size_t t = 0; t < T; ++t) {
+      routes.push_back(route(m, logits.data() + t * m.experts));
+      for (size_t s = 0; s < k; ++s) users[routes[t].experts[s]].emplace_back(t, s);
+    }
+    std::vector<double> expert_out(T * k * d);  // [row][slot]: the slot's expert's output, unweighted
+    for (uint32_t e = 0; e < m.experts; ++e) {
+      const size_t n = users[e].size();
+      if (n == 0) continue;
+      std::vector<double> in(n * d);
+      for (size_t i = 0; i < n; ++i) std::copy_n(h.begin() + users[e][i].first * d, d, in.begin() + i * d);
+      std::vector<double> gate = matmul_rows(*l.gate_exps, uint64_t{e} * f, f, in.data(), n);
+      std::vector<double> up = matmul_rows(*l.up_exps, uint64_t{e} * f, f, in.data(), n);
+      add_expert_bias(gate, lv.gate_exps_bias, e, f);
+      add_expert_bias(up, lv.up_exps_bias, e, f);
+      expert_glu(m, gate, up);
+      std::vector<double> down = matmul_rows(*l.down_exps, uint64_t{e} * d, d, gate.data(), n);
+      add_expert_bias(down, lv.down_exps_bias, e, d);
+      for (size_t i = 0; i < n; ++i) {
+        const auto [t, s] = users[e][i];
+        std::copy_n(down.begin() + i * d, d, expert_out.begin() + (t * k + s) * d);
+      }
+    }
+    std::vector<double> out(T * d, 0.0);
+    for (size_t t = 0; t < T; ++t)
+      for (size_t s = 0; s < k; ++s)
+        for (size_t i = 0; i < d; ++i) out[t * d + i] += expert_out[(t * k + s) * d + i] * routes[t].weights[s];
+    if (l.w_gate_shared) {
+      std::vector<double> gate = matmul(*l.w_gate_shared, h, T), up = matmul(*l.w_up_shared, h, T);
+      for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+      std::vector<double> down = matmul(*l.w_down_shared, gate, T);
+      for (size_t t = 0; t < T; ++t) {
+        const double g = 1.0 / (1.0 + std::exp(-dot(lv.shared_gate_inp.data(), h.data() + t * d, d)));
+        for (size_t i = 0; i < d; ++i) out[t * d + i] += down[t * d + i] * g;
+      }
+    }
+    return out;
+  }
+
+  // Adds expert e's row of a [rows][experts]-shaped bias (width `n`) to each n-wide row of y; nothing when empty.
+  static void add_expert_bias(std::vector<double>& y, const std::vector<double>& bias, uint32_t e, size_t n) {
+    if (bias.empty()) return;
+    for (size_t i = 0; i < y.size(); ++i) y[i] += bias[size_t{e} * n + i % n];
   }
 
   void check(std::span<const int32_t> tokens) const {
@@ -288,10 +424,16 @@ struct Reference::Impl {
       k_cache[li].insert(k_cache[li].end(), k.begin(), k.end());
       v_cache[li].insert(v_cache[li].end(), v.begin(), v.end());
       std::vector<double> attn = matmul(*l.wo, attend(q, T, p0, li), T);
+      add_bias(attn, lv.bo);
       for (size_t i = 0; i < x.size(); ++i) x[i] += attn[i];
 
       h = x;
       rms_norm(h.data(), T, d, lv.ffn_norm, eps);
+      if (m.has_experts()) {
+        std::vector<double> moe = mixture(l, lv, h, T);
+        for (size_t i = 0; i < x.size(); ++i) x[i] += moe[i];
+        continue;
+      }
       std::vector<double> gate = matmul(*l.w_gate, h, T), up = matmul(*l.w_up, h, T);
       for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
       std::vector<double> down = matmul(*l.w_down, gate, T);

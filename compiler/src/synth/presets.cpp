@@ -44,6 +44,15 @@ std::vector<Preset> make_presets() {
     all.push_back(p);
   }
   {
+    Preset p;  // qwen2moe: q/k/v biases, router and 8 experts, 2 used, a shared expert with its gate
+    p.name = "tiny-qwen2moe";
+    p.architecture = "qwen2moe";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 64, p.ffn = 512, p.vocab = 512;
+    p.context = 4096, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.qkv_bias = true;
+    p.experts = 8, p.experts_used = 2, p.expert_ffn = 256, p.shared_ffn = 512;
+    all.push_back(p);
+  }
+  {
     Preset p;  // gpt-oss: sinks, biases, sliding window, yarn
     p.name = "tiny-gpt-oss";
     p.architecture = "gpt-oss";

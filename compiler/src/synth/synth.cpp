@@ -87,6 +87,14 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
       if (gpt_oss) vec(b + "ffn_up_exps.bias", {f, e}, Fill::Bias);
       matrix(b + "ffn_down_exps.weight", {f, d, e});
       if (gpt_oss) vec(b + "ffn_down_exps.bias", {d, e}, Fill::Bias);
+      if (p.shared_ffn > 0) {
+        // qwen2moe's shared expert and its gate (a row of weights, f32 as llama.cpp's converter keeps it).
+        const uint64_t s = p.shared_ffn;
+        vec(b + "ffn_gate_inp_shexp.weight", {d}, Fill::Matrix);
+        matrix(b + "ffn_gate_shexp.weight", {d, s});
+        matrix(b + "ffn_up_shexp.weight", {d, s});
+        matrix(b + "ffn_down_shexp.weight", {s, d});
+      }
     }
   }
   vec("output_norm.weight", {d}, Fill::Norm);
@@ -118,6 +126,7 @@ void set_metadata(gguf::Writer& w, const Preset& p, Type type, bool mixed) {
     w.set(a + ".expert_count", Value::u32(p.experts));
     w.set(a + ".expert_used_count", Value::u32(p.experts_used));
     w.set(a + ".expert_feed_forward_length", Value::u32(p.expert_ffn));
+    if (p.shared_ffn > 0) w.set(a + ".expert_shared_feed_forward_length", Value::u32(p.shared_ffn));
   }
   if (p.sliding_window > 0) w.set(a + ".attention.sliding_window", Value::u32(p.sliding_window));
   if (a == "gpt-oss" && p.rope_scale_factor > 0) {
