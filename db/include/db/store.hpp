@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -168,6 +169,17 @@ struct NightRow {
   std::string logits_hash;
 };
 
+// The service's state in numbers at one moment, as the coordinator's metrics show it.
+struct Tally {
+  // Rows by state; every state the schema allows is present (0 when none).
+  std::map<std::string, int64_t> jobs_by_state;   // running | done | cancelled | failed
+  std::map<std::string, int64_t> plans_by_state;  // pending | leased | done | skipped
+  int64_t leases_held = 0;                        // leased plans whose deadline has not passed
+  // Registered workers by GPU kind, then state: busy (holds a live lease), idle (seen within the live window, no
+  // lease), gone (not seen within it; a restarted worker registers anew and leaves its old registration gone).
+  std::map<std::string, std::map<std::string, int64_t>> workers;
+};
+
 // The database, schema migrated on open. Not thread-safe: one Store per thread, or a lock around it.
 class Store {
  public:
@@ -243,6 +255,9 @@ class Store {
   int64_t register_worker(const Worker& w);
   std::optional<Worker> worker(int64_t id);
   void touch_worker(int64_t id, double now);
+
+  // Counts jobs, plans, live leases and workers at time `now`; a worker is live when seen at `live_since` or after.
+  Tally tally(double now, double live_since);
 
   // Releases and nights (db/src/releases.cpp).
   // Records `r` (its id is ignored); returns the release's id.
