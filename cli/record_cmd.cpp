@@ -53,9 +53,12 @@ const bool registered = lt::cli::add_command(
                   {"runs", nlohmann::json::array()}};
          } else {
            if (!a->db.empty())
-             throw lt::Error("record reads a job through the coordinator, not from " + a->db +
-                             ": start `lane-tune coordinator --db " + a->db + "` and give --coordinator");
-           if (a->job == 0) throw lt::Error("record needs --job N (from the coordinator), or --synthetic CHECKPOINT");
+             throw CLI::ValidationError("--db", "record reads a job through the coordinator, not from " + a->db +
+                                                    ": start `lane-tune coordinator --db " + a->db +
+                                                    "` and give --coordinator");
+           if (a->job == 0)
+             throw CLI::ValidationError("--job",
+                                        "record needs --job N (from the coordinator), or --synthetic CHECKPOINT");
            lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
            rec = lt::coord::results_json(a->job, client.results(a->job, "", 0));
          }

@@ -76,7 +76,7 @@ int container_uid() {
   return std::stoi(m[1]);
 }
 
-TEST(Kubernetes, TheBaseListsEveryManifestAndEachParses) {
+TEST(DeployKubernetes, TheBaseListsEveryManifestAndEachParses) {
   Base b;
   std::set<std::string> listed;
   for (const auto& r : b.kustomization["resources"]) listed.insert(r.as<std::string>());
@@ -100,7 +100,7 @@ TEST(Kubernetes, TheBaseListsEveryManifestAndEachParses) {
             "restricted");
 }
 
-TEST(Kubernetes, EveryPodRunsAsTheImagesNumericNonRootUserWithoutPrivileges) {
+TEST(DeployKubernetes, EveryPodRunsAsTheImagesNumericNonRootUserWithoutPrivileges) {
   Base b;
   const int uid = container_uid();
   ASSERT_GT(uid, 0) << "the Containerfile has no numeric USER uid:gid";
@@ -136,7 +136,7 @@ TEST(Kubernetes, EveryPodRunsAsTheImagesNumericNonRootUserWithoutPrivileges) {
 
 // The coordinator's Service, StatefulSet, container ports, arguments, probes and volumes agree with each other, and
 // every client of it (workers, the nightly job) reaches it by the Service's name and port with the Secret's token.
-TEST(Kubernetes, TheCoordinatorAndItsClientsAgreeOnNamesPortsAndTheToken) {
+TEST(DeployKubernetes, TheCoordinatorAndItsClientsAgreeOnNamesPortsAndTheToken) {
   Base b;
   const auto service = b.get("Service", "lane-tune-coordinator");
   const auto set = b.get("StatefulSet", "lane-tune-coordinator");
@@ -200,7 +200,7 @@ TEST(Kubernetes, TheCoordinatorAndItsClientsAgreeOnNamesPortsAndTheToken) {
 }
 
 // A worker per GPU: each pod asks for one GPU, sees it as index 0, and caches in a volume it can write (no hostPath).
-TEST(Kubernetes, EachWorkerHasOneGpuAndAWritableCache) {
+TEST(DeployKubernetes, EachWorkerHasOneGpuAndAWritableCache) {
   Base b;
   const auto workers = b.get("Deployment", "lane-tune-worker");
   ASSERT_TRUE(workers);
@@ -227,7 +227,7 @@ TEST(Kubernetes, EachWorkerHasOneGpuAndAWritableCache) {
 }
 
 // The image: CUDA 13 with CUPTI, a numeric user, volumes, and a build context without build folders.
-TEST(Container, TheImageIsOnCuda13WithCuptiANumericUserAndVolumes) {
+TEST(DeployContainer, TheImageIsOnCuda13WithCuptiANumericUserAndVolumes) {
   const std::string text = read_text(kDeploy / "Containerfile");
   EXPECT_NE(text.find("ARG CUDA=13-0"), std::string::npos);
   for (const char* package : {"cuda-nvcc-${CUDA}", "cuda-cupti-${CUDA}", "cuda-cupti-dev-${CUDA}"})
@@ -239,7 +239,7 @@ TEST(Container, TheImageIsOnCuda13WithCuptiANumericUserAndVolumes) {
 }
 
 // The units run as the user the sysusers.d file makes; the coordinator says when it is ready.
-TEST(Systemd, TheUnitsRunAsTheSysusersUserAndTheCoordinatorNotifies) {
+TEST(DeploySystemd, TheUnitsRunAsTheSysusersUserAndTheCoordinatorNotifies) {
   std::smatch m;
   const std::string users = read_text(kDeploy / "systemd" / "lane-tune.sysusers");
   ASSERT_TRUE(std::regex_search(users, m, std::regex(R"(\nu ([a-z-]+) )"))) << users;
