@@ -24,7 +24,7 @@ U=$!
 log "tiny-qwen3: halving, budget 12 (the demo's job, recorded as the replay fixture)"
 t0=$(date +%s)
 timeout ${TINY_S:-240} "$LT" submit "$W/tiny-qwen3.gguf" --gpus h200 --strategy halving --budget 12 --objective decode --wait --coordinator "$A" 2>&1 | tail -3 | tee -a "$O/service.txt"
-"$LT" record --db "$W/h200.db" --job 1 -o "$O/h200-tiny-qwen3.json" && log "recorded job 1"
+"$LT" record --coordinator "$A" --job 1 -o "$O/h200-tiny-qwen3.json" && log "recorded job 1"
 if [ -n "${TINY_ONLY:-}" ]; then  # the replay fixture alone
   kill $U $WK $C 2> /dev/null
   wait 2> /dev/null
@@ -42,7 +42,7 @@ import sys
 v=[float(x) for x in open('$W/util.txt') if x.strip().replace('.','',1).isdigit()]
 print(f'GPU busy over the jobs ({$t1-$t0} s, {len(v)} samples): mean utilization {sum(v)/max(len(v),1):.1f}%, samples > 0: {sum(1 for x in v if x>0)/max(len(v),1):.2f}')
 " | tee -a "$O/service.txt"
-"$LT" record --db "$W/h200.db" --job 2 -o "$O/h200-qwen3-0.6b.json" && log "recorded job 2"
+"$LT" record --coordinator "$A" --job 2 -o "$O/h200-qwen3-0.6b.json" && log "recorded job 2"
 if "$LT" --help | grep -q "^  export"; then
   log "export job 2 for h200"
   "$LT" export 2 --gpu h200 -o "$W/release" --coordinator "$A" 2>&1 | tee -a "$O/service.txt"

@@ -8,7 +8,9 @@
 #include "coordinator/client.hpp"
 #include "coordinator/core.hpp"
 #include "coordinator/log.hpp"
+#include "coordinator/metrics.hpp"
 #include "coordinator/server.hpp"
+#include "coordinator/systemd.hpp"
 
 namespace {
 const bool registered = lt::cli::add_command(
@@ -16,7 +18,7 @@ const bool registered = lt::cli::add_command(
        auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
        struct Args {
          std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, token_file, data, port_file, tls_cert,
-             tls_key;
+             tls_key, metrics_listen;
          double lease_s = 30, time_limit_s = 600, max_upload_gib = 1024;
          uint32_t max_jobs = 64;
          int max_watches = 64, max_watches_per_client = 16;
@@ -87,6 +89,9 @@ const bool registered = lt::cli::add_command(
            ->capture_default_str();
        c->add_option("--tls-cert", a->tls_cert, "Serve TLS with this certificate (PEM; with --tls-key)");
        c->add_option("--tls-key", a->tls_key, "The TLS certificate's private key (PEM)");
+       c->add_option("--metrics-listen", a->metrics_listen,
+                     "host:port to serve Prometheus metrics on at /metrics, no token (default: none; "
+                     "127.0.0.1:9117 keeps them on this machine)");
        c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
        c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
        c->callback([a] {
@@ -118,21 +123,31 @@ const bool registered = lt::cli::add_command(
          so.max_watches = a->max_watches;
          so.max_watches_per_client = a->max_watches_per_client;
          lt::coord::Server server(core, so);
+         std::unique_ptr<lt::coord::MetricsServer> metrics;
+         std::string metrics_at = "off";
+         if (!a->metrics_listen.empty()) {
+           metrics = std::make_unique<lt::coord::MetricsServer>(core, a->metrics_listen);
+           metrics_at = lt::coord::parse_listen(a->metrics_listen).host + ":" + std::to_string(metrics->port());
+         }
          std::string host = a->listen.substr(0, a->listen.rfind(':'));
          lt::coord::log(0, "listening",
                         {{"address", host + ":" + std::to_string(server.port())},
                          {"db", db.string()},
                          {"auth", a->token.empty() ? "none" : "token"},
-                         {"tls", a->tls_cert.empty() ? "off" : "on"}});
+                         {"tls", a->tls_cert.empty() ? "off" : "on"},
+                         {"metrics", metrics_at}});
          if (!a->port_file.empty()) {
            auto tmp = a->port_file + ".tmp";
            std::ofstream(tmp) << server.port() << "\n";
            std::filesystem::rename(tmp, a->port_file);
          }
+         // Ready once every port listens and the port file is written (systemd's Type=notify waits for this).
+         lt::coord::notify_ready("serving on " + host + ":" + std::to_string(server.port()));
          std::thread signals([&] {
            int sig = 0;
            sigwait(&set, &sig);
            lt::coord::log(0, "stopping", {{"signal", std::to_string(sig)}});
+           lt::coord::notify_stopping();
            server.shutdown();
          });
          server.wait();

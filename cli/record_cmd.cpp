@@ -1,11 +1,11 @@
-// `lane-tune record`: writes a recording for the replay runner, from a job in the database or synthesized.
+// `lane-tune record`: writes a recording for the replay runner, from a job's results as the coordinator answers them
+// (only the coordinator touches its database), or synthesized.
 #include <cstdio>
 #include <fstream>
 
 #include "command.hpp"
 #include "coordinator/client.hpp"
 #include "coordinator/space.hpp"
-#include "db/store.hpp"
 
 namespace {
 
@@ -13,14 +13,20 @@ const bool registered = lt::cli::add_command(
     {44, [](CLI::App& app) {
        auto* c = app.add_subcommand("record",
                                     "Write a recording for `lane-tune worker --replay`: a job's results from "
-                                    "the database, or synthetic ones for a checkpoint's knob space");
+                                    "the coordinator, or synthetic ones for a checkpoint's knob space");
        struct Args {
          std::string db, synthetic, gpu = "h200", out = "-", landscape = "hash";
+         std::string coordinator = lt::coord::default_coordinator(), token = lt::coord::default_token(),
+                     tls_ca = lt::coord::default_tls_ca();
          int64_t job = 0;
        };
        auto a = std::make_shared<Args>();
-       c->add_option("--db", a->db, "The coordinator's database");
-       c->add_option("--job", a->job, "The job to record (with --db)");
+       c->add_option("--job", a->job, "The job to record, read from the coordinator");
+       c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
+       c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
+       c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
+       // (Hidden: only the coordinator reads its database; --db says how to record from one.)
+       c->add_option("--db", a->db, "")->group("");
        c->add_option("--synthetic", a->synthetic, "A checkpoint: record made-up results for its whole knob space");
        c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")->capture_default_str();
        c->add_option("--landscape", a->landscape,
@@ -46,12 +52,15 @@ const bool registered = lt::cli::add_command(
                   {"landscape", a->landscape},
                   {"runs", nlohmann::json::array()}};
          } else {
-           if (a->db.empty() || a->job == 0)
-             throw lt::Error("record needs --db FILE --job N, or --synthetic CHECKPOINT");
-           if (!std::filesystem::exists(a->db)) throw lt::Error("no database " + a->db);
-           lt::db::Store store(a->db);
-           if (!store.job(a->job)) throw lt::Error("no job " + std::to_string(a->job) + " in " + a->db);
-           rec = lt::coord::results_json(a->job, store.runs(a->job));
+           if (!a->db.empty())
+             throw CLI::ValidationError("--db", "record reads a job through the coordinator, not from " + a->db +
+                                                    ": start `lane-tune coordinator --db " + a->db +
+                                                    "` and give --coordinator");
+           if (a->job == 0)
+             throw CLI::ValidationError("--job",
+                                        "record needs --job N (from the coordinator), or --synthetic CHECKPOINT");
+           lt::coord::Client client(a->coordinator, a->token, 30, a->tls_ca);
+           rec = lt::coord::results_json(a->job, client.results(a->job, "", 0));
          }
          std::string text = rec.dump(1) + "\n";
          if (a->out == "-") {

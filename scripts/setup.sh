@@ -6,6 +6,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev sqlite3 libcli11-dev libgtest-dev libgmock-dev nlohmann-json3-dev libxxhash-dev
   libxgboost-dev openssl libssl-dev
+  libcpp-httplib-dev libsystemd-dev   # the coordinator's /metrics and sd_notify
+  libyaml-cpp-dev file systemd        # the deploy tests: manifests, the .deb's dependencies, systemd-analyze
   clang-14 libclang-rt-14-dev
 )
 missing=()

@@ -533,6 +533,7 @@ void Coordinator::fail_plan_locked(const db::Plan& p, const std::string& why, do
 
 std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
+  const auto started = std::chrono::steady_clock::now();
   if (o_.replenish_inline) replenish();
   std::vector<Lease> out;
   bool low = false;  // the GPU kind's queue is under half its target: the replenisher is wanted
@@ -616,6 +617,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
     t.commit();
   }
   if (low && !o_.replenish_inline) wanted();
+  observe_lease(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return out;
 }
 
@@ -686,6 +688,7 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     low = recorded && size_t(store_.open_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu);
     t.commit();
   }
+  if (recorded) observe_measurement(r.gpu, r.recorded_at);
   if (o_.replenish_inline)
     replenish();
   else if (low)

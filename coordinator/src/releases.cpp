@@ -9,65 +9,6 @@
 namespace lt::coord {
 namespace {
 
-constexpr const char* kReleaseCols =
-    "id, job, gpu, run, checkpoint, knobs, prompts, median_ms, spread_ms, repetitions, logits_hash, directory, "
-    "manifest, created_at";
-
-Release read_release(db::Stmt& s) {
-  Release r;
-  r.id = s.i64(0);
-  r.job = s.i64(1);
-  r.gpu = s.text(2);
-  r.run = s.i64(3);
-  r.checkpoint = s.text(4);
-  r.knobs = s.text(5);
-  r.prompts = s.text(6);
-  r.median_ms = s.f64(7);
-  r.spread_ms = s.f64(8);
-  r.repetitions = uint32_t(s.i64(9));
-  r.logits_hash = s.text(10);
-  r.directory = s.text(11);
-  r.manifest = s.text(12);
-  r.created_at = s.f64(13);
-  return r;
-}
-
-std::vector<Release> releases_where(db::Store& st, const std::string& where, int64_t id) {
-  auto s = st.connection().prepare(std::string("SELECT ") + kReleaseCols + " FROM releases " + where + " ORDER BY id");
-  if (id) s.bind(1, id);
-  std::vector<Release> v;
-  while (s.next()) v.push_back(read_release(s));
-  return v;
-}
-
-constexpr const char* kRowCols =
-    "release, gpu, job, baseline_ms, baseline_spread_ms, median_ms, spread_ms, repetitions, change_pct, verdict, "
-    "reason, logits_hash";
-
-Night read_night(db::Store& st, int64_t night) {
-  auto s = st.connection().prepare(std::string("SELECT ") + kRowCols +
-                                   " FROM nightly_runs WHERE night = ?1 ORDER BY release, gpu");
-  s.bind(1, night);
-  Night n{night, {}};
-  while (s.next()) {
-    NightRow r;
-    r.release = s.i64(0);
-    r.gpu = s.text(1);
-    r.job = s.i64(2);
-    r.baseline_ms = s.f64(3);
-    r.baseline_spread_ms = s.f64(4);
-    r.median_ms = s.f64(5);
-    r.spread_ms = s.f64(6);
-    r.repetitions = uint32_t(s.i64(7));
-    r.change_pct = s.f64(8);
-    r.verdict = s.text(9);
-    r.reason = s.text(10);
-    r.logits_hash = s.text(11);
-    n.rows.push_back(std::move(r));
-  }
-  return n;
-}
-
 void check_gpu(const std::string& gpu) {
   if (gpu.empty()) throw InvalidArgument("name the GPU kind (--gpu)");
   if (!find_gpu_kind(gpu)) throw InvalidArgument("unknown GPU kind '" + gpu + "'");
@@ -142,34 +83,29 @@ int64_t Releases::record(int64_t job, const std::string& gpu, int64_t run, const
       throw FailedPrecondition("run " + std::to_string(run) +
                                " was screened, not verified (the --stagger checks did not run): only a verified run "
                                "is released");
+    Release x;
+    x.job = job;
+    x.gpu = gpu;
+    x.run = run;
+    x.checkpoint = j->checkpoint;
+    x.knobs = r->knobs;
+    x.prompts = j->prompts;
+    x.median_ms = r->median_ms;
+    x.spread_ms = r->spread_ms;
+    x.repetitions = r->repetitions;
+    x.logits_hash = r->logits_hash;
+    x.directory = directory;
+    x.manifest = manifest;
+    x.created_at = now;
     db::Transaction t(st.connection());
-    st.connection()
-        .prepare(
-            "INSERT INTO releases (job, gpu, run, checkpoint, knobs, prompts, median_ms, spread_ms, repetitions, "
-            "logits_hash, directory, manifest, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-            "?13)")
-        .bind(1, job)
-        .bind(2, gpu)
-        .bind(3, run)
-        .bind(4, j->checkpoint)
-        .bind(5, r->knobs)
-        .bind(6, j->prompts)
-        .bind(7, r->median_ms)
-        .bind(8, r->spread_ms)
-        .bind(9, r->repetitions)
-        .bind(10, r->logits_hash)
-        .bind(11, directory)
-        .bind(12, manifest)
-        .bind(13, now)
-        .exec();
-    int64_t id = st.connection().last_insert_id();
+    const int64_t id = st.insert_release(x);
     t.commit();
     return id;
   });
 }
 
 std::vector<Release> Releases::list() {
-  return core_.with_store([&](db::Store& st, double) { return releases_where(st, "", 0); });
+  return core_.with_store([&](db::Store& st, double) { return st.releases(); });
 }
 
 Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<std::string>& gpus) {
@@ -179,9 +115,9 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
   std::map<std::string, std::string> paths;
   core_.with_store([&](db::Store& st, double) {
     for (auto id : ids)
-      if (releases_where(st, "WHERE id = ?1", id).empty()) throw NotFound("no release " + std::to_string(id));
+      if (!st.release(id)) throw NotFound("no release " + std::to_string(id));
     std::set<int64_t> named(ids.begin(), ids.end());
-    for (auto& r : releases_where(st, "", 0))
+    for (auto& r : st.releases())
       if ((named.empty() || named.count(r.id)) && (kinds.empty() || kinds.count(r.gpu))) chosen.push_back(r);
     for (auto& r : chosen) paths[r.checkpoint] = st.checkpoint(r.checkpoint)->path;
   });
@@ -208,9 +144,7 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
 
   return core_.with_store([&](db::Store& st, double now) {
     db::Transaction t(st.connection());
-    auto n = st.connection().prepare("SELECT COALESCE(MAX(night), 0) + 1 FROM nightly_runs");
-    int64_t night = n.next() ? n.i64(0) : 1;
-    n.exec();
+    const int64_t night = st.next_night();
     for (auto& r : chosen) {
       db::Job j;
       j.checkpoint = r.checkpoint;
@@ -227,21 +161,16 @@ Night Releases::start_night(const std::vector<int64_t>& ids, const std::vector<s
       }
       int64_t job = st.insert_job(j);
       Coordinator::store_search(st, job, searches.at(r.id), now);
-      st.connection()
-          .prepare(
-              "INSERT INTO nightly_runs (night, release, gpu, job, baseline_ms, baseline_spread_ms, verdict, "
-              "started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)")
-          .bind(1, night)
-          .bind(2, r.id)
-          .bind(3, r.gpu)
-          .bind(4, job)
-          .bind(5, r.median_ms)
-          .bind(6, r.spread_ms)
-          .bind(7, now)
-          .exec();
+      NightRow row;
+      row.release = r.id;
+      row.gpu = r.gpu;
+      row.job = job;
+      row.baseline_ms = r.median_ms;
+      row.baseline_spread_ms = r.spread_ms;
+      st.insert_night_row(night, row, now);
     }
     t.commit();
-    return read_night(st, night);
+    return Night{night, st.night_rows(night)};
   });
 }
 
@@ -249,46 +178,35 @@ Night Releases::judge_night(int64_t night, const VerdictRule& rule) {
   if (!std::isfinite(rule.slower_pct) || rule.slower_pct < 0 || !std::isfinite(rule.noise) || rule.noise < 0)
     throw InvalidArgument("the verdict's thresholds are numbers, not negative");
   return core_.with_store([&](db::Store& st, double now) {
-    auto n = read_night(st, night);
+    Night n{night, st.night_rows(night)};
     if (n.rows.empty()) throw NotFound("no night " + std::to_string(night));
     db::Transaction t(st.connection());
     for (auto& row : n.rows) {
       if (row.verdict != "pending") continue;
       auto j = st.job(row.job);
       if (j && j->state == "running") continue;
-      auto release = releases_where(st, "WHERE id = ?1", row.release).at(0);
+      const auto release = st.release(row.release);
+      if (!release)
+        throw NotFound("night " + std::to_string(night) + " names no release " + std::to_string(row.release));
       auto runs = st.runs(row.job, row.gpu);
       Verdict v;
       if (runs.empty()) {
         v = {"failed", 0, "not measured: the job ended " + (j ? j->state + " (" + j->message + ")" : "missing")};
       } else {
         auto& r = runs.front();
-        v = judge({release.median_ms, release.spread_ms, release.logits_hash}, r, rule);
+        v = judge({release->median_ms, release->spread_ms, release->logits_hash}, r, rule);
         row.median_ms = r.median_ms;
         row.spread_ms = r.spread_ms;
         row.repetitions = r.repetitions;
         row.logits_hash = r.logits_hash;
       }
-      st.connection()
-          .prepare(
-              "UPDATE nightly_runs SET median_ms = ?1, spread_ms = ?2, repetitions = ?3, change_pct = ?4, "
-              "logits_hash = ?5, verdict = ?6, reason = ?7, judged_at = ?8 WHERE night = ?9 AND release = ?10 AND "
-              "gpu = ?11")
-          .bind(1, row.median_ms)
-          .bind(2, row.spread_ms)
-          .bind(3, row.repetitions)
-          .bind(4, v.change_pct)
-          .bind(5, row.logits_hash)
-          .bind(6, v.verdict)
-          .bind(7, v.reason)
-          .bind(8, now)
-          .bind(9, night)
-          .bind(10, row.release)
-          .bind(11, row.gpu)
-          .exec();
+      row.change_pct = v.change_pct;
+      row.verdict = v.verdict;
+      row.reason = v.reason;
+      st.judge_night_row(night, row, now);
     }
     t.commit();
-    return read_night(st, night);
+    return Night{night, st.night_rows(night)};
   });
 }
 

@@ -1,7 +1,9 @@
 // The Coordinator service over gRPC: each RPC checks the token and the version, validates, and calls the core.
 #include "coordinator/server.hpp"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -12,6 +14,8 @@
 
 #include "coordinator/log.hpp"
 #include "coordinator/service.hpp"
+#include "proto/health.pb.h"
+#include "proto/release.grpc.pb.h"
 #include "proto/tuning.grpc.pb.h"
 #include "release_server.hpp"
 #include "serve.hpp"
@@ -301,19 +305,26 @@ struct Server::Impl {
   Coordinator* core = nullptr;
 };
 
-void check_listen(const std::string& listen, const std::string& token) {
+bool ListenAddress::loopback() const {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+ListenAddress parse_listen(const std::string& listen, const std::string& option) {
   const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0)
-    throw lt::Error("--listen takes host:port, not \"" + listen + "\"");
+  if (colon == std::string::npos || colon == 0) throw lt::Error(option + " takes host:port, not \"" + listen + "\"");
   std::string host = listen.substr(0, colon);
   const std::string port = listen.substr(colon + 1);
   if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
       std::stoi(port) > 65535)
-    throw lt::Error("--listen's port must be a number in 0..65535, not \"" + port + "\"");
+    throw lt::Error(option + "'s port must be a number in 0..65535, not \"" + port + "\"");
   if (host.size() > 1 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  const bool loopback = host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-  if (!loopback && token.empty())
-    throw lt::Error("listening on " + host +
+  return {host, std::stoi(port)};
+}
+
+void check_listen(const std::string& listen, const std::string& token) {
+  const ListenAddress a = parse_listen(listen);
+  if (!a.loopback() && token.empty())
+    throw lt::Error("listening on " + a.host +
                     " reaches beyond this machine: give a token (--token-file or $LT_TOKEN) that every client and "
                     "worker must present, or listen on 127.0.0.1");
 }
@@ -329,6 +340,14 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     impl->wcv.notify_one();
   });
   impl_->service = coordinator_service(core, o, impl_->stopping);
+  // The standard services beside ours, for probes and tools (grpc_health_probe, kubelet's gRPC probes, grpcurl): the
+  // health service (grpc.health.v1, no token: it tells only whether the server serves) and server reflection (the
+  // services' schemas, which the source publishes anyway).
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // (The health protocol's descriptor, named here so that the linker keeps it: reflection describes the health
+  // service from it.)
+  grpc::health::v1::HealthCheckResponse::descriptor();
   grpc::ServerBuilder b;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
   if (!o.tls_cert.empty() || !o.tls_key.empty()) {
@@ -346,6 +365,8 @@ Server::Server(Coordinator& core, const ServerOptions& o) : impl_(std::make_uniq
     core.on_wanted(nullptr);
     throw lt::Error("cannot listen on " + o.listen);
   }
+  for (const char* name : {pb::Coordinator::service_full_name(), lanetune::v1::Releases::service_full_name()})
+    impl_->server->GetHealthCheckService()->SetServingStatus(name, true);
   impl_->replenisher = std::thread([this, &core, tick = o.tick_s] {
     for (;;) {
       {
@@ -400,6 +421,8 @@ void Server::shutdown() {
   impl_->cv.notify_all();
   { std::lock_guard lock(impl_->wm); }
   impl_->wcv.notify_all();
+  if (auto* health = impl_->server->GetHealthCheckService())
+    health->Shutdown();  // every service NOT_SERVING while the calls in flight end
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }
 

@@ -42,7 +42,8 @@ if(LT_HAVE_SANITIZERS)
   add_test(NAME gguf_fuzz_corpus_sanitized COMMAND gguf_fuzz_replay_san ${LT_FUZZ_DIR}/corpus)
   add_test(NAME text_fuzz_corpus_sanitized COMMAND text_fuzz_replay_san ${LT_FUZZ_DIR}/corpus_text)
   # The RPC corpus too: the coordinator, the database, the wire and the compiler rebuilt from their own sources under
-  # the sanitizers (what they link, gRPC, protobuf, SQLite, XGBoost and OpenSSL, as Debian builds it).
+  # the sanitizers (what they link, gRPC, protobuf, SQLite, XGBoost, OpenSSL, cpp-httplib and libsystemd, as Debian
+  # builds it).
   if(TARGET lt_coordinator)
     set(LT_SAN_SRCS "")
     set(LT_SAN_INCLUDES "")
@@ -68,7 +69,8 @@ if(LT_HAVE_SANITIZERS)
     target_link_options(rpc_fuzz_replay_san PRIVATE -fsanitize=address,undefined)
     target_link_libraries(rpc_fuzz_replay_san PRIVATE protobuf::libprotobuf gRPC::grpc++ PkgConfig::SQLITE3
                                                       PkgConfig::XXHASH nlohmann_json::nlohmann_json Threads::Threads
-                                                      ${LT_XGBOOST_LIB} OpenSSL::Crypto)
+                                                      ${LT_XGBOOST_LIB} OpenSSL::Crypto gRPC::grpc++_reflection
+                                                      PkgConfig::HTTPLIB PkgConfig::SYSTEMD)
     add_dependencies(rpc_fuzz_replay_san lt_proto lt_kernels)  # (their generated sources)
     add_test(NAME rpc_fuzz_corpus_sanitized COMMAND rpc_fuzz_replay_san ${LT_FUZZ_DIR}/corpus_rpc)
     set_tests_properties(rpc_fuzz_corpus_sanitized PROPERTIES
@@ -108,5 +110,6 @@ if(LT_FUZZ)
   target_compile_options(rpc_fuzz PRIVATE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1)
   target_link_options(rpc_fuzz PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(rpc_fuzz PRIVATE lt_proto lt_compiler PkgConfig::SQLITE3 PkgConfig::XXHASH ${LT_XGBOOST_LIB}
-                                         nlohmann_json::nlohmann_json)
+                                         nlohmann_json::nlohmann_json gRPC::grpc++_reflection PkgConfig::HTTPLIB
+                                         PkgConfig::SYSTEMD)
 endif()

@@ -59,8 +59,8 @@ TEST(EndToEnd, HalvingJobRunsToCompletionOnTwoWorkers) {
   auto json = c.cli("results 1 --json");
   EXPECT_NE(json.out.find("\"lane-tune-results\""), std::string::npos) << json.out;
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM best_configs WHERE job = 1 AND stage = 2"), 1);
-  // The job recorded from the database is a recording a replay worker can start from.
-  auto rec = run(cli() + " record --db " + c.path("lt.db").string() + " --job 1 -o " + c.path("job1.json").string());
+  // The job recorded through the coordinator is a recording a replay worker can start from.
+  auto rec = c.cli("record --job 1 -o " + c.path("job1.json").string());
   EXPECT_EQ(rec.status, 0) << rec.out;
   EXPECT_NE(rec.out.find("18 runs"), std::string::npos) << rec.out;
 

@@ -23,7 +23,7 @@ std::filesystem::path altered_recording(Cluster& c, const std::string& name,
                                         const std::function<void(nlohmann::json&)>& change) {
   // The tuning job's runs as the synthetic recording answered them (the release's configuration among them).
   const auto job = c.path("job1.json");
-  auto rec = run(cli() + " record --db " + c.path("lt.db").string() + " --job 1 -o " + job.string());
+  auto rec = c.cli("record --job 1 -o " + job.string());
   EXPECT_EQ(rec.status, 0) << rec.out;
   auto j = read_json(job);
   for (auto& r : j["runs"]) change(r);

@@ -4,6 +4,7 @@
 #include "compiler/digest.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "compiler/error.hpp"
+#include "coordinator/metrics.hpp"
 #include "coordinator/objective.hpp"
 #include "coordinator/space.hpp"
 #include "coordinator/strategy.hpp"
@@ -208,6 +210,10 @@ class Coordinator {
   // Called (outside the lock) when a lease finds a queue low or a report arrives: the server wakes its replenisher.
   void on_wanted(std::function<void()> wake) { wake_ = std::move(wake); }
   const Options& options() const { return o_; }
+  // The service's state in numbers, what /metrics shows: the database's counts (one read under the lock; a worker is
+  // live when seen within a lease's length) with the lease latencies and measurements observed since the core
+  // started.
+  Metrics metrics();
   // Runs `f(store, now)` on the database under the coordinator's lock (the releases' core, releases.cpp).
   template <class F>
   auto with_store(F&& f) {
@@ -274,7 +280,18 @@ class Coordinator {
   std::function<void()> wake_;
   std::map<int64_t, Leasing> leasing_;  // by worker, under m_
   std::map<std::string, int> held_;     // files in the store's folder by digest, and how many calls hold each; under m_
-  std::mutex replenish_m_;              // one replenish at a time; guards lives_
+  // What the core observes for its metrics (metrics.cpp): Lease calls' durations, measurements recorded by GPU kind
+  // since the start and in the last minute (their times, oldest first); under its own lock, taken after m_ if both.
+  struct Observed {
+    std::mutex m;
+    Histogram lease_latency = lease_latency_histogram();
+    std::map<std::string, uint64_t> measurements;
+    std::deque<std::pair<double, std::string>> recent;
+  };
+  void observe_lease(double seconds);
+  void observe_measurement(const std::string& gpu, double at);
+  Observed observed_;
+  std::mutex replenish_m_;  // one replenish at a time; guards lives_
   std::map<std::pair<int64_t, std::string>, Live> lives_;
 };
 

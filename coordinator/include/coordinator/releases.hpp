@@ -38,22 +38,10 @@ struct Verdict {
 // median against the baseline's decides, within the noise band `same`.
 Verdict judge(const Baseline& b, const db::Run& now, const VerdictRule& rule);
 
-// A recorded release.
-struct Release {
-  int64_t id = 0;
-  int64_t job = 0;
-  std::string gpu;
-  int64_t run = 0;
-  std::string checkpoint;
-  std::string knobs;
-  std::string prompts;
-  double median_ms = 0, spread_ms = 0;
-  uint32_t repetitions = 0;
-  std::string logits_hash;
-  std::string directory;
-  std::string manifest;
-  double created_at = 0;
-};
+// A recorded release (db/store.hpp).
+using db::Release;
+// One release's row of a night (db/store.hpp).
+using db::NightRow;
 
 // What export freezes: the job's best valid run for a kind, its checkpoint and the prompts it was judged on.
 struct Candidate {
@@ -63,19 +51,6 @@ struct Candidate {
   db::Checkpoint checkpoint;
   std::string prompts;
   int arch = 0;
-};
-
-// One release's row of a night.
-struct NightRow {
-  int64_t release = 0;
-  std::string gpu;
-  int64_t job = 0;
-  double baseline_ms = 0, baseline_spread_ms = 0, median_ms = 0, spread_ms = 0;
-  uint32_t repetitions = 0;
-  double change_pct = 0;
-  std::string verdict = "pending";
-  std::string reason;
-  std::string logits_hash;
 };
 
 // A night: its number and a row per release and GPU kind.

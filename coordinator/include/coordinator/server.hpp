@@ -21,6 +21,17 @@ struct ServerOptions {
   int max_watches_per_client = 16;
 };
 
+// An address to listen on: the host (brackets of an IPv6 address removed) and the port.
+struct ListenAddress {
+  std::string host;
+  int port = 0;
+  // Whether the host is this machine's loopback (localhost, 127.x.x.x, ::1).
+  bool loopback() const;
+};
+
+// Splits host:port (also [v6]:port) with a port in 0..65535; throws lt::Error naming `option` and what is wrong.
+ListenAddress parse_listen(const std::string& listen, const std::string& option = "--listen");
+
 // Checks an address to listen on: host:port with a port in 0..65535, and a token when the host is not loopback;
 // throws lt::Error saying what is wrong.
 void check_listen(const std::string& listen, const std::string& token);

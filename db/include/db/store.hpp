@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,47 @@ struct Progress {
   std::string strategy, note;
 };
 
+// A recorded release: a job's verified winner for a GPU kind, frozen with its figures as the nightly baseline.
+struct Release {
+  int64_t id = 0;
+  int64_t job = 0;
+  std::string gpu;
+  int64_t run = 0;  // the measurement frozen
+  std::string checkpoint;
+  std::string knobs;    // JSON
+  std::string prompts;  // JSON: the prompts its reference checksum is over
+  double median_ms = 0, spread_ms = 0;
+  uint32_t repetitions = 0;
+  std::string logits_hash;
+  std::string directory;  // where export wrote it
+  std::string manifest;   // JSON
+  double created_at = 0;
+};
+
+// One release's row of a night: the job that re-measured it, its baseline, and the verdict once judged.
+struct NightRow {
+  int64_t release = 0;
+  std::string gpu;
+  int64_t job = 0;
+  double baseline_ms = 0, baseline_spread_ms = 0, median_ms = 0, spread_ms = 0;
+  uint32_t repetitions = 0;
+  double change_pct = 0;
+  std::string verdict = "pending";  // pending | faster | same | slower | wrong | failed
+  std::string reason;
+  std::string logits_hash;
+};
+
+// The service's state in numbers at one moment, as the coordinator's metrics show it.
+struct Tally {
+  // Rows by state; every state the schema allows is present (0 when none).
+  std::map<std::string, int64_t> jobs_by_state;   // running | done | cancelled | failed
+  std::map<std::string, int64_t> plans_by_state;  // pending | leased | done | skipped
+  int64_t leases_held = 0;                        // leased plans whose deadline has not passed
+  // Registered workers by GPU kind, then state: busy (holds a live lease), idle (seen within the live window, no
+  // lease), gone (not seen within it; a restarted worker registers anew and leaves its old registration gone).
+  std::map<std::string, std::map<std::string, int64_t>> workers;
+};
+
 // The database, schema migrated on open. Not thread-safe: one Store per thread, or a lock around it.
 class Store {
  public:
@@ -214,6 +256,24 @@ class Store {
   int64_t register_worker(const Worker& w);
   std::optional<Worker> worker(int64_t id);
   void touch_worker(int64_t id, double now);
+
+  // Counts jobs, plans, live leases and workers at time `now`; a worker is live when seen at `live_since` or after.
+  Tally tally(double now, double live_since);
+
+  // Releases and nights (db/src/releases.cpp).
+  // Records `r` (its id is ignored); returns the release's id.
+  int64_t insert_release(const Release& r);
+  // Every release, oldest first.
+  std::vector<Release> releases();
+  std::optional<Release> release(int64_t id);
+  // The number the next night takes: one past the last night started (1 for the first).
+  int64_t next_night();
+  // Adds `row` to `night`, pending, started at `at`.
+  void insert_night_row(int64_t night, const NightRow& row, double at);
+  // The night's rows by release and GPU kind; empty for a night never started.
+  std::vector<NightRow> night_rows(int64_t night);
+  // Records the verdict and figures of `row` (found by night, release and GPU kind), judged at `at`.
+  void judge_night_row(int64_t night, const NightRow& row, double at);
 
  private:
   Connection c_;
