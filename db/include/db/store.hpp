@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -213,6 +214,10 @@ class Store {
   int64_t register_worker(const Worker& w);
   std::optional<Worker> worker(int64_t id);
   void touch_worker(int64_t id, double now);
+  // Every registered worker, by id.
+  std::vector<Worker> workers();
+  // How many plans each worker holds under lease, by worker id (workers holding none left out).
+  std::map<int64_t, uint32_t> leases_held();
 
  private:
   Connection c_;
