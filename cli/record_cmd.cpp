@@ -6,6 +6,7 @@
 #include "coordinator/client.hpp"
 #include "coordinator/space.hpp"
 #include "db/store.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -22,7 +23,9 @@ const bool registered = lt::cli::add_command(
        c->add_option("--db", a->db, "The coordinator's database");
        c->add_option("--job", a->job, "The job to record (with --db)");
        c->add_option("--synthetic", a->synthetic, "A checkpoint: record made-up results for its whole knob space");
-       c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")->capture_default_str();
+       c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")
+           ->capture_default_str()
+           ->transform(lt::cli::gpu_kind());
        c->add_option("--landscape", a->landscape,
                      "The synthetic recording's made-up figures: hash (a time from each point's key) or lane (a "
                      "structured lane: launches, profiles, a decode/prefill trade-off)")
@@ -34,8 +37,7 @@ const bool registered = lt::cli::add_command(
          if (!a->synthetic.empty()) {
            // Made-up results for every point of the space, computed by the replay runner from each point's key
            // (a space has hundreds of thousands of points); the checkpoint is checked to have a space on the kind.
-           auto* kind = lt::coord::find_gpu_kind(a->gpu);
-           if (!kind) throw lt::Error("unknown GPU kind '" + a->gpu + "'");
+           auto* kind = lt::coord::find_gpu_kind(a->gpu);  // (canonical: the option's check made it so)
            const size_t points = lt::coord::compiler()->space(a->synthetic, *kind)->size();
            rec = {{"format", "lane-tune-results"},
                   {"version", 1},
