@@ -18,7 +18,9 @@ const bool registered = lt::cli::add_command(
          lt::cli::Table t;
          t.columns = {{"version", "version"}, {"nvcc", "nvcc"}};
          t.add({lt::cli::text(lt::version()),
-                {nvcc.empty() ? "(none: lanes cannot be built here)" : there ? nvcc : "(configured but missing)",
+                {nvcc.empty() ? "(none: lanes cannot be built here)"
+                 : there      ? nvcc
+                              : "(configured but missing)",
                  there ? nlohmann::json(nvcc) : nlohmann::json(nullptr)}});
          out->print(t);
        });
