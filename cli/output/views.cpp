@@ -21,6 +21,7 @@ constexpr size_t kReasonWidth = 48;
 // A content digest's first digits, as people are shown it (the full digest is the value).
 constexpr size_t kShortDigest = 12;
 
+// Columns for everyone, for people only (the terminal, Markdown) and for programs only (JSON, CSV; titled by key).
 Column shared(std::string key, std::string title, bool numeric = false) {
   return {std::move(key), std::move(title), numeric, Audience::Everyone, 0};
 }
@@ -39,9 +40,11 @@ double now_s() {
 Cell time_cell(double ms) {
   return ms > 0 ? number(ms, duration_ms(ms)) : none();
 }
+// A spread (two significant figures) where its time was measured.
 Cell spread_cell(double ms, bool measured) {
   return measured ? number(ms, spread_ms(ms)) : none();
 }
+// A rate in tok/s where one was measured.
 Cell rate_cell(double per_s) {
   return per_s > 0 ? number(per_s, rate(per_s)) : none();
 }
@@ -49,9 +52,11 @@ Cell rate_cell(double per_s) {
 Cell when_cell(double at) {
   return at > 0 ? number(at, age(now_s() - at) + " ago") : none();
 }
+// A content digest: its first digits for people, whole for programs.
 Cell digest_cell(const std::string& digest) {
   return {digest.substr(0, kShortDigest), nlohmann::json(digest)};
 }
+// Stored JSON (knobs) as programs read it, an object; `shown` for people.
 Cell json_cell(const std::string& text, std::string shown) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   return {std::move(shown), j.is_discarded() ? nlohmann::json(text) : j};
