@@ -13,6 +13,7 @@
 #include "compiler/model.hpp"
 #include "compiler/version.hpp"
 #include "coordinator/release_client.hpp"
+#include "options.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -208,7 +209,7 @@ const bool registered = lt::cli::add_command(
        auto* c = app.add_subcommand("export", "Freeze a job's best valid configuration for a GPU kind");
        auto a = std::make_shared<Args>();
        c->add_option("job", a->job, "The job")->required();
-       c->add_option("--gpu", a->gpu, "The GPU kind (h200, a100, ...)")->required();
+       c->add_option("--gpu", a->gpu, "The GPU kind (h200, a100, ...)")->required()->transform(lt::cli::gpu_kind());
        c->add_option("-o,--out", a->out, "The release directory")->required();
        c->add_flag("--force", a->force, "Overwrite a non-empty directory");
        c->add_flag("--no-build", a->no_build, "Write the sources only (build on the GPU's machine)");

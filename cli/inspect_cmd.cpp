@@ -12,6 +12,9 @@
 #include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
+#include "options.hpp"
+#include "output/table.hpp"
+#include "output/units.hpp"
 
 namespace {
 
@@ -86,7 +89,11 @@ constexpr std::pair<const char*, const char*> kHyperparameters[] = {
     {"norm_eps", "attention.layer_norm_rms_epsilon"},
 };
 
-void inspect(const std::string& path, bool json) {
+// A checkpoint's particulars as (field, value) pairs, in the order they are shown.
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+void inspect(const std::string& path, lt::cli::Format format) {
+  using namespace lt::cli;
   const auto f = lt::gguf::File::open(path);
   // Reads every byte (the header digest reads the header alone): the name jobs and the database give the checkpoint.
   const std::string content = lt::content_digest(path);
@@ -107,7 +114,7 @@ void inspect(const std::string& path, bool json) {
   for (const auto& [short_name, suffix] : kHyperparameters)
     if (const Value* v = f.find(arch + "." + suffix); v && v->type != ValueType::Array && v->type != ValueType::String)
       hyper.emplace_back(short_name, to_json(*v));
-  if (json) {
+  if (format == Format::Json) {
     nlohmann::json j;
     j["file"] = path;
     j["size"] = f.size();
@@ -137,66 +144,94 @@ void inspect(const std::string& path, bool json) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("file:         %s\n", path.c_str());
-  std::printf("digest:       %s (XXH3-128 of every byte: the checkpoint's name in jobs and the database)\n",
-              content.c_str());
-  std::printf("identity:     %" PRIu64 " bytes, header digest xxh64:%s\n", f.size(), hex(f.digest()).c_str());
-  std::printf("format:       GGUF v%u, alignment %" PRIu64 ", data at byte %" PRIu64 "\n", f.version(), f.alignment(),
-              f.data_start());
-  std::printf("architecture: %s\n", arch.empty() ? "(none)" : arch.c_str());
-  std::printf("name:         %s\n", name.empty() ? "(none)" : name.c_str());
-  std::printf("hyperparameters:");
-  for (const auto& [k, v] : hyper) std::printf(" %s=%s", k.c_str(), v.dump().c_str());
-  std::printf("\n\nmetadata:\n");
-  for (const auto& [k, v] : f.metadata()) std::printf("  %-48s %s\n", k.c_str(), to_text(v).c_str());
-  std::printf("\n%-40s %-8s %-24s %14s\n", "tensor", "type", "shape", "bytes");
+  std::string hyper_text;
+  for (const auto& [k, v] : hyper) hyper_text += (hyper_text.empty() ? "" : " ") + k + "=" + v.dump();
+  const Facts facts = {
+      {"file", path},
+      {"digest", content + " (XXH3-128 of every byte: the checkpoint's name in jobs and the database)"},
+      {"identity", std::to_string(f.size()) + " bytes, header digest xxh64:" + hex(f.digest())},
+      {"format", "GGUF v" + std::to_string(f.version()) + ", alignment " + std::to_string(f.alignment()) +
+                     ", data at byte " + std::to_string(f.data_start())},
+      {"architecture", arch.empty() ? "(none)" : arch},
+      {"name", name.empty() ? "(none)" : name},
+      {"hyperparameters", hyper_text},
+  };
+  Table metadata;
+  metadata.columns = {{"key", "metadata"}, {"value", "value"}};
+  for (const auto& [k, v] : f.metadata()) metadata.add({text(k), {to_text(v), to_json(v)}});
+  Table tensors;
+  tensors.columns = {{"tensor", "tensor"},
+                     {"type", "type"},
+                     {"shape", "shape"},
+                     {"bytes", "bytes", true},
+                     {"offset", "offset", true, Audience::Programs}};
   for (const auto& t : f.tensors())
-    std::printf("%-40s %-8s %-24s %14" PRIu64 "\n", t.name.c_str(),
-                std::string(lt::ggml::traits_of(t.type).name).c_str(), shape(t.dims).c_str(), t.bytes);
-  std::printf("\ntotals: %zu tensors, %" PRIu64 " parameters, %" PRIu64 " bytes of tensor data\n", f.tensors().size(),
-              params, bytes);
-  for (const auto& [type, cb] : by_type)
-    std::printf("  %-8s %6" PRIu64 " tensors %16" PRIu64 " bytes\n", type.c_str(), cb.first, cb.second);
+    tensors.add({text(t.name),
+                 text(std::string(lt::ggml::traits_of(t.type).name)),
+                 {shape(t.dims), t.dims},
+                 count(int64_t(t.bytes)),
+                 count(int64_t(t.offset))});
+  tensors.notes.push_back("totals: " + std::to_string(f.tensors().size()) + " tensors, " + thousands(double(params)) +
+                          " parameters, " + thousands(double(bytes)) + " bytes of tensor data");
+  Table types;
+  types.columns = {{"type", "type"}, {"tensors", "tensors", true}, {"bytes", "bytes", true}};
+  for (const auto& [type, cb] : by_type) types.add({text(type), count(int64_t(cb.first)), count(int64_t(cb.second))});
+  if (format == Format::Csv) {  // (one table a CSV file: the tensors)
+    std::printf("%s", render(tensors, format).c_str());
+    return;
+  }
+  if (format == Format::Markdown) {
+    Table checkpoint;
+    checkpoint.columns = {{"field", "field"}, {"value", "value"}};
+    for (const auto& [k, v] : facts) checkpoint.add({text(k), text(v)});
+    const std::pair<const char*, const Table*> sections[] = {
+        {"checkpoint", &checkpoint}, {"metadata", &metadata}, {"tensors", &tensors}, {"tensors by type", &types}};
+    for (const auto& [title, table] : sections)
+      std::printf("%s## %s\n\n%s", title == sections[0].first ? "" : "\n", title, render(*table, format).c_str());
+    return;
+  }
+  for (const auto& [k, v] : facts) std::printf("%-13s %s\n", (k + ":").c_str(), v.c_str());
+  std::printf("\n%s\n%s\n%s", render(metadata, format).c_str(), render(tensors, format).c_str(),
+              render(types, format).c_str());
 }
 
 const bool registered = lt::cli::add_command(
     {11, [](CLI::App& app) {
        auto* c = app.add_subcommand("inspect", "Show a GGUF checkpoint's architecture, hyperparameters and tensors");
        auto path = std::make_shared<std::string>();
-       auto json = std::make_shared<bool>(false);
+       auto out = std::make_shared<lt::cli::Output>();
        c->add_option("file", *path, "The GGUF checkpoint")->required();
-       c->add_flag("--json", *json, "Print JSON instead of text");
-       c->callback([path, json] { inspect(*path, *json); });
+       out->add(c);
+       c->footer("--format csv prints the tensors; json every field, the metadata's values as JSON.");
+       c->callback([path, out] { inspect(*path, out->format); });
      }});
 
 // `lane-tune digest FILE...`: each file's content digest, the identity the coordinator stores a checkpoint by and
-// `status`, `results` and the database name it with (not inspect's header digest, a hash of the header alone). A file
-// that cannot be read is reported and the others are still digested; the exit status is the first failure's.
+// `status`, `results` and the database name it with (not inspect's header digest, a hash of the header alone), a row
+// per file. A file that cannot be read is reported and the others are still digested; the exit status is the first
+// failure's.
 const bool registered_digest = lt::cli::add_command(
     {12, [](CLI::App& app) {
        auto* c = app.add_subcommand(
            "digest", "Print each file's content digest (XXH3-128), the checkpoint's identity in jobs and the database");
        auto files = std::make_shared<std::vector<std::string>>();
-       auto json = std::make_shared<bool>(false);
+       auto out = std::make_shared<lt::cli::Output>();
        c->add_option("files", *files, "The files")->required();
-       c->add_flag("--json", *json, "One JSON object per line: {\"file\": ..., \"digest\": ...}");
-       c->callback([files, json] {
+       out->add(c);
+       c->callback([files, out] {
+         lt::cli::Table t;
+         t.columns = {{"digest", "digest"}, {"file", "file"}};
          for (const auto& f : *files) {
-           std::string digest;
            try {
-             digest = lt::content_digest(f);
+             t.add({lt::cli::text(lt::content_digest(f)), lt::cli::text(f)});
            } catch (const lt::Error& e) {
              std::fprintf(stderr, "lane-tune: %s\n", e.what());
              if (lt::cli::exit_status() == lt::cli::kExitOk)
                lt::cli::exit_status() =
                    dynamic_cast<const lt::NotFound*>(&e) ? lt::cli::kExitNotFound : lt::cli::kExitFailed;
-             continue;
            }
-           if (*json)
-             std::printf("%s\n", nlohmann::json{{"file", f}, {"digest", digest}}.dump().c_str());
-           else
-             std::printf("%s  %s\n", digest.c_str(), f.c_str());
          }
+         if (!t.rows.empty() || out->format != lt::cli::Format::Table) out->print(t);
        });
      }});
 

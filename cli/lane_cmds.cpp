@@ -9,8 +9,18 @@
 #include "compiler/knobs.hpp"
 #include "compiler/lane.hpp"
 #include "compiler/model.hpp"
+#include "coordinator/space.hpp"
+#include "options.hpp"
+#include "output/units.hpp"
 
 namespace {
+
+// The GPU a lane is for: the kind named (its multiprocessors and compute capability), else --sms and --arch.
+lt::knobs::Target target(const std::string& gpu, int sms, int arch) {
+  if (gpu.empty()) return {sms, arch};
+  const lt::coord::GpuKind* kind = lt::coord::find_gpu_kind(gpu);  // (canonical: the option's check made it so)
+  return {kind->sms, kind->arch};
+}
 
 // Reads a knobs file (JSON), or the defaults when `path` is empty.
 lt::knobs::Knobs read_knobs(const std::string& path) {
@@ -21,16 +31,23 @@ lt::knobs::Knobs read_knobs(const std::string& path) {
   return lt::knobs::Knobs::from_json(lt::knobs::Knobs::parse(text, path));
 }
 
-void print_space(const lt::knobs::Space& s) {
-  std::printf("knob space for %s (%s), %d SMs, sm_%d: %zu points\n", s.model.name.c_str(), s.model.architecture.c_str(),
-              s.target.sms, s.target.arch, s.size());
+// The knob space as a table: a knob a row, its values and what it does; the constraints under it.
+lt::cli::Table space_table(const lt::knobs::Space& s) {
+  lt::cli::Table t;
+  t.columns = {{"knob", "knob"},
+               {"values", "values", false, lt::cli::Audience::Everyone, 32, true},
+               {"help", "what it does", false, lt::cli::Audience::Everyone, 64, true}};
   for (const auto& d : s.domains) {
     std::string values;
-    for (const auto& v : d.values) values += (values.empty() ? "" : ", ") + v.dump();
-    std::printf("  %-20s {%s}\n  %-20s %s\n", d.name.c_str(), values.c_str(), "", d.help.c_str());
+    for (const auto& v : d.values)
+      values += (values.empty() ? "" : ", ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    t.add({lt::cli::text(d.name), {values, nlohmann::json(d.values)}, lt::cli::text(d.help)});
   }
-  std::printf("constraints:\n");
-  for (const auto& c : s.constraints) std::printf("  - %s\n", c.c_str());
+  t.notes.push_back("knob space for " + s.model.name + " (" + s.model.architecture + "), " +
+                    std::to_string(s.target.sms) + " SMs, sm_" + std::to_string(s.target.arch) + ": " +
+                    lt::cli::thousands(double(s.size())) + " points");
+  for (const auto& c : s.constraints) t.notes.push_back("constraint: " + c);
+  return t;
 }
 
 const bool registered = lt::cli::add_command(
@@ -41,23 +58,31 @@ const bool registered = lt::cli::add_command(
          auto file = std::make_shared<std::string>();
          auto sms = std::make_shared<int>(132);
          auto arch = std::make_shared<int>(90);
-         auto context = std::make_shared<int>(0);
-         auto json = std::make_shared<bool>(false);
-         c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
-         c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
-         c->add_option("--arch", *arch, "the GPU's compute capability (90: sm_90)")->check(CLI::Range(50, 120));
-         c->add_option("--context", *context,
-                       "positions the lanes hold, up to the model's trained context (default: the model's, at most "
-                       "4096)")
-             ->check(CLI::Range(1, 1 << 24));
-         c->add_flag("--json", *json, "print JSON");
-         c->callback([=] {
-           auto f = lt::gguf::File::open(*file);
-           auto s = lt::knobs::space(lt::model::recognize(f), {*sms, *arch, *context});
-           if (*json)
+          auto context = std::make_shared<int>(0);
+          auto gpu = std::make_shared<std::string>();
+          auto out = std::make_shared<lt::cli::Output>();
+          c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
+          auto* sms_opt = c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
+          auto* arch_opt =
+              c->add_option("--arch", *arch, "the GPU's compute capability (90: sm_90)")->check(CLI::Range(50, 120));
+          c->add_option("--gpu", *gpu, "a GPU kind (h200, A100, ...): its multiprocessors and compute capability")
+              ->transform(lt::cli::gpu_kind())
+              ->excludes(sms_opt)
+              ->excludes(arch_opt);
+          c->add_option("--context", *context,
+                        "positions the lanes hold, up to the model's trained context (default: the model's, at most "
+                        "4096)")
+              ->check(CLI::Range(1, 1 << 24));
+          out->add(c);
+          c->callback([=] {
+            auto f = lt::gguf::File::open(*file);
+            lt::knobs::Target t = target(*gpu, *sms, *arch);
+            t.context = *context;
+            auto s = lt::knobs::space(lt::model::recognize(f), t);
+            if (out->format == lt::cli::Format::Json)
              std::printf("%s\n", s.to_json().dump(2).c_str());
            else
-             print_space(s);
+             out->print(space_table(s));
          });
        }
        {
@@ -67,22 +92,29 @@ const bool registered = lt::cli::add_command(
          auto out = std::make_shared<std::string>();
          auto sms = std::make_shared<int>(132);
          auto arch = std::make_shared<int>(90);
-         auto context = std::make_shared<int>(0);
+          auto context = std::make_shared<int>(0);
+          auto gpu = std::make_shared<std::string>();
          c->add_option("FILE", *file, "the GGUF checkpoint")->required()->check(CLI::ExistingFile);
-         c->add_option("--knobs", *knobs, "a JSON file of knobs (defaults for those absent)")->check(CLI::ExistingFile);
+         c->add_option("--knobs", *knobs,
+                       "a JSON file of knobs (defaults for those absent), as `best JOB --knobs FILE` writes it")
+             ->check(CLI::ExistingFile);
          c->add_option("-o,--out", *out, "the lane's directory")->required();
-         c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
-         c->add_option("--arch", *arch, "the GPU's compute capability")->check(CLI::Range(50, 120));
-         c->add_option("--context", *context,
-                       "positions the lane holds, up to the model's trained context (default: the knobs' context "
-                       "knob, else the model's at most 4096)")
-             ->check(CLI::Range(1, 1 << 24));
-         c->callback([=] {
-           auto f = lt::gguf::File::open(*file);
-           auto m = lt::model::recognize(f);
-           lt::knobs::Knobs k = read_knobs(*knobs);
-           if (*context) k.context = *context;
-           auto p = lt::lane::compile(f, m, k, {*sms, *arch});
+          auto* sms_opt = c->add_option("--sms", *sms, "the GPU's multiprocessors")->check(CLI::Range(1, 1024));
+          auto* arch_opt = c->add_option("--arch", *arch, "the GPU's compute capability")->check(CLI::Range(50, 120));
+          c->add_option("--gpu", *gpu, "a GPU kind (h200, A100, ...): its multiprocessors and compute capability")
+              ->transform(lt::cli::gpu_kind())
+              ->excludes(sms_opt)
+              ->excludes(arch_opt);
+          c->add_option("--context", *context,
+                        "positions the lane holds, up to the model's trained context (default: the knobs' context "
+                        "knob, else the model's at most 4096)")
+              ->check(CLI::Range(1, 1 << 24));
+          c->callback([=] {
+            auto f = lt::gguf::File::open(*file);
+            auto m = lt::model::recognize(f);
+            lt::knobs::Knobs k = read_knobs(*knobs);
+            if (*context) k.context = *context;
+            auto p = lt::lane::compile(f, m, k, target(*gpu, *sms, *arch));
            lt::lane::write(p, *out);
            std::printf("wrote %s/%s (%zu bytes), its host runtime %s and its sidecar (%zu bytes)\n", out->c_str(),
                        lt::lane::kSource, p.cu.size(), lt::lane::kRuntimeSource, p.sidecar.size());

@@ -11,6 +11,9 @@
 #include "compiler/knobs.hpp"
 #include "compiler/model.hpp"
 #include "coordinator/core.hpp"
+#include "options.hpp"
+#include "output/units.hpp"
+#include "output/views.hpp"
 #include "worker/gpu.hpp"
 #include "worker/runner.hpp"
 
@@ -54,6 +57,55 @@ nlohmann::json read_json(const std::string& path) {
   return lt::knobs::Knobs::parse(text, path);
 }
 
+// The measured configurations, a row each: verdict, figures scaled, failure, and for people the knobs that differ from
+// the defaults.
+lt::cli::Table measured_table(uint32_t prompt) {
+  using lt::cli::Audience;
+  lt::cli::Table t;
+  t.columns = {{"config", "config", true},
+               {"valid", "valid", false, Audience::Programs},
+               {"verdict", "verdict"},
+               {"decode_ms", "decode/token", true},
+               {"spread_ms", "spread", true},
+               {"decode_tok_s", "decode_tok_s", true, Audience::Programs},
+               {"prefill_ms", "prefill(" + std::to_string(prompt) + ")", true},
+               {"prefill_tok_s", "prefill", true},
+               {"workload_ms", "workload", true},
+               {"rel_l2", "rel_l2", true, Audience::Programs},
+               {"logits_hash", "logits_hash", false, Audience::Programs},
+               {"failure", "failure", false, Audience::Programs},
+               {"reason", "reason", false, Audience::Programs},
+               {"failure_and_reason", "failure", false, Audience::People, 48},
+               {"knob_changes", "knobs (vs the defaults)", false, Audience::People, 48},
+               {"knobs", "knobs", false, Audience::Programs}};
+  return t;
+}
+
+void add_measured(lt::cli::Table& t, size_t i, const nlohmann::json& knobs, const lt::worker::Result& r,
+                  double prefill_tok_s) {
+  using namespace lt::cli;
+  auto time = [](double ms) { return ms > 0 ? number(ms, duration_ms(ms)) : none(); };
+  const std::string changes = knob_changes(knobs, lt::knobs::Knobs{}.to_json());
+  t.add({count(int64_t(i)),
+         flag(r.valid, "valid"),
+         text(!r.valid     ? "failed"
+              : r.verified ? "verified"
+                           : "screened"),
+         time(r.median_ms),
+         r.median_ms > 0 ? number(r.spread_ms, spread_ms(r.spread_ms)) : none(),
+         r.tok_per_s > 0 ? number(r.tok_per_s, rate(r.tok_per_s)) : none(),
+         time(r.prefill_ms),
+         prefill_tok_s > 0 ? number(prefill_tok_s, rate(prefill_tok_s)) : none(),
+         time(r.workload_ms),
+         number(r.rel_l2, std::to_string(r.rel_l2)),
+         text(r.logits_hash),
+         text(r.failure),
+         text(r.reason),
+         text(r.valid ? "" : r.failure + ": " + r.reason),
+         text(changes.empty() ? "(the defaults)" : changes),
+         {"", knobs}});
+}
+
 const bool registered = lt::cli::add_command(
     {32, [](CLI::App& app) {
        auto* c = app.add_subcommand(
@@ -64,7 +116,8 @@ const bool registered = lt::cli::add_command(
          std::vector<std::string> knobs_files, knobs_json;
          uint32_t repeat = 3, warmup = 1;
          int gpu = 0, arch = 90, sms = 132;
-         bool profile = false, verify = false, prepare_only = false, json = false;
+         bool profile = false, verify = false, prepare_only = false;
+         lt::cli::Output out;
          uint64_t seed = 0;
        };
        auto a = std::make_shared<Args>();
@@ -85,7 +138,10 @@ const bool registered = lt::cli::add_command(
        c->add_flag("--prepare-only", a->prepare_only, "Only build the configurations' kernels (no GPU: --arch, --sms)");
        c->add_option("--arch", a->arch, "With --prepare-only: the compute capability to build for (90: sm_90)");
        c->add_option("--sms", a->sms, "With --prepare-only: the GPU's multiprocessors");
-       c->add_flag("--json", a->json, "Print one JSON object a configuration");
+       a->out.add(c);
+       c->footer(
+           "--format json prints one JSON object a configuration as each is measured; the other formats print "
+           "the table once all are (a line a configuration on stderr meanwhile).");
        c->callback([a] {
          std::vector<nlohmann::json> configs;
          for (auto& f : a->knobs_files) configs.push_back(read_json(f));
@@ -123,6 +179,7 @@ const bool registered = lt::cli::add_command(
          p.workload_gen = uint32_t(gen);
          p.verify = a->verify;
          p.profile = a->profile;
+         auto table = measured_table(uint32_t(prompt));
          for (size_t i = 0; i < configs.size(); ++i) {
            p.plan = int64_t(i + 1);
            p.knobs = configs[i];
@@ -147,17 +204,16 @@ const bool registered = lt::cli::add_command(
                                  {"cost", r.cost}};
            if (a->profile) out["profile"] = r.profile;
            if (!r.error.empty()) out["error"] = r.error;
-           if (a->json) {
+           if (a->out.format == lt::cli::Format::Json) {
              std::printf("%s\n", out.dump().c_str());
            } else {
-             std::printf(
-                 "%2zu %s %s decode %.4f ms/tok (%.1f tok/s), prefill(%d) %.2f ms (%.0f tok/s), workload %.1f ms%s%s\n",
-                 i + 1, r.valid ? "valid" : "INVALID", r.verified ? "verified" : "screened", r.median_ms, r.tok_per_s,
-                 prompt, r.prefill_ms, out["prefill_tok_s"].get<double>(), r.workload_ms, r.valid ? "" : ": ",
-                 r.valid ? "" : (r.failure + " " + r.reason).c_str());
+             add_measured(table, i + 1, configs[i], r, out["prefill_tok_s"].get<double>());
+             std::fprintf(stderr, "measured %zu / %zu: %s\n", i + 1, configs.size(),
+                          r.valid ? (r.verified ? "verified" : "screened") : ("failed: " + r.failure).c_str());
            }
            std::fflush(stdout);
          }
+         if (!a->prepare_only && a->out.format != lt::cli::Format::Json) a->out.print(table);
        });
      }});
 }  // namespace

@@ -10,15 +10,15 @@
 #include "command.hpp"
 #include "coordinator/client.hpp"
 #include "coordinator/release_client.hpp"
+#include "options.hpp"
+#include "output/views.hpp"
 
 namespace {
 
 // The command's arguments.
-struct Args {
-  std::string gpus, releases, timeout = "2h", coordinator = lt::coord::default_coordinator(),
-                              token = lt::coord::default_token(), tls_ca = lt::coord::default_tls_ca();
+struct Args : lt::cli::Remote, lt::cli::Output {
+  std::string gpus, releases, timeout = "2h";
   lt::coord::VerdictRule rule;
-  bool json = false;
 };
 
 std::vector<std::string> split(const std::string& text) {
@@ -27,31 +27,6 @@ std::vector<std::string> split(const std::string& text) {
   for (std::string s; std::getline(in, s, ',');)
     if (!s.empty()) v.push_back(s);
   return v;
-}
-
-// The night's table: release, kind, baseline, now, change, verdict (and why).
-std::string night_table(const lt::coord::Night& n) {
-  std::string s;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-8s %-8s %-22s %-22s %-8s %s\n", "release", "kind", "baseline ms/token",
-                "now ms/token", "change", "verdict");
-  s += line;
-  for (auto& r : n.rows) {
-    char base[64], now[64], change[32];
-    std::snprintf(base, sizeof base, "%.4f +-%.4f", r.baseline_ms, r.baseline_spread_ms);
-    if (r.median_ms > 0)
-      std::snprintf(now, sizeof now, "%.4f +-%.4f", r.median_ms, r.spread_ms);
-    else
-      std::snprintf(now, sizeof now, "-");
-    if (r.median_ms > 0 && r.baseline_ms > 0)
-      std::snprintf(change, sizeof change, "%+.1f%%", r.change_pct);
-    else
-      std::snprintf(change, sizeof change, "-");
-    std::snprintf(line, sizeof line, "%-8lld %-8s %-22s %-22s %-8s %s%s%s\n", static_cast<long long>(r.release),
-                  r.gpu.c_str(), base, now, change, r.verdict.c_str(), r.reason.empty() ? "" : ": ", r.reason.c_str());
-    s += line;
-  }
-  return s;
 }
 
 nlohmann::json night_json(const lt::coord::Night& n, bool ok) {
@@ -132,10 +107,10 @@ void nightly(const Args& a) {
   auto judged = releases.judge_night(night.night, a.rule);
   bool ok = true;
   for (auto& r : judged.rows) ok &= r.verdict != "pending" && !lt::coord::Verdict{r.verdict, 0, ""}.bad();
-  if (a.json)
+  if (a.format == lt::cli::Format::Json)
     std::printf("%s\n", night_json(judged, ok).dump(1).c_str());
   else
-    std::printf("night %lld\n%s", static_cast<long long>(judged.night), night_table(judged).c_str());
+    a.print(lt::cli::night_table(judged));
   if (!ok) lt::cli::exit_status() = lt::cli::kExitRegression;
 }
 
@@ -143,19 +118,18 @@ void nightly(const Args& a) {
 void list_releases(const Args& a) {
   lt::coord::ReleaseClient releases(a.coordinator, a.token, 60, a.tls_ca);
   auto all = releases.list();
-  if (all.empty()) std::printf("no releases (export one with `lane-tune export JOB --gpu KIND -o DIR`)\n");
-  for (auto& r : all)
-    std::printf("release %lld: job %lld on %s, %.4f ms/token (spread %.4f, %u reps), logits %s, %s\n",
-                static_cast<long long>(r.id), static_cast<long long>(r.job), r.gpu.c_str(), r.median_ms, r.spread_ms,
-                r.repetitions, r.logits_hash.c_str(), r.directory.c_str());
+  if (all.empty() && a.format == lt::cli::Format::Table) {
+    std::printf("no releases (export one with `lane-tune export JOB --gpu KIND -o DIR`)\n");
+    return;
+  }
+  a.print(lt::cli::releases_table(all));
 }
 
 const bool listed = lt::cli::add_command({46, [](CLI::App& app) {
                                             auto* c = app.add_subcommand("releases", "The recorded releases");
                                             auto a = std::make_shared<Args>();
-                                            c->add_option("--coordinator", a->coordinator, "host:port");
-                                            c->add_option("--token", a->token, "The coordinator's token");
-                                            c->add_option("--tls-ca", a->tls_ca, "The TLS coordinator's CA");
+                                            a->Remote::add(c);
+                                            a->Output::add(c);
                                             c->callback([a] { list_releases(*a); });
                                           }});
 
@@ -163,7 +137,8 @@ const bool registered = lt::cli::add_command(
     {45, [](CLI::App& app) {
        auto* c = app.add_subcommand("nightly", "Re-measure the releases; fail on a regression or a wrong result");
        auto a = std::make_shared<Args>();
-       c->add_option("--gpus", a->gpus, "Only releases for these GPU kinds, comma-separated (default: all)");
+       c->add_option("--gpus", a->gpus, "Only releases for these GPU kinds, comma-separated (default: all)")
+           ->transform(lt::cli::gpu_kinds());
        c->add_option("--releases", a->releases, "Only these releases, comma-separated (default: all)");
        c->add_option("--slower-pct", a->rule.slower_pct,
                      "A regression is slower by more than this percentage (and outside the noise)")
@@ -172,10 +147,8 @@ const bool registered = lt::cli::add_command(
            ->capture_default_str();
        c->add_option("--timeout", a->timeout, "Give up on a release's run after this long (90s, 30m, 2h)")
            ->capture_default_str();
-       c->add_flag("--json", a->json, "JSON instead of the table");
-       c->add_option("--coordinator", a->coordinator, "host:port (default $LT_COORDINATOR or 127.0.0.1:7117)");
-       c->add_option("--token", a->token, "The coordinator's token (default $LT_TOKEN)");
-       c->add_option("--tls-ca", a->tls_ca, "Check a TLS coordinator against this CA certificate (default $LT_TLS_CA)");
+       a->Output::add(c);
+       a->Remote::add(c);
        c->callback([a] { nightly(*a); });
      }});
 }  // namespace

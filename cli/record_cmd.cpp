@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "coordinator/client.hpp"
 #include "coordinator/space.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -28,7 +29,9 @@ const bool registered = lt::cli::add_command(
        // (Hidden: only the coordinator reads its database; --db says how to record from one.)
        c->add_option("--db", a->db, "")->group("");
        c->add_option("--synthetic", a->synthetic, "A checkpoint: record made-up results for its whole knob space");
-       c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")->capture_default_str();
+       c->add_option("--gpu", a->gpu, "The GPU kind of the synthetic recording")
+           ->capture_default_str()
+           ->transform(lt::cli::gpu_kind());
        c->add_option("--landscape", a->landscape,
                      "The synthetic recording's made-up figures: hash (a time from each point's key) or lane (a "
                      "structured lane: launches, profiles, a decode/prefill trade-off)")
@@ -40,8 +43,7 @@ const bool registered = lt::cli::add_command(
          if (!a->synthetic.empty()) {
            // Made-up results for every point of the space, computed by the replay runner from each point's key
            // (a space has hundreds of thousands of points); the checkpoint is checked to have a space on the kind.
-           auto* kind = lt::coord::find_gpu_kind(a->gpu);
-           if (!kind) throw lt::Error("unknown GPU kind '" + a->gpu + "'");
+           auto* kind = lt::coord::find_gpu_kind(a->gpu);  // (canonical: the option's check made it so)
            const size_t points = lt::coord::compiler()->space(a->synthetic, *kind, 0)->size();
            rec = {{"format", "lane-tune-results"},
                   {"version", 1},

@@ -1,10 +1,7 @@
 // `lane-tune submit`: starts a tuning job for a checkpoint on some GPU kinds, optionally waiting with live progress.
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -14,47 +11,12 @@
 #include "coordinator/objective.hpp"
 #include "coordinator/space.hpp"
 #include "coordinator/strategy.hpp"
+#include "options.hpp"
+#include "output/views.hpp"
 
 namespace {
 
-// A CLI11 check that runs one of the coordinator's own parsers on a value (as a transform, the parser may rewrite it):
-// what it throws becomes the usage error, so a bad value is refused before anything is uploaded, in the words the
-// coordinator would use.
-CLI::Validator accepted_by(const std::function<void(std::string&)>& parse) {
-  return CLI::Validator(
-      [parse](std::string& value) -> std::string {
-        try {
-          parse(value);
-        } catch (const lt::Error& e) {
-          return e.what();
-        }
-        return {};
-      },
-      "");
-}
-
-// The --gpus list with each name made the canonical one (`H200` is `h200`); throws lt::Error naming an unknown or
-// repeated kind and the known ones.
-std::string canonical_gpus(const std::string& list) {
-  std::string out;
-  std::set<std::string> seen;
-  std::stringstream in(list);
-  for (std::string g; std::getline(in, g, ',');) {
-    if (g.empty()) continue;
-    std::string lower = g;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    const lt::coord::GpuKind* kind = lt::coord::find_gpu_kind(lower);
-    if (!kind) {
-      std::string known;
-      for (const auto& n : lt::coord::gpu_kind_names()) known += (known.empty() ? "" : ", ") + n;
-      throw lt::Error("unknown GPU kind '" + g + "' (" + known + ")");
-    }
-    if (!seen.insert(kind->name).second) throw lt::Error("GPU kind '" + g + "' named twice");
-    out += (out.empty() ? "" : ",") + kind->name;
-  }
-  if (out.empty()) throw lt::Error("no GPU kind named (" + list + ")");
-  return out;
-}
+using lt::cli::accepted_by;
 
 const bool registered = lt::cli::add_command(
     {41, [](CLI::App& app) {
@@ -71,7 +33,7 @@ const bool registered = lt::cli::add_command(
        c->add_option("file", a->file, "The GGUF checkpoint")->required();
        c->add_option("--gpus", a->gpus, "GPU kinds to tune for, comma-separated (a100,h100,h200,l4,...)")
            ->required()
-           ->transform(accepted_by([](std::string& v) { v = canonical_gpus(v); }));
+           ->transform(lt::cli::gpu_kinds());
        c->add_option("--strategy", a->strategy,
                      "model (a cost model learnt from the job's measurements; screens, then verifies the best), grid, "
                      "random or halving")
@@ -139,9 +101,9 @@ const bool registered = lt::cli::add_command(
                last = now;
                lost_s = 0;
                if (tty)
-                 std::fprintf(stderr, "\r\033[K%s", lt::coord::progress_line(now).c_str());
+                 std::fprintf(stderr, "\r\033[K%s", lt::cli::progress_line(now).c_str());
                else
-                 std::fprintf(stderr, "%s\n", lt::coord::progress_line(now).c_str());
+                 std::fprintf(stderr, "%s\n", lt::cli::progress_line(now).c_str());
                return true;
              });
            } catch (const lt::coord::CallError& e) {
@@ -150,7 +112,7 @@ const bool registered = lt::cli::add_command(
            }
          }
          if (tty) std::fprintf(stderr, "\n");
-         std::printf("%s", lt::coord::describe(last).c_str());
+         std::printf("%s", lt::cli::render(lt::cli::job_table(last), lt::cli::Format::Table).c_str());
          lt::cli::exit_status() = last.job.state == "done" ? lt::cli::kExitOk : lt::cli::kExitFailed;
        });
      }});

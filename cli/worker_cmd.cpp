@@ -8,6 +8,7 @@
 #include "command.hpp"
 #include "compiler/error.hpp"
 #include "compiler/version.hpp"
+#include "options.hpp"
 #include "worker/runner.hpp"
 #include "worker/worker.hpp"
 
@@ -35,7 +36,8 @@ const bool registered = lt::cli::add_command(
        c->add_option("--gpu", a->gpu, "The GPU's index (nvidia-smi's)")->capture_default_str();
        c->add_option("--replay", a->replay, "Answer plans from a recording (`lane-tune results JOB --json`), no GPU");
        c->add_option("--replay-delay", a->replay_delay_ms, "Milliseconds each replayed plan takes");
-       c->add_option("--kind", a->kind, "The GPU kind to register as (default: detected, or the recording's)");
+       c->add_option("--kind", a->kind, "The GPU kind to register as (default: detected, or the recording's)")
+           ->transform(lt::cli::gpu_kind());
        c->add_option("--name", a->name, "The worker's name (default host:gpu)");
        c->add_option("--cache", a->cache, "Checkpoints and compiled lanes (default ~/.cache/lane-tune)");
        c->add_option("--prefetch", a->prefetch, "Plans held at once: one measured, the rest compiled ahead")

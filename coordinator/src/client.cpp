@@ -153,4 +153,15 @@ JobStatus Client::cancel(int64_t job) {
   return wire::from_wire(out);
 }
 
+std::vector<WorkerStatus> Client::workers(const std::string& gpu, bool include_gone) {
+  pb::WorkersRequest r;
+  wire::versioned(r).set_gpu(gpu);
+  r.set_include_gone(include_gone);
+  pb::WorkerList out;
+  check(impl_->stub->Workers(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  std::vector<WorkerStatus> v;
+  for (auto& w : out.workers()) v.push_back(wire::from_wire(w));
+  return v;
+}
+
 }  // namespace lt::coord

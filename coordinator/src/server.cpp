@@ -156,6 +156,13 @@ class Service final : public pb::Coordinator::Service {
     });
   }
 
+  grpc::Status Workers(ServerContext* ctx, const pb::WorkersRequest* r, pb::WorkerList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& w : core_.workers(r->gpu(), r->include_gone())) wire::to_wire(w, out->add_workers());
+    });
+  }
+
   grpc::Status Register(ServerContext* ctx, const pb::RegisterRequest* r, pb::RegisterReply* out) override {
     return call(ctx, r, [&] {
       for (auto* j : {&r->properties(), &r->environment()})

@@ -41,6 +41,7 @@ void to_wire(const db::Run& r, lanetune::v1::Result* o) {
   o->set_config(r.config);
   o->set_prefill_tok_s(r.prefill_tok_s);
   o->set_verify(r.verify);
+  o->set_reused_from(r.reused_from);
 }
 
 db::Run from_wire(const lanetune::v1::Result& o) {
@@ -78,6 +79,7 @@ db::Run from_wire(const lanetune::v1::Result& o) {
   r.config = o.config();
   r.prefill_tok_s = o.prefill_tok_s();
   r.verify = o.verify();
+  r.reused_from = o.reused_from();
   return r;
 }
 
@@ -144,6 +146,30 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
     s.job.gpus.push_back(p.gpu);
     s.gpus.push_back(p);
   }
+  return s;
+}
+
+void to_wire(const WorkerStatus& s, lanetune::v1::WorkerInfo* o) {
+  o->set_worker(s.worker.id);
+  o->set_name(s.worker.name);
+  o->set_gpu(s.worker.gpu);
+  o->set_state(to_string(s.state));
+  o->set_last_seen(s.worker.last_seen);
+  o->set_seen_ago_s(s.seen_ago_s);
+  o->set_leases(s.leases);
+  o->set_registered_at(s.worker.registered_at);
+}
+
+WorkerStatus from_wire(const lanetune::v1::WorkerInfo& o) {
+  WorkerStatus s;
+  s.worker.id = o.worker();
+  s.worker.name = o.name();
+  s.worker.gpu = o.gpu();
+  s.state = parse_worker_state(o.state());
+  s.worker.last_seen = o.last_seen();
+  s.seen_ago_s = o.seen_ago_s();
+  s.leases = o.leases();
+  s.worker.registered_at = o.registered_at();
   return s;
 }
 

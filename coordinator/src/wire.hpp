@@ -26,6 +26,9 @@ void to_wire(const db::Run& r, lanetune::v1::Result* out);
 db::Run from_wire(const lanetune::v1::Result& r);
 void to_wire(const JobStatus& s, lanetune::v1::JobStatus* out);
 JobStatus from_wire(const lanetune::v1::JobStatus& s);
+void to_wire(const WorkerStatus& s, lanetune::v1::WorkerInfo* out);
+// Throws InvalidArgument for a state it does not know.
+WorkerStatus from_wire(const lanetune::v1::WorkerInfo& s);
 
 // A client call's context (the token, the deadline) and checkpoints as chunk streams: proto/calls.hpp.
 using lt::wire::context;

@@ -604,15 +604,35 @@ int64_t Store::register_worker(const Worker& w) {
   return c_.last_insert_id();
 }
 
+namespace {
+constexpr const char* kWorkerColumns =
+    "SELECT id, name, gpu, properties, environment, environment_key, registered_at, last_seen, key_hash FROM workers";
+Worker read_worker(Stmt& s) {
+  return {s.i64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.f64(6), s.f64(7), s.text(8)};
+}
+}  // namespace
+
 std::optional<Worker> Store::worker(int64_t id) {
-  auto s = c_.prepare(
-      "SELECT id, name, gpu, properties, environment, environment_key, registered_at, last_seen, key_hash FROM "
-      "workers WHERE id = ?1");
+  auto s = c_.prepare(std::string(kWorkerColumns) + " WHERE id = ?1");
   s.bind(1, id);
   if (!s.next()) return std::nullopt;
-  Worker w{s.i64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.f64(6), s.f64(7), s.text(8)};
+  Worker w = read_worker(s);
   s.exec();
   return w;
+}
+
+std::vector<Worker> Store::workers() {
+  auto s = c_.prepare(std::string(kWorkerColumns) + " ORDER BY id");
+  std::vector<Worker> v;
+  while (s.next()) v.push_back(read_worker(s));
+  return v;
+}
+
+std::map<int64_t, uint32_t> Store::leases_held() {
+  auto s = c_.prepare("SELECT worker, COUNT(*) FROM plans WHERE state = 'leased' GROUP BY worker");
+  std::map<int64_t, uint32_t> m;
+  while (s.next()) m[s.i64(0)] = uint32_t(s.i64(1));
+  return m;
 }
 
 void Store::touch_worker(int64_t id, double now) {

@@ -44,6 +44,20 @@ TEST(Cli, ExitStatusesSayWhatWentWrong) {
   EXPECT_EQ(run(cli() + " inspect /").status, 1);  // there, but not a checkpoint
 }
 
+// --format takes the four formats and nothing else (a usage error naming them); --json is its alias, not a second
+// answer to the same question.
+TEST(Cli, FormatIsCheckedAsTheCommandLineIsRead) {
+  Output xml = run(cli() + " digest --format xml /nonexistent");
+  EXPECT_EQ(xml.status, 2) << xml.out;
+  EXPECT_NE(xml.out.find("unknown format 'xml' (table, json, csv or md)"), std::string::npos) << xml.out;
+  EXPECT_EQ(run(cli() + " status --json --format csv --coordinator 127.0.0.1:1").status, 2);
+  Output env = run(cli() + " env --format json");
+  ASSERT_EQ(env.status, 0) << env.out;
+  EXPECT_NE(env.out.find("\"version\""), std::string::npos) << env.out;
+  Output md = run(cli() + " env --format md");
+  EXPECT_EQ(md.out.rfind("| version | nvcc |\n| --- | --- |\n", 0), 0u) << md.out;
+}
+
 // The coordinator's numeric flags are checked before anything starts; a token file keeps the token off argv.
 TEST(Cli, TheCoordinatorRefusesBadFlags) {
   TempDir dir;

@@ -5,7 +5,10 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
 
@@ -81,11 +84,64 @@ TEST_F(Submit, ReadsGpuKindsWithoutRegardToCase) {
   EXPECT_EQ(r.out, "job 1\n");
   Output s = run(cli() + " status 1" + at);
   ASSERT_EQ(s.status, 0) << s.out;
-  EXPECT_NE(s.out.find("a100 measured"), std::string::npos) << s.out;
-  EXPECT_NE(s.out.find("h200 measured"), std::string::npos) << s.out;
-  Output d = run(cli() + " digest " + checkpoint_);
+  Output d = run(cli() + " digest --format json " + checkpoint_);
   ASSERT_EQ(d.status, 0) << d.out;
-  EXPECT_NE(s.out.find("checkpoint " + d.out.substr(0, 32) + ","), std::string::npos) << s.out << d.out;
+  const std::string digest = nlohmann::json::parse(d.out)[0]["digest"];
+  EXPECT_NE(s.out.find("checkpoint " + digest + ","), std::string::npos) << s.out << d.out;
+  // Every format carries it: the CSV's row, the JSON's checkpoint, and a --gpu given in capitals.
+  Output csv = run(cli() + " status 1 --format csv" + at);
+  EXPECT_NE(csv.out.find("," + digest + ","), std::string::npos) << csv.out;
+  Output results = run(cli() + " results 1 --gpu H200 --format csv" + at);
+  EXPECT_EQ(results.status, 0) << results.out;
+  Output json = run(cli() + " status --json" + at);
+  ASSERT_EQ(json.status, 0) << json.out;
+  const auto rows = nlohmann::json::parse(json.out);
+  ASSERT_EQ(rows.size(), 2u) << json.out;  // a row per GPU kind, named canonically
+  EXPECT_EQ(rows[0]["checkpoint"], digest);
+  EXPECT_EQ((std::set<std::string>{rows[0]["gpu"], rows[1]["gpu"]}), (std::set<std::string>{"a100", "h200"}));
+}
+
+// Every command that takes a GPU kind reads it without regard to case and refuses an unknown one as a usage error
+// (2) naming the known kinds, before it calls the coordinator.
+TEST_F(Submit, EveryCommandReadsGpuKindsWithoutRegardToCase) {
+  for (const std::string command : {"results 1 --gpu", "best 1 --gpu", "workers --gpu", "nightly --gpus",
+                                    "export 1 -o out --gpu", "worker --replay x.json --kind"}) {
+    Output bad = run(cli() + " " + command + " Z999" + kClosedPort);
+    EXPECT_EQ(bad.status, 2) << command << "\n" << bad.out;
+    EXPECT_NE(bad.out.find("unknown GPU kind 'Z999' (a100, "), std::string::npos) << command << "\n" << bad.out;
+    EXPECT_EQ(bad.out.find("cannot reach"), std::string::npos) << command << "\n" << bad.out;
+  }
+  // Offline: the kind's canonical name and figures are what the command uses.
+  Output knobs = run(cli() + " knobs " + checkpoint_ + " --gpu A100 --format json");
+  ASSERT_EQ(knobs.status, 0) << knobs.out;
+  EXPECT_NE(knobs.out.find("\"arch\": 80"), std::string::npos) << knobs.out.substr(0, 400);
+  const std::string recording = (dir_ / "rec.json").string();
+  Output rec = run(cli() + " record --synthetic " + checkpoint_ + " --gpu H200 -o " + recording);
+  ASSERT_EQ(rec.status, 0) << rec.out;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(recording))["gpu"], "h200");
+  // Online: a worker registered as `H200` is listed as h200, and `--gpu H200` finds it.
+  LocalCoordinator coordinator(dir_);
+  const std::string at = " --coordinator " + coordinator.address();
+  Output none = run(cli() + " workers" + at);
+  EXPECT_EQ(none.status, 0) << none.out;
+  EXPECT_NE(none.out.find("no workers"), std::string::npos) << none.out;
+  Output worker = run(cli() + " worker --replay " + recording + " --kind H200 --name w1 --give-up 5" + at + " > " +
+                      (dir_ / "worker.log").string() + " 2>&1 & echo $!");
+  const pid_t pid = std::stoi(worker.out);
+  nlohmann::json listed;
+  for (int i = 0; i < 100 && listed.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // until it has registered
+    Output w = run(cli() + " workers --gpu H200 --format json" + at);
+    ASSERT_EQ(w.status, 0) << w.out;
+    listed = nlohmann::json::parse(w.out);
+  }
+  kill(pid, SIGTERM);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["gpu"], "h200");
+  EXPECT_EQ(listed[0]["name"], "w1");
+  EXPECT_EQ(listed[0]["state"], "idle");
+  EXPECT_EQ(listed[0]["leases"], 0);
+  EXPECT_TRUE(nlohmann::json::parse(run(cli() + " workers --gpu a100 --format json" + at).out).empty());
 }
 
 // A checkpoint that is not there is "not found" (3), found before any upload.

@@ -67,7 +67,9 @@ TEST(SynthInspect, DigestIsTheCheckpointsIdentity) {
   Output d = run(cli() + " digest " + (dir / "1").string() + " " + (dir / "2").string() + " " + (dir / "1").string());
   ASSERT_EQ(d.status, 0) << d.out;
   std::istringstream lines(d.out);
-  std::string a, fa, b, fb, c, fc;
+  std::string header, a, fa, b, fb, c, fc;
+  std::getline(lines, header);
+  EXPECT_EQ(header.substr(0, 6), "digest") << d.out;
   lines >> a >> fa >> b >> fb >> c >> fc;
   EXPECT_TRUE(is_digest(a)) << d.out;
   EXPECT_EQ(a, content_digest(dir / "1"));
@@ -80,12 +82,12 @@ TEST(SynthInspect, DigestIsTheCheckpointsIdentity) {
 
   Output j = run(cli() + " digest --json " + (dir / "1").string() + " " + (dir / "2").string());
   ASSERT_EQ(j.status, 0) << j.out;
-  std::istringstream json_lines(j.out);
-  std::string first, second;
-  std::getline(json_lines, first);
-  std::getline(json_lines, second);
-  EXPECT_EQ(nlohmann::json::parse(first), (nlohmann::json{{"file", (dir / "1").string()}, {"digest", a}}));
-  EXPECT_EQ(nlohmann::json::parse(second)["digest"], b);
+  const auto rows = nlohmann::json::parse(j.out);
+  ASSERT_EQ(rows.size(), 2u) << j.out;
+  EXPECT_EQ(rows[0], (nlohmann::json{{"file", (dir / "1").string()}, {"digest", a}}));
+  EXPECT_EQ(rows[1]["digest"], b);
+  Output csv = run(cli() + " digest --format csv " + (dir / "1").string());
+  EXPECT_EQ(csv.out, "digest,file\r\n" + a + "," + (dir / "1").string() + "\r\n");
 }
 
 // inspect names the checkpoint by the same digest, in text and in JSON, next to its header's xxh64.
@@ -101,7 +103,7 @@ TEST(SynthInspect, InspectPrintsTheDigest) {
   ASSERT_EQ(j.status, 0) << j.out;
   EXPECT_EQ(nlohmann::json::parse(j.out)["content_digest"], digest);
   Output d = run(cli() + " digest " + file);
-  EXPECT_EQ(d.out, digest + "  " + file + "\n");
+  EXPECT_EQ(d.out.substr(d.out.find('\n') + 1), digest + "  " + file + "\n");
 }
 
 // A file that is missing or cannot be read is named on stderr with a non-zero status; the others are still digested.

@@ -9,7 +9,7 @@ import struct
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus_rpc")
 
 # rpc_fuzz.cpp's Rpc enum.
-UPLOAD, SUBMIT, WATCH, LIST, STATUS, RESULTS, BEST, CANCEL, REGISTER, LEASE, HEARTBEAT, REPORT, FETCH = range(13)
+UPLOAD, SUBMIT, WATCH, LIST, STATUS, RESULTS, BEST, CANCEL, REGISTER, LEASE, HEARTBEAT, REPORT, FETCH, WORKERS = range(14)
 
 # The content digest (XXH3-128) of the fuzz target's checkpoint, "GGUF and some bytes": `lane-tune digest` of it.
 DIGEST = "44959fc784054d274ade2dc51524e8f1"
@@ -104,6 +104,9 @@ SEEDS = {
     "fetch": (FETCH, V + text(2, DIGEST)),
     "fetch_path": (FETCH, V + text(2, "../../etc/passwd")),
     "truncated": (SUBMIT, (V + text(2, DIGEST))[:-3]),
+    "workers": (WORKERS, V),
+    "workers_gone_h100": (WORKERS, V + text(2, "h100") + uint(3, 1)),
+    "workers_unknown_gpu": (WORKERS, V + text(2, "H100")),
 }
 
 

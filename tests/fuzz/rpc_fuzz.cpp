@@ -40,6 +40,7 @@ enum class Rpc {
   Heartbeat,
   Report,
   FetchCheckpoint,
+  Workers,
   Count
 };
 
@@ -175,6 +176,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case Rpc::FetchCheckpoint:
       check_stream<pb::FetchRequest>(msg, n, [&](const pb::FetchRequest& r) { s.core->checkpoint_path(r.digest()); });
+      break;
+    case Rpc::Workers:
+      answer<pb::WorkersRequest, pb::WorkerList>(msg, n, &S::Workers);
       break;
     case Rpc::Count:
       break;

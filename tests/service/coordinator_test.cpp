@@ -768,5 +768,41 @@ TEST(Coordinator, APathCheckpointIsReadOnceIntoTheStore) {
   EXPECT_EQ(files(), 1u);  // the first job's copy alone
 }
 
+// The workers as the coordinator sees them: busy while they hold leases, idle while they call holding none, gone once
+// silent for longer than a lease (listed only when asked); one GPU kind's, or every kind's.
+TEST(Coordinator, WorkersAreBusyIdleOrGone) {
+  Fixture f(6);
+  const int64_t busy = f.worker("h100", "a"), idle = f.worker("h100", "b"), other = f.worker("a100");
+  f.submit("grid");
+  ASSERT_EQ(f.core->lease(busy, 2).size(), 2u);
+  f.clock += 10;
+  f.core->heartbeat(idle, {});
+  auto all = f.core->workers("", false);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].worker.id, busy);
+  EXPECT_EQ(all[0].state, WorkerState::Busy);
+  EXPECT_EQ(all[0].leases, 2u);
+  EXPECT_DOUBLE_EQ(all[0].seen_ago_s, 10);
+  EXPECT_EQ(all[1].state, WorkerState::Idle);
+  EXPECT_DOUBLE_EQ(all[1].seen_ago_s, 0);
+  EXPECT_EQ(all[2].worker.id, other);
+  EXPECT_TRUE(all[2].worker.key_hash.empty());
+  ASSERT_EQ(f.core->workers("a100", false).size(), 1u);
+  EXPECT_THROW(f.core->workers("H100", false), InvalidArgument);
+  EXPECT_THROW(f.core->workers("z999", false), InvalidArgument);
+
+  f.clock += 25;  // busy and other silent for 35 s, past the 30 s lease
+  f.core->heartbeat(idle, {});
+  auto live = f.core->workers("", false);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].worker.id, idle);
+  auto everyone = f.core->workers("", true);
+  ASSERT_EQ(everyone.size(), 3u);
+  EXPECT_EQ(everyone[0].state, WorkerState::Gone);
+  EXPECT_EQ(everyone[2].state, WorkerState::Gone);
+  for (auto s : {WorkerState::Busy, WorkerState::Idle, WorkerState::Gone})
+    EXPECT_EQ(parse_worker_state(to_string(s)), s);
+}
+
 }  // namespace
 }  // namespace lt::coord

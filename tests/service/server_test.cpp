@@ -60,6 +60,31 @@ TEST(Server, ChecksTheTokenOnEveryCall) {
   EXPECT_TRUE(s.stub->List(s.ctx(s.token).get(), Served::v1(pb::ListRequest()), &out).ok());
 }
 
+// Workers checks the token as List does, speaks only its version, and refuses a GPU kind it does not know (names are
+// canonical on the wire: the CLI makes `H200` `h200`).
+TEST(Server, ListsWorkersToTokenHoldersOnly) {
+  Served s;
+  pb::WorkerList out;
+  pb::WorkersRequest all = Served::v1(pb::WorkersRequest());
+  EXPECT_EQ(s.stub->Workers(s.ctx("").get(), all, &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(s.stub->Workers(s.ctx("wrong").get(), all, &out).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(s.stub->Workers(s.ctx(s.token).get(), pb::WorkersRequest(), &out).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);  // no version
+  pb::WorkersRequest shouted = all;
+  shouted.set_gpu("H100");
+  EXPECT_EQ(s.stub->Workers(s.ctx(s.token).get(), shouted, &out).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  db::Worker w;
+  w.name = "w1";
+  w.gpu = "h100";
+  const int64_t id = s.core->register_worker(w);
+  ASSERT_TRUE(s.stub->Workers(s.ctx(s.token).get(), all, &out).ok());
+  ASSERT_EQ(out.workers_size(), 1);
+  EXPECT_EQ(out.workers(0).worker(), id);
+  EXPECT_EQ(out.workers(0).gpu(), "h100");
+  EXPECT_EQ(out.workers(0).state(), "idle");
+  EXPECT_EQ(out.workers(0).leases(), 0u);
+}
+
 // Secure defaults: beyond loopback only with a token, a port in 0..65535, and a port in use is an error (never shared
 // with another server, which would answer some calls from another database).
 TEST(Server, ListensOnlyWhereItIsSafeAndOnlyOnAFreePort) {

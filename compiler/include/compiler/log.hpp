@@ -15,8 +15,17 @@ int& level();
 void write(int lvl, const char* component, const char* event,
            std::initializer_list<std::pair<const char*, std::string>> fields);
 
+// The line write() prints (without its newline): `ts=<ts> component=<component> event=<event>` then `key=value` per
+// field, every value as logfmt_value writes it. REQUIRES: keys are plain words (the code's own literals).
+std::string logfmt_line(const std::string& ts, const char* component, const char* event,
+                        std::initializer_list<std::pair<const char*, std::string>> fields);
+
 // A value as logfmt takes it: bare when it is plain, else quoted with backslash, quote and control characters escaped
-// (\\, \", \n, \r, \t, \u00XX), so that a value never breaks a line or another key's pair.
+// (\\, \", \n, \r, \t, \u00XX) and a byte outside valid UTF-8 as \ufffd, so that a value never breaks a line or
+// another key's pair, and a decoder reads back what was written (of valid UTF-8).
+//
+// Written by hand rather than through spdlog or fmt (Debian's libspdlog-dev, libfmt-dev): neither writes logfmt
+// (spdlog formats and routes lines, fmt's "{:?}" escapes as C++ does, \x{..}); the escaping is all this needs.
 std::string logfmt_value(const std::string& v);
 
 }  // namespace lt::logging

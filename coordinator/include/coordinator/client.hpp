@@ -1,4 +1,4 @@
-// A client of the coordinator for the CLI: upload, submit, watch, status, results, best, cancel.
+// A client of the coordinator for the CLI: upload, submit, watch, status, results, best, cancel, workers.
 #pragma once
 
 #include <filesystem>
@@ -52,6 +52,8 @@ class Client {
   std::vector<db::Run> results(int64_t job, const std::string& gpu, uint32_t top);
   std::vector<db::Run> best(int64_t job, const std::string& gpu);
   JobStatus cancel(int64_t job);
+  // The coordinator's workers: every GPU kind's (empty `gpu`) or one kind's; those gone too with `include_gone`.
+  std::vector<WorkerStatus> workers(const std::string& gpu, bool include_gone);
 
  private:
   struct Impl;
@@ -64,18 +66,14 @@ enum class RunVerdict { Verified, Screened, Failed };
 const char* to_string(RunVerdict v);
 RunVerdict verdict_of(const db::Run& r);
 
-// The best run's figures side by side: "2.91 ms/tok · 6,300 prefill tok/s · 1.2 s workload".
-std::string best_figures(double decode_ms, double prefill_tok_s, double workload_ms);
-// A job's progress in one line: per GPU kind what was measured of what the strategy plans, verified, failed, the
-// best verified run's figures; time left.
-std::string progress_line(const JobStatus& s);
-// A job's state as a few lines for `lane-tune status`.
-std::string describe(const JobStatus& s);
-// Results as a table for a terminal.
-std::string results_table(const std::vector<db::Run>& runs);
+// Whether a cutoff stopped the run after its workload's first run (its figures are that run's estimate).
+bool cut_off(const db::Run& r);
+// Whether a replay worker answered the run from a recording (no GPU measured it).
+bool replayed(const db::Run& r);
 // Results as JSON: the recording format the replay runner reads (`{"format": "lane-tune-results", "version": 1,
-// "job": N, "runs": [...]}`, knobs, profile and environment as objects).
-nlohmann::json results_json(int64_t job, const std::vector<db::Run>& runs);
+// "job": N, "runs": [...]}`, knobs, profile and environment as objects); without `with_profiles`, no run's profile
+// (the ~1,000 lines of a whole lane's launches).
+nlohmann::json results_json(int64_t job, const std::vector<db::Run>& runs, bool with_profiles = true);
 // A time budget written as 90, 90s, 30m or 2h; throws lt::Error otherwise.
 double parse_duration(const std::string& text);
 

@@ -103,6 +103,22 @@ struct JobStatus {
   double time_left_s = -1;
 };
 
+// How a registered worker stands now: busy (holding leases), idle (calling, holding none) or gone (silent for longer
+// than a lease: stopped, or cut off).
+enum class WorkerState { Busy, Idle, Gone };
+const char* to_string(WorkerState s);
+// The state named `name` (to_string's words); throws InvalidArgument for another.
+WorkerState parse_worker_state(const std::string& name);
+
+// A registered worker as the coordinator sees it now: its row, its state, the plans it holds under lease and how long
+// ago it last called (by the coordinator's clock).
+struct WorkerStatus {
+  db::Worker worker;
+  WorkerState state = WorkerState::Idle;
+  uint32_t leases = 0;
+  double seen_ago_s = 0;
+};
+
 // A prompt every configuration of a job is checked on: its tokens, then `n_gen` tokens generated.
 struct CheckPrompt {
   uint32_t n_gen = 0;
@@ -187,6 +203,9 @@ class Coordinator {
   std::vector<db::Run> best(int64_t job, const std::string& gpu);
   JobStatus cancel(int64_t job);
 
+  // The registered workers by id: every GPU kind's (empty `gpu`) or one kind's, and those gone only with
+  // `include_gone`. Throws InvalidArgument for a GPU kind it does not know (names are canonical: h200, not H200).
+  std::vector<WorkerStatus> workers(const std::string& gpu, bool include_gone);
   // Registers a worker; with `key`, also its key (kept as a SHA-256), which its later calls must present.
   int64_t register_worker(const db::Worker& w, std::string* key = nullptr);
   // Refuses (PermissionDenied) a call naming `worker` whose key is not the one it was given at registration (compared

@@ -256,6 +256,10 @@ class Store {
   int64_t register_worker(const Worker& w);
   std::optional<Worker> worker(int64_t id);
   void touch_worker(int64_t id, double now);
+  // Every registered worker, by id.
+  std::vector<Worker> workers();
+  // How many plans each worker holds under lease, by worker id (workers holding none left out).
+  std::map<int64_t, uint32_t> leases_held();
 
   // Counts jobs, plans, live leases and workers at time `now`; a worker is live when seen at `live_since` or after.
   Tally tally(double now, double live_since);
