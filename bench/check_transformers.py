@@ -474,6 +474,9 @@ def build_hf(g, torch, transformers, dtype, device):
     np_dtype = np.float64 if dtype == "float64" else np.float32
     torch.manual_seed(0)
     model = model_cls(config).to(torch_dtype).eval()
+    # transformers 5's mixtures default to torch's grouped GEMM, which takes no float64: the eager loop over experts does
+    if hasattr(model, "set_experts_implementation"):
+        model.set_experts_implementation("eager")
     weights = hf_weights(g, s)
     shapes = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     square_down = s["experts"] and s["expert_ffn"] == s["d"]

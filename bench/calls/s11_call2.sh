@@ -13,3 +13,7 @@ $B,\"kv_cache\":\"q8_0\",\"attn_lanes\":true,\"attn_splits\":64}
 $B,\"kv_cache\":\"f16\",\"attn_splits\":64}" timeout 560 bash bench/depth.sh $L /tmp/d /tmp/llama-bench -- llama-3.1-8b > $OUT/depth.txt 2>&1
 echo "depth rc=$? $(date)"
 sed -n '/==== depth/,$p' $OUT/depth.txt
+mkdir -p /tmp/ct
+for p in tiny-moe tiny-qwen2moe tiny-gpt-oss; do $L synth --preset $p --type f32 -o /tmp/ct/$p.gguf -q; done
+timeout 100 python3 bench/check_transformers.py $L /tmp/ct/tiny-moe.gguf /tmp/ct/tiny-qwen2moe.gguf /tmp/ct/tiny-gpt-oss.gguf > $OUT/transformers.txt 2>&1
+echo "transformers rc=$?"; grep -E "LAYOUT|ROPE|RESULT|Error|error" $OUT/transformers.txt | head -20
