@@ -729,16 +729,21 @@ TEST(Model, SynthesizedLlamaFactorsAgreeWithTheScalingKeys) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6 * b[i]) << i;
 }
 
+// Preset `p`'s checkpoint, written into `dir` and opened.
+gguf::File synthesized(const synth::Preset& p, const TempDir& dir) {
+  synth::Options o;
+  o.preset = p.name;
+  synth::write(o, dir / "m.gguf");
+  return gguf::File::open(dir / "m.gguf");
+}
+
 TEST(Model, EveryMixtureTinyPresetIsRecognized) {
   int seen = 0;
   for (const synth::Preset& p : synth::presets()) {
     if (p.name.rfind("tiny", 0) != 0 || p.experts == 0) continue;
     SCOPED_TRACE(p.name);
     TempDir dir;
-    synth::Options o;
-    o.preset = p.name;
-    synth::write(o, dir / "m.gguf");
-    auto file = gguf::File::open(dir / "m.gguf");
+    auto file = synthesized(p, dir);
     model::Model m = model::recognize(file);
     EXPECT_EQ(m.architecture, p.architecture);
     EXPECT_EQ(m.experts, p.experts);
@@ -760,10 +765,7 @@ TEST(Model, EveryDenseTinyPresetIsRecognized) {
     if (p.name.rfind("tiny", 0) != 0 || p.experts > 0 || p.architecture == "gpt-oss") continue;
     SCOPED_TRACE(p.name);
     TempDir dir;
-    synth::Options o;
-    o.preset = p.name;
-    synth::write(o, dir / "m.gguf");
-    auto file = gguf::File::open(dir / "m.gguf");
+    auto file = synthesized(p, dir);
     model::Model m = model::recognize(file);
     EXPECT_EQ(m.architecture, p.architecture);
     EXPECT_EQ(m.layers, p.layers);

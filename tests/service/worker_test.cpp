@@ -92,6 +92,17 @@ TEST(Checks, BoundsArePinnedAndNanLogitsFail) {
   for (const char* n : {"precise", "dequant", "int8", "int8x2"}) EXPECT_GE(tolerance(n).argmax_agree, 0.99) << n;
   EXPECT_DOUBLE_EQ(tolerance("int8").tie, 4 * 3e-2);
   EXPECT_EQ(tolerance("dequant").tie, 0);
+  // A compact cache widens a configuration's bound to the cache's where that is wider, and lets it flip near ties.
+  knobs::Knobs k;
+  EXPECT_EQ(tolerance(k).rel_l2, 1e-3);
+  EXPECT_EQ(tolerance(k).tie, 0);
+  k.kv_cache = knobs::KvCache::Bf16;
+  EXPECT_EQ(tolerance(k).rel_l2, 1e-2);
+  EXPECT_DOUBLE_EQ(tolerance(k).tie, 4 * 1e-2);
+  k.numerics = knobs::Numerics::Int8;
+  k.kv_cache = knobs::KvCache::F16;
+  EXPECT_EQ(tolerance(k).rel_l2, 3e-2);
+  EXPECT_DOUBLE_EQ(tolerance(k).tie, 4 * 3e-2);
   const std::vector<float> ref = {0, 1, 2, 3, 4, 5};
   std::vector<float> nan = ref;
   nan[4] = std::nanf("");
