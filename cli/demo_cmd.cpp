@@ -10,10 +10,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "command.hpp"
 #include "compiler/error.hpp"
+#include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/model.hpp"
 #include "compiler/synth.hpp"
 #include "worker/gpu.hpp"
 
@@ -85,6 +89,29 @@ struct Demo {
   bool force_replay = false;
 };
 
+// The knobs that vary in the checkpoint's space (on an h200) but that no run of the recording names, comma-separated;
+// empty when the recording knows them all (or holds no runs: a synthetic one answers every point).
+std::string knobs_not_recorded(const std::string& recording, const fs::path& checkpoint) {
+  std::ifstream f(recording);
+  const nlohmann::json rec = nlohmann::json::parse(f, nullptr, false);
+  if (rec.is_discarded() || !rec.is_object() || !rec.contains("runs") || !rec["runs"].is_array() ||
+      rec["runs"].empty())
+    return "";
+  std::set<std::string> named;
+  for (const auto& r : rec["runs"]) {
+    if (!r.is_object() || !r.contains("knobs")) continue;
+    const auto& k = r["knobs"];
+    const nlohmann::json j = k.is_string() ? nlohmann::json::parse(k.get<std::string>(), nullptr, false) : k;
+    if (j.is_object())
+      for (auto& [name, v] : j.items()) named.insert(name);
+  }
+  const auto file = lt::gguf::File::open(checkpoint);
+  std::string missing;
+  for (const auto& d : lt::knobs::space(lt::model::recognize(file), {132, 90}).domains)
+    if (d.values.size() > 1 && !named.count(d.name)) missing += (missing.empty() ? "" : ", ") + d.name;
+  return missing;
+}
+
 void run_demo(const Demo& d) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // our lines in order with the children's
   const fs::path dir = fs::absolute(d.dir);
@@ -108,6 +135,15 @@ void run_demo(const Demo& d) {
   }
   if (kind.empty()) {
     std::string replay = d.replay;
+    if (!replay.empty() && fs::exists(replay)) {
+      // A recording answers only the configurations it measured: one made before a knob that now varies holds none of
+      // that knob's other values, and the job's draws would find it empty. The synthetic recording answers then.
+      const std::string missing = knobs_not_recorded(replay, ckpt);
+      if (!missing.empty()) {
+        std::printf("demo: the recording %s predates the knobs %s\n", replay.c_str(), missing.c_str());
+        replay.clear();
+      }
+    }
     if (replay.empty()) {
       replay = (dir / "synthetic-recording.json").string();
       if (run({self(), "record", "--synthetic", ckpt.string(), "--gpu", "h200", "-o", replay}) != 0)

@@ -45,12 +45,15 @@ TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
   auto small = knobs::space(short_context, {132, 90});
   for (auto* s : {&h200, &a100, &small}) {
     // Fewer values of the knobs no constraint reads keep the visit short; the count multiplies them back.
+    // (kv_cache keeps two values: its constraint with the precise numerics is still walked)
     for (auto& d : s->domains)
-      if (d.name == "attn_splits" || d.name == "gemv_warps") d.values.resize(1);
+      if (d.name == "attn_splits" || d.name == "gemv_warps" || d.name == "attn_lanes") d.values.resize(1);
+      else if (d.name == "kv_cache") d.values.resize(2);
     EXPECT_EQ(s->size(), visited(*s));
   }
-  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 1378560u);
-  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 689280u);
+  // (the cache types multiply by 1 + 3 x 3/4 of the points: not the precise numerics; attn_lanes by 2)
+  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 10538880u);
+  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 5269440u);
 }
 
 // allows() is why_constrained() without the words: the same verdict on points drawn from the whole product.
@@ -78,7 +81,8 @@ TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
   EXPECT_EQ(first, walked);
 }
 
-// An 8B model's shape (32 query heads over 8 key/value heads): 2,067,840 points (the 1,419,840 the issue names before gemm_tile).
+// An 8B model's shape (32 query heads over 8 key/value heads): 15,808,320 points (2,067,840 before the cache types and
+// the lane-a-position attention; the 1,419,840 the issue names before gemm_tile).
 TEST(KnobCount, AnEightBillionModelsSpace) {
   Tiny t;
   auto m = t.model;
@@ -87,8 +91,8 @@ TEST(KnobCount, AnEightBillionModelsSpace) {
   m.head_dim = m.value_dim = 128;
   m.context = 131072;
   auto s = knobs::space(m, {132, 90});
-  EXPECT_EQ(s.raw_size(), 44236800u);
-  EXPECT_EQ(s.size(), 2067840u);
+  EXPECT_EQ(s.raw_size(), 353894400u);
+  EXPECT_EQ(s.size(), 15808320u);
 }
 
 // Drives a strategy as the coordinator does, `batch` at a time, every proposal measured by `measure` before the next
@@ -146,7 +150,7 @@ TEST(Strategies, GridIsLazyAndExact) {
   SearchSettings s;
   s.strategy = "grid";
   auto grid = make_strategy(*b.space, s);
-  EXPECT_EQ(grid->planned(), 1378560u);
+  EXPECT_EQ(grid->planned(), 10538880u);
   auto first = grid->propose(3, 0);
   ASSERT_EQ(first.size(), 3u);
   EXPECT_EQ(first[0].knobs, *b.space->at(0));
