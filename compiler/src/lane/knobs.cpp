@@ -192,8 +192,7 @@ const KnobDef kTable[] = {
      "decode attention: the positions split over this many blocks, folded after (a chunk's attention at most 16, "
      "its rows being blocks too); 32 and 64 for long contexts, only where the lane holds more than 4096 positions",
      {1, 2, 4, 8, 16, 32, 64},
-     [](const model::Model& m, const Target& t, std::vector<json>& values) {
-       (void)m;
+     [](const model::Model&, const Target& t, std::vector<json>& values) {
        if (t.context <= 4096) values.resize(5);
      }},
     {"fuse_qkv", &Knobs::fuse_qkv,
@@ -617,7 +616,10 @@ json Space::to_json() const {
   for (const Domain& x : domains) d.push_back({{"name", x.name}, {"help", x.help}, {"values", x.values}});
   return {{"knobs", d},
           {"constraints", constraints},
-          {"target", {{"sms", target.sms}, {"arch", target.arch}, {"context", lane_context(model, Knobs{.context = target.context})}}},
+          {"target",
+           {{"sms", target.sms},
+            {"arch", target.arch},
+            {"context", lane_context(model, Knobs{.context = target.context})}}},
           {"points", size()}};
 }
 
