@@ -25,6 +25,7 @@ typedef float lk_acc;
 #define LK_INT8 1
 #include "../kernels/prelude.cuh"
 #include "../kernels/shapes.cuh"
+#include "../kernels/async.cuh"
 #include "../kernels/formats.cuh"
 #include "../kernels/norm.cuh"
 #include "../kernels/rope.cuh"

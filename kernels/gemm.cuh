@@ -297,28 +297,6 @@ LK_DEVICE float lk_sum_f32(int d) {
 // Its shape and shared memory (a stage: the weight rows, the activation rows, then both's scales) are
 // kernels/shapes.cuh's, which the compiler's lowering sizes the launch by.
 
-LK_DEVICE void lk_cp16(void* dst, const void* src, bool ok) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 16 : 0) : "memory");
-}
-LK_DEVICE void lk_cp4(void* dst, const void* src, bool ok) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(ok ? 4 : 0) : "memory");
-}
-LK_DEVICE void lk_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-LK_DEVICE void lk_cp_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// Four 8x8 matrices of 16-bit elements (8 rows of 16 bytes each) from shared memory: lanes 8i .. 8i + 7 name matrix
-// i's rows; lane l receives 4 bytes at 4 (l % 4) of row l / 4 of each.
-LK_DEVICE void lk_ldmatrix4(int (&r)[4], const void* p) {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(p);
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(s));
-}
-
 // A stage's activations by cp.async (the tiled GEMMs': lk_gemm_i8t, lk_gemm_i8tb): 32-blocks b0 .. b0 + nb - 1 of
 // rows act0 .. act0 + BN - 1 of each of the P words into `dst` (LK_GT_ROW bytes a row), their scales into `scales` (4
 // a row); what lies past the rows or k is zeros.

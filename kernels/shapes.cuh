@@ -21,6 +21,28 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
   return lk_attention_smem(acc, g, vper) + acc * (unsigned long long)g * hd;
 }
 
+// lk_attention_mma (attn_mma): LK_AM_WARPS warps a block; tiles of LK_AM_KEYS cached positions arrive in stages. A
+// chunk's block takes 16 query rows a warp, two stages (one in flight while the warps compute); a step's (STEP) 16
+// query rows in all, its warps a quarter of each tile apiece, three stages (its reads are the bandwidth's: two in
+// flight), merged at the end. Shared memory holds the block's queries [rows][hd + 8] then the stages' keys
+// [LK_AM_KEYS][hd + 8] and values [LK_AM_KEYS][vd + 8], 16-bit elements (a row 16 bytes longer than its values, so
+// that ldmatrix's 8 rows fall on distinct banks); a step's merge reuses it for the warps' partials, [warps][16]
+// maxima, sums, then [warps][16][vd] values, f32.
+#define LK_AM_WARPS 4
+#define LK_AM_KEYS 64
+LK_SHAPE int lk_attention_mma_rows(bool step) {
+  return step ? 16 : LK_AM_WARPS * 16;
+}
+LK_SHAPE int lk_attention_mma_stages(bool step) {
+  return step ? 3 : 2;
+}
+LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
+  const int stages =
+      2 * (lk_attention_mma_rows(step) * (hd + 8) + lk_attention_mma_stages(step) * LK_AM_KEYS * (hd + 8 + vd + 8));
+  const int merge = 4 * LK_AM_WARPS * 16 * (vd + 2);
+  return stages > merge ? stages : merge;
+}
+
 // lk_gemm_i8t (gemm_tile): a block of LK_GT_WARPS warps takes LK_GT_WEIGHT_ROWS weight rows (GLU: half of them gate,
 // half up) by BN activation rows; stages of LK_GT_BLOCKS 32-blocks, LK_GT_STAGES of them in flight. A stage holds the
 // weight rows (LK_GT_ROW bytes each: 128 and 16 more, so that ldmatrix's 8 rows fall on distinct banks), the

@@ -1,7 +1,7 @@
-// A CPU execution of a lane's schedule: every launch's semantics run over the schedule's own arena (poisoned with NaN as the
-// program poisons it), carried state and sidecar, driven as the program drives its forms. It checks the schedule — the
-// arena packed by liveness, the wiring of the fused launches, the chunks, the attention's splits and fold — against
-// the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
+// A CPU execution of a lane's schedule: every launch's semantics run over the schedule's own arena (poisoned with NaN
+// as the program poisons it), carried state and sidecar, driven as the program drives its forms. It checks the schedule
+// — the arena packed by liveness, the wiring of the fused launches, the chunks, the attention's splits and fold —
+// against the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
 #pragma once
 
 #include <cmath>
@@ -13,6 +13,7 @@
 #include "compiler/ggml_types.hpp"
 #include "compiler/gguf.hpp"
 #include "compiler/lane_schedule.hpp"
+#include "compiler/lowering.hpp"
 #include "compiler/reference.hpp"
 #include "kernels/shapes.cuh"
 
@@ -28,7 +29,7 @@ class LaneSim {
         m_(schedule.model),
         words_(schedule.knobs.numerics == knobs::Numerics::Int8     ? 1
                : schedule.knobs.numerics == knobs::Numerics::Int8x2 ? 2
-                                                                : 0) {
+                                                                    : 0) {
     arena_.assign(p_.arena_bytes, 0xff);
     for (const auto& [name, b] : p_.carried) carried_[name].assign(b.count * 8, 0);  // room for any element type
     for (const lane::Matrix& w : p_.matrices) {
@@ -267,16 +268,19 @@ class LaneSim {
   }
   // The caches hold each value as the kv_cache knob's type reads it back (kernels/kv.cuh): rounded to f16 or bf16, or
   // a q8_0 32-block's f16 scale times its int8 value; the sim keeps them as T.
+  // A value rounded to a 16-bit cache's type (f16 or bf16), as the tensor-core attention rounds its operands.
+  double round16(double x) const {
+    return p_.knobs.kv_cache == knobs::KvCache::F16 ? ggml::f16_to_f32(ggml::f32_to_f16(float(x)))
+                                                    : ggml::bf16_to_f32(ggml::f32_to_bf16(float(x)));
+  }
   void put_row(T* dst, const T* src, size_t width) const {
     switch (p_.knobs.kv_cache) {
       case knobs::KvCache::Act:
         std::copy_n(src, width, dst);
         break;
       case knobs::KvCache::F16:
-        for (size_t i = 0; i < width; ++i) dst[i] = T(ggml::f16_to_f32(ggml::f32_to_f16(float(src[i]))));
-        break;
       case knobs::KvCache::Bf16:
-        for (size_t i = 0; i < width; ++i) dst[i] = T(ggml::bf16_to_f32(ggml::f32_to_bf16(float(src[i]))));
+        for (size_t i = 0; i < width; ++i) dst[i] = T(round16(double(src[i])));
         break;
       case knobs::KvCache::Q8_0:
         for (size_t b = 0; b < width; b += 32) {
@@ -302,6 +306,7 @@ class LaneSim {
   }
   // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly.
   void exec(const lane::Form& f, const lane::Attention& a) {
+    if (lane::mma_attention(p_.knobs, a.rows)) return exec_mma(f, a);
     const int pos = ints("pos")[0];
     const size_t hd = m_.head_dim, vd = m_.value_dim;
     const T* kc = act(f, a.kc);
@@ -331,6 +336,68 @@ class LaneSim {
             pp[0] = T(mx);
             pp[1] = T(sum);
             for (size_t i = 0; i < vd; ++i) pp[2 + i] = T(val[i]);
+          }
+        }
+      }
+  }
+  // lk_attention_mma's arithmetic: the split over the chunk's longest row, the queries rounded to the cache's type,
+  // tiles of LK_AM_KEYS positions from the split's first, each warp's positions of a tile (all, or under STEP a
+  // quarter) weighed against its running max and rounded; under STEP the warps' partials merged at the end.
+  void exec_mma(const lane::Form& f, const lane::Attention& a) {
+    const int pos = ints("pos")[0];
+    const size_t hd = m_.head_dim, vd = m_.value_dim;
+    const T* kc = act(f, a.kc);
+    const T* vc = act(f, a.vc);
+    const int ways = lane::mma_attention_step(m_, a.rows) ? LK_AM_WARPS : 1, nk = LK_AM_KEYS / ways;
+    const int longest = pos + a.rows, chunk = (longest + a.splits - 1) / a.splits;
+    constexpr double none = -std::numeric_limits<double>::infinity();
+    std::vector<double> q(hd), w(nk), mx(ways), sum(ways);
+    std::vector<std::vector<double>> val(ways, std::vector<double>(vd));
+    for (int r = 0; r < a.rows; ++r)
+      for (uint32_t h = 0; h < m_.heads; ++h) {
+        const uint32_t kvh = h / m_.group();
+        for (size_t i = 0; i < hd; ++i) q[i] = round16(double(act(f, a.q)[(r * m_.heads + h) * hd + i]));
+        for (int s = 0; s < a.splits; ++s) {
+          const int t0 = s * chunk, t1 = std::min(longest, t0 + chunk), end = std::min(t1, pos + r + 1);
+          std::fill(mx.begin(), mx.end(), none);
+          std::fill(sum.begin(), sum.end(), 0.0);
+          for (auto& v : val) std::fill(v.begin(), v.end(), 0.0);
+          for (int tb = t0; tb < end; tb += nk) {
+            const int way = (tb - t0) / nk % ways, n = std::min(nk, end - tb);
+            double tmax = mx[way];
+            for (int j = 0; j < n; ++j) {
+              double sc = 0;
+              for (size_t i = 0; i < hd; ++i) sc += q[i] * kc[(kvh * size_t(p_.ctx) + tb + j) * hd + i];
+              w[j] = sc / std::sqrt(double(hd));
+              tmax = std::max(tmax, w[j]);
+            }
+            const double corr = std::exp(mx[way] - tmax);
+            sum[way] *= corr;
+            for (double& v : val[way]) v *= corr;
+            for (int j = 0; j < n; ++j) {
+              const double e = round16(std::exp(w[j] - tmax));
+              sum[way] += e;
+              for (size_t i = 0; i < vd; ++i) val[way][i] += e * vc[(kvh * size_t(p_.ctx) + tb + j) * vd + i];
+            }
+            mx[way] = tmax;
+          }
+          const double top = *std::max_element(mx.begin(), mx.end());
+          double l = 0;
+          std::vector<double> v(vd, 0.0);
+          for (int way = 0; way < ways; ++way) {
+            if (mx[way] == none) continue;
+            const double fw = std::exp(mx[way] - top);
+            l += sum[way] * fw;
+            for (size_t i = 0; i < vd; ++i) v[i] += val[way][i] * fw;
+          }
+          if (!a.part) {
+            T* out = act(f, a.out) + (r * m_.heads + h) * vd;
+            for (size_t i = 0; i < vd; ++i) out[i] = T(v[i] / l);
+          } else {
+            T* pp = act(f, *a.part) + ((r * m_.heads + h) * a.splits + s) * (vd + 2);
+            pp[0] = T(top);
+            pp[1] = T(l);
+            for (size_t i = 0; i < vd; ++i) pp[2 + i] = T(v[i]);
           }
         }
       }

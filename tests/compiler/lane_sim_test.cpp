@@ -83,6 +83,16 @@ const json kKnobSets[] = {
          {"attn_splits", 2},
          {"max_chunk", 16}},
     json{{"numerics", "precise"}, {"attn_lanes", true}, {"attn_splits", 16}, {"max_chunk", 64}},
+    // 18-20: attention on the tensor cores (attn_mma), whole and split, over either 16-bit cache: the chunks' (1),
+    // then the decode step's too (2; chunks of 4 rows take its shape too).
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 1}, {"max_chunk", 64}, {"attn_splits", 1}},
+    json{{"numerics", "int8x2"},
+         {"kv_cache", "bf16"},
+         {"attn_mma", 2},
+         {"fuse_rope_kv", true},
+         {"max_chunk", 16},
+         {"attn_splits", 4}},
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 4}, {"attn_splits", 1}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the

@@ -110,10 +110,10 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernel held at
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernels held at
   // their defaults (the compact caches only leave the precise numerics out, checked above).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes") d.values.resize(1);
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma") d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
@@ -360,6 +360,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
       if (d.name == "fuse_rope")
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
+      if (d.name == "attn_mma") with["kv_cache"] = without["kv_cache"] = "f16";
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
       EXPECT_NE(program(l, with), program(l, without)) << d.name << " = " << v.dump() << " changes nothing";
     }
@@ -640,7 +641,10 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"attn_lanes", true},
                              {"max_chunk", 64}},
                         json{{"kv_cache", "q8_0"}, {"attn_heads", 1}},
-                        json{{"numerics", "precise"}, {"attn_lanes", true}, {"max_chunk", 4}}}) {
+                        json{{"numerics", "precise"}, {"attn_lanes", true}, {"max_chunk", 4}},
+                        // Attention on the tensor cores over either 16-bit cache, whole and split, chunks' and the step's.
+                        json{{"kv_cache", "f16"}, {"attn_mma", 1}, {"max_chunk", 64}, {"pdl", true}},
+                        json{{"kv_cache", "bf16"}, {"attn_mma", 2}, {"attn_splits", 8}, {"numerics", "int8"}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

@@ -204,6 +204,42 @@ TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   }
 }
 
+// attn_mma 1 takes a chunk's attention to the tensor cores (a block per key/value head, 64 query rows of the chunk's
+// rows times the group's heads, and split) and leaves the decode step's to lk_attention; 2 takes the step's too, in
+// the shape whose warps share 16 query rows. The knob's domain and constraint.
+TEST(Lowering, AttentionOnTheTensorCores) {
+  const model::Model& m = tiny().model;
+  const Schedule p = schedule_of({{"kv_cache", "f16"}, {"attn_mma", 1}, {"attn_splits", 2}, {"max_chunk", 64}});
+  const auto chunk = lower(p, form_of(p, 64), launch_of(p, 64, "attention", "l0_part"));
+  ASSERT_EQ(chunk.size(), 1u);
+  EXPECT_EQ(chunk[0].kernel, "lk_attention_mma");
+  EXPECT_EQ(chunk[0].targs,
+            (std::vector<std::string>{std::to_string(m.head_dim), std::to_string(m.value_dim), "false"}));
+  EXPECT_EQ(chunk[0].grid.v[0], m.kv_heads);
+  EXPECT_EQ(chunk[0].grid.v[1], (64 * m.group() + 63) / 64);
+  EXPECT_EQ(chunk[0].grid.v[2], 2u);
+  EXPECT_EQ(chunk[0].smem, size_t(lk_attention_mma_smem(int(m.head_dim), int(m.value_dim), false)));
+  const auto decode = lower(p, form_of(p, 1), launch_of(p, 1, "attention", "l0_part"));
+  ASSERT_EQ(decode.size(), 1u);
+  EXPECT_EQ(decode[0].kernel, "lk_attention");
+  const Schedule p2 = schedule_of({{"kv_cache", "bf16"}, {"attn_mma", 2}, {"attn_splits", 2}, {"max_chunk", 64}});
+  const auto step = lower(p2, form_of(p2, 1), launch_of(p2, 1, "attention", "l0_part"));
+  ASSERT_EQ(step.size(), 1u);
+  EXPECT_EQ(step[0].kernel, "lk_attention_mma");
+  EXPECT_EQ(step[0].targs.back(), "true");
+  EXPECT_EQ(step[0].grid.v[1], 1u);
+  EXPECT_EQ(step[0].smem, size_t(lk_attention_mma_smem(int(m.head_dim), int(m.value_dim), true)));
+  const knobs::Space s = knobs::space(m, {132, 90});
+  EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 1}})), "");
+  EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 1}})), "");
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"attn_mma", 1}})), "") << "an f32 cache";
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "bf16"}, {"attn_mma", 1}, {"max_chunk", 1}})), "")
+      << "no chunks";
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 2}, {"attn_lanes", true}})), "")
+      << "attn_lanes does nothing under attn_mma 2";
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 3}})), "");
+}
+
 // An image's records, read back.
 struct Records {
   std::map<std::string, std::string> header;

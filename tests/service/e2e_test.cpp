@@ -246,7 +246,7 @@ TEST(EndToEnd, CancelKeepsTheJobAndStopsIt) {
   EXPECT_NE(status.out.find("cancelled"), std::string::npos) << status.out;
 }
 
-// A grid of 15,808,320 points (10,538,880 on the h200, 5,269,440 on the a100) with two replay workers measuring it: the
+// A grid of 25,045,920 points (16,697,280 on the h200, 8,348,640 on the a100) with two replay workers measuring it: the
 // submit plans it lazily, leases and status keep answering while it runs, and the progress counts the grid exactly.
 TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   Cluster c;
@@ -255,20 +255,20 @@ TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   c.start_worker("b", 5);
   int64_t job = c.submit("--gpus h200,a100 --strategy grid");
   auto j = std::to_string(job);
-  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 15808320);
+  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 25045920);
   EXPECT_LE(c.query("SELECT COUNT(*) FROM plans WHERE job = " + j), 64);
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 60, 120));
   for (int i = 0; i < 5; ++i) {
     auto st = c.cli("status " + j);
     ASSERT_EQ(st.status, 0) << st.out;
-    EXPECT_NE(st.out.find(" 10,538,880 "), std::string::npos) << st.out;
-    EXPECT_NE(st.out.find(" 5,269,440 "), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find(" 16,697,280 "), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find(" 8,348,640 "), std::string::npos) << st.out;
   }
   auto rows = nlohmann::json::parse(c.cli("status " + j + " --format json").out);
   ASSERT_EQ(rows.size(), 2u);
   std::map<std::string, int64_t> planned;
   for (auto& r : rows) planned[r["gpu"]] = r["planned"];
-  EXPECT_EQ(planned, (std::map<std::string, int64_t>{{"a100", 5269440}, {"h200", 10538880}}));
+  EXPECT_EQ(planned, (std::map<std::string, int64_t>{{"a100", 8348640}, {"h200", 16697280}}));
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 120, 120));
   // Every run of a distinct plan, the h200's in the grid's order, none answered from outside the recording.
   EXPECT_EQ(c.query("SELECT COUNT(*) - COUNT(DISTINCT plan) FROM runs WHERE job = " + j), 0);

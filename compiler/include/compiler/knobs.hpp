@@ -51,6 +51,7 @@ struct Knobs {
                                // rows (0: the untiled kernels)
   KvCache kv_cache = KvCache::Act;  // the caches' element type
   bool attn_lanes = false;          // decode attention with a lane a position (32 positions a warp at once)
+  int attn_mma = 0;  // attention on the tensor cores (flash-style; a 16-bit cache): 1 a chunk's, 2 the decode step's too
   int context = 0;                  // positions the caches hold (0: the model's context, at most 4096)
 
   nlohmann::json to_json() const;
@@ -67,6 +68,10 @@ struct Knobs {
   std::vector<int> chunks() const;
   bool operator==(const Knobs&) const = default;
 };
+
+// Whether `m`'s heads fit the tensor-core chunk attention (attn_mma): key and value heads multiples of 16 wide (the
+// mma's k) and at most 128 (a warp holds its 16 rows' values in registers).
+bool mma_attention_fits(const model::Model& m);
 
 // The output rows one warp of a decode GEMV over a matrix of type `t` computes: gemv_rows_q6_k for Q6_K where set,
 // else gemv_rows_per_warp.

@@ -76,6 +76,13 @@ size_t attention_smem(size_t act_bytes, int heads, int vper);
 // multiples of 8 wide (its loads take 8 cached values); else lk_attention.
 bool lanes_attention(const knobs::Knobs& k, const model::Model& m);
 
+// Whether an attention launch over `rows` rows is lk_attention_mma (the tensor cores, kernels/attention_mma.cuh):
+// attn_mma 1 on a chunk (rows > 1), attn_mma 2 on every form; else the kernels above.
+bool mma_attention(const knobs::Knobs& k, int rows);
+// Whether lk_attention_mma over `rows` rows takes its STEP shape: at most 16 query rows (rows x the group), shared by
+// the block's warps, each through a quarter of each tile.
+bool mma_attention_step(const model::Model& m, int rows);
+
 // The kernel calls launch `l` of form `f` makes, in order: one, or a chunk's GEMV in slabs of at most 8 rows, or the
 // parts of a fused projection on the tensor cores one by one, or a fused launch's pieces where its fusion does not
 // apply (chunks).

@@ -89,6 +89,10 @@ size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes) {
   return 0;
 }
 
+bool mma_attention_fits(const model::Model& m) {
+  return m.head_dim % 16 == 0 && m.value_dim % 16 == 0 && m.head_dim <= 128 && m.value_dim <= 128;
+}
+
 int gemv_rows(const Knobs& k, ggml::Type t) {
   return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
 }
@@ -195,10 +199,12 @@ const KnobDef kTable[] = {
      [](const model::Model&, const Target& t, std::vector<json>& values) {
        if (t.context <= 4096) values.resize(5);
      }},
-    {"fuse_qkv", &Knobs::fuse_qkv,
+    {"fuse_qkv",
+     &Knobs::fuse_qkv,
      "project q, k and v in one launch over the three matrices (a layer whose three differ in format keeps three)",
      {false, true}},
-    {"fuse_glu", &Knobs::fuse_glu,
+    {"fuse_glu",
+     &Knobs::fuse_glu,
      "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two)",
      {false, true}},
     {"fuse_rope_kv",
@@ -222,7 +228,8 @@ const KnobDef kTable[] = {
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
      "blocks that each read the head's cache",
      {0},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {  // the divisors of the query heads a key/value head serves
+     // (the divisors of the query heads a key/value head serves)
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
        const uint32_t group = m.kv_heads ? m.heads / m.kv_heads : 1;
        for (uint32_t h = 1; h < group; h *= 2)
          if (group % h == 0) values.push_back(int(h));
@@ -266,6 +273,16 @@ const KnobDef kTable[] = {
      "decode attention with a lane a position: a warp scores 32 positions at once without shuffles, then sums their "
      "values a lane a dimension (instead of a warp a position); for long contexts",
      {false, true}},
+    {"attn_mma",
+     &Knobs::attn_mma,
+     "attention on the tensor cores, flash-style: 1 a chunk's (64 query rows, its rows times the group's heads, a "
+     "block), 2 the decode step's too (a row's heads a block, its warps a quarter of each tile apiece); tiles of 64 "
+     "cached positions, an online softmax, the queries and weights rounded to the cache's type; only with a 16-bit "
+     "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers)",
+     {0, 1, 2},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (!mma_attention_fits(m)) values.resize(1);
+     }},
     {"context",
      &Knobs::context,
      "positions the caches hold: the job's (0: the model's context, at most 4096)",
@@ -342,7 +359,7 @@ namespace {
 
 // The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
 // others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
-constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits", "attn_lanes"};
+constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
 
 // A constraint between knobs: its rule in words (as `lane-tune knobs` prints it) and its check, true when `k` keeps it;
 // else false, with what is wrong in words into `why` when it is not null (the words are built only then).
@@ -376,6 +393,22 @@ const Rule kRules[] = {
                 return std::string("kv_cache ") + to_string(k.kv_cache) +
                        " needs numerics other than precise (the reference lane keeps its caches in f64)";
               });
+     }},
+    {"attn_mma: a 16-bit cache (kv_cache f16 or bf16: the tensor cores' operands); 1 with chunks (max_chunk above "
+     "1); 2 with attn_heads 0 and attn_lanes off (the decode kernels it replaces)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       if (k.attn_mma == 0) return true;
+       if (k.kv_cache != KvCache::F16 && k.kv_cache != KvCache::Bf16)
+         return broken(
+             why, [&] { return std::string("attn_mma needs kv_cache f16 or bf16, not ") + to_string(k.kv_cache); });
+       if (k.attn_mma == 1 && k.max_chunk == 1)
+         return broken(why, [] { return std::string("attn_mma 1 (chunks) needs chunks: max_chunk above 1"); });
+       if (k.attn_mma == 2 && (k.attn_heads != 0 || k.attn_lanes))
+         return broken(why, [] {
+           return std::string(
+               "attn_mma 2 replaces the decode step's attention kernels: attn_heads 0 and attn_lanes off");
+         });
+       return true;
      }},
     {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
      [](const Space&, const Knobs& k, std::string* why) {
@@ -602,8 +635,9 @@ void Space::each(const std::function<void(const Knobs&)>& visit) const {
 Knobs Space::sample(std::mt19937_64& rng) const {
   for (int tries = 0; tries < 10000; ++tries) {
     std::vector<size_t> at;
-    for (const Domain& d : domains)  // (a domain of one value draws nothing: a knob a checkpoint cannot vary, such as
-                                     // gemv_rows_q6_k without Q6_K matrices, leaves the draws of the others as they were)
+    // (a domain of one value draws nothing: a knob a checkpoint cannot vary, such as gemv_rows_q6_k without Q6_K
+    // matrices, leaves the draws of the others as they were)
+    for (const Domain& d : domains)
       at.push_back(d.values.size() > 1 ? std::uniform_int_distribution<size_t>(0, d.values.size() - 1)(rng) : 0);
     Knobs k = knobs_of(domains, at);
     if (allows(k)) return k;

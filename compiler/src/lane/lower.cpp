@@ -1,5 +1,5 @@
-// The lowering: each launch of a schedule's form as kernel calls (kernel, template arguments, grid, block, shared memory
-// and parameters), the one place these are decided.
+// The lowering: each launch of a schedule's form as kernel calls (kernel, template arguments, grid, block, shared
+// memory and parameters), the one place these are decided.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -86,6 +86,14 @@ size_t attention_smem(size_t act_bytes, int heads, int vper) {
 
 bool lanes_attention(const knobs::Knobs& k, const model::Model& m) {
   return k.attn_lanes && m.head_dim % 8 == 0 && m.value_dim % 8 == 0;
+}
+
+bool mma_attention(const knobs::Knobs& k, int rows) {
+  return k.attn_mma == 2 || (k.attn_mma == 1 && rows > 1);
+}
+
+bool mma_attention_step(const model::Model& m, int rows) {
+  return size_t(rows) * m.group() <= 16;
 }
 
 std::string c_place(const Schedule& p, const Form& f, const Place& place) {
@@ -213,8 +221,8 @@ class Lowerer {
   // the knob's (at most 64 but for GLU under int8: more, and the registers spill), halved while the grid would give the
   // GPU fewer than a block an SM, down to 32 (GLU 64: a warp takes its 8-row tiles in pairs); its shape and shared
   // memory kernels/shapes.cuh's.
-  KernelCall tiled_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
-                        const std::string& xq) const {
+  KernelCall tiled_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y,
+                        int rows, const std::string& xq) const {
     const size_t out_rows = size_t(lk_gemm_i8t_outputs(u != nullptr));
     const int words = int8_words(k_);
     const int least = u ? 64 : 32, most = u && words == 1 ? 128 : 64;
@@ -446,6 +454,10 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   void add(const Attention& op, std::vector<KernelCall>& out) const {
+    if (mma_attention(k_, op.rows)) {
+      out.push_back(mma_attention_call(op));
+      return;
+    }
     const int per = int(cdiv(m_.head_dim, 32)), vper = int(cdiv(m_.value_dim, 32));
     KernelCall c;
     if (lanes_attention(k_, m_)) {
@@ -473,6 +485,31 @@ class Lowerer {
                 Arg::integer(op.splits),
                 Arg::integer(m_.group())};
     out.push_back(std::move(c));
+  }
+  // Attention on the tensor cores: a block per key/value head, split and tile of query rows (rows x group): 64 of a
+  // chunk's, or 16 with the warps sharing them (a decode step's or a small chunk's).
+  KernelCall mma_attention_call(const Attention& op) const {
+    const size_t hd = m_.head_dim, vd = m_.value_dim, group = m_.group();
+    const bool step = mma_attention_step(m_, op.rows);
+    KernelCall c;
+    c.kernel = "lk_attention_mma";
+    c.targs = {std::to_string(hd), std::to_string(vd), flag(step)};
+    c.grid = dims3(m_.kv_heads, cdiv(size_t(op.rows) * group, size_t(lk_attention_mma_rows(step))), op.splits);
+    c.block = dims1(32 * LK_AM_WARPS);
+    c.smem = size_t(lk_attention_mma_smem(int(hd), int(vd), step));
+    c.params = {ptr(op.q),
+                ptr(op.kc),
+                ptr(op.vc),
+                ptr("pos"),
+                op.part ? Arg::null() : ptr(op.out),
+                op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
+                Arg::integer(op.rows),
+                Arg::integer(m_.heads),
+                Arg::integer(p_.ctx),
+                Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
+                Arg::integer(op.splits),
+                Arg::integer(int64_t(group))};
+    return c;
   }
   void add(const Fold& op, std::vector<KernelCall>& out) const {
     KernelCall c{"lk_attention_fold",

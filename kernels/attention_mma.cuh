@@ -1,0 +1,275 @@
+// Attention on the tensor cores (attn_mma): causal, flash-style, over caches of 16-bit elements (kv_cache f16 or
+// bf16), for a chunk's rows and (STEP) the decode step's.
+//
+// A block takes one key/value head, some query rows of its group and one split of the positions. A query row is a
+// (chunk row, head) pair with the head the fastest: row i is chunk row i / G and query head kvh G + i % G, so the
+// group's heads share each tile of the cache. Tiles of LK_AM_KEYS positions' keys and values arrive by cp.async in
+// stages (lk_attention_mma_stages: two for a chunk, three for a step). A chunk's block takes 16 query rows a warp, each
+// warp through the whole tile; a step's block (STEP: a row's G heads, at most 16 query rows) takes 16 query rows in
+// all, each warp through a quarter of each tile, and merges its warps' partials at the end. A warp takes its 16 query
+// rows through its positions of a tile:
+// - scores by mma (m16n8k16, f32 sums): the queries, rounded to the cache's type, as A; the keys as B by ldmatrix;
+// - an online softmax over them in f32, in base 2 (the scale carries log2 e);
+// - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
+//   as B by ldmatrix.trans).
+// Row i attends to positions [0, *pos + i / G]. A split is a splits-th of the chunk's longest row's positions; its
+// partials (max, sum, weighted values; the max in base e) are lk_attention's, which lk_attention_fold merges. The
+// shape and shared memory are kernels/shapes.cuh's (lk_attention_mma_smem).
+
+#if LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)
+
+// d += a b on the tensor cores: a a 16x16 tile of the cache's type (row-major fragments), b 16x8 (column-major), d f32.
+LK_DEVICE void lk_mma_kv(float (&d)[4], const int (&a)[4], int b0, int b1) {
+#if LK_KV == 1
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
+}
+
+// Two values rounded to the cache's type and packed into one register (the first in the low half); `ra` and `rb`
+// receive the rounded values.
+LK_DEVICE int lk_pack_kv(float a, float b, float& ra, float& rb) {
+#if LK_KV == 1
+  const __half2 h = __floats2half2_rn(a, b);
+#else
+  const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+#endif
+  ra = __low2float(h);
+  rb = __high2float(h);
+  return *reinterpret_cast<const int*>(&h);
+}
+
+// The output of a query row (`rh`: its row and head, r hq + head) from its max (base 2), sum and weighted values: the
+// values over the sum, or with splits the split's partial (max in base e, as lk_attention_fold reads it).
+template <int VD>
+LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, size_t rh, int s, int splits, float m,
+                         float l, int d, float v) {
+  if (splits == 1) {
+    out[rh * VD + d] = (lk_act)(v / l);
+    return;
+  }
+  lk_acc* pp = part + (rh * splits + s) * (VD + 2);
+  if (d == 0) {
+    pp[0] = m == -INFINITY ? -INFINITY : m * 0.69314718f;
+    pp[1] = l;
+  }
+  pp[2 + d] = v;
+}
+
+template <int HD, int VD, bool STEP>
+__global__ void __launch_bounds__(LK_AM_WARPS * 32)
+    lk_attention_mma(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
+                     const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part, int rows, int hq,
+                     int ctx, float scale2, int splits, int group) {
+  static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
+  constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
+  constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
+  constexpr int NK = STEP ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions of a tile
+  constexpr int STAGES = lk_attention_mma_stages(STEP);
+  lk_pdl_entry();
+  extern __shared__ unsigned char lk_smem[];
+  lk_kv* qs = reinterpret_cast<lk_kv*>(lk_smem);  // [M][QS]
+  lk_kv* ks = qs + M * QS;                        // [STAGES][LK_AM_KEYS][KS]
+  lk_kv* vs = ks + STAGES * LK_AM_KEYS * KS;      // [STAGES][LK_AM_KEYS][VS]
+  const int kvh = blockIdx.x, i0 = blockIdx.y * M, s = blockIdx.z;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp * NK : 0;  // the warp's first query row and position
+  const int p0 = *pos, total = rows * group;
+  const int last = min(total, i0 + M) - 1;  // the block's last query row
+  const int longest = p0 + rows, chunk = (longest + splits - 1) / splits;
+  const int t0 = s * chunk, t1 = min(min(longest, t0 + chunk), p0 + last / group + 1);
+  const int tiles = t1 > t0 ? (t1 - t0 + LK_AM_KEYS - 1) / LK_AM_KEYS : 0;
+
+  // Tile `tile` of the split's keys and values into stage `buf`; positions past t1 as zeros (never weighed).
+  auto stage = [&](int tile, int buf) {
+    const int tb = t0 + tile * LK_AM_KEYS;
+    lk_kv* kd = ks + buf * LK_AM_KEYS * KS;
+    lk_kv* vd = vs + buf * LK_AM_KEYS * VS;
+    for (int c = threadIdx.x; c < LK_AM_KEYS * (HD / 8); c += blockDim.x) {
+      const int j = c / (HD / 8), piece = c % (HD / 8), p = tb + j;
+      const bool ok = p < t1;
+      lk_cp16(kd + j * KS + piece * 8, kc + ((size_t)kvh * ctx + (ok ? p : 0)) * HD + piece * 8, ok);
+    }
+    for (int c = threadIdx.x; c < LK_AM_KEYS * (VD / 8); c += blockDim.x) {
+      const int j = c / (VD / 8), piece = c % (VD / 8), p = tb + j;
+      const bool ok = p < t1;
+      lk_cp16(vd + j * VS + piece * 8, vc + ((size_t)kvh * ctx + (ok ? p : 0)) * VD + piece * 8, ok);
+    }
+    lk_cp_commit();
+  };
+  for (int i = 0; i < STAGES - 1; ++i)  // (an empty group where there is no tile: every wait counts groups alike)
+    if (i < tiles)
+      stage(i, i);
+    else
+      lk_cp_commit();
+
+  // The block's queries, rounded to the cache's type (rows past the chunk's as zeros), then the warp's A fragments.
+  for (int e = threadIdx.x; e < M * (HD / 2); e += blockDim.x) {
+    const int i = e / (HD / 2), d = 2 * (e % (HD / 2)), row = i0 + i;
+    float a = 0.f, b = 0.f;
+    if (row < total) {
+      const lk_act* src = q + ((size_t)(row / group) * hq + kvh * group + row % group) * HD + d;
+      a = (float)src[0];
+      b = (float)src[1];
+    }
+    float ra, rb;
+    *reinterpret_cast<int*>(qs + i * QS + d) = lk_pack_kv(a, b, ra, rb);
+  }
+  __syncthreads();
+  int qf[HD / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < HD / 16; ++kk) lk_ldmatrix4(qf[kk], qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
+
+  // The thread's two rows (g and g + 8 of the warp's 16): where their positions end in this split.
+  int limit[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = i0 + rw + g + 8 * h;
+    limit[h] = row < total ? min(t1, p0 + row / group + 1) : 0;
+  }
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+  float o[VD / 8][4];
+#pragma unroll
+  for (int n = 0; n < VD / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+
+  for (int tile = 0; tile < tiles; ++tile) {
+    const int next = tile + STAGES - 1;  // into the stage the tile before this one was read from
+    if (next < tiles)
+      stage(next, next % STAGES);
+    else
+      lk_cp_commit();
+    lk_cp_wait<STAGES - 1>();
+    __syncthreads();
+    const lk_kv* kt = ks + ((tile % STAGES) * LK_AM_KEYS + kw) * KS;
+    const lk_kv* vt = vs + ((tile % STAGES) * LK_AM_KEYS + kw) * VS;
+    // Scores: 16 rows by the warp's NK positions, NT tiles of 8.
+    float sc[NT][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) sc[j][0] = sc[j][1] = sc[j][2] = sc[j][3] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; ++kk)
+#pragma unroll
+      for (int np = 0; np < NT / 2; ++np) {
+        int b[4];
+        lk_ldmatrix4(b, kt + (np * 16 + (lane & 7) + 8 * (lane >> 4)) * KS + kk * 16 + 8 * ((lane >> 3) & 1));
+        lk_mma_kv(sc[2 * np], qf[kk], b[0], b[1]);
+        lk_mma_kv(sc[2 * np + 1], qf[kk], b[2], b[3]);
+      }
+    // The causal mask, the scale, each row's max over the tile (a row's 4 threads meet by shuffles).
+    const int tb = t0 + tile * LK_AM_KEYS + kw;
+    float mx[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int h = e >> 1, p = tb + 8 * j + 2 * t + (e & 1);
+        sc[j][e] = p < limit[h] ? sc[j][e] * scale2 : -INFINITY;
+        mx[h] = fmaxf(mx[h], sc[j][e]);
+      }
+    float corr[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+      const float mn = fmaxf(m[h], mx[h]);
+      corr[h] = mn == -INFINITY ? 1.f : exp2f(m[h] - mn);
+      m[h] = mn;
+      l[h] *= corr[h];
+    }
+    // The weights, rounded, as the A fragments of the second product: positions 16 kp .. 16 kp + 15 are score tiles
+    // 2 kp (registers 0, 1) and 2 kp + 1 (registers 2, 3), rows g then g + 8.
+    int pf[NT / 2][4];
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const bool none = m[h] == -INFINITY;
+        float ra, rb;
+        pf[j >> 1][(j & 1) * 2 + h] =
+            lk_pack_kv(none ? 0.f : exp2f(sc[j][2 * h] - m[h]), none ? 0.f : exp2f(sc[j][2 * h + 1] - m[h]), ra, rb);
+        l[h] += ra + rb;
+      }
+#pragma unroll
+    for (int n = 0; n < VD / 8; ++n) {
+      o[n][0] *= corr[0];
+      o[n][1] *= corr[0];
+      o[n][2] *= corr[1];
+      o[n][3] *= corr[1];
+    }
+#pragma unroll
+    for (int kp = 0; kp < NT / 2; ++kp)
+#pragma unroll
+      for (int np = 0; np < VD / 16; ++np) {
+        int b[4];
+        lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
+        lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
+        lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
+      }
+    __syncthreads();  // (the stage is refilled STAGES tiles on; a step's merge reuses the memory)
+  }
+
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {  // each row's sum over its 4 threads
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
+    l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
+  }
+  if constexpr (!STEP) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = i0 + rw + g + 8 * h;
+      if (row >= total) continue;
+      const size_t rh = (size_t)(row / group) * hq + kvh * group + row % group;
+#pragma unroll
+      for (int n = 0; n < VD / 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          lk_am_put<VD>(out, part, rh, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
+    }
+  } else {
+    // The warps' partials of the same 16 rows, merged in shared memory (past every warp's reads of it).
+    __syncthreads();
+    float* sm = reinterpret_cast<float*>(lk_smem);  // [warps][16]
+    float* sl = sm + LK_AM_WARPS * 16;              // [warps][16]
+    float* so = sl + LK_AM_WARPS * 16;              // [warps][16][VD]
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = g + 8 * h;
+      if (t == 0) {
+        sm[warp * 16 + r] = m[h];
+        sl[warp * 16 + r] = l[h];
+      }
+#pragma unroll
+      for (int n = 0; n < VD / 8; ++n) {
+        so[(warp * 16 + r) * VD + 8 * n + 2 * t] = o[n][2 * h];
+        so[(warp * 16 + r) * VD + 8 * n + 2 * t + 1] = o[n][2 * h + 1];
+      }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < 16 * VD; i += blockDim.x) {
+      const int r = i / VD, d = i % VD, row = i0 + r;
+      if (row >= total) continue;
+      float mx = -INFINITY;
+#pragma unroll
+      for (int w = 0; w < LK_AM_WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
+      float sum = 0.f, val = 0.f;
+#pragma unroll
+      for (int w = 0; w < LK_AM_WARPS; ++w) {
+        const float mw = sm[w * 16 + r];
+        if (mw == -INFINITY) continue;
+        const float f = exp2f(mw - mx);
+        sum += sl[w * 16 + r] * f;
+        val += so[(w * 16 + r) * VD + d] * f;
+      }
+      lk_am_put<VD>(out, part, (size_t)(row / group) * hq + kvh * group + row % group, s, splits, mx, sum, d, val);
+    }
+  }
+}
+
+#endif  // LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)
