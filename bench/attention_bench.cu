@@ -23,12 +23,14 @@
 typedef float lk_act;
 typedef float lk_acc;
 #define LK_KV 1
-#include "../kernels/async.cuh"
-#include "../kernels/attention.cuh"
-#include "../kernels/attention_mma.cuh"
-#include "../kernels/kv.cuh"
+// clang-format off
 #include "../kernels/prelude.cuh"
 #include "../kernels/shapes.cuh"
+#include "../kernels/async.cuh"
+#include "../kernels/kv.cuh"
+#include "../kernels/attention.cuh"
+#include "../kernels/attention_mma.cuh"
+// clang-format on
 
 #define CK(x)                                                                            \
   do {                                                                                   \
