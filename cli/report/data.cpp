@@ -1,6 +1,7 @@
 // The report's data: a job's runs, winners and nights reduced to the series its charts draw.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/knobs.hpp"
@@ -120,13 +121,30 @@ void configuration_charts(Charts& charts, const std::string& gpu, const std::vec
   }
 }
 
-// Every valid measurement by seconds since the submit, in the order recorded, and the best verified objective so far.
+// A best-so-far line: a step at each new best, held to `last_s`.
+struct BestSoFar {
+  json points = json::array();
+  double best_ms = 0;
+  void see(double s, double ms) {
+    if (best_ms != 0 && ms >= best_ms) return;
+    best_ms = ms;
+    points.push_back({{"x", s}, {"y", ms}});
+  }
+  json held_to(double last_s) && {
+    if (!points.empty() && points.back()["x"].get<double>() < last_s) points.push_back({{"x", last_s}, {"y", best_ms}});
+    return std::move(points);
+  }
+};
+
+// Every valid measurement by seconds since the submit, in the order recorded, and the best objective so far: of the
+// verified runs (the best configuration's rule) and of every valid run, screens too.
 void progress_chart(Charts& charts, const std::string& gpu, std::vector<const db::Run*> runs, double created_at) {
   std::sort(runs.begin(), runs.end(), [](const db::Run* a, const db::Run* b) {
     return a->recorded_at != b->recorded_at ? a->recorded_at < b->recorded_at : a->id < b->id;
   });
-  json measurements = json::array(), best = json::array();
-  double best_ms = 0, last_s = 0;
+  json measurements = json::array();
+  BestSoFar verified, valid;
+  double last_s = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = *runs[i];
     const double s = std::max(0.0, r.recorded_at - created_at);
@@ -137,25 +155,40 @@ void progress_chart(Charts& charts, const std::string& gpu, std::vector<const db
                             {"run", r.id},
                             {"index", i + 1},
                             {"verdict", coord::to_string(coord::verdict_of(r))}});
-    if (r.verified && (best_ms == 0 || r.objective_ms < best_ms)) {
-      best_ms = r.objective_ms;
-      best.push_back({{"x", s}, {"y", best_ms}});
-    }
+    valid.see(s, r.objective_ms);
+    if (r.verified) verified.see(s, r.objective_ms);
   }
   if (measurements.empty()) return;
-  if (!best.empty() && best.back()["x"].get<double>() < last_s) best.push_back({{"x", last_s}, {"y", best_ms}});
   json& c = charts.add("progress", gpu + ": the search's progress");
   c["gpu"] = gpu;
   c["measurements"] = std::move(measurements);
-  c["best"] = std::move(best);
+  c["best"] = std::move(verified).held_to(last_s);
+  c["best_valid"] = std::move(valid).held_to(last_s);
   c["runs"] = runs.size();
 }
 
-// The winner's launches by kind per form (the decode step, each prefill chunk size): microseconds and share of the
-// form's time; nothing where the winner has no profile.
-void profile_chart(Charts& charts, const std::string& gpu, const db::Run& winner) {
-  const json profile = object_of(winner.profile);
-  if (!profile.contains("launches") || !profile["launches"].is_array() || profile["launches"].empty()) return;
+// A run's profile when it timed launches (a run not profiled stores none, or only its total).
+std::optional<json> launches_of(const db::Run& r) {
+  json profile = object_of(r.profile);
+  if (!profile.contains("launches") || !profile["launches"].is_array() || profile["launches"].empty())
+    return std::nullopt;
+  return profile;
+}
+
+// The run whose profile stands for the winner's configuration: the winner's own, else the latest profiled run of the
+// same configuration (a search that profiles its screens only, as successive halving does); none without one.
+const db::Run* profiled(const db::Run& winner, const std::vector<const db::Run*>& runs) {
+  if (launches_of(winner)) return &winner;
+  const db::Run* found = nullptr;
+  for (const auto* r : runs)
+    if (r->config == winner.config && launches_of(*r) && (!found || r->id > found->id)) found = r;
+  return found;
+}
+
+// The launches of the winner's configuration by kind per form (the decode step, each prefill chunk size):
+// microseconds and share of the form's time, from `profiled`'s run.
+void profile_chart(Charts& charts, const std::string& gpu, const db::Run& run) {
+  const json profile = *launches_of(run);
   std::map<int, double> total;                        // by rows
   std::map<std::string, std::map<int, double>> us;    // by kind, then rows
   std::map<std::string, std::map<int, int>> counted;  // launches by kind, then rows
@@ -177,8 +210,8 @@ void profile_chart(Charts& charts, const std::string& gpu, const db::Run& winner
                    [&](const std::string& a, const std::string& b) { return us[a][forms[0]] > us[b][forms[0]]; });
   json& c = charts.add("profile", gpu + ": the best configuration's launches by kind");
   c["gpu"] = gpu;
-  c["run"] = winner.id;
-  c["config"] = winner.config;
+  c["run"] = run.id;
+  c["config"] = run.config;
   c["forms"] = json::array();
   for (int rows : forms)
     c["forms"].push_back({{"rows", rows},
@@ -244,7 +277,7 @@ nlohmann::json report_data(const ReportInput& in) {
     data["kinds"].push_back({{"gpu", gpu}, {"counts", counts(runs)}, {"best", winner_json(winner)}});
     configuration_charts(charts, gpu, runs, winner);
     progress_chart(charts, gpu, runs, j.created_at);
-    if (winner) profile_chart(charts, gpu, *winner);
+    if (const db::Run* p = winner ? profiled(*winner, runs) : nullptr) profile_chart(charts, gpu, *p);
   }
   nightly_charts(charts, in.nights);
   data["charts"] = std::move(charts.list);

@@ -25,9 +25,10 @@ struct ReportInput {
 // {"id", "type", "title", ...its series}: per GPU kind a `configurations` scatter (decode tok/s against prefill tok/s,
 // one point per configuration: its latest valid run), a `knob` strip per knob whose value varies (each
 // configuration's objective by the knob's value), `progress` (every valid measurement's objective by seconds since
-// the submit, and the best verified objective so far), `profile` (the winner's launches by kind: each form's share
-// and microseconds; only where the winner has a profile); and per release of the job with nights a `nightly` line
-// (each night's median against the baseline).
+// the submit, the best verified objective so far, and the best of every valid run so far), `profile` (the winner's
+// configuration's launches by kind: each form's share and microseconds, from the winner's run, else its configuration's
+// latest profiled run; none without one); and per release of the job with nights a `nightly` line (each night's median
+// against the baseline).
 nlohmann::json report_data(const ReportInput& in);
 
 // Whether this lane-tune carries Chart.js (it was built where Debian's libjs-chart.js was installed).

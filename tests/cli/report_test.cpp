@@ -131,6 +131,11 @@ TEST(Report, ProgressIsEveryValidMeasurementAndABestSoFarThatNeverRises) {
   for (size_t i = 1; i < best.size(); ++i) EXPECT_LE(best[i]["y"].get<double>(), best[i - 1]["y"].get<double>());
   EXPECT_DOUBLE_EQ(best.back()["y"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(best.back()["x"].get<double>(), 40.0);  // to the last measurement, the failed one's time
+  const json& valid = p["best_valid"];                     // screens too: run 3's 2.5 at 5 s first
+  ASSERT_GE(valid.size(), 2u);
+  EXPECT_DOUBLE_EQ(valid[0]["x"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(valid[0]["y"].get<double>(), 2.5);
+  EXPECT_DOUBLE_EQ(valid.back()["y"].get<double>(), 1.0);
 }
 
 // The winner's launches by kind per form: the decode step first, kinds by their share of it; shares add up to 1.
@@ -151,6 +156,24 @@ TEST(Report, ProfileBreaksEachFormDownByKindWithSharesThatAddUp) {
     for (const auto& k : p["kinds"]) sum += k["share"][f].get<double>();
     EXPECT_NEAR(sum, 1.0, 1e-12) << "form " << f;
   }
+}
+
+// A winner measured without --profile (successive halving profiles its screens only) is profiled by its
+// configuration's latest run that was.
+TEST(Report, AWinnerWithoutAProfileIsProfiledByItsConfigurationsScreen) {
+  auto in = job();
+  db::Run screen = in.runs[1];
+  screen.id = 6;
+  screen.verified = false;
+  in.runs.push_back(screen);
+  in.runs[1].profile = R"({"total_us": 100})";
+  in.winners = {in.runs[1]};
+  auto profile = charts(cli::report_data(in), "profile");
+  ASSERT_EQ(profile.size(), 1u);
+  EXPECT_EQ(profile[0]["run"], 6);
+  EXPECT_EQ(profile[0]["config"], 2);
+  in.runs.back().profile = "{}";
+  EXPECT_TRUE(charts(cli::report_data(in), "profile").empty());
 }
 
 TEST(Report, NightsPerReleaseAndNoneWithoutReleases) {
