@@ -539,11 +539,24 @@ Table compare_table(const coord::Comparison& c) {
                shared("prefill_speedup", "speed-up", true),
                people("knob_changes", "knobs (vs the earlier best)", kKnobsWidth),
                programs("knobs"),
-               programs("against_knobs")};
-  // Each GPU kind's earlier best, the reference people read knobs against.
+               programs("against_knobs"),
+               programs("reused_left_out"),
+               programs("replayed_left_out"),
+               programs("against_reused_left_out"),
+               programs("against_replayed_left_out")};
+  // Each GPU kind's earlier best, the reference people read knobs against; each job's history row per kind, which
+  // says what was left out.
   std::map<std::string, const db::Figures*> reference;
   for (const auto& r : c.rows)
     if (r.best && r.against) reference[r.gpu] = &*r.against;
+  std::map<std::string, const db::HistoryRow*> mine, theirs;
+  for (const auto& h : c.job_rows) mine[h.gpu] = &h;
+  for (const auto& h : c.against_rows) theirs[h.gpu] = &h;
+  const auto left_out = [](const std::map<std::string, const db::HistoryRow*>& rows, const std::string& gpu,
+                           uint32_t db::HistoryRow::*what) {
+    const auto it = rows.find(gpu);
+    return it == rows.end() ? none() : count(it->second->*what);
+  };
   for (const auto& r : c.rows) {
     const db::Figures none_measured;
     const db::Figures& a = r.job ? *r.job : none_measured;
@@ -554,14 +567,28 @@ Table compare_table(const coord::Comparison& c) {
                              nlohmann::json::parse(reference[r.gpu]->knobs, nullptr, false));
       if (changes.empty()) changes = "(the same knobs)";
     }
-    t.add({text(r.gpu), text(r.best ? "best" : "both measured"), r.job ? count(a.config) : none(),
-           r.against ? count(b.config) : none(), r.job ? count(a.run) : none(), r.against ? count(b.run) : none(),
-           time_cell(a.objective_ms), time_cell(b.objective_ms),
-           speedup_cell(speedup_of_time(a.objective_ms, b.objective_ms)), time_cell(a.median_ms),
-           time_cell(b.median_ms), speedup_cell(speedup_of_time(a.median_ms, b.median_ms)), rate_cell(a.prefill_tok_s),
+    t.add({text(r.gpu),
+           text(r.best ? "best" : "both measured"),
+           r.job ? count(a.config) : none(),
+           r.against ? count(b.config) : none(),
+           r.job ? count(a.run) : none(),
+           r.against ? count(b.run) : none(),
+           time_cell(a.objective_ms),
+           time_cell(b.objective_ms),
+           speedup_cell(speedup_of_time(a.objective_ms, b.objective_ms)),
+           time_cell(a.median_ms),
+           time_cell(b.median_ms),
+           speedup_cell(speedup_of_time(a.median_ms, b.median_ms)),
+           rate_cell(a.prefill_tok_s),
            rate_cell(b.prefill_tok_s),
            speedup_cell(a.prefill_tok_s > 0 && b.prefill_tok_s > 0 ? a.prefill_tok_s / b.prefill_tok_s : 0),
-           text(changes), r.job ? json_cell(a.knobs, "") : none(), r.against ? json_cell(b.knobs, "") : none()});
+           text(changes),
+           r.job ? json_cell(a.knobs, "") : none(),
+           r.against ? json_cell(b.knobs, "") : none(),
+           left_out(mine, r.gpu, &db::HistoryRow::reused),
+           left_out(mine, r.gpu, &db::HistoryRow::replayed),
+           left_out(theirs, r.gpu, &db::HistoryRow::reused),
+           left_out(theirs, r.gpu, &db::HistoryRow::replayed)});
   }
   t.notes.push_back(now + " against " + before +
                     ", on the runs each job measured itself: reused and replayed runs are left out, and nightly jobs "

@@ -231,6 +231,8 @@ TEST(Views, CompareSpeedupsAreOverOneWhereThisJobIsFaster) {
   EXPECT_TRUE(j[2]["config"].is_null());
   EXPECT_EQ(cell(t, 0, "knob_changes").text, "a=2");
   EXPECT_EQ(cell(t, 0, "objective_speedup").text, "2.00x");
+  EXPECT_EQ(j[0]["reused_left_out"], 2);  // programs are told what was left out too
+  EXPECT_EQ(j[0]["against_replayed_left_out"], 0);
   // People are told what was left out.
   const std::string shown = render(t, Format::Table);
   EXPECT_NE(shown.find("reused and replayed runs are left out"), std::string::npos) << shown;

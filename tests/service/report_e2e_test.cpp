@@ -155,6 +155,7 @@ TEST(HistoryEndToEnd, HistoryAndCompareLeaveReplayedAndNightlyRunsOut) {
   ASSERT_EQ(compared.size(), 1u);  // the best row only: nothing either job measured itself
   EXPECT_EQ(compared[0]["row"], "best");
   EXPECT_TRUE(compared[0]["objective_ms"].is_null());
+  EXPECT_EQ(compared[0]["replayed_left_out"], rows[1]["runs"]);
   auto table = c.cli("compare 3");
   EXPECT_NE(table.out.find("job 3 against job 1"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("replayed"), std::string::npos) << table.out;
