@@ -62,11 +62,6 @@ Cell json_cell(const std::string& text, std::string shown) {
   return {std::move(shown), j.is_discarded() ? nlohmann::json(text) : j};
 }
 
-// A knob's value as people read it: strings bare, the rest as JSON.
-std::string knob_text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 // The knobs of a run as people read them against `reference`: what differs, "(the winner)" for the winner itself.
 std::string knobs_against(const db::Run& r, const db::Run* reference, const char* same) {
   if (reference == &r || (reference->id == r.id && r.id != 0)) return same;
@@ -100,6 +95,10 @@ std::string workload_text(const db::Job& j) {
 }
 
 }  // namespace
+
+std::string knob_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 std::string knob_changes(const nlohmann::json& knobs, const nlohmann::json& reference) {
   if (!knobs.is_object() || !reference.is_object()) return knobs == reference ? "" : knob_text(knobs);

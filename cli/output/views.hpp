@@ -30,6 +30,8 @@ std::string progress_line(const coord::JobStatus& s);
 Table results_table(const std::vector<db::Run>& runs, const std::vector<db::Run>& winners);
 // The winners, a row per GPU kind: figures side by side, and for people the knobs that differ from the defaults.
 Table best_table(const std::vector<db::Run>& winners);
+// A knob's value as people read it: strings bare ("int8"), the rest as JSON ("16", "true").
+std::string knob_text(const nlohmann::json& v);
 // The knobs of `knobs` whose values differ from `reference`'s (or that it lacks), as `name=value ...` in the order of
 // `knobs`; empty when none differ. Both are JSON objects; anything else compares as text.
 std::string knob_changes(const nlohmann::json& knobs, const nlohmann::json& reference);

@@ -25,11 +25,6 @@ json object_of(const std::string& text) {
   return j.is_object() ? j : json::object();
 }
 
-// A knob's value as people read it: strings bare, the rest as JSON.
-std::string value_label(const json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 // Whether `a` stands for its configuration better than `b`: verified first, then the later stage, then the later run.
 bool stands_before(const db::Run& a, const db::Run& b) {
   if (a.verified != b.verified) return a.verified;
@@ -110,7 +105,7 @@ void configuration_charts(Charts& charts, const std::string& gpu, const std::vec
     strip["gpu"] = gpu;
     strip["knob"] = name;
     strip["values"] = json::array();
-    for (const auto& v : ordered) strip["values"].push_back(value_label(v));
+    for (const auto& v : ordered) strip["values"].push_back(knob_text(v));
     strip["points"] = json::array();
     for (const auto& [config, r] : standing) {
       const json knobs = object_of(r->knobs);
