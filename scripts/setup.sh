@@ -9,6 +9,8 @@ packages=(
   libcpp-httplib-dev libsystemd-dev   # the coordinator's /metrics and sd_notify
   libyaml-cpp-dev file systemd        # the deploy tests: manifests, the .deb's dependencies, systemd-analyze
   clang-14 libclang-rt-14-dev
+  libjs-chart.js                      # Chart.js 3 (MIT), embedded into `lane-tune report`'s pages
+  chromium-headless-shell             # the report test loads a page in a real browser (~100 MB)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -62,11 +62,6 @@ Cell json_cell(const std::string& text, std::string shown) {
   return {std::move(shown), j.is_discarded() ? nlohmann::json(text) : j};
 }
 
-// A knob's value as people read it: strings bare, the rest as JSON.
-std::string knob_text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 // The knobs of a run as people read them against `reference`: what differs, "(the winner)" for the winner itself.
 std::string knobs_against(const db::Run& r, const db::Run* reference, const char* same) {
   if (reference == &r || (reference->id == r.id && r.id != 0)) return same;
@@ -100,6 +95,10 @@ std::string workload_text(const db::Job& j) {
 }
 
 }  // namespace
+
+std::string knob_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
 std::string knob_changes(const nlohmann::json& knobs, const nlohmann::json& reference) {
   if (!knobs.is_object() || !reference.is_object()) return knobs == reference ? "" : knob_text(knobs);
@@ -415,6 +414,199 @@ Table night_table(const coord::Night& n) {
            text(r.verdict), text(r.reason), text(r.logits_hash)});
   }
   t.notes.push_back("night " + std::to_string(n.night) + ": decode time per token against each release's baseline");
+  return t;
+}
+
+}  // namespace lt::cli
+
+namespace lt::cli {
+namespace {
+
+// The objective a job times, as people read it: "decode", "workload (512 prompt tokens + 128 generated)".
+std::string objective_text(const db::HistoryRow& h) {
+  db::Job j;
+  j.workload_prompt = h.workload_prompt;
+  j.workload_gen = h.workload_gen;
+  const std::string w = h.objective == "workload" ? workload_text(j) : "";
+  return w.empty() ? h.objective : h.objective + " (" + w + ")";
+}
+
+// A speed-up for people ("1.12x"), read as the number; none where either figure is missing.
+Cell speedup_cell(double x) {
+  return x > 0 ? number(x, significant(x, 3) + "x") : none();
+}
+
+// Runs left out of a job's figures, as people read them: "3 reused, 18 replayed" ("none" when none).
+std::string left_out_text(const db::HistoryRow& h) {
+  std::string s;
+  if (h.reused) s += thousands(h.reused) + " reused";
+  if (h.replayed) s += (s.empty() ? "" : ", ") + thousands(h.replayed) + " replayed";
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+double speedup_of_time(double now_ms, double before_ms) {
+  return now_ms > 0 && before_ms > 0 ? before_ms / now_ms : 0;
+}
+
+Table history_table(const std::vector<db::HistoryRow>& rows) {
+  Table t;
+  t.columns = {shared("job", "job", true),
+               shared("created_at", "created", true),
+               shared("gpu", "gpu"),
+               shared("checkpoint", "checkpoint"),
+               shared("checkpoint_name", "model"),
+               programs("state"),
+               programs("strategy"),
+               shared("objective", "objective"),
+               programs("workload_prompt"),
+               programs("workload_gen"),
+               programs("context"),
+               programs("runs"),
+               shared("measured", "measured", true),
+               shared("reused", "reused", true),
+               shared("replayed", "replayed", true),
+               shared("best_objective_ms", "best objective", true),
+               shared("best_decode_ms", "decode/token", true),
+               shared("best_prefill_tok_s", "prefill", true),
+               shared("change_pct", "change", true),
+               programs("best_run"),
+               programs("best_config"),
+               programs("best_knobs")};
+  // The previous best objective of each checkpoint, GPU kind and objective, as the rows pass (oldest first).
+  std::map<std::string, double> previous;
+  for (const auto& h : rows) {
+    const auto& b = h.best;
+    const std::string series = h.checkpoint + "/" + h.gpu + "/" + objective_text(h);
+    Cell change = none();
+    if (b) {
+      if (auto it = previous.find(series); it != previous.end()) {
+        const double pct = (b->objective_ms - it->second) / it->second * 100;
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%+.1f%%", pct);
+        change = number(pct, shown);
+      }
+      previous[series] = b->objective_ms;
+    }
+    t.add({count(h.job),
+           when_cell(h.created_at),
+           text(h.gpu),
+           digest_cell(h.checkpoint),
+           text(h.checkpoint_name),
+           text(h.state),
+           text(h.strategy),
+           Cell{objective_text(h), nlohmann::json(h.objective)},
+           count(h.workload_prompt),
+           count(h.workload_gen),
+           count(h.context),
+           count(h.runs),
+           count(h.measured),
+           count(h.reused),
+           count(h.replayed),
+           b ? time_cell(b->objective_ms) : none(),
+           b ? time_cell(b->median_ms) : none(),
+           b ? rate_cell(b->prefill_tok_s) : none(),
+           change,
+           b ? count(b->run) : none(),
+           b ? count(b->config) : none(),
+           b ? json_cell(b->knobs, "") : none()});
+  }
+  t.notes.push_back(
+      "best: each job's best verified run of those it measured itself (reused and replayed runs left out; nightly "
+      "jobs are not listed); change: against the previous job's best on the same checkpoint, GPU kind and objective");
+  return t;
+}
+
+Table compare_table(const coord::Comparison& c) {
+  Table t;
+  const std::string now = "job " + std::to_string(c.job), before = "job " + std::to_string(c.against);
+  t.columns = {shared("gpu", "gpu"),
+               shared("row", "row"),
+               shared("config", "config", true),
+               shared("against_config", "config before", true),
+               programs("run"),
+               programs("against_run"),
+               shared("objective_ms", "objective", true),
+               shared("against_objective_ms", "before", true),
+               shared("objective_speedup", "speed-up", true),
+               shared("decode_ms", "decode/token", true),
+               shared("against_decode_ms", "before", true),
+               shared("decode_speedup", "speed-up", true),
+               shared("prefill_tok_s", "prefill", true),
+               shared("against_prefill_tok_s", "before", true),
+               shared("prefill_speedup", "speed-up", true),
+               people("knob_changes", "knobs (vs the earlier best)", kKnobsWidth),
+               programs("knobs"),
+               programs("against_knobs"),
+               programs("reused_left_out"),
+               programs("replayed_left_out"),
+               programs("against_reused_left_out"),
+               programs("against_replayed_left_out")};
+  // Each GPU kind's earlier best, the reference people read knobs against; each job's history row per kind, which
+  // says what was left out.
+  std::map<std::string, const db::Figures*> reference;
+  for (const auto& r : c.rows)
+    if (r.best && r.against) reference[r.gpu] = &*r.against;
+  std::map<std::string, const db::HistoryRow*> mine, theirs;
+  for (const auto& h : c.job_rows) mine[h.gpu] = &h;
+  for (const auto& h : c.against_rows) theirs[h.gpu] = &h;
+  const auto left_out = [](const std::map<std::string, const db::HistoryRow*>& rows, const std::string& gpu,
+                           uint32_t db::HistoryRow::*what) {
+    const auto it = rows.find(gpu);
+    return it == rows.end() ? none() : count(it->second->*what);
+  };
+  for (const auto& r : c.rows) {
+    const db::Figures none_measured;
+    const db::Figures& a = r.job ? *r.job : none_measured;
+    const db::Figures& b = r.against ? *r.against : none_measured;
+    std::string changes = "-";
+    if (r.job && reference.count(r.gpu)) {
+      changes = knob_changes(nlohmann::json::parse(a.knobs, nullptr, false),
+                             nlohmann::json::parse(reference[r.gpu]->knobs, nullptr, false));
+      if (changes.empty()) changes = "(the same knobs)";
+    }
+    t.add({text(r.gpu),
+           text(r.best ? "best" : "both measured"),
+           r.job ? count(a.config) : none(),
+           r.against ? count(b.config) : none(),
+           r.job ? count(a.run) : none(),
+           r.against ? count(b.run) : none(),
+           time_cell(a.objective_ms),
+           time_cell(b.objective_ms),
+           speedup_cell(speedup_of_time(a.objective_ms, b.objective_ms)),
+           time_cell(a.median_ms),
+           time_cell(b.median_ms),
+           speedup_cell(speedup_of_time(a.median_ms, b.median_ms)),
+           rate_cell(a.prefill_tok_s),
+           rate_cell(b.prefill_tok_s),
+           speedup_cell(a.prefill_tok_s > 0 && b.prefill_tok_s > 0 ? a.prefill_tok_s / b.prefill_tok_s : 0),
+           text(changes),
+           r.job ? json_cell(a.knobs, "") : none(),
+           r.against ? json_cell(b.knobs, "") : none(),
+           left_out(mine, r.gpu, &db::HistoryRow::reused),
+           left_out(mine, r.gpu, &db::HistoryRow::replayed),
+           left_out(theirs, r.gpu, &db::HistoryRow::reused),
+           left_out(theirs, r.gpu, &db::HistoryRow::replayed)});
+  }
+  t.notes.push_back(now + " against " + before +
+                    ", on the runs each job measured itself: reused and replayed runs are left out, and nightly jobs "
+                    "are never compared; speed-up: over 1, " +
+                    now + " is faster");
+  for (size_t i = 0; i < c.job_rows.size(); ++i) {
+    const auto& h = c.job_rows[i];
+    std::string line = h.gpu + ": " + now + " (" + h.checkpoint.substr(0, kShortDigest) + ", " + objective_text(h) +
+                       ") measured " + thousands(h.measured) + ", left out " + left_out_text(h);
+    for (const auto& e : c.against_rows) {
+      if (e.gpu != h.gpu) continue;
+      line += "; " + before + " (" + e.checkpoint.substr(0, kShortDigest) + ", " + objective_text(e) + ") measured " +
+              thousands(e.measured) + ", left out " + left_out_text(e);
+      if (objective_text(e) != objective_text(h))
+        line += "; the objectives differ: their speed-up compares unlike figures";
+      if (e.checkpoint != h.checkpoint) line += "; the checkpoints differ";
+    }
+    t.notes.push_back(line);
+  }
   return t;
 }
 

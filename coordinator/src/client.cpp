@@ -164,4 +164,25 @@ std::vector<WorkerStatus> Client::workers(const std::string& gpu, bool include_g
   return v;
 }
 
+std::vector<db::HistoryRow> Client::history(const std::string& checkpoint, const std::string& gpu) {
+  pb::HistoryRequest r;
+  wire::versioned(r).set_checkpoint(checkpoint);
+  r.set_gpu(gpu);
+  pb::HistoryList out;
+  check(impl_->stub->History(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  std::vector<db::HistoryRow> v;
+  for (auto& h : out.entries()) v.push_back(wire::from_wire(h));
+  return v;
+}
+
+Comparison Client::compare(int64_t job, int64_t against, const std::string& gpu) {
+  pb::CompareRequest r;
+  wire::versioned(r).set_job(job);
+  r.set_against(against);
+  r.set_gpu(gpu);
+  pb::Comparison out;
+  check(impl_->stub->Compare(impl_->context(impl_->timeout_s).get(), r, &out), impl_->address);
+  return wire::from_wire(out);
+}
+
 }  // namespace lt::coord

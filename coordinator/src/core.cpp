@@ -396,7 +396,8 @@ void Coordinator::store_search(db::Store& store, int64_t job, NewSearch& s, doub
 JobStatus Coordinator::status_locked(int64_t job) {
   auto j = store_.job(job);
   if (!j) throw NotFound("no job " + std::to_string(job));
-  JobStatus s{*j, store_.progress(job), -1};
+  JobStatus s{*j, store_.progress(job), -1, ""};
+  if (auto c = store_.checkpoint(j->checkpoint)) s.checkpoint_name = c->name;
   if (j->time_budget_s > 0)
     s.time_left_s = j->state == "running" ? std::max(0.0, j->created_at + j->time_budget_s - now()) : 0;
   return s;
@@ -662,8 +663,8 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
       throw PermissionDenied("worker " + std::to_string(worker) + " measures " + w->gpu + ", not " + p->gpu);
     auto j = store_.job(p->job);
     if (j->state != "running")
-      throw FailedPrecondition("job " + std::to_string(p->job) + " is " + j->state + ": plan " +
-                               std::to_string(plan) + "'s result is not taken");
+      throw FailedPrecondition("job " + std::to_string(p->job) + " is " + j->state + ": plan " + std::to_string(plan) +
+                               "'s result is not taken");
     db::Transaction t(store_.connection());
     r.plan = p->id;
     r.job = p->job;

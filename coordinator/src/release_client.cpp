@@ -27,6 +27,8 @@ NightRow from_wire(const pb::NightRow& o) {
   r.verdict = o.verdict();
   r.reason = o.reason();
   r.logits_hash = o.logits_hash();
+  r.night = o.night();
+  r.started_at = o.started_at();
   return r;
 }
 
@@ -135,6 +137,16 @@ Night ReleaseClient::judge_night(int64_t night, const VerdictRule& rule) {
   pb::Night o;
   impl_->check(impl_->releases->JudgeNight(impl_->context(impl_->timeout_s).get(), r, &o));
   return from_wire(o);
+}
+
+std::vector<NightRow> ReleaseClient::nights(int64_t job) {
+  pb::NightsRequest r;
+  wire::versioned(r).set_job(job);
+  pb::NightList o;
+  impl_->check(impl_->releases->ListNights(impl_->context(impl_->timeout_s).get(), r, &o));
+  std::vector<NightRow> v;
+  for (auto& row : o.rows()) v.push_back(from_wire(row));
+  return v;
 }
 
 void ReleaseClient::fetch_checkpoint(const std::string& digest, const std::filesystem::path& path) {

@@ -25,6 +25,8 @@ void to_wire(const NightRow& r, pb::NightRow* o) {
   o->set_verdict(r.verdict);
   o->set_reason(r.reason);
   o->set_logits_hash(r.logits_hash);
+  o->set_night(r.night);
+  o->set_started_at(r.started_at);
 }
 
 void to_wire(const Night& n, pb::Night* o) {
@@ -88,6 +90,13 @@ class ReleaseService final : public pb::Releases::Service {
       auto n = core_.start_night({r->releases().begin(), r->releases().end()}, {r->gpus().begin(), r->gpus().end()});
       to_wire(n, out);
       log(1, "night_started", {{"night", std::to_string(n.night)}, {"releases", std::to_string(n.rows.size())}});
+    });
+  }
+
+  grpc::Status ListNights(ServerContext* ctx, const pb::NightsRequest* r, pb::NightList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& row : core_.nights(r->job())) to_wire(row, out->add_rows());
     });
   }
 

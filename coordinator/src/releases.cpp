@@ -210,4 +210,11 @@ Night Releases::judge_night(int64_t night, const VerdictRule& rule) {
   });
 }
 
+std::vector<NightRow> Releases::nights(int64_t job) {
+  return core_.with_store([&](db::Store& st, double) {
+    if (!st.job(job)) throw NotFound("no job " + std::to_string(job));
+    return st.release_nights(job);
+  });
+}
+
 }  // namespace lt::coord

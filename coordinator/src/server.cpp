@@ -128,8 +128,9 @@ class Service final : public pb::Coordinator::Service {
       wire::versioned(*out);
       // A page at a time: runs from `offset` while the reply stays under its size (at least one run a page).
       const auto runs = core_.results(r->job(), r->gpu(), r->top());
-      if (r->offset() > runs.size()) throw InvalidArgument("offset " + std::to_string(r->offset()) + " is past the " +
-                                                          std::to_string(runs.size()) + " runs");
+      if (r->offset() > runs.size())
+        throw InvalidArgument("offset " + std::to_string(r->offset()) + " is past the " + std::to_string(runs.size()) +
+                              " runs");
       size_t bytes = 0, i = r->offset();
       for (; i < runs.size(); ++i) {
         pb::Result one;
@@ -161,6 +162,17 @@ class Service final : public pb::Coordinator::Service {
       wire::versioned(*out);
       for (auto& w : core_.workers(r->gpu(), r->include_gone())) wire::to_wire(w, out->add_workers());
     });
+  }
+
+  grpc::Status History(ServerContext* ctx, const pb::HistoryRequest* r, pb::HistoryList* out) override {
+    return call(ctx, r, [&] {
+      wire::versioned(*out);
+      for (auto& h : JobHistory(core_).list({r->checkpoint(), r->gpu(), 0})) wire::to_wire(h, out->add_entries());
+    });
+  }
+
+  grpc::Status Compare(ServerContext* ctx, const pb::CompareRequest* r, pb::Comparison* out) override {
+    return call(ctx, r, [&] { wire::to_wire(JobHistory(core_).compare(r->job(), r->against(), r->gpu()), out); });
   }
 
   grpc::Status Register(ServerContext* ctx, const pb::RegisterRequest* r, pb::RegisterReply* out) override {

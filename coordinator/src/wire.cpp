@@ -95,6 +95,8 @@ void to_wire(const JobStatus& s, lanetune::v1::JobStatus* o) {
   o->set_objective(s.job.objective);
   o->mutable_workload()->set_prompt(s.job.workload_prompt);
   o->mutable_workload()->set_gen(s.job.workload_gen);
+  o->set_checkpoint_name(s.checkpoint_name);
+  o->set_context(s.job.context);
   for (auto& p : s.gpus) {
     auto* g = o->add_gpus();
     g->set_gpu(p.gpu);
@@ -125,6 +127,8 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
   s.job.objective = o.objective();
   s.job.workload_prompt = o.workload().prompt();
   s.job.workload_gen = o.workload().gen();
+  s.job.context = o.context();
+  s.checkpoint_name = o.checkpoint_name();
   s.time_left_s = o.time_left_s();
   for (auto& g : o.gpus()) {
     db::Progress p;
@@ -171,6 +175,96 @@ WorkerStatus from_wire(const lanetune::v1::WorkerInfo& o) {
   s.leases = o.leases();
   s.worker.registered_at = o.registered_at();
   return s;
+}
+
+namespace {
+
+void to_wire(const db::Figures& f, lanetune::v1::Figures* o) {
+  o->set_run(f.run);
+  o->set_config(f.config);
+  o->set_key(f.key);
+  o->set_knobs(f.knobs);
+  o->set_verified(f.verified);
+  o->set_objective_ms(f.objective_ms);
+  o->set_median_ms(f.median_ms);
+  o->set_prefill_tok_s(f.prefill_tok_s);
+  o->set_recorded_at(f.recorded_at);
+}
+
+db::Figures from_wire(const lanetune::v1::Figures& o) {
+  return {o.run(),          o.config(),    o.key(),           o.knobs(),      o.verified(),
+          o.objective_ms(), o.median_ms(), o.prefill_tok_s(), o.recorded_at()};
+}
+
+}  // namespace
+
+void to_wire(const db::HistoryRow& h, lanetune::v1::HistoryEntry* o) {
+  o->set_job(h.job);
+  o->set_gpu(h.gpu);
+  o->set_checkpoint(h.checkpoint);
+  o->set_checkpoint_name(h.checkpoint_name);
+  o->set_state(h.state);
+  o->set_strategy(h.strategy);
+  o->set_objective(h.objective);
+  o->mutable_workload()->set_prompt(h.workload_prompt);
+  o->mutable_workload()->set_gen(h.workload_gen);
+  o->set_context(h.context);
+  o->set_created_at(h.created_at);
+  o->set_runs(h.runs);
+  o->set_measured(h.measured);
+  o->set_reused(h.reused);
+  o->set_replayed(h.replayed);
+  if (h.best) to_wire(*h.best, o->mutable_best());
+}
+
+db::HistoryRow from_wire(const lanetune::v1::HistoryEntry& o) {
+  db::HistoryRow h;
+  h.job = o.job();
+  h.gpu = o.gpu();
+  h.checkpoint = o.checkpoint();
+  h.checkpoint_name = o.checkpoint_name();
+  h.state = o.state();
+  h.strategy = o.strategy();
+  h.objective = o.objective();
+  h.workload_prompt = o.workload().prompt();
+  h.workload_gen = o.workload().gen();
+  h.context = o.context();
+  h.created_at = o.created_at();
+  h.runs = o.runs();
+  h.measured = o.measured();
+  h.reused = o.reused();
+  h.replayed = o.replayed();
+  if (o.has_best()) h.best = from_wire(o.best());
+  return h;
+}
+
+void to_wire(const Comparison& c, lanetune::v1::Comparison* o) {
+  versioned(*o).set_job(c.job);
+  o->set_against(c.against);
+  for (auto& h : c.job_rows) to_wire(h, o->add_job_entries());
+  for (auto& h : c.against_rows) to_wire(h, o->add_against_entries());
+  for (auto& r : c.rows) {
+    auto* w = o->add_rows();
+    w->set_gpu(r.gpu);
+    w->set_best(r.best);
+    if (r.job) to_wire(*r.job, w->mutable_job());
+    if (r.against) to_wire(*r.against, w->mutable_against());
+  }
+}
+
+Comparison from_wire(const lanetune::v1::Comparison& o) {
+  Comparison c;
+  c.job = o.job();
+  c.against = o.against();
+  for (auto& h : o.job_entries()) c.job_rows.push_back(from_wire(h));
+  for (auto& h : o.against_entries()) c.against_rows.push_back(from_wire(h));
+  for (auto& w : o.rows()) {
+    ComparedRow r{w.gpu(), w.best(), std::nullopt, std::nullopt};
+    if (w.has_job()) r.job = from_wire(w.job());
+    if (w.has_against()) r.against = from_wire(w.against());
+    c.rows.push_back(std::move(r));
+  }
+  return c;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "coordinator/core.hpp"
+#include "coordinator/history.hpp"
 #include "proto/calls.hpp"
 #include "proto/tuning.pb.h"
 
@@ -29,6 +30,10 @@ JobStatus from_wire(const lanetune::v1::JobStatus& s);
 void to_wire(const WorkerStatus& s, lanetune::v1::WorkerInfo* out);
 // Throws InvalidArgument for a state it does not know.
 WorkerStatus from_wire(const lanetune::v1::WorkerInfo& s);
+void to_wire(const db::HistoryRow& h, lanetune::v1::HistoryEntry* out);
+db::HistoryRow from_wire(const lanetune::v1::HistoryEntry& h);
+void to_wire(const Comparison& c, lanetune::v1::Comparison* out);
+Comparison from_wire(const lanetune::v1::Comparison& c);
 
 // A client call's context (the token, the deadline) and checkpoints as chunk streams: proto/calls.hpp.
 using lt::wire::context;

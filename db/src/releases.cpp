@@ -27,6 +27,10 @@ Release read_release(Stmt& s) {
   return r;
 }
 
+constexpr const char* kNightCols =
+    "SELECT release, gpu, job, baseline_ms, baseline_spread_ms, median_ms, spread_ms, repetitions, change_pct, "
+    "verdict, reason, logits_hash, night, started_at FROM nightly_runs";
+
 NightRow read_night_row(Stmt& s) {
   NightRow r;
   r.release = s.i64(0);
@@ -41,6 +45,8 @@ NightRow read_night_row(Stmt& s) {
   r.verdict = s.text(9);
   r.reason = s.text(10);
   r.logits_hash = s.text(11);
+  r.night = s.i64(12);
+  r.started_at = s.f64(13);
   return r;
 }
 
@@ -105,10 +111,17 @@ void Store::insert_night_row(int64_t night, const NightRow& row, double at) {
 }
 
 std::vector<NightRow> Store::night_rows(int64_t night) {
-  auto s = c_.prepare(
-      "SELECT release, gpu, job, baseline_ms, baseline_spread_ms, median_ms, spread_ms, repetitions, change_pct, "
-      "verdict, reason, logits_hash FROM nightly_runs WHERE night = ?1 ORDER BY release, gpu");
+  auto s = c_.prepare(std::string(kNightCols) + " WHERE night = ?1 ORDER BY release, gpu");
   s.bind(1, night);
+  std::vector<NightRow> v;
+  while (s.next()) v.push_back(read_night_row(s));
+  return v;
+}
+
+std::vector<NightRow> Store::release_nights(int64_t job) {
+  auto s = c_.prepare(std::string(kNightCols) +
+                      " WHERE release IN (SELECT id FROM releases WHERE job = ?1) ORDER BY release, night, gpu");
+  s.bind(1, job);
   std::vector<NightRow> v;
   while (s.next()) v.push_back(read_night_row(s));
   return v;

@@ -274,7 +274,36 @@ constexpr const char* kV5 = R"SQL(
 ALTER TABLE jobs ADD COLUMN context INTEGER NOT NULL DEFAULT 0;
 )SQL";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5};
+// 6: where each run's figures come from, and the job history that compares jobs on measurements of their own. A run
+// is `nightly` (a night's job re-measuring a release), `reused` (copied from an earlier run), `replayed` (answered from
+// a recording: its environment says "replay": true, as coord::replayed reads it) or `measured`.
+constexpr const char* kV6 = R"SQL(
+CREATE VIEW run_provenance AS
+  SELECT r.id AS run, r.job, r.gpu, r.config, c.key,
+         CASE WHEN r.job IN (SELECT job FROM nightly_runs) THEN 'nightly'
+              WHEN r.reused_from != 0 THEN 'reused'
+              WHEN (CASE WHEN json_valid(r.environment) THEN json_extract(r.environment, '$.replay') END) = 1
+                THEN 'replayed'
+              ELSE 'measured' END AS provenance
+  FROM runs r JOIN configurations c ON c.id = r.config;
+CREATE VIEW job_history AS
+  SELECT s.job, s.gpu, j.checkpoint, k.name AS checkpoint_name, j.created_at, j.finished_at, j.state, j.strategy,
+         j.objective, j.workload_prompt, j.workload_gen, j.context,
+         (SELECT COUNT(*) FROM run_provenance p WHERE p.job = s.job AND p.gpu = s.gpu) AS runs,
+         (SELECT COUNT(*) FROM run_provenance p WHERE p.job = s.job AND p.gpu = s.gpu AND p.provenance = 'measured')
+           AS measured,
+         (SELECT COUNT(*) FROM run_provenance p WHERE p.job = s.job AND p.gpu = s.gpu AND p.provenance = 'reused')
+           AS reused,
+         (SELECT COUNT(*) FROM run_provenance p WHERE p.job = s.job AND p.gpu = s.gpu AND p.provenance = 'replayed')
+           AS replayed,
+         (SELECT r.id FROM runs r JOIN run_provenance p ON p.run = r.id
+          WHERE r.job = s.job AND r.gpu = s.gpu AND r.valid = 1 AND r.verified = 1 AND p.provenance = 'measured'
+          ORDER BY r.objective_ms, r.id LIMIT 1) AS best_run
+  FROM searches s JOIN jobs j ON j.id = s.job JOIN checkpoints k ON k.digest = j.checkpoint
+  WHERE s.job NOT IN (SELECT job FROM nightly_runs);
+)SQL";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6};
 // The migrations that rebuild a table others refer to: foreign keys are off around them (SQLite's recipe).
 constexpr int kRebuilds[] = {3};
 

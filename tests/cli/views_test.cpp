@@ -42,7 +42,7 @@ TEST(Views, EveryColumnKeyIsDistinct) {
   coord::JobStatus job;
   coord::Night night;
   for (const Table& t : {jobs_table({job}), results_table({}, {}), best_table({}), workers_table({}),
-                         releases_table({}), night_table(night)}) {
+                         releases_table({}), night_table(night), history_table({}), compare_table({})}) {
     std::set<std::string> keys;
     for (const auto& c : t.columns) EXPECT_TRUE(keys.insert(c.key).second) << c.key;
   }
@@ -176,6 +176,67 @@ TEST(Views, JobsHaveARowPerGpuKind) {
   EXPECT_EQ(*cell(t, 0, "checkpoint").value, s.job.checkpoint);
   EXPECT_TRUE(cell(t, 0, "time_left_s").value->is_null());
   EXPECT_NE(progress_line(s).find("h200 measured 42 / 1,378,560 planned"), std::string::npos) << progress_line(s);
+}
+
+// A job's history row: its best against the previous job's on the same checkpoint, GPU kind and objective (another
+// kind, or a job without a best of its own, does not count).
+TEST(Views, HistoryChangeIsAgainstThePreviousJobOfTheSameCheckpointKindAndObjective) {
+  auto row = [](int64_t job, const std::string& gpu, double best_ms) {
+    db::HistoryRow h;
+    h.job = job;
+    h.gpu = gpu;
+    h.checkpoint = std::string(32, 'a');
+    h.objective = "decode";
+    h.runs = h.measured = 3;
+    if (best_ms > 0) h.best = db::Figures{job * 10, job * 10, "k", "{\"a\": 1}", true, best_ms, best_ms, 0, 0};
+    return h;
+  };
+  const Table t = history_table({row(1, "h100", 1.0), row(2, "a100", 5.0), row(3, "h100", 0), row(4, "h100", 0.8)});
+  const auto j = nlohmann::json::parse(render(t, Format::Json));
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_TRUE(j[0]["change_pct"].is_null());  // the first of its series
+  EXPECT_TRUE(j[1]["change_pct"].is_null());  // another GPU kind
+  EXPECT_TRUE(j[2]["best_objective_ms"].is_null());
+  EXPECT_TRUE(j[2]["change_pct"].is_null());
+  EXPECT_NEAR(j[3]["change_pct"].get<double>(), -20, 1e-9);  // against job 1, past job 3 without a best
+  EXPECT_EQ(j[3]["best_run"], 40);
+  EXPECT_EQ(j[3]["best_knobs"]["a"], 1);
+  EXPECT_EQ(cell(t, 3, "change_pct").text, "-20.0%");
+}
+
+// Each figure's speed-up is over 1 where this job is faster: the earlier time over this one's, this prefill rate over
+// the earlier's; a side without figures has none.
+TEST(Views, CompareSpeedupsAreOverOneWhereThisJobIsFaster) {
+  coord::Comparison c;
+  c.job = 5;
+  c.against = 3;
+  const db::Figures now{50, 51, "k", "{\"a\": 2}", true, 0.5, 0.25, 2000, 0};
+  const db::Figures before{30, 31, "k", "{\"a\": 1}", true, 1.0, 0.5, 1000, 0};
+  c.rows = {{"h100", true, now, before}, {"h100", false, now, before}, {"h100", true, std::nullopt, before}};
+  db::HistoryRow h;
+  h.gpu = "h100";
+  h.reused = 2;
+  c.job_rows = c.against_rows = {h};
+  const Table t = compare_table(c);
+  const auto j = nlohmann::json::parse(render(t, Format::Json));
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_EQ(j[0]["row"], "best");
+  EXPECT_EQ(j[1]["row"], "both measured");
+  EXPECT_DOUBLE_EQ(j[0]["objective_speedup"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j[0]["decode_speedup"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j[0]["prefill_speedup"].get<double>(), 2.0);
+  EXPECT_EQ(j[0]["config"], 51);
+  EXPECT_EQ(j[0]["against_config"], 31);
+  EXPECT_TRUE(j[2]["objective_speedup"].is_null());
+  EXPECT_TRUE(j[2]["config"].is_null());
+  EXPECT_EQ(cell(t, 0, "knob_changes").text, "a=2");
+  EXPECT_EQ(cell(t, 0, "objective_speedup").text, "2.00x");
+  EXPECT_EQ(j[0]["reused_left_out"], 2);  // programs are told what was left out too
+  EXPECT_EQ(j[0]["against_replayed_left_out"], 0);
+  // People are told what was left out.
+  const std::string shown = render(t, Format::Table);
+  EXPECT_NE(shown.find("reused and replayed runs are left out"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("left out 2 reused"), std::string::npos) << shown;
 }
 
 }  // namespace

@@ -9,7 +9,8 @@ import struct
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus_rpc")
 
 # rpc_fuzz.cpp's Rpc enum.
-UPLOAD, SUBMIT, WATCH, LIST, STATUS, RESULTS, BEST, CANCEL, REGISTER, LEASE, HEARTBEAT, REPORT, FETCH, WORKERS = range(14)
+(UPLOAD, SUBMIT, WATCH, LIST, STATUS, RESULTS, BEST, CANCEL, REGISTER, LEASE, HEARTBEAT, REPORT, FETCH, WORKERS, HISTORY,
+ COMPARE) = range(16)
 
 # The content digest (XXH3-128) of the fuzz target's checkpoint, "GGUF and some bytes": `lane-tune digest` of it.
 DIGEST = "44959fc784054d274ade2dc51524e8f1"
@@ -107,6 +108,15 @@ SEEDS = {
     "workers": (WORKERS, V),
     "workers_gone_h100": (WORKERS, V + text(2, "h100") + uint(3, 1)),
     "workers_unknown_gpu": (WORKERS, V + text(2, "H100")),
+    "history": (HISTORY, V),
+    "history_digest_prefix": (HISTORY, V + text(2, DIGEST[:8]) + text(3, "h100")),
+    "history_pattern": (HISTORY, V + text(2, "4%_")),
+    "history_long_digest": (HISTORY, V + text(2, DIGEST + "00")),
+    "history_unknown_gpu": (HISTORY, V + text(3, "z999")),
+    "compare_no_earlier": (COMPARE, V + uint(2, 1)),
+    "compare_itself": (COMPARE, V + uint(2, 1) + uint(3, 1)),
+    "compare_missing": (COMPARE, V + uint(2, 1) + uint(3, 1 << 40) + text(4, "h100")),
+    "compare_negative": (COMPARE, V + uint(2, -1)),
 }
 
 

@@ -41,6 +41,8 @@ enum class Rpc {
   Report,
   FetchCheckpoint,
   Workers,
+  History,
+  Compare,
   Count
 };
 
@@ -179,6 +181,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case Rpc::Workers:
       answer<pb::WorkersRequest, pb::WorkerList>(msg, n, &S::Workers);
+      break;
+    case Rpc::History:
+      answer<pb::HistoryRequest, pb::HistoryList>(msg, n, &S::History);
+      break;
+    case Rpc::Compare:
+      answer<pb::CompareRequest, pb::Comparison>(msg, n, &S::Compare);
       break;
     case Rpc::Count:
       break;

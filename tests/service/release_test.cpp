@@ -4,9 +4,7 @@
 
 #include <fstream>
 
-#include "coordinator/releases.hpp"
-#include "fake_compiler.hpp"
-#include "support/test_support.hpp"
+#include "core_fixture.hpp"
 
 namespace lt::coord {
 namespace {
@@ -68,50 +66,7 @@ TEST(Verdict, WrongLogitsTokensRacesAndFailures) {
   EXPECT_TRUE(failed.bad());
 }
 
-// A coordinator with a fake compiler, a job tuned on h100 and a worker that measures it.
-struct Fixture {
-  test::TempDir dir;
-  std::filesystem::path checkpoint = dir / "model.gguf";
-  std::unique_ptr<Coordinator> core;
-  std::unique_ptr<Releases> releases;
-  int64_t worker = 0;
-
-  Fixture() {
-    std::ofstream(checkpoint) << "GGUF and some bytes";
-    Options o;
-    o.data_dir = dir / "data";
-    o.path_roots = {dir.path()};  // jobs name their checkpoints by path here
-    o.replenish_inline = true;
-    core = std::make_unique<Coordinator>(dir / "lt.db", o, std::make_unique<test::FakeCompiler>(3));
-    releases = std::make_unique<Releases>(*core);
-    db::Worker w;
-    w.name = "w";
-    w.gpu = "h100";
-    w.environment_key = "env-a";
-    worker = core->register_worker(w);
-  }
-  int64_t submit() {
-    JobSpec s;
-    s.path = checkpoint.string();
-    s.gpus = {"h100"};
-    s.strategy = "grid";
-    return core->submit(s).job.id;
-  }
-  // Leases everything and reports `ms(id)` for configuration `id`; returns the plans run.
-  int drain(const std::function<db::Run(int)>& ms) {
-    int n = 0;
-    for (auto ls = core->lease(worker, 8); !ls.empty(); ls = core->lease(worker, 8))
-      for (auto& l : ls) {
-        core->report(worker, l.plan.id, l.plan.lease, ms(nlohmann::json::parse(l.plan.knobs)["id"].get<int>()));
-        ++n;
-      }
-    return n;
-  }
-  int64_t release(int64_t job) {
-    auto c = releases->candidate(job, "h100");
-    return releases->record(job, "h100", c.run.id, (dir / "rel").string(), R"({"format":"lane-tune-release"})");
-  }
-};
+using Fixture = test::CoreFixture;
 
 TEST(Releases, CandidateIsTheFastestValidRunAndRefusesWithout) {
   Fixture f;

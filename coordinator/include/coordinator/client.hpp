@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coordinator/core.hpp"
+#include "coordinator/history.hpp"
 
 namespace grpc {
 class ChannelCredentials;
@@ -54,6 +55,12 @@ class Client {
   JobStatus cancel(int64_t job);
   // The coordinator's workers: every GPU kind's (empty `gpu`) or one kind's; those gone too with `include_gone`.
   std::vector<WorkerStatus> workers(const std::string& gpu, bool include_gone);
+  // The job history: every job's search per GPU kind on the checkpoint whose digest starts with `checkpoint` (empty:
+  // every checkpoint) and on `gpu` (empty: every kind), oldest first; nightly jobs left out.
+  std::vector<db::HistoryRow> history(const std::string& checkpoint, const std::string& gpu);
+  // `job` compared with `against` (0: the latest earlier job on its checkpoint) on `gpu` (empty: every kind both
+  // tuned), on what each measured itself.
+  Comparison compare(int64_t job, int64_t against, const std::string& gpu);
 
  private:
   struct Impl;
@@ -68,7 +75,8 @@ RunVerdict verdict_of(const db::Run& r);
 
 // Whether a cutoff stopped the run after its workload's first run (its figures are that run's estimate).
 bool cut_off(const db::Run& r);
-// Whether a replay worker answered the run from a recording (no GPU measured it).
+// Whether a replay worker answered the run from a recording (no GPU measured it): its environment says "replay": true,
+// as the database's run_provenance view reads it too.
 bool replayed(const db::Run& r);
 // Results as JSON: the recording format the replay runner reads (`{"format": "lane-tune-results", "version": 1,
 // "job": N, "runs": [...]}`, knobs, profile and environment as objects); without `with_profiles`, no run's profile

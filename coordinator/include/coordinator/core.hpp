@@ -96,11 +96,12 @@ struct JobSpec {
   uint32_t context = 0;                // positions the lanes hold (0: the model's context, at most 4096)
 };
 
-// A job's state and progress per GPU kind.
+// A job's state and progress per GPU kind, and its checkpoint's name (general.name).
 struct JobStatus {
   db::Job job;
   std::vector<db::Progress> gpus;
   double time_left_s = -1;
+  std::string checkpoint_name;
 };
 
 // How a registered worker stands now: busy (holding leases), idle (calling, holding none) or gone (silent for longer

@@ -24,6 +24,7 @@ class ReleaseClient {
   std::vector<Release> list();
   Night start_night(const std::vector<int64_t>& releases, const std::vector<std::string>& gpus);
   Night judge_night(int64_t night, const VerdictRule& rule);
+  std::vector<NightRow> nights(int64_t job);
   // Writes the stored checkpoint with `digest` to `path` (through a temporary file, renamed when complete).
   void fetch_checkpoint(const std::string& digest, const std::filesystem::path& path);
 

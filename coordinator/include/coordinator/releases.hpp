@@ -75,6 +75,8 @@ class Releases {
   Night start_night(const std::vector<int64_t>& releases, const std::vector<std::string>& gpus);
   // Judges the night's finished jobs against their releases; rows whose job still runs stay pending.
   Night judge_night(int64_t night, const VerdictRule& rule);
+  // Every night's row of the releases of `job`, by release, then night; NotFound for a job it does not know.
+  std::vector<NightRow> nights(int64_t job);
 
  private:
   Coordinator& core_;

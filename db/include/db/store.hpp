@@ -165,9 +165,39 @@ struct NightRow {
   double baseline_ms = 0, baseline_spread_ms = 0, median_ms = 0, spread_ms = 0;
   uint32_t repetitions = 0;
   double change_pct = 0;
+  int64_t night = 0;                // the night it belongs to
+  double started_at = 0;            // when the night started it
   std::string verdict = "pending";  // pending | faster | same | slower | wrong | failed
   std::string reason;
   std::string logits_hash;
+};
+
+// A run's figures as the job history and comparisons read them (no profile, no environment).
+struct Figures {
+  int64_t run = 0, config = 0;
+  std::string key, knobs;  // the configuration's key and its knobs (JSON)
+  bool verified = false;
+  double objective_ms = 0, median_ms = 0, prefill_tok_s = 0, recorded_at = 0;
+};
+
+// One job's search on one GPU kind in the job history (the job_history view): the job's particulars, how its runs
+// came about (measured by the job itself, reused, replayed), and its best verified run of those it measured itself.
+// Nightly jobs are not in the history.
+struct HistoryRow {
+  int64_t job = 0;
+  std::string gpu, checkpoint, checkpoint_name, state, strategy, objective;
+  uint32_t workload_prompt = 0, workload_gen = 0, context = 0;
+  double created_at = 0;
+  uint32_t runs = 0, measured = 0, reused = 0, replayed = 0;
+  std::optional<Figures> best;  // none: no verified run measured by the job itself
+};
+
+// Which rows of the job history: a checkpoint's digest or its first digits (empty: every checkpoint), a GPU kind
+// (empty: every kind), one job (0: every job).
+struct HistoryFilter {
+  std::string checkpoint;
+  std::string gpu;
+  int64_t job = 0;
 };
 
 // The service's state in numbers at one moment, as the coordinator's metrics show it.
@@ -278,6 +308,17 @@ class Store {
   std::vector<NightRow> night_rows(int64_t night);
   // Records the verdict and figures of `row` (found by night, release and GPU kind), judged at `at`.
   void judge_night_row(int64_t night, const NightRow& row, double at);
+  // Every night's row of the releases of `job`, by release, then night.
+  std::vector<NightRow> release_nights(int64_t job);
+
+  // The job history (db/src/history.cpp).
+  // The rows that `f` selects, oldest job first.
+  std::vector<HistoryRow> history(const HistoryFilter& f);
+  // Each configuration the job measured itself on the GPU kind (no reused, replayed or nightly run), once: its valid
+  // run, verified first, then the latest stage, then the fastest; fastest first.
+  std::vector<Figures> measured_configurations(int64_t job, const std::string& gpu);
+  // Whether `job` is a night's job (re-measuring a release).
+  bool nightly_job(int64_t job);
 
  private:
   Connection c_;
