@@ -4,6 +4,7 @@
 // the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -369,6 +370,101 @@ class LaneSim {
     ints("tok")[0] = best;
     ints("gen")[ints("count")[0]++] = best;
     ints("pos")[0] += o.rows;
+  }
+
+  // The mixture's launches (kernels/moe.cuh). Rows first ... first + n - 1 of `w` (an expert's of a 3-D tensor) times
+  // the activation row x as lk_moe_glu and lk_moe_down compute them: one row's GEMV, rounded to T, x as the int8
+  // numerics see it where `w` is quantized.
+  std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x) const {
+    const std::vector<float>& W = weights_.at(w.name);
+    std::vector<double> xr(x, x + w.cols);
+    if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) xr = int8_view(x, w.cols);
+    std::vector<T> y(n);
+    for (size_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (size_t i = 0; i < w.cols; ++i) s += double(W[(first + j) * w.cols + i]) * xr[i];
+      y[j] = T(s);
+    }
+    return y;
+  }
+  // The reference's route (compiler/src/reference: top_k, softmax, the renormalization's clamp) over the T logits.
+  void exec(const lane::Form& f, const lane::MoeRoute& o) {
+    const size_t E = m_.experts, k = m_.experts_used, d = m_.d_model;
+    for (int r = 0; r < o.rows; ++r) {
+      const T* l = act(f, o.logits) + r * E;
+      std::vector<double> score(l, l + E);
+      const bool softmax_first = m_.gating == model::Gating::Softmax;
+      auto softmax = [](std::vector<double>& v) {
+        double top = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (double e : v) top = std::max(top, e);
+        for (double& e : v) sum += e = std::exp(e - top);
+        for (double& e : v) e /= sum;
+      };
+      if (softmax_first) softmax(score);
+      std::vector<int> pick;
+      std::vector<double> w;
+      for (size_t s = 0; s < k; ++s) {
+        int best = -1;
+        for (size_t e = 0; e < E; ++e)
+          if (std::find(pick.begin(), pick.end(), int(e)) == pick.end() && (best < 0 || score[e] > score[best]))
+            best = int(e);
+        pick.push_back(best);
+        w.push_back(score[best]);
+      }
+      if (!softmax_first) softmax(w);
+      if (m_.norm_expert_weights) {
+        double sum = 0;
+        for (double v : w) sum += v;
+        for (double& v : w) v /= std::max(sum, 6.103515625e-5);
+      }
+      int* ids = reinterpret_cast<int*>(act(f, o.ids)) + r * k;
+      for (size_t s = 0; s < k; ++s) {
+        ids[s] = pick[s];
+        act(f, o.weights)[r * k + s] = T(w[s]);
+      }
+      if (o.shared_w) {
+        const std::vector<float>& g = vectors_.at(*o.shared_w);
+        const T* x = act(f, o.x) + r * d;
+        double dot = 0;
+        for (size_t i = 0; i < d; ++i) dot += double(g[i]) * double(x[i]);
+        act(f, *o.gate)[r] = T(1.0 / (1.0 + std::exp(-dot)));
+      }
+    }
+  }
+  void exec(const lane::Form& f, const lane::MoeGlu& o) {
+    const lane::Matrix& g = p_.matrix(o.wg);
+    const lane::Matrix& u = p_.matrix(o.wu);
+    const size_t k = m_.experts_used, n = g.rows / g.experts;
+    for (int r = 0; r < o.rows; ++r)
+      for (size_t s = 0; s < k; ++s) {
+        const size_t e = size_t(reinterpret_cast<const int*>(act(f, o.ids))[r * k + s]);
+        const T* x = act(f, o.x) + r * g.cols;
+        const std::vector<T> a = expert_rows(g, e * n, n, x), b = expert_rows(u, e * n, n, x);
+        T* out = act(f, o.out) + (r * k + s) * n;
+        for (size_t j = 0; j < n; ++j) out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
+      }
+  }
+  void exec(const lane::Form& f, const lane::MoeDown& o) {
+    const lane::Matrix& w = p_.matrix(o.w);
+    const size_t k = m_.experts_used, n = w.rows / w.experts;
+    for (int r = 0; r < o.rows; ++r)
+      for (size_t s = 0; s < k; ++s) {
+        const size_t e = size_t(reinterpret_cast<const int*>(act(f, o.ids))[r * k + s]);
+        const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + (r * k + s) * w.cols);
+        std::copy(y.begin(), y.end(), act(f, o.out) + (r * k + s) * n);
+      }
+  }
+  void exec(const lane::Form& f, const lane::MoeCombine& o) {
+    const size_t k = m_.experts_used, d = m_.d_model;
+    for (int r = 0; r < o.rows; ++r)
+      for (size_t i = 0; i < d; ++i) {
+        double v = 0;
+        for (size_t s = 0; s < k; ++s)
+          v += double(act(f, o.weights)[r * k + s]) * double(act(f, o.expert_out)[(r * k + s) * d + i]);
+        if (o.shared) v += double(act(f, *o.gate)[r]) * double(act(f, *o.shared)[r * d + i]);
+        act(f, o.y)[r * d + i] = T(v);
+      }
+    if (o.norm) exec(f, *o.norm);
   }
 
   const gguf::File& file_;

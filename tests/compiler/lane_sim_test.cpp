@@ -266,6 +266,84 @@ TEST(LanePlanOnCpu, AContextPast4096) {
   }
 }
 
+// The mixtures (qwen3moe: tiny-moe; qwen2moe with its shared expert: tiny-qwen2moe) under knob sets that cover the
+// numerics, decode and the chunks (a grid over rows and slots), the combine folded with the next norm (fuse_norm),
+// side streams and the quantized copies of the dense parts. Sets 9 and 10 pair the shared expert's gate and up
+// (fuse_glu: only where a model has a shared expert or a dense FFN).
+const json kMixtureKnobSets[] = {
+    json{{"numerics", "precise"}},
+    json{{"numerics", "dequant"}},
+    json{{"numerics", "precise"}, {"max_chunk", 64}, {"attn_splits", 16}, {"fuse_qkv", true}, {"fuse_rope_kv", true}},
+    json{{"numerics", "dequant"}, {"max_chunk", 4}, {"fuse_norm", true}},
+    json{{"numerics", "int8"}, {"max_chunk", 64}, {"fuse_qkv", true}},
+    json{{"numerics", "int8x2"}, {"max_chunk", 16}, {"gemv_prequant", true}},
+    json{{"numerics", "dequant"}, {"fuse_norm", true}, {"side_streams", true}, {"max_chunk", 16}},
+    json{{"numerics", "int8"}, {"gemm_prequant", true}, {"max_chunk", 16}, {"fuse_norm", true}},
+    json{{"numerics", "precise"}, {"fuse_norm", true}, {"max_chunk", 4}, {"gemv_rows_per_warp", 2}},
+    json{{"numerics", "dequant"}, {"fuse_glu", true}, {"max_chunk", 16}, {"fuse_norm", true}},
+    json{
+        {"numerics", "int8x2"}, {"fuse_glu", true}, {"gemm_prequant", true}, {"max_chunk", 64}, {"side_streams", true}},
+};
+
+class MixtureOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(MixtureOnCpu, MatchesTheReference) {
+  auto [preset, set] = GetParam();
+  synth::Options o;
+  o.preset = preset;
+  o.seed = 5;
+  matches_the_reference(o, kMixtureKnobSets[set]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Qwen3Moe, MixtureOnCpu,
+                         ::testing::Combine(::testing::Values("tiny-moe"), ::testing::Range(0, 9)));
+INSTANTIATE_TEST_SUITE_P(Qwen2Moe, MixtureOnCpu,
+                         ::testing::Combine(::testing::Values("tiny-qwen2moe"),
+                                            ::testing::Range(0, int(std::size(kMixtureKnobSets)))));
+
+// The experts read in place in each format the lane reads (the 3-D tensors uploaded as they are): the plain ones and
+// the block formats, under dequant, int8 (dp4a over the experts' codes) and precise.
+class MixtureFormatsOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(MixtureFormatsOnCpu, MatchTheReference) {
+  auto [type, set] = GetParam();
+  synth::Options o;
+  o.preset = "tiny-moe";
+  o.seed = 7;
+  o.type = *ggml::parse_type(type);
+  matches_the_reference(o, kMixtureKnobSets[set]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, MixtureFormatsOnCpu,
+                         ::testing::Combine(::testing::Values("f32", "f16", "bf16", "q4_0", "q4_k", "q5_k", "q6_k",
+                                                              "mxfp4", "iq4_xs"),
+                                            ::testing::Values(1, 3, 4)));
+
+// A mixture's rows are routed and projected each on its own (lk_moe_glu's and lk_moe_down's grid over rows and
+// slots), so chunks do not change a row's numbers: the logits of 40 prompt tokens prefilled one at a time, in chunks of
+// 4 and in chunks of 16 are the same bits.
+TEST(MixtureOnCpu, ChunksDoNotChangeTheNumbers) {
+  TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-qwen2moe";
+  o.seed = 5;
+  synth::write(o, dir / "m.gguf");
+  const gguf::File file = gguf::File::open(dir / "m.gguf");
+  const model::Model m = model::recognize(file);
+  std::vector<int32_t> prompt(40);
+  std::mt19937 rng(9);
+  for (auto& t : prompt) t = int32_t(rng() % m.vocab);
+  std::vector<reference::Generation> runs;
+  for (int chunk : {1, 4, 16}) {
+    const json j = {{"numerics", "dequant"}, {"max_chunk", chunk}, {"attn_splits", 1}};
+    const lane::Schedule p = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
+    runs.push_back(LaneSim<float>(file, p).generate(prompt, 3));
+  }
+  EXPECT_EQ(runs[0].logits, runs[1].logits);
+  EXPECT_EQ(runs[0].logits, runs[2].logits);
+  EXPECT_EQ(runs[0].tokens, runs[2].tokens);
+}
+
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
                                             ::testing::Range(0, int(std::size(kKnobSets)))));

@@ -140,7 +140,8 @@ bool any_matrix(const model::Model& m, Pick pick) {
   auto is = [&](const gguf::TensorInfo* t) { return t && pick(t->type); };
   if (is(m.token_embd) || is(m.output)) return true;
   for (const model::Layer& L : m.layer)
-    for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
+    for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps,
+                                      L.up_exps, L.down_exps, L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (is(t)) return true;
   return false;
 }
@@ -445,6 +446,16 @@ const Rule kRules[] = {
          return std::string(
              "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are "
              "independent");
+       });
+     }},
+    {"fuse_glu: a dense FFN or a shared expert (a mixture's experts pair their gate and up always)",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       const bool glu = std::any_of(s.model.layer.begin(), s.model.layer.end(),
+                                    [](const model::Layer& L) { return L.w_gate || L.w_gate_shared; });
+       return !k.fuse_glu || glu || broken(why, [] {
+         return std::string(
+             "fuse_glu needs a dense FFN or a shared expert (this mixture's experts pair their gate and up "
+             "always)");
        });
      }},
     {"pdl: the GPU is sm_90 or later",

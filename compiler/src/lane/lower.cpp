@@ -497,6 +497,86 @@ class Lowerer {
     out.push_back(std::move(c));
   }
 
+  // lk_moe_route<SOFTMAX_FIRST, NORM>: a warp a row (the model's gating and renormalization as its template
+  // arguments), the router's logits in shared memory.
+  void add(const MoeRoute& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_moe_route",
+                 {flag(m_.gating == model::Gating::Softmax), flag(m_.norm_expert_weights)},
+                 dims1(op.rows),
+                 dims1(32),
+                 m_.experts * p_.act_bytes(),
+                 {}};
+    c.params = {ptr(op.logits),
+                Arg::integer(m_.experts),
+                Arg::integer(m_.experts_used),
+                opt_ptr(op.shared_w),
+                ptr(op.x),
+                Arg::integer(m_.d_model),
+                ptr(op.ids),
+                ptr(op.weights),
+                op.gate ? ptr(*op.gate) : Arg::null()};
+    out.push_back(std::move(c));
+  }
+  // lk_moe_glu<G, U, RPW>: the GEMV's warps and rows a warp over one expert's rows, a block column a (slot, row).
+  void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
+    const Matrix& g = p_.matrix(op.wg);
+    const Matrix& u = p_.matrix(op.wu);
+    const int rpw = knobs::gemv_rows(k_, g.type), warps = k_.gemv_warps;
+    const size_t n = g.rows / g.experts;
+    KernelCall c{"lk_moe_glu",
+                 {format_type(g.type), format_type(u.type), std::to_string(rpw)},
+                 dims3(cdiv(n, size_t(warps) * rpw), m_.experts_used, op.rows),
+                 dims1(32 * warps),
+                 0,
+                 {}};
+    c.params = {Arg::weights(g.name),
+                Arg::weights(u.name),
+                ptr(op.x),
+                ptr(op.ids),
+                ptr(op.out),
+                Arg::integer(int64_t(g.cols)),
+                Arg::integer(int64_t(n)),
+                Arg::integer(m_.experts_used)};
+    out.push_back(std::move(c));
+  }
+  // lk_moe_down<M, RPW>: as lk_moe_glu, over the down tensor.
+  void add(const MoeDown& op, std::vector<KernelCall>& out) const {
+    const Matrix& w = p_.matrix(op.w);
+    const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps;
+    const size_t n = w.rows / w.experts;
+    KernelCall c{"lk_moe_down",
+                 {format_type(w.type), std::to_string(rpw)},
+                 dims3(cdiv(n, size_t(warps) * rpw), m_.experts_used, op.rows),
+                 dims1(32 * warps),
+                 0,
+                 {}};
+    c.params = {Arg::weights(w.name),
+                ptr(op.x),
+                ptr(op.ids),
+                ptr(op.out),
+                Arg::integer(int64_t(w.cols)),
+                Arg::integer(int64_t(n)),
+                Arg::integer(m_.experts_used)};
+    out.push_back(std::move(c));
+  }
+  // lk_moe_combine<NORM>: a block a row, the norm's threads (NORM: the next layer's add + norm after it).
+  void add(const MoeCombine& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_moe_combine", {flag(op.norm.has_value())}, dims1(op.rows), dims1(norm_threads(m_.d_model)), 0, {}};
+    const Arg tail = op.norm ? Arg::aggregate("lk_norm_tail", {ptr(op.norm->x), ptr(op.norm->w), ptr(op.norm->out),
+                                                               Arg::integer(m_.d_model), Arg::real(float(m_.norm_eps))})
+                             : Arg::aggregate("lk_norm_tail",
+                                              {Arg::null(), Arg::null(), Arg::null(), Arg::integer(0), Arg::real(0.f)});
+    c.params = {ptr(op.expert_out),
+                ptr(op.weights),
+                Arg::integer(m_.experts_used),
+                op.shared ? ptr(*op.shared) : Arg::null(),
+                op.gate ? ptr(*op.gate) : Arg::null(),
+                ptr(op.y),
+                Arg::integer(m_.d_model),
+                tail};
+    out.push_back(std::move(c));
+  }
+
   const Schedule& p_;
   const Form& f_;
   const model::Model& m_;

@@ -1,0 +1,127 @@
+// The mixture of experts: each row's route (top-k of the router's logits, softmax, renormalization), the selected
+// experts' projections read from their rows of the 3-D expert tensors (the ids stay on the device: no host round trip,
+// a CUDA graph captures them), and the weighted combine in each route's order.
+
+// The route of one row by one warp (a block a row): from its router logits (`experts` of them) the k experts it runs,
+// largest first and the lowest expert first among equals, into ids[row][k], their weights into weights[row][k]. Under
+// SOFTMAX_FIRST (qwen2moe, qwen3moe) a softmax over every expert and the k largest probabilities kept; else (gpt-oss)
+// the k largest logits kept and a softmax over them. NORM divides the weights by their sum (at least the smallest
+// normal f16, llama.cpp's clamp). With `shared_w` the row's shared-expert gate sigmoid(shared_w . x[row]) into
+// gate[row]. Dynamic shared memory: `experts` lk_act.
+template <bool SOFTMAX_FIRST, bool NORM>
+__global__ void __launch_bounds__(32)
+    lk_moe_route(const lk_act* __restrict__ logits, int experts, int k, const float* __restrict__ shared_w,
+                 const lk_act* __restrict__ x, int d, int* __restrict__ ids, lk_act* __restrict__ weights,
+                 lk_act* __restrict__ gate) {
+  lk_pdl_entry();
+  extern __shared__ unsigned char lk_moe_smem[];
+  lk_act* score = reinterpret_cast<lk_act*>(lk_moe_smem);
+  const int row = blockIdx.x, lane = threadIdx.x;
+  const lk_act* l = logits + (size_t)row * experts;
+  lk_acc top = -INFINITY;
+  for (int e = lane; e < experts; e += 32) top = max(top, (lk_acc)l[e]);
+  top = lk_warp_max(top);
+  lk_acc sum = 0;
+  for (int e = lane; e < experts; e += 32) {
+    const lk_acc p = SOFTMAX_FIRST ? exp((lk_acc)l[e] - top) : (lk_acc)l[e];
+    score[e] = (lk_act)p;
+    sum += p;
+  }
+  sum = lk_warp_sum(sum);
+  if (SOFTMAX_FIRST)
+    for (int e = lane; e < experts; e += 32) score[e] = (lk_act)((lk_acc)score[e] / sum);
+  __syncwarp();
+  // k rounds of the warp's arg-max (lowest index on ties), each pick taken out of the scores.
+  lk_act picked = 0;  // lane s < k: pick s's score
+  int pick = 0;
+  for (int s = 0; s < k; ++s) {
+    lk_act best = (lk_act)-INFINITY;
+    int bi = experts;
+    for (int e = lane; e < experts; e += 32)
+      if (score[e] > best) best = score[e], bi = e;
+    lk_warp_argmax(best, bi);
+    if (lane == s) picked = best, pick = bi;
+    __syncwarp();
+    if (lane == 0) score[bi] = (lk_act)-INFINITY;
+    __syncwarp();
+  }
+  lk_acc w = lane < k ? (lk_acc)picked : (lk_acc)0;
+  if (!SOFTMAX_FIRST) {  // the softmax over the k kept logits (the first pick is the largest)
+    const lk_acc first = __shfl_sync(0xffffffffu, (lk_acc)picked, 0);
+    w = lane < k ? exp(w - first) : (lk_acc)0;
+    w /= lk_warp_sum(w);
+  }
+  if (NORM) w /= max(lk_warp_sum(w), (lk_acc)6.103515625e-5);
+  if (lane < k) {
+    ids[(size_t)row * k + lane] = pick;
+    weights[(size_t)row * k + lane] = (lk_act)w;
+  }
+  if (shared_w) {
+    lk_acc dot = 0;
+    for (int i = lane; i < d; i += 32) dot += (lk_acc)shared_w[i] * (lk_acc)x[(size_t)row * d + i];
+    dot = lk_warp_sum(dot);
+    if (lane == 0) gate[row] = (lk_act)((lk_acc)1 / ((lk_acc)1 + exp(-dot)));
+  }
+}
+
+// The selected experts' gate and up projections paired, out[row][slot] = silu(G_e x[row]) * (U_e x[row]) for e =
+// ids[row][slot]: a block's warps RPW rows each of expert e's n rows (rows e n ... e n + n - 1 of the 3-D tensors,
+// whose other experts are not read); grid (rows / (warps RPW), k, activation rows). Each (row, slot) is one activation
+// row's GEMV, so a row's result does not depend on its chunk.
+template <class MG, class MU, int RPW>
+__global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
+                                                  lk_act* __restrict__ out, int k, int n, int used) {
+  lk_pdl_entry();
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  if (row0 >= n) return;  // the whole warp
+  const int slot = blockIdx.y, row = blockIdx.z;
+  const int base = ids[row * used + slot] * n;
+  const lk_act* xr = x + (size_t)row * k;
+  lk_acc ag[RPW][1], au[RPW][1];
+  lk_gemv_sums<MG, RPW, 1>(g, xr, k, base + n, base + row0, ag);
+  lk_gemv_sums<MU, RPW, 1>(u, xr, k, base + n, base + row0, au);
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) {  // (rounded to lk_act as lk_gemv_glu rounds them)
+    const lk_acc a = (lk_acc)(lk_act)ag[i][0];
+    ag[i][0] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][0];
+  }
+  lk_gemv_store<RPW, 1>(ag, nullptr, out + ((size_t)row * used + slot) * n, n, row0);
+}
+
+// The selected experts' down projections, out[row][slot] = D_e act[row][slot] for e = ids[row][slot] (D_e: rows e n
+// ... e n + n - 1 of the 3-D tensor, k wide); grid (n / (warps RPW), used, activation rows).
+template <class M, int RPW>
+__global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids,
+                                                   lk_act* __restrict__ out, int k, int n, int used) {
+  lk_pdl_entry();
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  if (row0 >= n) return;
+  const int slot = blockIdx.y, row = blockIdx.z;
+  const size_t at = (size_t)row * used + slot;
+  const int base = ids[at] * n;
+  lk_acc acc[RPW][1];
+  lk_gemv_sums<M, RPW, 1>(w, act + at * k, k, base + n, base + row0, acc);
+  lk_gemv_store<RPW, 1>(acc, nullptr, out + at * n, n, row0);
+}
+
+// The combine, a block a row: y[row] = sum over the slots, in the route's order, of weights[row][slot] *
+// expert_out[row][slot] (then + gate[row] * shared[row] where a shared expert ran), d wide. Under NORM (fuse_norm) the
+// block then adds y to the residual and norms it for the next layer (lk_add_rmsnorm_row), as the norm launch would.
+template <bool NORM>
+__global__ void __launch_bounds__(1024)
+    lk_moe_combine(const lk_act* __restrict__ expert_out, const lk_act* __restrict__ weights, int used,
+                   const lk_act* __restrict__ shared, const lk_act* __restrict__ gate, lk_act* __restrict__ y, int d,
+                   lk_norm_tail tail) {
+  lk_pdl_entry();
+  const int row = blockIdx.x;
+  for (int i = threadIdx.x; i < d; i += blockDim.x) {
+    lk_acc v = 0;
+    for (int s = 0; s < used; ++s)
+      v += (lk_acc)weights[row * used + s] * (lk_acc)expert_out[((size_t)row * used + s) * d + i];
+    if (shared) v += (lk_acc)gate[row] * (lk_acc)shared[(size_t)row * d + i];
+    y[(size_t)row * d + i] = (lk_act)v;
+  }
+  if (!NORM) return;
+  __syncthreads();  // (each thread adds the elements it wrote itself; the norm's sum needs them all)
+  lk_add_rmsnorm_row<true>(tail.x, y, tail.w, tail.out, tail.d, tail.eps, row);
+}
