@@ -104,20 +104,133 @@ __global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict
   lk_gemv_store<RPW, 1>(acc, nullptr, out + at * n, n, row0);
 }
 
+// A chunk's (row, slot) pairs grouped by expert, by one block: each expert's count of pairs and the first of its
+// positions (the experts in order), the pair (row * used + slot) at each position, its pairs in ascending order, and
+// each pair's position (`at`). Deterministic: a thread an expert counts and places its own pairs. Dynamic shared
+// memory: the `pairs` ids.
+__global__ void __launch_bounds__(256)
+    lk_moe_group(const int* __restrict__ ids, int pairs, int experts, int* __restrict__ count, int* __restrict__ first,
+                 int* __restrict__ order, int* __restrict__ at) {
+  lk_pdl_entry();
+  extern __shared__ int lk_moe_ids[];
+  for (int i = threadIdx.x; i < pairs; i += blockDim.x) lk_moe_ids[i] = ids[i];
+  __syncthreads();
+  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
+    int n = 0;
+    for (int i = 0; i < pairs; ++i) n += lk_moe_ids[i] == e;
+    count[e] = n;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int e = 0, sum = 0; e < experts; ++e) {
+      first[e] = sum;
+      sum += count[e];
+    }
+  __syncthreads();
+  for (int e = threadIdx.x; e < experts; e += blockDim.x)
+    for (int i = 0, pos = first[e]; i < pairs; ++i)
+      if (lk_moe_ids[i] == e) {
+        order[pos] = i;
+        at[i] = pos++;
+      }
+}
+
+// The activation rows in grouped order, a block a position: xg[pos] = x[order[pos] / used], d wide.
+__global__ void __launch_bounds__(256) lk_moe_gather(const lk_act* __restrict__ x, const int* __restrict__ order,
+                                                     int used, lk_act* __restrict__ xg, int d) {
+  lk_pdl_entry();
+  const size_t pos = blockIdx.x, row = order[pos] / used;
+  for (int i = threadIdx.x; i < d; i += blockDim.x) xg[pos * d + i] = x[row * d + i];
+}
+
+// One expert's grouped rows through a GEMV body `slab` (a functor templated on its rows R): slabs of 8, then 4, 2 and
+// 1 rows for the rest, each row's sums its own (so the same numbers as the decode step's one row).
+template <class Slab>
+LK_DEVICE void lk_moe_slabs(int rows, Slab slab) {
+  int j = 0;
+  for (; j + 8 <= rows; j += 8) slab.template run<8>(j);
+  if (j + 4 <= rows) slab.template run<4>(j), j += 4;
+  if (j + 2 <= rows) slab.template run<2>(j), j += 2;
+  if (j < rows) slab.template run<1>(j);
+}
+
+// The paired gate and up projections of a chunk's rows grouped by expert: a block column an expert (blockIdx.y), whose
+// rows are read once a slab of its grouped activation rows (xg, from first[e], count[e] of them); out in grouped order.
+template <class MG, class MU, int RPW>
+struct lk_moe_glu_slab {
+  const MG& g;
+  const MU& u;
+  const lk_act* xg;
+  lk_act* out;
+  int k, n, base, row0;
+  template <int R>
+  LK_DEVICE void run(int j) const {
+    lk_acc ag[RPW][R], au[RPW][R];
+    lk_gemv_sums<MG, RPW, R>(g, xg + (size_t)j * k, k, base + n, base + row0, ag);
+    lk_gemv_sums<MU, RPW, R>(u, xg + (size_t)j * k, k, base + n, base + row0, au);
+#pragma unroll
+    for (int i = 0; i < RPW; ++i)
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const lk_acc a = (lk_acc)(lk_act)ag[i][r];
+        ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
+      }
+    lk_gemv_store<RPW, R>(ag, nullptr, out + (size_t)j * n, n, row0);
+  }
+};
+template <class MG, class MU, int RPW>
+__global__ void __launch_bounds__(256)
+    lk_moe_glu_grouped(MG g, MU u, const lk_act* __restrict__ xg, const int* __restrict__ count,
+                       const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
+  lk_pdl_entry();
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW, e = blockIdx.y;
+  if (row0 >= n) return;
+  const size_t at = (size_t)first[e];
+  lk_moe_slabs(count[e], lk_moe_glu_slab<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0});
+}
+
+// The down projections of a chunk's rows grouped by expert, as lk_moe_glu_grouped: act and out in grouped order.
+template <class M, int RPW>
+struct lk_moe_down_slab {
+  const M& w;
+  const lk_act* act;
+  lk_act* out;
+  int k, n, base, row0;
+  template <int R>
+  LK_DEVICE void run(int j) const {
+    lk_acc acc[RPW][R];
+    lk_gemv_sums<M, RPW, R>(w, act + (size_t)j * k, k, base + n, base + row0, acc);
+    lk_gemv_store<RPW, R>(acc, nullptr, out + (size_t)j * n, n, row0);
+  }
+};
+template <class M, int RPW>
+__global__ void __launch_bounds__(256)
+    lk_moe_down_grouped(M w, const lk_act* __restrict__ act, const int* __restrict__ count,
+                        const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
+  lk_pdl_entry();
+  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW, e = blockIdx.y;
+  if (row0 >= n) return;
+  const size_t at = (size_t)first[e];
+  lk_moe_slabs(count[e], lk_moe_down_slab<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0});
+}
+
 // The combine, a block a row: y[row] = sum over the slots, in the route's order, of weights[row][slot] *
-// expert_out[row][slot] (then + gate[row] * shared[row] where a shared expert ran), d wide. Under NORM (fuse_norm) the
-// block then adds y to the residual and norms it for the next layer (lk_add_rmsnorm_row), as the norm launch would.
+// expert_out[row][slot] (at position at[row][slot] where a chunk's pairs were grouped by expert; then + gate[row] *
+// shared[row] where a shared expert ran), d wide. Under NORM (fuse_norm) the block then adds y to the residual and
+// norms it for the next layer (lk_add_rmsnorm_row), as the norm launch would.
 template <bool NORM>
 __global__ void __launch_bounds__(1024)
-    lk_moe_combine(const lk_act* __restrict__ expert_out, const lk_act* __restrict__ weights, int used,
-                   const lk_act* __restrict__ shared, const lk_act* __restrict__ gate, lk_act* __restrict__ y, int d,
-                   lk_norm_tail tail) {
+    lk_moe_combine(const lk_act* __restrict__ expert_out, const int* __restrict__ at,
+                   const lk_act* __restrict__ weights, int used, const lk_act* __restrict__ shared,
+                   const lk_act* __restrict__ gate, lk_act* __restrict__ y, int d, lk_norm_tail tail) {
   lk_pdl_entry();
   const int row = blockIdx.x;
   for (int i = threadIdx.x; i < d; i += blockDim.x) {
     lk_acc v = 0;
-    for (int s = 0; s < used; ++s)
-      v += (lk_acc)weights[row * used + s] * (lk_acc)expert_out[((size_t)row * used + s) * d + i];
+    for (int s = 0; s < used; ++s) {
+      const int pair = row * used + s;
+      v += (lk_acc)weights[pair] * (lk_acc)expert_out[(size_t)(at ? at[pair] : pair) * d + i];
+    }
     if (shared) v += (lk_acc)gate[row] * (lk_acc)shared[(size_t)row * d + i];
     y[(size_t)row * d + i] = (lk_act)v;
   }

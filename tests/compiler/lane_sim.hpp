@@ -73,6 +73,8 @@ class LaneSim {
 
  private:
   int* ints(const std::string& carried) { return reinterpret_cast<int*>(carried_.at(carried).data()); }
+  // The int elements of a buffer of form `f` (an Elem::Int one: a mixture's expert ids and groups).
+  int* ints(const lane::Form& f, const lane::Ref& r) { return reinterpret_cast<int*>(act(f, r)); }
 
   // The elements of a buffer of form `f` (step-local: its arena slot; else carried) from `r.offset`.
   T* act(const lane::Form& f, const lane::Ref& r) {
@@ -417,7 +419,7 @@ class LaneSim {
         for (double v : w) sum += v;
         for (double& v : w) v /= std::max(sum, 6.103515625e-5);
       }
-      int* ids = reinterpret_cast<int*>(act(f, o.ids)) + r * k;
+      int* ids = ints(f, o.ids) + r * k;
       for (size_t s = 0; s < k; ++s) {
         ids[s] = pick[s];
         act(f, o.weights)[r * k + s] = T(w[s]);
@@ -431,28 +433,55 @@ class LaneSim {
       }
     }
   }
+  // Grouped by expert as lk_moe_group groups them: each expert's pairs ascending, the experts in order.
+  void exec(const lane::Form& f, const lane::MoeGroup& o) {
+    const int pairs = o.rows * int(m_.experts_used);
+    const int* ids = ints(f, o.ids);
+    const lane::ExpertGroups& g = o.groups;
+    for (int e = 0, pos = 0; e < int(m_.experts); ++e) {
+      ints(f, g.first)[e] = pos;
+      for (int i = 0; i < pairs; ++i)
+        if (ids[i] == e) {
+          ints(f, g.order)[pos] = i;
+          ints(f, g.at)[i] = pos;
+          std::copy_n(act(f, o.x) + (i / m_.experts_used) * m_.d_model, m_.d_model, act(f, o.xg) + pos * m_.d_model);
+          ++pos;
+        }
+      ints(f, g.count)[e] = pos - ints(f, g.first)[e];
+    }
+  }
+  // The (position, expert) of each pair an expert launch computes: the decode step's pairs in (row, slot) order, a
+  // chunk's in grouped order (read from MoeGroup's buffers).
+  std::vector<std::pair<size_t, size_t>> expert_pairs(const lane::Form& f, int rows, const lane::Ref& ids,
+                                                      const std::optional<lane::ExpertGroups>& groups) {
+    std::vector<std::pair<size_t, size_t>> out;
+    if (!groups) {
+      for (size_t i = 0; i < size_t(rows) * m_.experts_used; ++i) out.push_back({i, size_t(ints(f, ids)[i])});
+      return out;
+    }
+    for (size_t e = 0; e < m_.experts; ++e)
+      for (int j = 0; j < ints(f, groups->count)[e]; ++j) out.push_back({size_t(ints(f, groups->first)[e] + j), e});
+    return out;
+  }
   void exec(const lane::Form& f, const lane::MoeGlu& o) {
     const lane::Matrix& g = p_.matrix(o.wg);
     const lane::Matrix& u = p_.matrix(o.wu);
-    const size_t k = m_.experts_used, n = g.rows / g.experts;
-    for (int r = 0; r < o.rows; ++r)
-      for (size_t s = 0; s < k; ++s) {
-        const size_t e = size_t(reinterpret_cast<const int*>(act(f, o.ids))[r * k + s]);
-        const T* x = act(f, o.x) + r * g.cols;
-        const std::vector<T> a = expert_rows(g, e * n, n, x), b = expert_rows(u, e * n, n, x);
-        T* out = act(f, o.out) + (r * k + s) * n;
-        for (size_t j = 0; j < n; ++j) out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
-      }
+    const size_t n = g.rows / g.experts;
+    for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
+      // (the decode step's pair reads its row; a chunk's, its gathered row)
+      const T* x = act(f, o.x) + (o.groups ? pos : pos / m_.experts_used) * g.cols;
+      const std::vector<T> a = expert_rows(g, e * n, n, x), b = expert_rows(u, e * n, n, x);
+      T* out = act(f, o.out) + pos * n;
+      for (size_t j = 0; j < n; ++j) out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
+    }
   }
   void exec(const lane::Form& f, const lane::MoeDown& o) {
     const lane::Matrix& w = p_.matrix(o.w);
-    const size_t k = m_.experts_used, n = w.rows / w.experts;
-    for (int r = 0; r < o.rows; ++r)
-      for (size_t s = 0; s < k; ++s) {
-        const size_t e = size_t(reinterpret_cast<const int*>(act(f, o.ids))[r * k + s]);
-        const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + (r * k + s) * w.cols);
-        std::copy(y.begin(), y.end(), act(f, o.out) + (r * k + s) * n);
-      }
+    const size_t n = w.rows / w.experts;
+    for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
+      const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols);
+      std::copy(y.begin(), y.end(), act(f, o.out) + pos * n);
+    }
   }
   void exec(const lane::Form& f, const lane::MoeCombine& o) {
     const size_t k = m_.experts_used, d = m_.d_model;
@@ -460,7 +489,8 @@ class LaneSim {
       for (size_t i = 0; i < d; ++i) {
         double v = 0;
         for (size_t s = 0; s < k; ++s)
-          v += double(act(f, o.weights)[r * k + s]) * double(act(f, o.expert_out)[(r * k + s) * d + i]);
+          v += double(act(f, o.weights)[r * k + s]) *
+               double(act(f, o.expert_out)[size_t(o.at ? ints(f, *o.at)[r * k + s] : int(r * k + s)) * d + i]);
         if (o.shared) v += double(act(f, *o.gate)[r]) * double(act(f, *o.shared)[r * d + i]);
         act(f, o.y)[r * d + i] = T(v);
       }

@@ -217,8 +217,9 @@ Records read(const std::string& text) {
 }
 
 // A mixture layer's launches (tiny-moe: 8 experts, 2 a token, 256 wide): the router's GEMV, the route a warp a row, the
-// experts' paired gate/up and down over a grid of (rows a block, slots, activation rows) that read each slot's expert
-// id on the device, and the combine a block a row (with the next layer's norm under fuse_norm).
+// experts' paired gate/up and down, and the combine a block a row (with the next layer's norm under fuse_norm). The
+// decode step's expert launches read each slot's expert id on the device; a chunk's group its (row, slot) pairs by
+// expert first, and a block column an expert reads that expert's rows once a slab of its pairs.
 TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
   test::TempDir dir;
   synth::Options o;
@@ -245,12 +246,26 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
     EXPECT_EQ(route.grid.v[0], unsigned(rows));
     EXPECT_EQ(route.smem, m.experts * 4);
     const KernelCall glu = one("moe_glu", "l0_expert_s");
-    EXPECT_EQ(glu.instance(), "lk_moe_glu<lk_q8, lk_q8, 2>");
-    EXPECT_EQ(glu.grid.v, (std::array<unsigned, 3>{m.expert_ffn / 16, m.experts_used, unsigned(rows)}));
     const KernelCall down = one("moe_down", "l0_expert_dn");
-    EXPECT_EQ(down.instance(), "lk_moe_down<lk_q8, 2>");
-    EXPECT_EQ(down.grid.v, (std::array<unsigned, 3>{m.d_model / 16, m.experts_used, unsigned(rows)}));
-    EXPECT_EQ(down.params[5].i, int64_t(m.d_model));  // an expert's rows: its offset into the tensor is on the device
+    if (rows == 1) {  // a block column a slot
+      EXPECT_EQ(glu.instance(), "lk_moe_glu<lk_q8, lk_q8, 2>");
+      EXPECT_EQ(glu.grid.v, (std::array<unsigned, 3>{m.expert_ffn / 16, m.experts_used, 1}));
+      EXPECT_EQ(down.instance(), "lk_moe_down<lk_q8, 2>");
+      EXPECT_EQ(down.grid.v, (std::array<unsigned, 3>{m.d_model / 16, m.experts_used, 1}));
+      EXPECT_EQ(down.params[5].i, int64_t(m.d_model));  // an expert's rows: its offset into the tensor is on the device
+    } else {  // the chunk's pairs grouped by expert first, then a block column an expert
+      const auto group = lower(p, f, launch_of(p, rows, "moe_group", "l0_expert_x"));
+      ASSERT_EQ(group.size(), 2u);
+      EXPECT_EQ(group[0].instance(), "lk_moe_group");
+      EXPECT_EQ(group[0].grid.v[0], 1u);
+      EXPECT_EQ(group[0].smem, size_t(rows) * m.experts_used * 4);  // the chunk's ids
+      EXPECT_EQ(group[1].instance(), "lk_moe_gather");
+      EXPECT_EQ(group[1].grid.v[0], unsigned(rows) * m.experts_used);
+      EXPECT_EQ(glu.instance(), "lk_moe_glu_grouped<lk_q8, lk_q8, 2>");
+      EXPECT_EQ(glu.grid.v, (std::array<unsigned, 3>{m.expert_ffn / 16, m.experts, 1}));
+      EXPECT_EQ(down.instance(), "lk_moe_down_grouped<lk_q8, 2>");
+      EXPECT_EQ(down.grid.v, (std::array<unsigned, 3>{m.d_model / 16, m.experts, 1}));
+    }
     // The first layer's combine norms the second layer's input; the last layer's is the output norm's add.
     EXPECT_EQ(one("moe_combine_norm", "l1_h").instance(), "lk_moe_combine<true>");
     EXPECT_EQ(one("moe_combine", "l1_dn").instance(), "lk_moe_combine<false>");

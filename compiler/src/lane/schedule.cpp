@@ -85,24 +85,44 @@ std::string build_mixture(FormBuilder& b, const model::Layer& L, const std::stri
   if (shared) route_writes.push_back((gate = b.buf(t + "shared_gate", R))->buf);
   b.add(MoeRoute{logits, ids, weights, shared ? std::optional(V(L.shared_gate_inp)) : std::nullopt, h2, gate, R},
         {logits.buf, h2.buf}, route_writes, "moe_route", ids.buf);
+  // A chunk's pairs grouped by expert first (each expert's rows then read once a slab of its pairs); the decode step's
+  // one row reads its k experts directly.
+  std::optional<ExpertGroups> groups;
+  Ref x = h2;
+  std::vector<std::string> by_expert = {ids.buf};  // what the experts' launches read to find their rows
+  if (R > 1) {
+    groups =
+        ExpertGroups{b.buf(t + "expert_count", m.experts, Elem::Int), b.buf(t + "expert_first", m.experts, Elem::Int),
+                     b.buf(t + "expert_order", R * k, Elem::Int), b.buf(t + "expert_at", R * k, Elem::Int)};
+    x = b.buf(t + "expert_x", R * k * d);
+    b.add(MoeGroup{ids, *groups, h2, x, R}, {ids.buf, h2.buf},
+          {groups->count.buf, groups->first.buf, groups->order.buf, groups->at.buf, x.buf}, "moe_group", x.buf);
+    by_expert = {groups->count.buf, groups->first.buf};
+  }
+  auto with = [](std::vector<std::string> v, const std::string& more) {
+    v.push_back(more);
+    return v;
+  };
   Ref act = b.buf(t + "expert_s", R * k * m.expert_ffn);
-  b.add(MoeGlu{W(L.gate_exps), W(L.up_exps), h2, ids, act, R}, {h2.buf, ids.buf}, {act.buf}, "moe_glu", act.buf);
+  b.add(MoeGlu{W(L.gate_exps), W(L.up_exps), x, ids, act, R, groups}, with(by_expert, x.buf), {act.buf}, "moe_glu",
+        act.buf);
   if (shared) {
     sd = b.buf(t + "shared_dn", R * d);
     b.add(Gemv{W(L.w_down_shared), *ss, std::nullopt, *sd, R}, {ss->buf}, {sd->buf}, "gemv", sd->buf);
   }
   Ref out = b.buf(t + "expert_dn", R * k * d);
-  b.add(MoeDown{W(L.down_exps), act, ids, out, R}, {act.buf, ids.buf}, {out.buf}, "moe_down", out.buf);
+  b.add(MoeDown{W(L.down_exps), act, ids, out, R, groups}, with(by_expert, act.buf), {out.buf}, "moe_down", out.buf);
   Ref dn = b.buf(t + "dn", R * d);
   std::vector<std::string> reads = {out.buf, weights.buf}, writes = {dn.buf};
+  if (groups) reads.push_back(groups->at.buf);
   if (shared) reads.insert(reads.end(), {sd->buf, gate->buf});
   if (tail) {
     reads.push_back(tail->x.buf);
     writes.insert(writes.end(), {tail->x.buf, tail->out.buf});
   }
   const std::string output = tail ? tail->out.buf : dn.buf;
-  b.add(MoeCombine{out, weights, sd, gate, dn, R, tail}, reads, writes, tail ? "moe_combine_norm" : "moe_combine",
-        output);
+  b.add(MoeCombine{out, weights, groups ? std::optional(groups->at) : std::nullopt, sd, gate, dn, R, tail}, reads,
+        writes, tail ? "moe_combine_norm" : "moe_combine", output);
   return dn.buf;
 }
 
