@@ -412,6 +412,19 @@ __global__ void __launch_bounds__(256)
   lk_rope_after<NEOX, NORM, PP>(rope, R);
 }
 
+// SwiGLU of a warp's reduced gate and up sums, into the gate's: silu(g) * u, each rounded to lk_act first as the
+// unfused launches store g and u before SwiGLU reads them.
+template <int RPW, int R>
+LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R]) {
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const lk_acc a = (lk_acc)(lk_act)ag[i][r];
+      ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
+    }
+}
+
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
@@ -422,13 +435,6 @@ __global__ void __launch_bounds__(256)
   lk_acc ag[RPW][R], au[RPW][R];
   lk_gemv_sums<M, RPW, R>(g, x, k, n, row0, ag);
   lk_gemv_sums<M, RPW, R>(u, x, k, n, row0, au);
-#pragma unroll
-  for (int i = 0; i < RPW; ++i)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      // Rounded to lk_act as the unfused launches store g and u before SwiGLU reads them.
-      const lk_acc a = (lk_acc)(lk_act)ag[i][r];
-      ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
-    }
+  lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y, n, row0);
 }

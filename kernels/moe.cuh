@@ -64,46 +64,6 @@ __global__ void __launch_bounds__(32)
   }
 }
 
-// The selected experts' gate and up projections paired, out[row][slot] = silu(G_e x[row]) * (U_e x[row]) for e =
-// ids[row][slot]: a block's warps RPW rows each of expert e's n rows (rows e n ... e n + n - 1 of the 3-D tensors,
-// whose other experts are not read); grid (rows / (warps RPW), k, activation rows). Each (row, slot) is one activation
-// row's GEMV, so a row's result does not depend on its chunk.
-template <class MG, class MU, int RPW>
-__global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
-                                                  lk_act* __restrict__ out, int k, int n, int used) {
-  lk_pdl_entry();
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
-  if (row0 >= n) return;  // the whole warp
-  const int slot = blockIdx.y, row = blockIdx.z;
-  const int base = ids[row * used + slot] * n;
-  const lk_act* xr = x + (size_t)row * k;
-  lk_acc ag[RPW][1], au[RPW][1];
-  lk_gemv_sums<MG, RPW, 1>(g, xr, k, base + n, base + row0, ag);
-  lk_gemv_sums<MU, RPW, 1>(u, xr, k, base + n, base + row0, au);
-#pragma unroll
-  for (int i = 0; i < RPW; ++i) {  // (rounded to lk_act as lk_gemv_glu rounds them)
-    const lk_acc a = (lk_acc)(lk_act)ag[i][0];
-    ag[i][0] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][0];
-  }
-  lk_gemv_store<RPW, 1>(ag, nullptr, out + ((size_t)row * used + slot) * n, n, row0);
-}
-
-// The selected experts' down projections, out[row][slot] = D_e act[row][slot] for e = ids[row][slot] (D_e: rows e n
-// ... e n + n - 1 of the 3-D tensor, k wide); grid (n / (warps RPW), used, activation rows).
-template <class M, int RPW>
-__global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids,
-                                                   lk_act* __restrict__ out, int k, int n, int used) {
-  lk_pdl_entry();
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
-  if (row0 >= n) return;
-  const int slot = blockIdx.y, row = blockIdx.z;
-  const size_t at = (size_t)row * used + slot;
-  const int base = ids[at] * n;
-  lk_acc acc[RPW][1];
-  lk_gemv_sums<M, RPW, 1>(w, act + at * k, k, base + n, base + row0, acc);
-  lk_gemv_store<RPW, 1>(acc, nullptr, out + at * n, n, row0);
-}
-
 // A chunk's (row, slot) pairs grouped by expert, by one block: each expert's count of pairs and the first of its
 // positions (the experts in order), the pair (row * used + slot) at each position, its pairs in ascending order, and
 // each pair's position (`at`). Deterministic: a thread an expert counts and places its own pairs. Dynamic shared
@@ -154,64 +114,89 @@ LK_DEVICE void lk_moe_slabs(int rows, Slab slab) {
   if (j < rows) slab.template run<1>(j);
 }
 
-// The paired gate and up projections of a chunk's rows grouped by expert: a block column an expert (blockIdx.y), whose
-// rows are read once a slab of its grouped activation rows (xg, from first[e], count[e] of them); out in grouped order.
+// An expert's paired gate and up projections over R activation rows (x, k wide), a warp's RPW rows of the expert's n
+// (rows base ... base + n - 1 of the 3-D tensors, whose other experts are not read): out = silu(G x) * (U x).
 template <class MG, class MU, int RPW>
-struct lk_moe_glu_slab {
+struct lk_moe_glu_rows {
   const MG& g;
   const MU& u;
-  const lk_act* xg;
+  const lk_act* x;
   lk_act* out;
   int k, n, base, row0;
   template <int R>
-  LK_DEVICE void run(int j) const {
+  LK_DEVICE void run(int j) const {  // from activation row j
     lk_acc ag[RPW][R], au[RPW][R];
-    lk_gemv_sums<MG, RPW, R>(g, xg + (size_t)j * k, k, base + n, base + row0, ag);
-    lk_gemv_sums<MU, RPW, R>(u, xg + (size_t)j * k, k, base + n, base + row0, au);
-#pragma unroll
-    for (int i = 0; i < RPW; ++i)
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const lk_acc a = (lk_acc)(lk_act)ag[i][r];
-        ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
-      }
+    lk_gemv_sums<MG, RPW, R>(g, x + (size_t)j * k, k, base + n, base + row0, ag);
+    lk_gemv_sums<MU, RPW, R>(u, x + (size_t)j * k, k, base + n, base + row0, au);
+    lk_glu_sums(ag, au);
     lk_gemv_store<RPW, R>(ag, nullptr, out + (size_t)j * n, n, row0);
   }
 };
-template <class MG, class MU, int RPW>
-__global__ void __launch_bounds__(256)
-    lk_moe_glu_grouped(MG g, MU u, const lk_act* __restrict__ xg, const int* __restrict__ count,
-                       const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
-  lk_pdl_entry();
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW, e = blockIdx.y;
-  if (row0 >= n) return;
-  const size_t at = (size_t)first[e];
-  lk_moe_slabs(count[e], lk_moe_glu_slab<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0});
-}
-
-// The down projections of a chunk's rows grouped by expert, as lk_moe_glu_grouped: act and out in grouped order.
+// An expert's down projection over R activation rows, as lk_moe_glu_rows: out = D x.
 template <class M, int RPW>
-struct lk_moe_down_slab {
+struct lk_moe_down_rows {
   const M& w;
-  const lk_act* act;
+  const lk_act* x;
   lk_act* out;
   int k, n, base, row0;
   template <int R>
   LK_DEVICE void run(int j) const {
     lk_acc acc[RPW][R];
-    lk_gemv_sums<M, RPW, R>(w, act + (size_t)j * k, k, base + n, base + row0, acc);
+    lk_gemv_sums<M, RPW, R>(w, x + (size_t)j * k, k, base + n, base + row0, acc);
     lk_gemv_store<RPW, R>(acc, nullptr, out + (size_t)j * n, n, row0);
   }
 };
+
+// The first of the calling warp's RPW output rows in an expert launch (n or past it: the warp has none).
+template <int RPW>
+LK_DEVICE int lk_moe_row0() {
+  return (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+}
+
+// The decode step's expert projections, a (slot, row) pair a block column (blockIdx.y, blockIdx.z): expert e =
+// ids[row][slot]'s rows times x[row] (glu: gate and up paired, out[row][slot] = silu(G_e x) * (U_e x); down: act[row]
+// [slot] in, D_e act out). Each pair is one activation row's GEMV.
+template <class MG, class MU, int RPW>
+__global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
+                                                  lk_act* __restrict__ out, int k, int n, int used) {
+  lk_pdl_entry();
+  const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
+  if (row0 >= n) return;  // the whole warp
+  lk_moe_glu_rows<MG, MU, RPW>{g, u, x + (size_t)blockIdx.z * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0}
+      .template run<1>(0);
+}
+template <class M, int RPW>
+__global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids,
+                                                   lk_act* __restrict__ out, int k, int n, int used) {
+  lk_pdl_entry();
+  const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
+  if (row0 >= n) return;
+  lk_moe_down_rows<M, RPW>{w, act + (size_t)pair * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0}
+      .template run<1>(0);
+}
+
+// A chunk's expert projections over its pairs grouped by expert (lk_moe_group, lk_moe_gather): a block column an
+// expert e (blockIdx.y) whose rows are read once a slab of its pairs (count[e] of them from position first[e]; x and
+// out in grouped order).
+template <class MG, class MU, int RPW>
+__global__ void __launch_bounds__(256)
+    lk_moe_glu_grouped(MG g, MU u, const lk_act* __restrict__ xg, const int* __restrict__ count,
+                       const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
+  lk_pdl_entry();
+  const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
+  if (row0 >= n) return;
+  const size_t at = (size_t)first[e];
+  lk_moe_slabs(count[e], lk_moe_glu_rows<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0});
+}
 template <class M, int RPW>
 __global__ void __launch_bounds__(256)
     lk_moe_down_grouped(M w, const lk_act* __restrict__ act, const int* __restrict__ count,
                         const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
   lk_pdl_entry();
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW, e = blockIdx.y;
+  const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
   if (row0 >= n) return;
   const size_t at = (size_t)first[e];
-  lk_moe_slabs(count[e], lk_moe_down_slab<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0});
+  lk_moe_slabs(count[e], lk_moe_down_rows<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0});
 }
 
 // The combine, a block a row: y[row] = sum over the slots, in the route's order, of weights[row][slot] *
