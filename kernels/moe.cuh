@@ -123,27 +123,33 @@ struct lk_moe_glu_rows {
   const lk_act* x;
   lk_act* out;
   int k, n, base, row0;
+  lk_glu_act act;  // the biases of every expert ([experts][n]), the clamp
   template <int R>
   LK_DEVICE void run(int j) const {  // from activation row j
     lk_acc ag[RPW][R], au[RPW][R];
     lk_gemv_sums<MG, RPW, R>(g, x + (size_t)j * k, k, base + n, base + row0, ag);
     lk_gemv_sums<MU, RPW, R>(u, x + (size_t)j * k, k, base + n, base + row0, au);
-    lk_glu_sums(ag, au);
+    lk_glu_act mine = act;  // (the expert's biases)
+    if (mine.bg) mine.bg += base;
+    if (mine.bu) mine.bu += base;
+    lk_glu_sums(ag, au, row0, n, mine);
     lk_gemv_store<RPW, R>(ag, nullptr, out + (size_t)j * n, n, row0);
   }
 };
-// An expert's down projection over R activation rows, as lk_moe_glu_rows: out = D x.
+// An expert's down projection over R activation rows, as lk_moe_glu_rows: out = D x (+ the expert's row of `bias`,
+// [experts][n], where not null).
 template <class M, int RPW>
 struct lk_moe_down_rows {
   const M& w;
   const lk_act* x;
   lk_act* out;
   int k, n, base, row0;
+  const float* bias;
   template <int R>
   LK_DEVICE void run(int j) const {
     lk_acc acc[RPW][R];
     lk_gemv_sums<M, RPW, R>(w, x + (size_t)j * k, k, base + n, base + row0, acc);
-    lk_gemv_store<RPW, R>(acc, nullptr, out + (size_t)j * n, n, row0);
+    lk_gemv_store<RPW, R>(acc, bias ? bias + base : nullptr, out + (size_t)j * n, n, row0);
   }
 };
 
@@ -158,20 +164,21 @@ LK_DEVICE int lk_moe_row0() {
 // [slot] in, D_e act out). Each pair is one activation row's GEMV.
 template <class MG, class MU, int RPW>
 __global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
-                                                  lk_act* __restrict__ out, int k, int n, int used) {
+                                                  lk_act* __restrict__ out, int k, int n, int used, lk_glu_act act) {
   lk_pdl_entry();
   const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;  // the whole warp
-  lk_moe_glu_rows<MG, MU, RPW>{g, u, x + (size_t)blockIdx.z * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0}
+  lk_moe_glu_rows<MG, MU, RPW>{g, u, x + (size_t)blockIdx.z * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, act}
       .template run<1>(0);
 }
 template <class M, int RPW>
-__global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids,
-                                                   lk_act* __restrict__ out, int k, int n, int used) {
+__global__ void __launch_bounds__(256)
+    lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids, lk_act* __restrict__ out, int k,
+                int n, int used, const float* __restrict__ bias) {
   lk_pdl_entry();
   const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;
-  lk_moe_down_rows<M, RPW>{w, act + (size_t)pair * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0}
+  lk_moe_down_rows<M, RPW>{w, act + (size_t)pair * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, bias}
       .template run<1>(0);
 }
 
@@ -181,22 +188,23 @@ __global__ void __launch_bounds__(256) lk_moe_down(M w, const lk_act* __restrict
 template <class MG, class MU, int RPW>
 __global__ void __launch_bounds__(256)
     lk_moe_glu_grouped(MG g, MU u, const lk_act* __restrict__ xg, const int* __restrict__ count,
-                       const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
+                       const int* __restrict__ first, lk_act* __restrict__ out, int k, int n, lk_glu_act act) {
   lk_pdl_entry();
   const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
   if (row0 >= n) return;
   const size_t at = (size_t)first[e];
-  lk_moe_slabs(count[e], lk_moe_glu_rows<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0});
+  lk_moe_slabs(count[e], lk_moe_glu_rows<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0, act});
 }
 template <class M, int RPW>
 __global__ void __launch_bounds__(256)
     lk_moe_down_grouped(M w, const lk_act* __restrict__ act, const int* __restrict__ count,
-                        const int* __restrict__ first, lk_act* __restrict__ out, int k, int n) {
+                        const int* __restrict__ first, lk_act* __restrict__ out, int k, int n,
+                        const float* __restrict__ bias) {
   lk_pdl_entry();
   const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
   if (row0 >= n) return;
   const size_t at = (size_t)first[e];
-  lk_moe_slabs(count[e], lk_moe_down_rows<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0});
+  lk_moe_slabs(count[e], lk_moe_down_rows<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0, bias});
 }
 
 // The combine, a block a row: y[row] = sum over the slots, in the route's order, of weights[row][slot] *

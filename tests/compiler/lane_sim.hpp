@@ -377,13 +377,15 @@ class LaneSim {
   // The mixture's launches (kernels/moe.cuh). Rows first ... first + n - 1 of `w` (an expert's of a 3-D tensor) times
   // the activation row x as lk_moe_glu and lk_moe_down compute them: one row's GEMV, rounded to T, x as the int8
   // numerics see it where `w` is quantized.
-  std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x) const {
+  // With `bias` (an [experts][n] vector, the expert's row of it at `first`) added to each sum.
+  std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x,
+                             const std::optional<std::string>& bias) const {
     const std::vector<float>& W = weights_.at(w.name);
     std::vector<double> xr(x, x + w.cols);
     if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) xr = int8_view(x, w.cols);
     std::vector<T> y(n);
     for (size_t j = 0; j < n; ++j) {
-      double s = 0;
+      double s = bias ? vectors_.at(*bias)[first + j] : 0.0;
       for (size_t i = 0; i < w.cols; ++i) s += double(W[(first + j) * w.cols + i]) * xr[i];
       y[j] = T(s);
     }
@@ -470,16 +472,24 @@ class LaneSim {
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
       // (the decode step's pair reads its row; a chunk's, its gathered row)
       const T* x = act(f, o.x) + (o.groups ? pos : pos / m_.experts_used) * g.cols;
-      const std::vector<T> a = expert_rows(g, e * n, n, x), b = expert_rows(u, e * n, n, x);
+      const std::vector<T> a = expert_rows(g, e * n, n, x, o.bg), b = expert_rows(u, e * n, n, x, o.bu);
       T* out = act(f, o.out) + pos * n;
-      for (size_t j = 0; j < n; ++j) out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
+      const double limit = m_.swiglu_limit, alpha = m_.swiglu_alpha;
+      for (size_t j = 0; j < n; ++j) {
+        if (limit == 0) {
+          out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
+          continue;
+        }
+        const double ga = std::min(double(a[j]), limit), ub = std::clamp(double(b[j]), -limit, limit);
+        out[j] = T(ga / (1.0 + std::exp(-alpha * ga)) * (ub + 1.0));
+      }
     }
   }
   void exec(const lane::Form& f, const lane::MoeDown& o) {
     const lane::Matrix& w = p_.matrix(o.w);
     const size_t n = w.rows / w.experts;
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
-      const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols);
+      const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols, o.bias);
       std::copy(y.begin(), y.end(), act(f, o.out) + pos * n);
     }
   }

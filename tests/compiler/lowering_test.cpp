@@ -222,10 +222,7 @@ Records read(const std::string& text) {
 // expert first, and a block column an expert reads that expert's rows once a slab of its pairs.
 TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
   test::TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-moe";
-  o.seed = 5;
-  synth::write(o, dir / "moe.gguf");
+  synth::write(synth::Options{.preset = "tiny-moe", .seed = 5}, dir / "moe.gguf");
   const gguf::File file = gguf::File::open(dir / "moe.gguf");
   const model::Model m = model::recognize(file);
   const json k = {{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}, {"fuse_norm", true}};

@@ -172,18 +172,22 @@ struct MoeGroup {
 // The selected experts' gate and up projections paired: out[row][slot] = silu(G_e x[row]) * (U_e x[row]) for each
 // row's slot's expert e (ids), read from e's rows of the 3-D tensors `wg` and `wu`. With `groups` (a chunk), x and
 // out are in grouped order (x is MoeGroup's xg) and each expert's rows are read once a slab of its pairs.
+// gpt-oss: each expert's gate and up biases ([experts][rows]) added to its sums, and the model's clamped SwiGLU.
 struct MoeGlu {
   std::string wg, wu;
   Ref x, ids, out;
   int rows;
   std::optional<ExpertGroups> groups;
+  std::optional<std::string> bg, bu;
 };
-// The selected experts' down projections: out[row][slot] = D_e x[row][slot]; with `groups`, in grouped order.
+// The selected experts' down projections: out[row][slot] = D_e x[row][slot] (+ e's row of `bias`); with `groups`, in
+// grouped order.
 struct MoeDown {
   std::string w;
   Ref x, ids, out;
   int rows;
   std::optional<ExpertGroups> groups;
+  std::optional<std::string> bias;
 };
 // The mixture's output of each row: y = sum over its slots in order of weight * expert output (read at the pair's
 // position `at` where the chunk's pairs were grouped) (+ gate * the shared expert's output); with `norm` (fuse_norm,

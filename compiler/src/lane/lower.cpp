@@ -551,18 +551,24 @@ class Lowerer {
                                      Arg::integer(m_.experts_used)});
     return c;
   }
-  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped: gate and up paired.
+  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped: gate and up paired, then the activation (an lk_glu_act: the experts'
+  // biases, the model's clamp).
   void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
-    out.push_back(expert_gemv("lk_moe_glu", {format_type(g.type), format_type(u.type)}, g,
-                              {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups));
+    KernelCall c = expert_gemv("lk_moe_glu", {format_type(g.type), format_type(u.type)}, g,
+                               {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups);
+    c.params.push_back(Arg::aggregate(
+        "lk_glu_act", {opt_ptr(op.bg), opt_ptr(op.bu), Arg::real(m_.swiglu_limit), Arg::real(m_.swiglu_alpha)}));
+    out.push_back(std::move(c));
   }
-  // lk_moe_down<M, RPW> / lk_moe_down_grouped.
+  // lk_moe_down<M, RPW> / lk_moe_down_grouped, the experts' bias last.
   void add(const MoeDown& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.w);
-    out.push_back(expert_gemv("lk_moe_down", {format_type(w.type)}, w, {Arg::weights(w.name)}, op.x, op.ids, op.out,
-                              op.rows, op.groups));
+    KernelCall c = expert_gemv("lk_moe_down", {format_type(w.type)}, w, {Arg::weights(w.name)}, op.x, op.ids, op.out,
+                               op.rows, op.groups);
+    c.params.push_back(opt_ptr(op.bias));
+    out.push_back(std::move(c));
   }
   // lk_moe_combine<NORM>: a block a row, the norm's threads (NORM: the next layer's add + norm after it).
   void add(const MoeCombine& op, std::vector<KernelCall>& out) const {

@@ -61,12 +61,12 @@ std::string build_mixture(FormBuilder& b, const model::Layer& L, const std::stri
   const model::Model& m = b.p_.model;
   auto W = [&](const gguf::TensorInfo* ti) { return c_name("w_", ti->name); };
   auto V = [&](const gguf::TensorInfo* ti) { return c_name("v_", ti->name); };
+  auto opt_v = [&](const gguf::TensorInfo* ti) { return ti ? std::optional(V(ti)) : std::nullopt; };
   const size_t k = m.experts_used, d = m.d_model;
   if (k > 32) throw Error("the lane routes at most 32 experts a token, not " + std::to_string(k));
   const bool shared = L.w_gate_shared != nullptr;
   Ref logits = b.buf(t + "router", R * m.experts);
-  b.add(Gemv{W(L.router), h2, L.router_bias ? std::optional(V(L.router_bias)) : std::nullopt, logits, R}, {h2.buf},
-        {logits.buf}, "gemv", logits.buf);
+  b.add(Gemv{W(L.router), h2, opt_v(L.router_bias), logits, R}, {h2.buf}, {logits.buf}, "gemv", logits.buf);
   // The shared expert's GLU next (independent of the route: side by side with it under side_streams).
   std::optional<Ref> ss, sd, gate;
   if (shared) {
@@ -104,14 +104,15 @@ std::string build_mixture(FormBuilder& b, const model::Layer& L, const std::stri
     return v;
   };
   Ref act = b.buf(t + "expert_s", R * k * m.expert_ffn);
-  b.add(MoeGlu{W(L.gate_exps), W(L.up_exps), x, ids, act, R, groups}, with(by_expert, x.buf), {act.buf}, "moe_glu",
-        act.buf);
+  b.add(MoeGlu{W(L.gate_exps), W(L.up_exps), x, ids, act, R, groups, opt_v(L.gate_exps_bias), opt_v(L.up_exps_bias)},
+        with(by_expert, x.buf), {act.buf}, "moe_glu", act.buf);
   if (shared) {
     sd = b.buf(t + "shared_dn", R * d);
     b.add(Gemv{W(L.w_down_shared), *ss, std::nullopt, *sd, R}, {ss->buf}, {sd->buf}, "gemv", sd->buf);
   }
   Ref out = b.buf(t + "expert_dn", R * k * d);
-  b.add(MoeDown{W(L.down_exps), act, ids, out, R, groups}, with(by_expert, act.buf), {out.buf}, "moe_down", out.buf);
+  b.add(MoeDown{W(L.down_exps), act, ids, out, R, groups, opt_v(L.down_exps_bias)}, with(by_expert, act.buf), {out.buf},
+        "moe_down", out.buf);
   Ref dn = b.buf(t + "dn", R * d);
   std::vector<std::string> reads = {out.buf, weights.buf}, writes = {dn.buf};
   if (groups) reads.push_back(groups->at.buf);
@@ -472,7 +473,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps, L.up_exps, L.down_exps,
                      L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (ti) add_matrix(ti);
-    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm, L.router_bias, L.shared_gate_inp})
+    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm, L.router_bias, L.shared_gate_inp,
+                     L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
       add_vector(ti);
   }
   // Under --device-bytes the largest matrices move to host memory first.

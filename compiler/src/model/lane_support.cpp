@@ -10,16 +10,13 @@ namespace lt::model {
 
 void check_lane_supports(const Model& m) {
   std::vector<std::string> missing;
-  bool sinks = false, sliding = false, out_bias = false, expert_bias = false;
+  bool sinks = false, sliding = false, out_bias = false;
   for (const Layer& l : m.layer) {
     sinks |= l.sinks != nullptr;
     sliding |= l.sliding;
     out_bias |= l.bo != nullptr;
-    expert_bias |= l.gate_exps_bias || l.up_exps_bias || l.down_exps_bias;
   }
-  // (the lane runs qwen2moe's and qwen3moe's mixtures: softmax routing, SwiGLU experts, a shared expert)
-  if (expert_bias) missing.push_back("expert biases");
-  if (m.swiglu_limit != 0.f) missing.push_back("clamped SwiGLU experts");
+  // (the lane runs the mixtures: qwen2moe's and qwen3moe's, and gpt-oss's experts with their biases and clamp)
   if (sinks) missing.push_back("attention sinks");
   if (sliding) missing.push_back("sliding-window attention");
   if (m.scaling.kind == RopeScaling::Kind::Yarn) missing.push_back("YaRN rope scaling");
