@@ -1,4 +1,5 @@
-// The lane's schedule for a dense llama/qwen2/qwen3 model: its weights, carried state, sidecar and forms.
+// The lane's schedule for a dense llama/qwen2/qwen3 model or a mixture of experts: its weights, carried state, sidecar
+// and forms.
 #include "compiler/lane_schedule.hpp"
 
 #include <algorithm>
