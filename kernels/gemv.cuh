@@ -412,6 +412,40 @@ __global__ void __launch_bounds__(256)
   lk_rope_after<NEOX, NORM, PP>(rope, R);
 }
 
+// The gated activation's parameters: biases of the gate and up rows (null for none: the dense FFN's), and gpt-oss's
+// clamp (limit 0: plain SwiGLU).
+struct lk_glu_act {
+  const float* bg;
+  const float* bu;
+  float limit, alpha;
+};
+
+// The gated activation of a warp's reduced gate and up sums, into the gate's, for its RPW output rows from row0 (of n):
+// each sum plus its row's bias, rounded to lk_act first as the unfused launches store g and u; then SwiGLU silu(g) *
+// u, or with act.limit > 0 gpt-oss's clamped SwiGLU: g = min(g, limit), u = clamp(u, -limit, limit), g * sigmoid(alpha
+// g) * (u + 1).
+template <int RPW, int R>
+LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int row0 = 0, int n = 1,
+                           lk_glu_act act = {nullptr, nullptr, 0.f, 1.f}) {
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) {
+    const int row = min(row0 + i, n - 1);
+    const lk_acc bg = act.bg ? (lk_acc)act.bg[row] : (lk_acc)0, bu = act.bu ? (lk_acc)act.bu[row] : (lk_acc)0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      lk_acc a = (lk_acc)(lk_act)(ag[i][r] + bg), b = (lk_acc)(lk_act)(au[i][r] + bu);
+      if (act.limit > 0.f) {
+        const lk_acc limit = act.limit;
+        a = min(a, limit);
+        b = min(max(b, -limit), limit) + (lk_acc)1;
+        ag[i][r] = a / ((lk_acc)1 + exp(-(lk_acc)act.alpha * a)) * b;
+      } else {
+        ag[i][r] = a / ((lk_acc)1 + exp(-a)) * b;
+      }
+    }
+  }
+}
+
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
@@ -422,13 +456,6 @@ __global__ void __launch_bounds__(256)
   lk_acc ag[RPW][R], au[RPW][R];
   lk_gemv_sums<M, RPW, R>(g, x, k, n, row0, ag);
   lk_gemv_sums<M, RPW, R>(u, x, k, n, row0, au);
-#pragma unroll
-  for (int i = 0; i < RPW; ++i)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      // Rounded to lk_act as the unfused launches store g and u before SwiGLU reads them.
-      const lk_acc a = (lk_acc)(lk_act)ag[i][r];
-      ag[i][r] = a / ((lk_acc)1 + exp(-a)) * (lk_acc)(lk_act)au[i][r];
-    }
+  lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y, n, row0);
 }

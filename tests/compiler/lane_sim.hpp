@@ -4,6 +4,7 @@
 // against the CPU reference without a GPU; the CUDA kernels themselves are checked on the GPU by bench/first_light.sh.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -73,6 +74,8 @@ class LaneSim {
 
  private:
   int* ints(const std::string& carried) { return reinterpret_cast<int*>(carried_.at(carried).data()); }
+  // The int elements of a buffer of form `f` (an Elem::Int one: a mixture's expert ids and groups).
+  int* ints(const lane::Form& f, const lane::Ref& r) { return reinterpret_cast<int*>(act(f, r)); }
 
   // The elements of a buffer of form `f` (step-local: its arena slot; else carried) from `r.offset`.
   T* act(const lane::Form& f, const lane::Ref& r) {
@@ -436,6 +439,139 @@ class LaneSim {
     ints("tok")[0] = best;
     ints("gen")[ints("count")[0]++] = best;
     ints("pos")[0] += o.rows;
+  }
+
+  // The mixture's launches (kernels/moe.cuh). Rows first ... first + n - 1 of `w` (an expert's of a 3-D tensor) times
+  // the activation row x as lk_moe_glu and lk_moe_down compute them: one row's GEMV, rounded to T, x as the int8
+  // numerics see it where `w` is quantized.
+  // With `bias` (an [experts][n] vector, the expert's row of it at `first`) added to each sum.
+  std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x,
+                             const std::optional<std::string>& bias) const {
+    const std::vector<float>& W = weights_.at(w.name);
+    std::vector<double> xr(x, x + w.cols);
+    if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) xr = int8_view(x, w.cols);
+    std::vector<T> y(n);
+    for (size_t j = 0; j < n; ++j) {
+      double s = bias ? vectors_.at(*bias)[first + j] : 0.0;
+      for (size_t i = 0; i < w.cols; ++i) s += double(W[(first + j) * w.cols + i]) * xr[i];
+      y[j] = T(s);
+    }
+    return y;
+  }
+  // The reference's route (compiler/src/reference: top_k, softmax, the renormalization's clamp) over the T logits.
+  void exec(const lane::Form& f, const lane::MoeRoute& o) {
+    const size_t E = m_.experts, k = m_.experts_used, d = m_.d_model;
+    for (int r = 0; r < o.rows; ++r) {
+      const T* l = act(f, o.logits) + r * E;
+      std::vector<double> score(l, l + E);
+      const bool softmax_first = m_.gating == model::Gating::Softmax;
+      auto softmax = [](std::vector<double>& v) {
+        double top = -std::numeric_limits<double>::infinity(), sum = 0;
+        for (double e : v) top = std::max(top, e);
+        for (double& e : v) sum += e = std::exp(e - top);
+        for (double& e : v) e /= sum;
+      };
+      if (softmax_first) softmax(score);
+      std::vector<int> pick;
+      std::vector<double> w;
+      for (size_t s = 0; s < k; ++s) {
+        int best = -1;
+        for (size_t e = 0; e < E; ++e)
+          if (std::find(pick.begin(), pick.end(), int(e)) == pick.end() && (best < 0 || score[e] > score[best]))
+            best = int(e);
+        pick.push_back(best);
+        w.push_back(score[best]);
+      }
+      if (!softmax_first) softmax(w);
+      if (m_.norm_expert_weights) {
+        double sum = 0;
+        for (double v : w) sum += v;
+        for (double& v : w) v /= std::max(sum, 6.103515625e-5);
+      }
+      int* ids = ints(f, o.ids) + r * k;
+      for (size_t s = 0; s < k; ++s) {
+        ids[s] = pick[s];
+        act(f, o.weights)[r * k + s] = T(w[s]);
+      }
+      if (o.shared_w) {
+        const std::vector<float>& g = vectors_.at(*o.shared_w);
+        const T* x = act(f, o.x) + r * d;
+        double dot = 0;
+        for (size_t i = 0; i < d; ++i) dot += double(g[i]) * double(x[i]);
+        act(f, *o.gate)[r] = T(1.0 / (1.0 + std::exp(-dot)));
+      }
+    }
+  }
+  // Grouped by expert as lk_moe_group groups them: each expert's pairs ascending, the experts in order.
+  void exec(const lane::Form& f, const lane::MoeGroup& o) {
+    const int pairs = o.rows * int(m_.experts_used);
+    const int* ids = ints(f, o.ids);
+    const lane::ExpertGroups& g = o.groups;
+    for (int e = 0, pos = 0; e < int(m_.experts); ++e) {
+      ints(f, g.first)[e] = pos;
+      for (int i = 0; i < pairs; ++i)
+        if (ids[i] == e) {
+          ints(f, g.order)[pos] = i;
+          ints(f, g.at)[i] = pos;
+          std::copy_n(act(f, o.x) + (i / m_.experts_used) * m_.d_model, m_.d_model, act(f, o.xg) + pos * m_.d_model);
+          ++pos;
+        }
+      ints(f, g.count)[e] = pos - ints(f, g.first)[e];
+    }
+  }
+  // The (position, expert) of each pair an expert launch computes: the decode step's pairs in (row, slot) order, a
+  // chunk's in grouped order (read from MoeGroup's buffers).
+  std::vector<std::pair<size_t, size_t>> expert_pairs(const lane::Form& f, int rows, const lane::Ref& ids,
+                                                      const std::optional<lane::ExpertGroups>& groups) {
+    std::vector<std::pair<size_t, size_t>> out;
+    if (!groups) {
+      for (size_t i = 0; i < size_t(rows) * m_.experts_used; ++i) out.push_back({i, size_t(ints(f, ids)[i])});
+      return out;
+    }
+    for (size_t e = 0; e < m_.experts; ++e)
+      for (int j = 0; j < ints(f, groups->count)[e]; ++j) out.push_back({size_t(ints(f, groups->first)[e] + j), e});
+    return out;
+  }
+  void exec(const lane::Form& f, const lane::MoeGlu& o) {
+    const lane::Matrix& g = p_.matrix(o.wg);
+    const lane::Matrix& u = p_.matrix(o.wu);
+    const size_t n = g.rows / g.experts;
+    for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
+      // (the decode step's pair reads its row; a chunk's, its gathered row)
+      const T* x = act(f, o.x) + (o.groups ? pos : pos / m_.experts_used) * g.cols;
+      const std::vector<T> a = expert_rows(g, e * n, n, x, o.bg), b = expert_rows(u, e * n, n, x, o.bu);
+      T* out = act(f, o.out) + pos * n;
+      const double limit = m_.swiglu_limit, alpha = m_.swiglu_alpha;
+      for (size_t j = 0; j < n; ++j) {
+        if (limit == 0) {
+          out[j] = T(double(a[j]) / (1.0 + std::exp(-double(a[j]))) * double(b[j]));
+          continue;
+        }
+        const double ga = std::min(double(a[j]), limit), ub = std::clamp(double(b[j]), -limit, limit);
+        out[j] = T(ga / (1.0 + std::exp(-alpha * ga)) * (ub + 1.0));
+      }
+    }
+  }
+  void exec(const lane::Form& f, const lane::MoeDown& o) {
+    const lane::Matrix& w = p_.matrix(o.w);
+    const size_t n = w.rows / w.experts;
+    for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
+      const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols, o.bias);
+      std::copy(y.begin(), y.end(), act(f, o.out) + pos * n);
+    }
+  }
+  void exec(const lane::Form& f, const lane::MoeCombine& o) {
+    const size_t k = m_.experts_used, d = m_.d_model;
+    for (int r = 0; r < o.rows; ++r)
+      for (size_t i = 0; i < d; ++i) {
+        double v = 0;
+        for (size_t s = 0; s < k; ++s)
+          v += double(act(f, o.weights)[r * k + s]) *
+               double(act(f, o.expert_out)[size_t(o.at ? ints(f, *o.at)[r * k + s] : int(r * k + s)) * d + i]);
+        if (o.shared) v += double(act(f, *o.gate)[r]) * double(act(f, *o.shared)[r * d + i]);
+        act(f, o.y)[r * d + i] = T(v);
+      }
+    if (o.norm) exec(f, *o.norm);
   }
 
   const gguf::File& file_;

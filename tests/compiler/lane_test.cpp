@@ -203,6 +203,40 @@ TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
   }
 }
 
+// A mixture's forms too: every buffer (the expert ids, the groups, the gathered rows) written before it is read, the
+// arena packed by liveness; the shared expert's GLU beside the route under side streams (qwen2moe).
+TEST(Schedule, AMixturesBuffersAreWrittenFirstAndPackedByLiveness) {
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe"}) {
+    Loaded l = load(preset);
+    for (const json& k :
+         {json{{"max_chunk", 64}}, json{{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}},
+          json{{"side_streams", true}, {"max_chunk", 16}, {"gemv_prequant", true}, {"numerics", "int8"}}}) {
+      const lane::Schedule p = lane::schedule(l.file, l.model, knobs_of(k), {132, 90});
+      for (const lane::Form& f : p.forms) check_form(p, f);
+      if (knobs_of(k).side_streams && l.model.shared_ffn) {
+        EXPECT_TRUE(std::any_of(p.forms[0].launches.begin(), p.forms[0].launches.end(),
+                                [](const lane::Launch& x) { return x.stream > 0 && x.kind == "gemv"; }))
+            << preset << " " << k.dump();
+      }
+    }
+  }
+}
+
+// The fusions that do not apply to a mixture without a shared expert are refused, saying why: fuse_glu (its experts
+// pair their gate and up always), side_streams with fuse_qkv (no two launches of a step independent). A mixture with
+// a shared expert takes both (its shared expert's gate and up).
+TEST(Knobs, AMixtureRefusesTheFusionsThatDoNotApplyToIt) {
+  const knobs::Space moe = knobs::space(load("tiny-moe").model, {132, 90});
+  EXPECT_NE(moe.why_invalid(knobs_of({{"fuse_glu", true}})).find("fuse_glu needs a dense FFN or a shared expert"),
+            std::string::npos);
+  EXPECT_NE(moe.why_invalid(knobs_of({{"fuse_qkv", true}, {"side_streams", true}})).find("side_streams needs"),
+            std::string::npos);
+  EXPECT_EQ(moe.why_invalid(knobs_of({{"fuse_qkv", true}, {"fuse_norm", true}, {"numerics", "int8"}})), "");
+  const knobs::Space shared = knobs::space(load("tiny-qwen2moe").model, {132, 90});
+  EXPECT_EQ(shared.why_invalid(knobs_of({{"fuse_glu", true}})), "");
+  EXPECT_EQ(shared.why_invalid(knobs_of({{"fuse_qkv", true}, {"side_streams", true}})), "");
+}
+
 TEST(Schedule, UnsupportedModelsAreClearErrors) {
   Loaded l = load("tiny-qwen3");
   model::Model m = l.model;
@@ -689,6 +723,42 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   }
 }
 
+// The mixtures' lanes build for sm_90 without warnings: qwen3moe and qwen2moe (the shared expert, its GLU fused) under
+// each numerics with chunks (the int8 ones' dense parts on the tensor cores), the combine folded with the next norm,
+// PDL; experts in a block format (q4_k, dp4a over their codes); gpt-oss's experts in MXFP4 (biases, the clamped
+// SwiGLU; its attention made plain, which the lane does not run yet).
+TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  TempDir q4k;
+  for (const auto& [preset, type] : {std::pair{"tiny-moe", ggml::Type::Q4_K}, {"tiny-gpt-oss", ggml::Type::MXFP4}})
+    synth::write(synth::Options{.preset = preset, .type = type, .seed = 3}, q4k / (std::string(preset) + ".gguf"));
+  const std::pair<std::filesystem::path, json> lanes[] = {
+      {checkpoint("tiny-moe"), {{"numerics", "dequant"}, {"max_chunk", 16}, {"fuse_norm", true}, {"pdl", true}}},
+      {checkpoint("tiny-moe"), {{"numerics", "precise"}, {"max_chunk", 4}}},
+      {checkpoint("tiny-qwen2moe"),
+       {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}, {"gemv_prequant", true}, {"fuse_glu", true}}},
+      {checkpoint("tiny-qwen2moe"), {{"numerics", "int8x2"}, {"max_chunk", 16}, {"side_streams", true}}},
+      {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}}},
+      {q4k / "tiny-gpt-oss.gguf", {{"numerics", "int8x2"}, {"max_chunk", 16}}},
+  };
+  for (const auto& [path, k] : lanes) {
+    const gguf::File f = gguf::File::open(path);
+    model::Model m = model::recognize(f);
+    if (m.arch == model::Arch::GptOss) {
+      m.scaling = model::RopeScaling{};
+      for (model::Layer& l : m.layer) {
+        l.sinks = l.bo = nullptr;
+        l.sliding = false;
+      }
+    }
+    TempDir dir;
+    lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), dir.path());
+    std::string log;
+    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log, runtime_cache())) << path << " " << k.dump() << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,
                          ::testing::Combine(::testing::ValuesIn(kDense),
                                             ::testing::Values("dequant", "precise", "int8", "int8x2")));
@@ -739,18 +809,21 @@ TEST(Cli, CompileKnobsAndBuildCommands) {
   EXPECT_NE(run(cli() + " build " + (dir / "l").string() + " --arch 90").status, 0);  // sm_NN only
 }
 
-// Recognition reads the mixtures (the CPU reference runs them); the lane refuses them, saying what it lacks.
-TEST(Cli, MixtureOfExpertsIsRefusedClearly) {
-  for (const char* preset : {"tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
-    for (const char* command : {" compile ", " knobs "}) {
-      Output o = run(cli() + command + checkpoint(preset).string() + (command[1] == 'c' ? " -o /nonexistent/x" : ""));
-      EXPECT_NE(o.status, 0) << preset << command;
-      EXPECT_NE(o.out.find("the lane does not run expert layers"), std::string::npos) << o.out;
-    }
+// The lane runs qwen3moe's and qwen2moe's mixtures; it refuses gpt-oss, saying what of its attention it lacks.
+TEST(Cli, GptOssIsRefusedClearlyAndTheMixturesCompile) {
+  TempDir dir;
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe"}) {
+    Output o = run(cli() + " compile " + checkpoint(preset).string() + " -o " + (dir / preset).string());
+    EXPECT_EQ(o.status, 0) << preset << o.out;
+    EXPECT_TRUE(std::filesystem::exists(dir / preset / "lane.cu")) << preset;
   }
-  Output gpt_oss = run(cli() + " compile " + checkpoint("tiny-gpt-oss").string() + " -o /nonexistent/x");
-  for (const char* lacks : {"attention sinks", "sliding-window attention", "YaRN rope scaling"})
-    EXPECT_NE(gpt_oss.out.find(lacks), std::string::npos) << gpt_oss.out;
+  for (const char* command : {" compile ", " knobs "}) {
+    Output o =
+        run(cli() + command + checkpoint("tiny-gpt-oss").string() + (command[1] == 'c' ? " -o /nonexistent/x" : ""));
+    EXPECT_NE(o.status, 0) << command;
+    for (const char* lacks : {"attention sinks", "sliding-window attention", "YaRN rope scaling"})
+      EXPECT_NE(o.out.find(lacks), std::string::npos) << o.out;
+  }
 }
 
 }  // namespace

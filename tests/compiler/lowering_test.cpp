@@ -252,6 +252,59 @@ Records read(const std::string& text) {
   return r;
 }
 
+// A mixture layer's launches (tiny-moe: 8 experts, 2 a token, 256 wide): the router's GEMV, the route a warp a row, the
+// experts' paired gate/up and down, and the combine a block a row (with the next layer's norm under fuse_norm). The
+// decode step's expert launches read each slot's expert id on the device; a chunk's group its (row, slot) pairs by
+// expert first, and a block column an expert reads that expert's rows once a slab of its pairs.
+TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
+  test::TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-moe", .seed = 5}, dir / "moe.gguf");
+  const gguf::File file = gguf::File::open(dir / "moe.gguf");
+  const model::Model m = model::recognize(file);
+  const json k = {{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}, {"fuse_norm", true}};
+  const Schedule p = schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+  const Matrix& gate = p.matrix("w_blk_0_ffn_gate_exps");
+  EXPECT_EQ(gate.experts, m.experts);
+  EXPECT_EQ(gate.rows, size_t(m.experts) * m.expert_ffn);  // every expert's rows, uploaded as the checkpoint has them
+  EXPECT_EQ(gate.cols, m.d_model);
+  for (int rows : {1, 16}) {
+    const Form& f = form_of(p, rows);
+    auto one = [&](const std::string& kind, const std::string& output) {
+      const auto calls = lower(p, f, launch_of(p, rows, kind, output));
+      EXPECT_EQ(calls.size(), 1u) << kind;
+      return calls.at(0);
+    };
+    const KernelCall route = one("moe_route", "l0_experts");
+    EXPECT_EQ(route.instance(), "lk_moe_route<true, true>");  // qwen3moe: softmax first, the weights renormalized
+    EXPECT_EQ(route.grid.v[0], unsigned(rows));
+    EXPECT_EQ(route.smem, m.experts * 4);
+    const KernelCall glu = one("moe_glu", "l0_expert_s");
+    const KernelCall down = one("moe_down", "l0_expert_dn");
+    if (rows == 1) {  // a block column a slot
+      EXPECT_EQ(glu.instance(), "lk_moe_glu<lk_q8, lk_q8, 2>");
+      EXPECT_EQ(glu.grid.v, (std::array<unsigned, 3>{m.expert_ffn / 16, m.experts_used, 1}));
+      EXPECT_EQ(down.instance(), "lk_moe_down<lk_q8, 2>");
+      EXPECT_EQ(down.grid.v, (std::array<unsigned, 3>{m.d_model / 16, m.experts_used, 1}));
+      EXPECT_EQ(down.params[5].i, int64_t(m.d_model));  // an expert's rows: its offset into the tensor is on the device
+    } else {  // the chunk's pairs grouped by expert first, then a block column an expert
+      const auto group = lower(p, f, launch_of(p, rows, "moe_group", "l0_expert_x"));
+      ASSERT_EQ(group.size(), 2u);
+      EXPECT_EQ(group[0].instance(), "lk_moe_group");
+      EXPECT_EQ(group[0].grid.v[0], 1u);
+      EXPECT_EQ(group[0].smem, size_t(rows) * m.experts_used * 4);  // the chunk's ids
+      EXPECT_EQ(group[1].instance(), "lk_moe_gather");
+      EXPECT_EQ(group[1].grid.v[0], unsigned(rows) * m.experts_used);
+      EXPECT_EQ(glu.instance(), "lk_moe_glu_grouped<lk_q8, lk_q8, 2>");
+      EXPECT_EQ(glu.grid.v, (std::array<unsigned, 3>{m.expert_ffn / 16, m.experts, 1}));
+      EXPECT_EQ(down.instance(), "lk_moe_down_grouped<lk_q8, 2>");
+      EXPECT_EQ(down.grid.v, (std::array<unsigned, 3>{m.d_model / 16, m.experts, 1}));
+    }
+    // The first layer's combine norms the second layer's input; the last layer's is the output norm's add.
+    EXPECT_EQ(one("moe_combine_norm", "l1_h").instance(), "lk_moe_combine<true>");
+    EXPECT_EQ(one("moe_combine", "l1_dn").instance(), "lk_moe_combine<false>");
+  }
+}
+
 TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {
   const json knobs = {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_qkv", true}, {"side_streams", true}};
   const Schedule p = schedule_of(knobs);

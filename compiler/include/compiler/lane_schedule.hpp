@@ -23,11 +23,14 @@ struct Ref {
 };
 
 // A weight matrix uploaded from the checkpoint: its C name, tensor, shape (rows outputs of cols inputs) and format.
+// A mixture's 3-D expert tensor is one matrix of every expert's rows in the checkpoint's order: `experts` of them,
+// expert e's rows e * rows / experts onwards.
 struct Matrix {
   std::string name;
   const gguf::TensorInfo* tensor = nullptr;
   size_t rows = 0, cols = 0;
   ggml::Type type = ggml::Type::F32;
+  size_t experts = 1;
   uint64_t device_bytes() const;  // as uploaded (Q8_0 split into int8 rows and f16 scales)
 };
 
@@ -141,8 +144,63 @@ struct GemvRope {  // the fused q/k/v projection, then rope with the cache appen
   GemvParts qkv;
   Rope rope;
 };
+// A mixture layer's route of each of `rows` rows from its router logits: its experts_used experts (`ids`, largest
+// first, the lowest expert first among equals) and their weights, as the model's gating defines them; with a shared
+// expert (`shared_w`, its gate's weights) also sigmoid(shared_w . x) of each row into `gate`.
+struct MoeRoute {
+  Ref logits;
+  Ref ids, weights;
+  std::optional<std::string> shared_w;
+  Ref x;
+  std::optional<Ref> gate;
+  int rows;
+};
+// Where a chunk's (row, slot) pairs lie grouped by expert: each expert's count of pairs and its first position (the
+// experts in order), the pair row * experts_used + slot at each position (its pairs ascending) and each pair's
+// position (`at`).
+struct ExpertGroups {
+  Ref count, first, order, at;
+};
+// A chunk's pairs grouped by expert from their `ids` (one block), then the activation rows gathered into grouped
+// order: xg[pos] = x[order[pos] / experts_used].
+struct MoeGroup {
+  Ref ids;
+  ExpertGroups groups;
+  Ref x, xg;
+  int rows;
+};
+// The selected experts' gate and up projections paired: out[row][slot] = silu(G_e x[row]) * (U_e x[row]) for each
+// row's slot's expert e (ids), read from e's rows of the 3-D tensors `wg` and `wu`. With `groups` (a chunk), x and
+// out are in grouped order (x is MoeGroup's xg) and each expert's rows are read once a slab of its pairs.
+// gpt-oss: each expert's gate and up biases ([experts][rows]) added to its sums, and the model's clamped SwiGLU.
+struct MoeGlu {
+  std::string wg, wu;
+  Ref x, ids, out;
+  int rows;
+  std::optional<ExpertGroups> groups;
+  std::optional<std::string> bg, bu;
+};
+// The selected experts' down projections: out[row][slot] = D_e x[row][slot] (+ e's row of `bias`); with `groups`, in
+// grouped order.
+struct MoeDown {
+  std::string w;
+  Ref x, ids, out;
+  int rows;
+  std::optional<ExpertGroups> groups;
+  std::optional<std::string> bias;
+};
+// The mixture's output of each row: y = sum over its slots in order of weight * expert output (read at the pair's
+// position `at` where the chunk's pairs were grouped) (+ gate * the shared expert's output); with `norm` (fuse_norm,
+// its add is y) then the next layer's add + norm in the same launch.
+struct MoeCombine {
+  Ref expert_out, weights;
+  std::optional<Ref> at, shared, gate;
+  Ref y;
+  int rows;
+  std::optional<AddNorm> norm;
+};
 using Op = std::variant<Embed, AddNorm, Gemv, GemvParts, GemvGlu, GemvNorm, GemvRope, QuantizeI8, Rope, KvAppend,
-                        Attention, Fold, SwiGlu, ArgMax>;
+                        Attention, Fold, SwiGlu, ArgMax, MoeRoute, MoeGroup, MoeGlu, MoeDown, MoeCombine>;
 
 // One launch: its kernel's arguments, the buffers it reads and writes (for liveness and the tests), the names
 // --profile prints for it, and its stream: 0 the step's, k > 0 the k-th side stream (side_streams). A launch on a side

@@ -27,7 +27,8 @@ constexpr size_t kLaunchesPerFunction = 24;
 // The kernel library's device files, in the order a program includes them: its kernels, and a kernel module's.
 const char* const kDevice[] = {"prelude.cuh",   "shapes.cuh",    "async.cuh",         "formats.cuh", "embed.cuh",
                                "norm.cuh",      "kv.cuh",        "rope.cuh",          "gemv.cuh",    "gemm.cuh",
-                               "gemm_blocks.cuh", "attention.cuh", "attention_mma.cuh", "swiglu.cuh",  "argmax.cuh"};
+                               "gemm_blocks.cuh", "attention.cuh", "attention_mma.cuh", "swiglu.cuh",  "argmax.cuh",
+                               "moe.cuh"};
 // What a lane's program adds to its kernels to call the host runtime: the exit codes, the runtime's interface, the
 // uploads by format.
 const char* const kProgramHost[] = {"exits.cuh", "host_api.cuh", "upload.cuh"};

@@ -144,7 +144,8 @@ bool any_matrix(const model::Model& m, Pick pick) {
   auto is = [&](const gguf::TensorInfo* t) { return t && pick(t->type); };
   if (is(m.token_embd) || is(m.output)) return true;
   for (const model::Layer& L : m.layer)
-    for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down})
+    for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps,
+                                      L.up_exps, L.down_exps, L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (is(t)) return true;
   return false;
 }
@@ -374,6 +375,12 @@ bool broken(std::string* why, Say&& say) {
   return false;
 }
 
+// Whether a layer of `m` projects a gate and an up matrix from the FFN's input: a dense FFN, or a mixture's shared
+// expert (fuse_glu's launches; a mixture's experts always pair theirs).
+bool has_gate_and_up(const model::Model& m) {
+  return std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return L.w_gate || L.w_gate_shared; });
+}
+
 bool int8_numerics(const Knobs& k) {
   return k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
 }
@@ -472,12 +479,21 @@ const Rule kRules[] = {
              "fuse_rope needs fuse_qkv and fuse_rope_kv (the fused projection's last block ropes and appends)");
        });
      }},
-    {"side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent)",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !(k.side_streams && k.fuse_qkv && k.fuse_glu) || broken(why, [] {
+    {"side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent; a mixture without a "
+     "shared expert has no gate and up to keep apart: fuse_qkv off)",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       return !(k.side_streams && k.fuse_qkv && (k.fuse_glu || !has_gate_and_up(s.model))) || broken(why, [] {
          return std::string(
-             "side_streams needs fuse_qkv or fuse_glu off: with both on no two launches of a step are "
-             "independent");
+             "side_streams needs fuse_qkv or fuse_glu off: with both on (or fuse_qkv on in a mixture without a shared "
+             "expert) no two launches of a step are independent");
+       });
+     }},
+    {"fuse_glu: a dense FFN or a shared expert (a mixture's experts pair their gate and up always)",
+     [](const Space& s, const Knobs& k, std::string* why) {
+       return !k.fuse_glu || has_gate_and_up(s.model) || broken(why, [] {
+         return std::string(
+             "fuse_glu needs a dense FFN or a shared expert (this mixture's experts pair their gate and up "
+             "always)");
        });
      }},
     {"pdl: the GPU is sm_90 or later",

@@ -534,6 +534,98 @@ class Lowerer {
     out.push_back(std::move(c));
   }
 
+  // lk_moe_route<SOFTMAX_FIRST, NORM>: a warp a row (the model's gating and renormalization as its template
+  // arguments), the router's logits in shared memory.
+  void add(const MoeRoute& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_moe_route",
+                 {flag(m_.gating == model::Gating::Softmax), flag(m_.norm_expert_weights)},
+                 dims1(op.rows),
+                 dims1(32),
+                 m_.experts * p_.act_bytes(),
+                 {}};
+    c.params = {ptr(op.logits),
+                Arg::integer(m_.experts),
+                Arg::integer(m_.experts_used),
+                opt_ptr(op.shared_w),
+                ptr(op.x),
+                Arg::integer(m_.d_model),
+                ptr(op.ids),
+                ptr(op.weights),
+                op.gate ? ptr(*op.gate) : Arg::null()};
+    out.push_back(std::move(c));
+  }
+  // lk_moe_group (one block; the chunk's expert ids in shared memory), then lk_moe_gather (a block a pair).
+  void add(const MoeGroup& op, std::vector<KernelCall>& out) const {
+    const size_t pairs = size_t(op.rows) * m_.experts_used;
+    KernelCall group{"lk_moe_group", {}, dims1(1), dims1(256), pairs * 4, {}};
+    group.params = {ptr(op.ids),          Arg::integer(int64_t(pairs)), Arg::integer(m_.experts), ptr(op.groups.count),
+                    ptr(op.groups.first), ptr(op.groups.order),         ptr(op.groups.at)};
+    KernelCall gather{"lk_moe_gather", {}, dims1(pairs), dims1(256), 0, {}};
+    gather.params = {ptr(op.x), ptr(op.groups.order), Arg::integer(m_.experts_used), ptr(op.xg),
+                     Arg::integer(m_.d_model)};
+    out.push_back(std::move(group));
+    out.push_back(std::move(gather));
+  }
+  // An expert projection's call over matrix `w` (its 3-D tensor's rows): the GEMV's warps and rows a warp over one
+  // expert's rows along x; along y and z the (slot, row) pairs (`kernel`, the decode step: each pair's expert id read
+  // on the device), or with `groups` (`kernel` + "_grouped", a chunk) the experts, each over its grouped pairs. Its
+  // parameters: the matrices, then `inputs`, then k, n and (not grouped) the experts a token.
+  KernelCall expert_gemv(const std::string& kernel, std::vector<std::string> targs, const Matrix& w,
+                         const std::vector<Arg>& matrices, const Ref& x, const Ref& ids, const Ref& y, int rows,
+                         const std::optional<ExpertGroups>& groups) const {
+    const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps;
+    const size_t n = w.rows / w.experts, blocks = cdiv(n, size_t(warps) * rpw);
+    targs.push_back(std::to_string(rpw));
+    KernelCall c{kernel, targs, dims3(blocks, m_.experts_used, rows), dims1(32 * warps), 0, matrices};
+    if (groups) {
+      c.kernel += "_grouped";
+      c.grid = dims2(blocks, m_.experts);
+      c.params.insert(c.params.end(), {ptr(x), ptr(groups->count), ptr(groups->first), ptr(y),
+                                       Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n))});
+      return c;
+    }
+    c.params.insert(c.params.end(), {ptr(x), ptr(ids), ptr(y), Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)),
+                                     Arg::integer(m_.experts_used)});
+    return c;
+  }
+  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped: gate and up paired, then the activation (an lk_glu_act: the experts'
+  // biases, the model's clamp).
+  void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
+    const Matrix& g = p_.matrix(op.wg);
+    const Matrix& u = p_.matrix(op.wu);
+    KernelCall c = expert_gemv("lk_moe_glu", {format_type(g.type), format_type(u.type)}, g,
+                               {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups);
+    c.params.push_back(Arg::aggregate(
+        "lk_glu_act", {opt_ptr(op.bg), opt_ptr(op.bu), Arg::real(m_.swiglu_limit), Arg::real(m_.swiglu_alpha)}));
+    out.push_back(std::move(c));
+  }
+  // lk_moe_down<M, RPW> / lk_moe_down_grouped, the experts' bias last.
+  void add(const MoeDown& op, std::vector<KernelCall>& out) const {
+    const Matrix& w = p_.matrix(op.w);
+    KernelCall c = expert_gemv("lk_moe_down", {format_type(w.type)}, w, {Arg::weights(w.name)}, op.x, op.ids, op.out,
+                               op.rows, op.groups);
+    c.params.push_back(opt_ptr(op.bias));
+    out.push_back(std::move(c));
+  }
+  // lk_moe_combine<NORM>: a block a row, the norm's threads (NORM: the next layer's add + norm after it).
+  void add(const MoeCombine& op, std::vector<KernelCall>& out) const {
+    KernelCall c{"lk_moe_combine", {flag(op.norm.has_value())}, dims1(op.rows), dims1(norm_threads(m_.d_model)), 0, {}};
+    const Arg tail = op.norm ? Arg::aggregate("lk_norm_tail", {ptr(op.norm->x), ptr(op.norm->w), ptr(op.norm->out),
+                                                               Arg::integer(m_.d_model), Arg::real(float(m_.norm_eps))})
+                             : Arg::aggregate("lk_norm_tail",
+                                              {Arg::null(), Arg::null(), Arg::null(), Arg::integer(0), Arg::real(0.f)});
+    c.params = {ptr(op.expert_out),
+                op.at ? ptr(*op.at) : Arg::null(),
+                ptr(op.weights),
+                Arg::integer(m_.experts_used),
+                op.shared ? ptr(*op.shared) : Arg::null(),
+                op.gate ? ptr(*op.gate) : Arg::null(),
+                ptr(op.y),
+                Arg::integer(m_.d_model),
+                tail};
+    out.push_back(std::move(c));
+  }
+
   const Schedule& p_;
   const Form& f_;
   const model::Model& m_;

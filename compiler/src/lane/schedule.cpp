@@ -1,4 +1,5 @@
-// The lane's schedule for a dense llama/qwen2/qwen3 model: its weights, carried state, sidecar and forms.
+// The lane's schedule for a dense llama/qwen2/qwen3 model or a mixture of experts: its weights, carried state, sidecar
+// and forms.
 #include "compiler/lane_schedule.hpp"
 
 #include <algorithm>
@@ -51,6 +52,81 @@ class FormBuilder {
   Schedule& p_;
   Form& f_;
 };
+
+// A mixture layer's FFN over the rows of `h2` (the norm's output): the router's logits (a GEMV), each row's route, the
+// shared expert where the model has one, the selected experts' paired gate/up and down projections, and the combine
+// into `dn` in each route's order; under fuse_norm (`tail`, its add dn) the combine also adds dn to the residual and
+// norms it for the next layer. Returns dn's name.
+std::string build_mixture(FormBuilder& b, const model::Layer& L, const std::string& t, const Ref& h2, int R,
+                          std::optional<AddNorm> tail) {
+  const model::Model& m = b.p_.model;
+  auto W = [&](const gguf::TensorInfo* ti) { return c_name("w_", ti->name); };
+  auto V = [&](const gguf::TensorInfo* ti) { return c_name("v_", ti->name); };
+  auto opt_v = [&](const gguf::TensorInfo* ti) { return ti ? std::optional(V(ti)) : std::nullopt; };
+  const size_t k = m.experts_used, d = m.d_model;
+  if (k > 32) throw Error("the lane routes at most 32 experts a token, not " + std::to_string(k));
+  const bool shared = L.w_gate_shared != nullptr;
+  Ref logits = b.buf(t + "router", R * m.experts);
+  b.add(Gemv{W(L.router), h2, opt_v(L.router_bias), logits, R}, {h2.buf}, {logits.buf}, "gemv", logits.buf);
+  // The shared expert's GLU next (independent of the route: side by side with it under side_streams).
+  std::optional<Ref> ss, sd, gate;
+  if (shared) {
+    ss = b.buf(t + "shared_s", R * m.shared_ffn);
+    if (b.p_.knobs.fuse_glu && L.w_gate_shared->type == L.w_up_shared->type) {
+      b.add(GemvGlu{W(L.w_gate_shared), W(L.w_up_shared), h2, *ss, R}, {h2.buf}, {ss->buf}, "gemv_glu", ss->buf);
+    } else {
+      Ref g = b.buf(t + "shared_g", R * m.shared_ffn), u = b.buf(t + "shared_u", R * m.shared_ffn);
+      b.add(Gemv{W(L.w_gate_shared), h2, std::nullopt, g, R}, {h2.buf}, {g.buf}, "gemv", g.buf);
+      b.add(Gemv{W(L.w_up_shared), h2, std::nullopt, u, R}, {h2.buf}, {u.buf}, "gemv", u.buf);
+      b.add(SwiGlu{g, u, *ss, R * m.shared_ffn}, {g.buf, u.buf}, {ss->buf}, "swiglu", ss->buf);
+    }
+  }
+  Ref ids = b.buf(t + "experts", R * k, Elem::Int), weights = b.buf(t + "weights", R * k);
+  std::vector<std::string> route_writes = {ids.buf, weights.buf};
+  if (shared) route_writes.push_back((gate = b.buf(t + "shared_gate", R))->buf);
+  b.add(MoeRoute{logits, ids, weights, shared ? std::optional(V(L.shared_gate_inp)) : std::nullopt, h2, gate, R},
+        {logits.buf, h2.buf}, route_writes, "moe_route", ids.buf);
+  // A chunk's pairs grouped by expert first (each expert's rows then read once a slab of its pairs); the decode step's
+  // one row reads its k experts directly.
+  std::optional<ExpertGroups> groups;
+  Ref x = h2;
+  std::vector<std::string> by_expert = {ids.buf};  // what the experts' launches read to find their rows
+  if (R > 1) {
+    groups =
+        ExpertGroups{b.buf(t + "expert_count", m.experts, Elem::Int), b.buf(t + "expert_first", m.experts, Elem::Int),
+                     b.buf(t + "expert_order", R * k, Elem::Int), b.buf(t + "expert_at", R * k, Elem::Int)};
+    x = b.buf(t + "expert_x", R * k * d);
+    b.add(MoeGroup{ids, *groups, h2, x, R}, {ids.buf, h2.buf},
+          {groups->count.buf, groups->first.buf, groups->order.buf, groups->at.buf, x.buf}, "moe_group", x.buf);
+    by_expert = {groups->count.buf, groups->first.buf};
+  }
+  auto with = [](std::vector<std::string> v, const std::string& more) {
+    v.push_back(more);
+    return v;
+  };
+  Ref act = b.buf(t + "expert_s", R * k * m.expert_ffn);
+  b.add(MoeGlu{W(L.gate_exps), W(L.up_exps), x, ids, act, R, groups, opt_v(L.gate_exps_bias), opt_v(L.up_exps_bias)},
+        with(by_expert, x.buf), {act.buf}, "moe_glu", act.buf);
+  if (shared) {
+    sd = b.buf(t + "shared_dn", R * d);
+    b.add(Gemv{W(L.w_down_shared), *ss, std::nullopt, *sd, R}, {ss->buf}, {sd->buf}, "gemv", sd->buf);
+  }
+  Ref out = b.buf(t + "expert_dn", R * k * d);
+  b.add(MoeDown{W(L.down_exps), act, ids, out, R, groups, opt_v(L.down_exps_bias)}, with(by_expert, act.buf), {out.buf},
+        "moe_down", out.buf);
+  Ref dn = b.buf(t + "dn", R * d);
+  std::vector<std::string> reads = {out.buf, weights.buf}, writes = {dn.buf};
+  if (groups) reads.push_back(groups->at.buf);
+  if (shared) reads.insert(reads.end(), {sd->buf, gate->buf});
+  if (tail) {
+    reads.push_back(tail->x.buf);
+    writes.insert(writes.end(), {tail->x.buf, tail->out.buf});
+  }
+  const std::string output = tail ? tail->out.buf : dn.buf;
+  b.add(MoeCombine{out, weights, groups ? std::optional(groups->at) : std::nullopt, sd, gate, dn, R, tail}, reads,
+        writes, tail ? "moe_combine_norm" : "moe_combine", output);
+  return dn.buf;
+}
 
 void build_form(Schedule& p, Form& f) {
   const model::Model& m = p.model;
@@ -121,7 +197,16 @@ void build_form(Schedule& p, Form& f) {
       b.add(Gemv{W(L.wo), a, std::nullopt, o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
       b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
     }
-    // Feed-forward.
+    // Feed-forward: a mixture's experts, or the dense FFN.
+    if (L.router) {
+      normed = p.knobs.fuse_norm && l + 1 < m.layers;
+      std::optional<AddNorm> tail;
+      if (normed)
+        tail =
+            AddNorm{x, Ref{t + "dn"}, V(m.layer[l + 1].attn_norm), b.buf("l" + std::to_string(l + 1) + "_h", R * d), R};
+      prev_add = build_mixture(b, L, t, h2, R, tail);
+      continue;
+    }
     Ref s = b.buf(t + "s", R * ff);
     if (p.knobs.fuse_glu && L.w_gate->type == L.w_up->type) {
       b.add(GemvGlu{W(L.w_gate), W(L.w_up), h2, s, R}, {h2.buf}, {s.buf}, "gemv_glu", s.buf);
@@ -369,10 +454,12 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
                   "f16, bf16 "
                   "and f32");
     const uint64_t width = lk_is_block(int(ti->type)) ? uint64_t(lk_block_elems(int(ti->type))) : 32;
-    if (ti->dims.size() != 2 || ti->dims[0] % width != 0)
-      throw Error("tensor " + ti->name + ": the lane needs a 2-D matrix whose rows are a multiple of " +
+    const size_t experts = ti->dims.size() == 3 ? ti->dims[2] : 1;  // (a mixture's expert tensor: every expert's rows)
+    if (ti->dims.size() < 2 || ti->dims.size() > 3 || ti->dims[0] % width != 0)
+      throw Error("tensor " + ti->name +
+                  ": the lane needs a 2-D matrix (or 3-D experts) whose rows are a multiple of " +
                   std::to_string(width) + " wide");
-    p.matrices.push_back(Matrix{name, ti, ti->dims[1], ti->dims[0], ti->type});
+    p.matrices.push_back(Matrix{name, ti, ti->dims[1] * experts, ti->dims[0], ti->type, experts});
   };
   auto add_vector = [&](const gguf::TensorInfo* ti) {
     if (!ti) return;
@@ -384,8 +471,12 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
   add_matrix(m.output);
   add_vector(m.output_norm);
   for (const model::Layer& L : m.layer) {
-    for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down}) add_matrix(ti);
-    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm}) add_vector(ti);
+    for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps, L.up_exps, L.down_exps,
+                     L.w_gate_shared, L.w_up_shared, L.w_down_shared})
+      if (ti) add_matrix(ti);
+    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm, L.router_bias, L.shared_gate_inp,
+                     L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
+      add_vector(ti);
   }
   // Under --device-bytes the largest matrices move to host memory first.
   std::stable_sort(p.matrices.begin(), p.matrices.end(),

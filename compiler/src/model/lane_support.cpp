@@ -16,7 +16,7 @@ void check_lane_supports(const Model& m) {
     sliding |= l.sliding;
     out_bias |= l.bo != nullptr;
   }
-  if (m.has_experts()) missing.push_back("expert layers");
+  // (the lane runs the mixtures: qwen2moe's and qwen3moe's, and gpt-oss's experts with their biases and clamp)
   if (sinks) missing.push_back("attention sinks");
   if (sliding) missing.push_back("sliding-window attention");
   if (m.scaling.kind == RopeScaling::Kind::Yarn) missing.push_back("YaRN rope scaling");
