@@ -32,7 +32,7 @@ for P in tiny-moe tiny-qwen2moe; do
   [ $P = tiny-qwen2moe ] && for s in "${SHARED_SETS[@]}"; do args+=(--knobs-json "$s"); done
   F=$(checkpoint "$LT" "$W" "$P")
   "$LT" measure "$F" "${args[@]}" --verify --workload 64,16 --repeat 1 --cache "$W/cache" > "$W/$P.measure" 2> "$W/$P.err"
-  echo "$P: $(grep -c ' valid ' "$W/$P.measure") of $((${#args[@]} / 2)) valid" | tee -a "$TABLE"
+  echo "$P: $(grep -c ' verified ' "$W/$P.measure") of $((${#args[@]} / 2)) valid" | tee -a "$TABLE"
   grep -E 'INVALID' "$W/$P.measure" | head -4
   [ -s "$W/$P.measure" ] || tail -3 "$W/$P.err"
 done
@@ -65,7 +65,7 @@ big=()
 for i in 0 2 4 6; do big+=(--knobs-json "${SETS[$i]}"); done
 "$LT" measure "$F" "${big[@]}" --verify --prompts "$W/big.prompts" --workload 64,16 --repeat 1 --cache "$W/cache" \
   > "$W/big.measure" 2> "$W/big.err"
-echo "$B verify: $(grep -c ' valid ' "$W/big.measure") of $((${#big[@]} / 2)) valid" | tee -a "$TABLE"
+echo "$B verify: $(grep -c ' verified ' "$W/big.measure") of $((${#big[@]} / 2)) valid" | tee -a "$TABLE"
 grep -E 'INVALID' "$W/big.measure" | head -4
 "$LT" measure "$F" "${big[@]}" --prompts "$W/big.prompts" --workload 512,128 --repeat 3 --cache "$W/cache" \
   > "$W/big.speed" 2> "$W/big.speed.err"
