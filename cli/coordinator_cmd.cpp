@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "compiler/log.hpp"
 #include "coordinator/client.hpp"
 #include "coordinator/core.hpp"
 #include "coordinator/log.hpp"
@@ -18,11 +19,12 @@ const bool registered = lt::cli::add_command(
        auto* c = app.add_subcommand("coordinator", "Serve tuning jobs to clients and plans to GPU workers");
        struct Args {
          std::string db = "lane-tune.db", listen = "127.0.0.1:7117", token, token_file, data, port_file, tls_cert,
-             tls_key, metrics_listen;
+                     tls_key, metrics_listen;
          double lease_s = 30, time_limit_s = 600, max_upload_gib = 1024;
          uint32_t max_jobs = 64;
          int max_watches = 64, max_watches_per_client = 16;
          int verbose = 0;
+         std::string log_format = "logfmt";
          lt::coord::Options measure;  // warm-up, repetitions, stagger seeds
          std::vector<std::string> allow_path;
        };
@@ -77,7 +79,8 @@ const bool registered = lt::cli::add_command(
        c->add_option("--max-upload-gib", a->max_upload_gib, "An uploaded checkpoint's size at most, GiB")
            ->check(CLI::Range(0.001, 65536.0))
            ->capture_default_str();
-       c->add_option("--max-jobs", a->max_jobs, "Jobs running at once at most; a submit past it is refused (0: no limit)")
+       c->add_option("--max-jobs", a->max_jobs,
+                     "Jobs running at once at most; a submit past it is refused (0: no limit)")
            ->check(CLI::Range(0u, 1000000u))
            ->capture_default_str();
        c->add_option("--max-watches", a->max_watches, "Watch streams open at once at most (each holds a thread)")
@@ -94,8 +97,12 @@ const bool registered = lt::cli::add_command(
                      "127.0.0.1:9117 keeps them on this machine)");
        c->add_option("--port-file", a->port_file, "Write the port listened on to this file once serving");
        c->add_flag("-v,--verbose", a->verbose, "Log every request that changes state (-vv: every request)");
+       c->add_option("--log-format", a->log_format, "Log lines as logfmt or json")
+           ->check(CLI::IsMember({"logfmt", "json"}))
+           ->capture_default_str();
        c->callback([a] {
          lt::coord::log_level() = a->verbose;
+         lt::logging::format() = lt::logging::parse_format(a->log_format);
          if (!a->token_file.empty()) {
            std::ifstream in(a->token_file);
            std::getline(in, a->token);

@@ -7,6 +7,7 @@
 
 #include "command.hpp"
 #include "compiler/error.hpp"
+#include "compiler/log.hpp"
 #include "compiler/version.hpp"
 #include "options.hpp"
 #include "worker/runner.hpp"
@@ -24,7 +25,7 @@ const bool registered = lt::cli::add_command(
            app.add_subcommand("worker", "Measure plans for a coordinator on one GPU (or from a recording: --replay)");
        struct Args {
          std::string coordinator = env_or("LT_COORDINATOR", "127.0.0.1:7117"), token = env_or("LT_TOKEN", ""),
-                     tls_ca = env_or("LT_TLS_CA", ""), replay, kind, name, cache;
+                     tls_ca = env_or("LT_TLS_CA", ""), replay, kind, name, cache, log_format = "logfmt";
          int gpu = 0, verbose = 0;
          double replay_delay_ms = 0, give_up_s = 0;
          uint32_t prefetch = 8;
@@ -44,8 +45,12 @@ const bool registered = lt::cli::add_command(
            ->capture_default_str();
        c->add_option("--give-up", a->give_up_s, "Exit after this many seconds without reaching the coordinator");
        c->add_flag("-v,--verbose", a->verbose, "Log every plan (-vv: more)");
+       c->add_option("--log-format", a->log_format, "Log lines as logfmt or json")
+           ->check(CLI::IsMember({"logfmt", "json"}))
+           ->capture_default_str();
        c->callback([a] {
          lt::worker::log_level() = a->verbose;
+         lt::logging::format() = lt::logging::parse_format(a->log_format);
          sigset_t set;
          sigemptyset(&set);
          sigaddset(&set, SIGINT);

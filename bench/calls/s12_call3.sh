@@ -7,17 +7,7 @@ mkdir -p /tmp/w
 nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/w/attention_bench bench/attention_bench.cu > $OUT/ab_build.txt 2>&1 || echo "attention_bench build failed"
 timeout 150 /tmp/w/attention_bench > $OUT/attention_bench.txt 2>&1; echo "attention_bench rc=$?"
 grep -E "^kernel|^mma" $OUT/attention_bench.txt
-timeout 120 python3 bench/train_checkpoint.py $L qwen3-0.6b /tmp/w/q.gguf --seconds 25 --type f16 > $OUT/train.log 2>&1
-echo "train rc=$?"; tail -1 $OUT/train.log
-timeout 30 $L quantize /tmp/w/q.gguf --type q8_0 -o /tmp/w/q8.gguf -q
-python3 - /tmp/w/q.gguf.text > /tmp/w/prompts <<'PY'
-import sys, random
-b = open(sys.argv[1], "rb").read()
-r = random.Random(9)
-for n in (40, 300, 1200, 2000):
-    at = r.randrange(0, len(b) - n)
-    print(16, " ".join(str(x) for x in b[at:at + n]))
-PY
+. bench/calls/trained_qwen3.sh
 I='"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"gemm_tile":128,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true'
 D='"numerics":"dequant","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true'
 K=()

@@ -6,11 +6,26 @@
 #include <ctime>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+
+#include "compiler/error.hpp"
+
 namespace lt::logging {
 
 int& level() {
   static int level = 0;
   return level;
+}
+
+Format& format() {
+  static Format f = Format::Logfmt;
+  return f;
+}
+
+Format parse_format(const std::string& name) {
+  if (name == "logfmt") return Format::Logfmt;
+  if (name == "json") return Format::Json;
+  throw Error("unknown log format \"" + name + "\" (logfmt, json)");
 }
 
 namespace {
@@ -58,11 +73,21 @@ std::string logfmt_value(const std::string& v) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < ' ' || c == 0x7f) {
           char hex[8];
@@ -84,6 +109,13 @@ std::string logfmt_line(const std::string& ts, const char* component, const char
   return line;
 }
 
+std::string json_line(const std::string& ts, const char* component, const char* event,
+                      std::initializer_list<std::pair<const char*, std::string>> fields) {
+  nlohmann::ordered_json line = {{"ts", ts}, {"component", component}, {"event", event}};
+  for (auto& [k, v] : fields) line[k] = v;
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 void write(int lvl, const char* component, const char* event,
            std::initializer_list<std::pair<const char*, std::string>> fields) {
   if (lvl > level()) return;
@@ -93,7 +125,9 @@ void write(int lvl, const char* component, const char* event,
   std::tm tm{};
   gmtime_r(&now, &tm);
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  const std::string line = logfmt_line(ts, component, event, fields) + "\n";
+  const std::string line =
+      (format() == Format::Json ? json_line(ts, component, event, fields) : logfmt_line(ts, component, event, fields)) +
+      "\n";
   std::lock_guard lock(m);
   std::fwrite(line.data(), 1, line.size(), stderr);
 }

@@ -6,6 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "compiler/error.hpp"
 #include "compiler/log.hpp"
 
 namespace lt::test {
@@ -143,6 +146,28 @@ TEST(Log, LinesOfHostileValuesAreValidLogfmt) {
   ASSERT_TRUE(pairs);
   EXPECT_EQ((*pairs)[3].second, "ok\uFFFD \uFFFD \uFFFD\uFFFD end");
   EXPECT_EQ(logfmt_value("caf\xC3\xA9"), "caf\xC3\xA9");  // valid UTF-8 stays bare
+}
+
+// --log-format json: every line one JSON object (nlohmann-json's writer), its fields in order and each value read back
+// as written, whatever it holds (a byte outside UTF-8 as U+FFFD); no newline inside.
+TEST(Log, JsonLinesReadBackWhateverTheValuesHold) {
+  for (const std::string& v : {std::string("two words"), std::string("say \"hi\"\n}{"), std::string("nul\0in", 6),
+                               std::string("ünïcödé ✓"), std::string("\"}, \"event\": \"forged")}) {
+    const std::string line =
+        logging::json_line("2024-01-01T00:00:00Z", "coordinator", "test", {{"reason", v}, {"n", "1"}});
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    const auto j = nlohmann::ordered_json::parse(line);
+    ASSERT_EQ(j.size(), 5u) << line;
+    EXPECT_EQ(j.begin().key(), "ts");
+    EXPECT_EQ(j["event"], "test");
+    EXPECT_EQ(j["reason"], v) << line;
+    EXPECT_EQ(j["n"], "1");
+  }
+  const auto j = nlohmann::json::parse(logging::json_line("t", "worker", "e", {{"v", std::string("ok\x80 end")}}));
+  EXPECT_EQ(j["v"], "ok\uFFFD end");
+  EXPECT_EQ(logging::parse_format("json"), logging::Format::Json);
+  EXPECT_EQ(logging::parse_format("logfmt"), logging::Format::Logfmt);
+  EXPECT_THROW(logging::parse_format("xml"), Error);
 }
 
 }  // namespace

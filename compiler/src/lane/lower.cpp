@@ -471,20 +471,21 @@ class Lowerer {
     }
     c.grid = dims3(m_.kv_heads * (m_.group() / op.heads), op.splits, op.rows);
     c.block = dims1(128);
-    c.params = {ptr(op.q),
-                ptr(op.kc),
-                ptr(op.vc),
-                ptr("pos"),
-                op.part ? Arg::null() : ptr(op.out),
-                op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
-                Arg::integer(m_.heads),
-                Arg::integer(m_.head_dim),
-                Arg::integer(m_.value_dim),
-                Arg::integer(p_.ctx),
-                Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))),
-                Arg::integer(op.splits),
-                Arg::integer(m_.group())};
+    c.params = attention_io(op);
+    for (Arg a : {Arg::integer(m_.heads), Arg::integer(m_.head_dim), Arg::integer(m_.value_dim), Arg::integer(p_.ctx),
+                  Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))), Arg::integer(op.splits), Arg::integer(m_.group())})
+      c.params.push_back(a);
     out.push_back(std::move(c));
+  }
+  // Every attention kernel's first parameters: the queries, the caches, the position, then the output or (splits)
+  // the partials.
+  std::vector<Arg> attention_io(const Attention& op) const {
+    return {ptr(op.q),
+            ptr(op.kc),
+            ptr(op.vc),
+            ptr("pos"),
+            op.part ? Arg::null() : ptr(op.out),
+            op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null()};
   }
   // Attention on the tensor cores: a block per key/value head, split and tile of query rows (rows x group): 64 of a
   // chunk's, or 16 with the warps sharing them (a decode step's or a small chunk's).
@@ -497,18 +498,11 @@ class Lowerer {
     c.grid = dims3(m_.kv_heads, cdiv(size_t(op.rows) * group, size_t(lk_attention_mma_rows(step))), op.splits);
     c.block = dims1(32 * LK_AM_WARPS);
     c.smem = size_t(lk_attention_mma_smem(int(hd), int(vd), step));
-    c.params = {ptr(op.q),
-                ptr(op.kc),
-                ptr(op.vc),
-                ptr("pos"),
-                op.part ? Arg::null() : ptr(op.out),
-                op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
-                Arg::integer(op.rows),
-                Arg::integer(m_.heads),
-                Arg::integer(p_.ctx),
-                Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
-                Arg::integer(op.splits),
-                Arg::integer(int64_t(group))};
+    c.params = attention_io(op);
+    for (Arg a : {Arg::integer(op.rows), Arg::integer(m_.heads), Arg::integer(p_.ctx),
+                  Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
+                  Arg::integer(op.splits), Arg::integer(int64_t(group))})
+      c.params.push_back(a);
     return c;
   }
   void add(const Fold& op, std::vector<KernelCall>& out) const {
