@@ -51,6 +51,15 @@ struct lk_fmt<lk_plain<W>> {
   }
 };
 
+// One of two matrices by a flag, field by field (a kernel parameter chosen whole goes to local memory).
+LK_DEVICE lk_q8 lk_pick(bool second, const lk_q8& a, const lk_q8& b) {
+  return {second ? b.q : a.q, second ? b.s : a.s};
+}
+template <class W>
+LK_DEVICE lk_plain<W> lk_pick(bool second, const lk_plain<W>& a, const lk_plain<W>& b) {
+  return {second ? b.w : a.w};
+}
+
 // The ggml type number of a block-format matrix type (lk_blk<T>: T), 0 for the others.
 template <class M>
 struct lk_blk_type {
@@ -76,6 +85,11 @@ template <int T>
 struct lk_blk_type<lk_blk<T>> {
   static constexpr int value = T;
 };
+
+template <int T>
+LK_DEVICE lk_blk<T> lk_pick(bool second, const lk_blk<T>& a, const lk_blk<T>& b) {
+  return {second ? b.q : a.q, second ? b.h : a.h, second ? b.s : a.s, second ? b.d : a.d};
+}
 
 // 4 bits (of n's low 4) as the low bit of 4 bytes, and 4 2-bit fields (of v's low 8 bits) as the low 2 bits of 4 bytes.
 LK_DEVICE int lk_spread1(unsigned n) {

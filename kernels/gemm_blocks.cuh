@@ -287,8 +287,7 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int c = tid + 128 * i, row = c >> 2, b = min(kt * 4 + (c & 3), kb - 1);
-      const bool up = GLU && row >= BO;  // (the matrix chosen field by field: a chosen parameter goes to local memory)
-      const lk_blk<T> w = {up ? wu.q : wg.q, up ? wu.h : wg.h, up ? wu.s : wg.s, up ? wu.d : wg.d};
+      const lk_blk<T> w = lk_pick(GLU && row >= BO, wg, wu);
       raw[i] = F::load(w, (size_t)min(out0 + row % BO, n - 1), k, b);
     }
   };

@@ -7,8 +7,9 @@
 
 // The library's optional parts, each read by nvcc only where a program uses it (nvcc's time goes with the source it
 // reads): the block formats (LK_WITH_BLOCKS), the tensor-core GEMMs (LK_WITH_MMA) and among them the tiled one
-// (LK_WITH_GEMM_TILE), the chunks' tensor-core attention (LK_WITH_ATTN_MMA). A lane's or a kernel module's head sets them (compiler/src/lane/emit.cpp, library_switches);
-// a program that does not (the resident host) has them all.
+// (LK_WITH_GEMM_TILE), the f16 GEMM (LK_WITH_GEMM_HALF), the chunks' tensor-core attention (LK_WITH_ATTN_MMA). A
+// lane's or a kernel module's head sets them (compiler/src/lane/emit.cpp, library_switches); a program that does not
+// (the resident host) has them all.
 #ifndef LK_WITH_BLOCKS
 #define LK_WITH_BLOCKS 1
 #endif
@@ -20,6 +21,9 @@
 #endif
 #ifndef LK_WITH_ATTN_MMA
 #define LK_WITH_ATTN_MMA 1
+#endif
+#ifndef LK_WITH_GEMM_HALF
+#define LK_WITH_GEMM_HALF 1
 #endif
 
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while

@@ -157,16 +157,30 @@ class LaneSim {
     const std::vector<float>& W = weights_.at(w.name);
     const T* x = act(f, g.x);
     T* y = act(f, g.y);
+    const bool half = p_.knobs.gemm_half && lane::on_tensor_cores(p_.knobs, w, g.rows);
+    const std::vector<float>& Wh = half ? weights_half(w) : W;
     for (int r = 0; r < g.rows; ++r) {
       std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
-      if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))))
+      if (half) {  // (lk_gemm_h: the f16 copy of x, the weights rounded to f16)
+        const uint16_t* xh = reinterpret_cast<const uint16_t*>(act(f, lane::Ref{*g.xq, 0})) + size_t(r) * w.cols;
+        for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(xh[i]));
+      } else if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) {
         xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
+      }
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
-        for (size_t i = 0; i < w.cols; ++i) s += double(W[j * w.cols + i]) * xr[i];
+        for (size_t i = 0; i < w.cols; ++i) s += double(Wh[j * w.cols + i]) * xr[i];
         y[r * w.rows + j] = T(s);
       }
     }
+  }
+
+  // A matrix's dequantized weights rounded to f16 (gemm_half's tiles), made once.
+  const std::vector<float>& weights_half(const lane::Matrix& w) {
+    auto [it, fresh] = weights_half_.try_emplace(w.name);
+    if (fresh)
+      for (float v : weights_.at(w.name)) it->second.push_back(ggml::f16_to_f32(ggml::f32_to_f16(v)));
+    return it->second;
   }
 
   void run(const lane::Form& f) {
@@ -212,9 +226,14 @@ class LaneSim {
     exec(f, g.qkv);
     exec(f, g.rope);
   }
-  // The int8 rule of int8_view, written out as lk_quantize_i8 writes it.
+  // The int8 rule of int8_view, written out as lk_quantize_i8 writes it; or (gemm_half) the values rounded to f16.
   void exec(const lane::Form& f, const lane::QuantizeI8& o) {
     const T* x = act(f, o.x);
+    if (o.half) {
+      uint16_t* h = reinterpret_cast<uint16_t*>(act(f, lane::Ref{o.xq, 0}));
+      for (size_t i = 0; i < size_t(o.rows) * o.k; ++i) h[i] = ggml::f32_to_f16(float(x[i]));
+      return;
+    }
     signed char* q = quantized_values(f, o.xq);
     for (int r = 0; r < o.rows; ++r)
       for (size_t b = 0; b < o.k; b += 32) {
@@ -580,7 +599,7 @@ class LaneSim {
   const int words_;  // the int8 numerics' words an activation: 0, 1 or 2
   std::vector<uint8_t> arena_;
   std::map<std::string, std::vector<uint8_t>> carried_;
-  std::map<std::string, std::vector<float>> weights_, vectors_;
+  std::map<std::string, std::vector<float>> weights_, vectors_, weights_half_;
 };
 
 }  // namespace lt::test

@@ -94,6 +94,16 @@ const json kKnobSets[] = {
          {"max_chunk", 16},
          {"attn_splits", 4}},
     json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 4}, {"attn_splits", 1}},
+    // 21-22: a chunk's GEMMs in f16 (gemm_half), under dequant with the fused launches and under int8 with the decode
+    // step's quantized copy beside the chunks' f16 one.
+    json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_glu", true}},
+    json{{"numerics", "int8"},
+         {"gemm_half", true},
+         {"gemv_prequant", true},
+         {"max_chunk", 256},
+         {"fuse_glu", true},
+         {"kv_cache", "f16"},
+         {"attn_mma", 1}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
@@ -101,7 +111,7 @@ const json kKnobSets[] = {
 // (the model rounds the cached values as the kernels store them).
 double bound(knobs::Numerics n);
 double bound(const knobs::Knobs& k) {
-  return std::max(bound(k.numerics), knobs::kv_cache_bound(k.kv_cache));
+  return std::max(bound(k.numerics), knobs::rounding_bound(k));
 }
 double bound(knobs::Numerics n) {
   switch (n) {
@@ -146,7 +156,7 @@ void matches_the_reference(const synth::Options& o, const json& j,
     // The int8 numerics may flip a near tie (the worker's rule, worker/src/checks.cpp): where the reference's top two
     // lie within 4 bounds (times the row's RMS); the rows after a flip have another context and are left out.
     const bool lossy = k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2 ||
-                       k.kv_cache != knobs::KvCache::Act;
+                       knobs::rounding_bound(k) > 0;
     const std::string what = std::string(preset) + " " + std::string(ggml::traits_of(o.type).name) +
                              (o.mixed ? "_m " : " ") + j.dump() + " prompt " + std::to_string(len);
     size_t rows = want.tokens.size();
@@ -199,7 +209,10 @@ INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("q4_0", "q4_1", "q5_0", "q5_1", "q4_k", "q5_k", "q6_k",
                                                               "mxfp4", "iq4_nl", "iq4_xs", "q2_k", "q3_k", "q4_k_m",
                                                               "q5_k_m"),
-                                            ::testing::Values(0, 1, 2, 4, 5, 8, 10, 11, 13)));
+                                            ::testing::Values(0, 1, 2, 4, 5, 8, 10, 11, 13, 21, 22)));
+// gemm_half reads every format, the plain ones too (their chunks' GEMMs are otherwise GEMV slabs).
+INSTANTIATE_TEST_SUITE_P(PlainFormats, BlockFormatsOnCpu,
+                         ::testing::Combine(::testing::Values("f16", "bf16"), ::testing::Values(1, 21)));
 
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
 // computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and

@@ -723,6 +723,43 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   }
 }
 
+// gemm_half's lanes build for sm_90 without warnings: a Q4_K_M checkpoint under int8 (the decode step's int8 copy
+// beside the chunks' f16 one; Q4_K and Q6_K tiles, the fused gate/up GEMM) and a bf16 one under dequant; and its
+// GEMM builds alone as a worker's kernel module (LK_WITH_GEMM_HALF set by its instance's name).
+TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 3},
+               dir / "q4km.gguf");
+  synth::write(synth::Options{.preset = "tiny-qwen3", .type = ggml::Type::BF16, .seed = 3}, dir / "bf16.gguf");
+  const std::pair<const char*, json> lanes[] = {
+      {"q4km.gguf",
+       {{"numerics", "int8"}, {"gemm_half", true}, {"gemv_prequant", true}, {"max_chunk", 256}, {"fuse_glu", true}}},
+      {"bf16.gguf", {{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}, {"pdl", true}}},
+  };
+  int at = 0;
+  for (const auto& [file, k] : lanes) {
+    const gguf::File f = gguf::File::open(dir / file);
+    const model::Model m = model::recognize(f);
+    const auto out = dir / ("lane" + std::to_string(at++));
+    lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), out);
+    std::string log;
+    ASSERT_NO_THROW(lane::build(out, 90, &log)) << file << ": " << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+    const lane::Image img = lane::image(f, m, knobs_of(k), {132, 90});
+    const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
+                                 [&](const std::string& i) { return i.rfind("lk_gemm_h<", 0) == 0; });
+    ASSERT_NE(it, img.kernels.end()) << file;
+    if (at > 1) continue;  // (one module suffices)
+    const std::string src = (dir / "module.cu").string();
+    std::ofstream(src) << lane::module_source(img.head, *it);
+    std::string cmd;
+    for (const std::string& part : lane::nvcc_module_command(src, src + ".cubin", 90)) cmd += "'" + part + "' ";
+    const Output o = run(cmd + "2>&1");
+    EXPECT_EQ(o.status, 0) << *it << ": " << o.out;
+  }
+}
+
 // The mixtures' lanes build for sm_90 without warnings: qwen3moe and qwen2moe (the shared expert, its GLU fused) under
 // each numerics with chunks (the int8 ones' dense parts on the tensor cores), the combine folded with the next norm,
 // PDL; experts in a block format (q4_k, dp4a over their codes); gpt-oss's experts in MXFP4 (biases, the clamped

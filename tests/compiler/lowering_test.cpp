@@ -143,6 +143,64 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
   EXPECT_EQ(g[0].kernel, "lk_gemv");
 }
 
+// gemm_half: a chunk's activations rounded to f16 once (lk_half_rows into an f16 copy), then every projection of
+// them on the tensor cores in f16 whatever its format (Q4_K_M's Q4_K and Q6_K alike, under dequant too): lk_gemm_h,
+// 128 weight rows a block (GLU: 64 of each), 64 activation rows a block (the fused gate/up GEMM 128 in chunks of more
+// than 64), the shared memory of kernels/shapes.cuh. The decode step keeps its GEMVs and their int8 copy.
+TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
+  static test::TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-llama";
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;  // Q4_K_M
+  o.seed = 5;
+  synth::write(o, dir / "q4km.gguf");
+  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
+  const model::Model m = model::recognize(file);
+  for (const char* numerics : {"dequant", "int8"}) {
+    const json j = {{"numerics", numerics},
+                    {"max_chunk", 256},
+                    {"gemm_half", true},
+                    {"fuse_glu", true},
+                    {"gemv_prequant", std::string(numerics) == "int8"}};
+    const Schedule p = schedule(file, m, knobs::Knobs::from_json(j), knobs::Target{132, 90});
+    const Launch& q = launch_of(p, 256, "gemv", "l0_q");
+    ASSERT_TRUE(std::get<Gemv>(q.op).xq.has_value()) << numerics;
+    const auto c = lower(p, form_of(p, 256), q);
+    ASSERT_EQ(c.size(), 1u);
+    const Matrix& wq = p.matrix(std::get<Gemv>(q.op).w);
+    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 64>");
+    EXPECT_EQ(c[0].grid.v[0], (wq.rows + 127) / 128);
+    EXPECT_EQ(c[0].grid.v[1], 4u);
+    EXPECT_EQ(c[0].block.v[0], 256u);
+    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64)));
+    const auto h = lower(p, form_of(p, 256), launch_of(p, 256, "half", *std::get<Gemv>(q.op).xq));
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h[0].instance(), "lk_half_rows");
+    std::set<std::string> kernels;
+    for (const Launch& l : form_of(p, 256).launches)
+      for (const KernelCall& k : lower(p, form_of(p, 256), l)) kernels.insert(k.instance());
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128>")) << numerics;  // gate and up, one launch
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64>")) << numerics;
+    // (the chunk's int8 copy is gone; under gemv_prequant its logits row, a GEMV of one row, keeps one)
+    EXPECT_FALSE(kernels.count("lk_quantize_i8<true>")) << numerics;
+    // The decode step: GEMVs, over the int8 copy under int8.
+    std::set<std::string> step;
+    for (const Launch& l : form_of(p, 1).launches)
+      for (const KernelCall& k : lower(p, form_of(p, 1), l)) step.insert(k.kernel);
+    EXPECT_FALSE(step.count("lk_gemm_h") || step.count("lk_half_rows")) << numerics;
+    EXPECT_EQ(step.count("lk_quantize_i8"), std::string(numerics) == "int8" ? 1u : 0u) << numerics;
+  }
+  // The rules: not under precise, chunks of 16 or more, the int8 GEMMs' knobs at their defaults.
+  const knobs::Space s = knobs::space(m, knobs::Target{132, 90});
+  auto why = [&](const json& j) { return s.why_invalid(knobs::Knobs::from_json(j)); };
+  EXPECT_NE(why({{"numerics", "precise"}, {"gemm_half", true}}).find("precise"), std::string::npos);
+  EXPECT_NE(why({{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 4}}).find("max_chunk"), std::string::npos);
+  EXPECT_NE(why({{"numerics", "int8"}, {"gemm_half", true}, {"gemm_prequant", true}}).find("gemm_prequant"),
+            std::string::npos);
+  EXPECT_EQ(why({{"numerics", "int8"}, {"gemm_half", true}, {"max_chunk", 256}}), "");
+}
+
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
 // gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
 TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {

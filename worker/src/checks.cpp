@@ -105,10 +105,11 @@ Tolerance tolerance(const std::string& numerics) {
 
 Tolerance tolerance(const knobs::Knobs& k) {
   Tolerance t = tolerance(knobs::to_string(k.numerics));
-  if (k.kv_cache == knobs::KvCache::Act) return t;
-  // A compact cache rounds every cached key and value: its bound joins the numerics', and it may flip near ties.
-  const double cache = knobs::kv_cache_bound(k.kv_cache);
-  t.rel_l2 = std::max(t.rel_l2, cache);
+  // A compact cache rounds every cached key and value, gemm_half a chunk's GEMMs' inputs: their bound joins the
+  // numerics', and they may flip near ties.
+  const double rounding = knobs::rounding_bound(k);
+  if (rounding == 0) return t;
+  t.rel_l2 = std::max(t.rel_l2, rounding);
   t.tie = std::max(t.tie, 4 * t.rel_l2);
   return t;
 }

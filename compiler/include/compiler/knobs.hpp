@@ -53,6 +53,7 @@ struct Knobs {
   bool attn_lanes = false;          // decode attention with a lane a position (32 positions a warp at once)
   int attn_mma = 0;  // attention on the tensor cores (flash-style; a 16-bit cache): 1 a chunk's, 2 the decode step's too
   int context = 0;                  // positions the caches hold (0: the model's context, at most 4096)
+  bool gemm_half = false;  // a chunk's GEMMs on the tensor cores in f16 (activations and unpacked weights rounded)
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.
@@ -87,6 +88,11 @@ size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes);
 // The relative L2 error of the logits a cache type may add to a lane's (against the precise lane, measured on trained
 // weights: bench/NOTES.md); 0 for KvCache::Act. A lane under a compact cache may also flip near ties.
 double kv_cache_bound(KvCache c);
+
+// The relative L2 error of the logits the knobs' roundings may add to a lane's numerics: a compact cache's
+// (kv_cache_bound), and gemm_half's (a chunk's GEMMs over f16 activations and weights). Such a lane may also flip near
+// ties.
+double rounding_bound(const Knobs& k);
 
 // What a space is for: the GPU (its multiprocessors and compute capability, 90: sm_90) and the positions its lanes
 // hold (0: the model's context, at most 4096; else at most the model's trained context), the `context` knob's one

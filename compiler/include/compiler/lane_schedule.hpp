@@ -97,13 +97,15 @@ struct GemvGlu {  // out = silu(G x) * (U x)
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then
-// their f32 scales (kernels/gemm.cuh, lk_quantize_i8, has the layouts).
+// their f32 scales (kernels/gemm.cuh, lk_quantize_i8, has the layouts). Under gemm_half a chunk's copy is its values
+// rounded to f16 instead (`half`; lk_half_rows), row by row.
 struct QuantizeI8 {
   Ref x;
   std::string xq;
   int rows;
   size_t k;
   bool fragments;
+  bool half = false;
 };
 struct KvAppend {
   Ref k, v;
@@ -253,12 +255,14 @@ struct Schedule {
 // Words an activation takes in the int8 numerics' products: 0 (not int8), 1 (int8) or 2 (int8x2).
 int int8_words(const knobs::Knobs& k);
 
-// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8 and kin): the int8
-// numerics, a chunk of whole 16-row tiles, and a Q8_0 matrix or, under gemm_prequant, a block-format one.
+// Whether a projection of `rows` activation rows over `w` runs on the tensor cores (lk_gemm_i8 and kin): a chunk of
+// whole 16-row tiles, and the int8 numerics over a Q8_0 matrix or, under gemm_prequant, a block-format one; or
+// under gemm_half (lk_gemm_h) any matrix but an f32 one.
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
 
-// Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant on the
-// tensor cores, gemv_prequant in the decode step over a Q8_0 or block-format matrix under the int8 numerics.
+// Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant or
+// gemm_half (an f16 copy) on the tensor cores, gemv_prequant in the decode step over a Q8_0 or block-format matrix
+// under the int8 numerics.
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.

@@ -62,6 +62,10 @@ int lane_context(const model::Model& m, const Knobs& k) {
 // Measured (bench/NOTES.md, session 11): qwen3-0.6b trained, prompts of up to 2,000 tokens, against the precise lane
 // under dequant: f16 4.5e-6, bf16 4.1e-5, q8_0 1.0e-4; the CPU plan model's random tiny models: f16 <= 4.7e-4, bf16
 // <= 3.7e-3. The bounds keep a margin over both; the 8-bit cache is judged as the int8 numerics are.
+double rounding_bound(const Knobs& k) {
+  return std::max(kv_cache_bound(k.kv_cache), k.gemm_half ? 2e-3 : 0.0);
+}
+
 double kv_cache_bound(KvCache c) {
   switch (c) {
     case KvCache::Act:
@@ -284,6 +288,13 @@ const KnobDef kTable[] = {
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!mma_attention_fits(m)) values.resize(1);
      }},
+    {"gemm_half",
+     &Knobs::gemm_half,
+     "a chunk's GEMMs on the tensor cores in f16, for every weight format: the activations rounded to f16 once (a copy "
+     "the GEMMs read), each weight's dequantized value rounded to f16 as it is unpacked into a tile in shared memory, "
+     "f32 sums (lk_gemm_h: 128 weight rows by 64 or 128 activation rows a block); under the dequant and int8 numerics "
+     "with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their defaults)",
+     {false, true}},
     {"context",
      &Knobs::context,
      "positions the caches hold: the job's (0: the model's context, at most 4096)",
@@ -451,12 +462,25 @@ const Rule kRules[] = {
                     "tiles of 128 activation rows; the others take at most 64, the same program as gemm_tile 64)");
               });
      }},
-    {"max_chunk above 64 under the int8 numerics: gemm_prequant (the staged GEMM holds at most 64 rows)",
+    {"max_chunk above 64 under the int8 numerics: gemm_prequant or gemm_half (the staged GEMM holds at most 64 rows)",
      [](const Space&, const Knobs& k, std::string* why) {
-       return !int8_numerics(k) || k.max_chunk <= 64 || k.gemm_prequant || broken(why, [&] {
+       return !int8_numerics(k) || k.max_chunk <= 64 || k.gemm_prequant || k.gemm_half || broken(why, [&] {
          return "max_chunk " + std::to_string(k.max_chunk) +
-                " under the int8 numerics needs gemm_prequant (the staged GEMM holds at most 64 rows)";
+                " under the int8 numerics needs gemm_prequant or gemm_half (the staged GEMM holds at most 64 rows)";
        });
+     }},
+    {"gemm_half: the dequant or int8 numerics (not precise), chunks of 16 rows or more, and the int8 GEMMs' knobs at "
+     "their defaults (gemm_prequant off, gemm_tile 0, gemm_rows 64: the GEMMs they shape do not run)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       if (!k.gemm_half) return true;
+       if (k.numerics == Numerics::Precise)
+         return broken(why, [] { return std::string("gemm_half needs numerics other than precise (f64 sums)"); });
+       if (k.max_chunk < 16)
+         return broken(why, [] { return std::string("gemm_half needs chunks of 16 rows or more (max_chunk 16+)"); });
+       return (!k.gemm_prequant && k.gemm_tile == 0 && k.gemm_rows == 64) || broken(why, [] {
+                return std::string(
+                    "gemm_half replaces the int8 chunk GEMMs: gemm_prequant off, gemm_tile 0 and gemm_rows 64");
+              });
      }},
     {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
      [](const Space&, const Knobs& k, std::string* why) {

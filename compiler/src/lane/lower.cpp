@@ -198,6 +198,7 @@ class Lowerer {
       return c;
     }
     const bool blocks = lk_is_block(int(w.type));
+    if (k_.gemm_half) return half_gemm(w, u, bias, y, rows, *xq);
     if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
@@ -241,6 +242,24 @@ class Lowerer {
       c.smem = size_t(lk_gemm_i8t_smem(words, bn));
     }
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
+    return c;
+  }
+
+  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN>: a block 128 weight rows (GLU: 64 of each matrix) by BN activation rows,
+  // BN 128 for the fused gate/up GEMM (twice the products a weight tile's unpacking feeds) and 64 for the others (twice
+  // the blocks: the GPU fuller); its shape and shared memory kernels/shapes.cuh's.
+  KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
+                       const std::string& xq) const {
+    const size_t out_rows = size_t(lk_gemm_h_outputs(u != nullptr));
+    const int bn = u && rows > 64 ? 128 : 64;
+    KernelCall c;
+    c.kernel = "lk_gemm_h";
+    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(bn)};
+    c.grid = dims2(cdiv(w.rows, out_rows), cdiv(size_t(rows), size_t(bn)));
+    c.block = dims1(32 * LK_GH_WARPS);
+    c.smem = size_t(lk_gemm_h_smem(bn));
+    c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
+    c.params[2] = Arg::pointer(place(xq), "(const __half*)");
     return c;
   }
 
@@ -424,6 +443,13 @@ class Lowerer {
     out.push_back(parts(op.qkv, 0, op.qkv.rows, &op.rope));
   }
   void add(const QuantizeI8& op, std::vector<KernelCall>& out) const {
+    if (op.half) {  // (gemm_half: the values rounded to f16, 8 a thread)
+      const size_t n = size_t(op.rows) * op.k;
+      KernelCall c{"lk_half_rows", {}, dims1(cdiv(n / 8, 256)), dims1(256), 0, {}};
+      c.params = {ptr(op.x), Arg::pointer(place(op.xq), "(__half*)"), Arg::integer(int64_t(n))};
+      out.push_back(std::move(c));
+      return;
+    }
     KernelCall c{"lk_quantize_i8", {flag(op.fragments)}, dims2(cdiv(op.k, 256), op.rows), dims1(64), 0, {}};
     c.params = {ptr(op.x), ptr(op.xq), Arg::integer(int64_t(op.k)), Arg::integer(op.rows)};
     out.push_back(std::move(c));

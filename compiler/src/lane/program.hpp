@@ -24,7 +24,7 @@ std::string device_library();
 // calls: the block formats, the tensor-core GEMMs, the tiled GEMM; each on only where used, so that nvcc reads no more
 // than it compiles.
 struct LibraryParts {
-  bool blocks = false, mma = false, gemm_tile = false, attn_mma = false;
+  bool blocks = false, mma = false, gemm_tile = false, attn_mma = false, gemm_half = false;
   void need(const std::string& instance);
   std::string switches() const;  // the #defines a program's head carries
 };

@@ -312,8 +312,12 @@ void prequantize(const Schedule& p, Form& f) {
       if (it == fresh.end()) {
         const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
         f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k), Elem::Int, Life::Step});
-        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0}, {x->buf}, {name},
-                                  "quantize", name});
+        const bool half = p.knobs.gemm_half && rows > 1;
+        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0 && !half, half},
+                             {x->buf},
+                             {name},
+                             half ? "half" : "quantize",
+                             name});
         it = fresh.emplace(from, name).first;
       }
       *xq = it->second;
@@ -333,17 +337,21 @@ int int8_words(const knobs::Knobs& k) {
 }
 
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
-  if (int8_words(k) == 0 || rows < 16 || rows % 16) return false;
+  if (rows < 16 || rows % 16) return false;
+  // (every format but f32, lk_gemm_h: a checkpoint keeps in f32 what it wants exact, such as a mixture's router)
+  if (k.gemm_half) return k.numerics != knobs::Numerics::Precise && w.type != ggml::Type::F32;
+  if (int8_words(k) == 0) return false;
   // (a block format's GEMM reads the chunk's quantized copy: gemm_prequant)
   return w.type == ggml::Type::Q8_0 || (lk_is_block(int(w.type)) && k.gemm_prequant);
 }
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
-  if (k.gemm_prequant && on_tensor_cores(k, w, rows)) return true;
+  if ((k.gemm_prequant || k.gemm_half) && on_tensor_cores(k, w, rows)) return true;
   return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
 }
 
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k) {
+  if (kn.gemm_half && rows > 1) return size_t(rows) * k / 2;  // (f16 values)
   return size_t(int8_words(kn)) * size_t(rows) * k * 9 / 32;  // a byte a value and 4 bytes a 32-block
 }
 
@@ -522,7 +530,7 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     Form f;
     f.rows = r;
     build_form(p, f);
-    if (k.gemm_prequant || k.gemv_prequant) prequantize(p, f);
+    if (k.gemm_prequant || k.gemv_prequant || k.gemm_half) prequantize(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);

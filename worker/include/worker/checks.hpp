@@ -52,7 +52,7 @@ struct Tolerance {
   double tie = 0;
 };
 Tolerance tolerance(const std::string& numerics);
-// A configuration's: its numerics', widened by its key/value cache type's bound (knobs::kv_cache_bound).
+// A configuration's: its numerics', widened by its knobs' roundings (knobs::rounding_bound: the cache, gemm_half).
 Tolerance tolerance(const knobs::Knobs& k);
 
 // Reads a little-endian f32 logits file.

@@ -1,0 +1,173 @@
+// gemm_half: a chunk's GEMMs on the tensor cores in f16, for any weight format. The activations are rounded to f16
+// once (lk_half_rows, into a copy every GEMM of them reads); each weight's value is the dequant numerics' (the format's
+// expand, in f32) rounded to f16 as it is unpacked into a tile in shared memory; mma.m16n8k16 sums the products in
+// f32. No scale touches the sums after the mma (the int8 GEMMs' per-32-block epilogue bounds them), and a weight
+// tile's unpacking is shared by the block's activation rows. Measured alone on the H200 (bench/gemm_bench.cu,
+// bench/NOTES.md session 13): the fused gate/up GEMM of the 8B at 225-232 TFLOPS against the int8 tiled GEMM's 128-157;
+// a block's time is then its instructions' (the unpacking, 7% of them mma), so narrow matrices with few blocks are
+// slower than the int8 ones.
+//
+// lk_gemm_h<W, GLU, BN>: a block of LK_GH_WARPS warps takes LK_GH_ROWS weight rows (GLU: half of them gate rows, the
+// same output rows' up rows the other half) by BN activation rows, LK_GH_K of k a stage:
+// - the weights: each thread loads one 32-group of a stage (F::load, its format's units) into registers two stages
+//   ahead, and expands it into 32 f16 in the other tile while the warps multiply this stage's (two tiles);
+// - the activations: LK_GH_STAGES stages of f16 rows by cp.async;
+// - the warps: 2 across the weight rows (64 rows each, under GLU 32 of each matrix) by 4 across the activation rows
+//   (BN / 4 each); the fragments by ldmatrix (the weights as A, the activations as B).
+// Each output is the f32 sum over k in 16-element steps, in order; with the bias, and under GLU silu(gate) times up.
+// The shape and the shared memory are kernels/shapes.cuh's (lk_gemm_h_smem).
+
+// The activations rounded to f16: n values (a multiple of 8), 8 a thread.
+__global__ void __launch_bounds__(256) lk_half_rows(const lk_act* __restrict__ x, __half* __restrict__ y, int n) {
+  lk_pdl_entry();
+  const size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8;
+  if (i >= (size_t)n) return;
+  const float4 a = *reinterpret_cast<const float4*>(x + i), b = *reinterpret_cast<const float4*>(x + i + 4);
+  const __half2 h[4] = {__floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w), __floats2half2_rn(b.x, b.y),
+                        __floats2half2_rn(b.z, b.w)};
+  *reinterpret_cast<int4*>(y + i) = *reinterpret_cast<const int4*>(h);
+}
+
+#if LK_WITH_GEMM_HALF
+
+// d += a b for one m16n8k16 tile of f16: a 16x16 (row-major fragments), b 16x8 (column-major), d f32.
+LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <class W, bool GLU, int BN>
+__global__ void __launch_bounds__(LK_GH_WARPS * 32, LK_GH_BLOCKS)
+    lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
+              int n, int rows) {
+  using F = lk_fmt<W>;
+  constexpr int U = 32 / F::E;                // a 32-group's units
+  constexpr int BO = lk_gemm_h_outputs(GLU);  // output rows a block
+  constexpr int NT = BN / 32;                 // 8-row activation tiles a warp (4 warps across BN)
+  constexpr int GROUPS = LK_GH_K / 32;        // 32-groups a stage
+  constexpr int WT = LK_GH_ROWS * LK_GH_ROW;  // a weight tile's bytes
+  constexpr int AT = BN * LK_GH_ROW;          // an activation stage's bytes
+  static_assert(LK_GH_WARPS == 8 && LK_GH_ROWS == 128 && GROUPS == 2, "the warps' and threads' layout below");
+  static_assert(LK_GH_ROWS * GROUPS == LK_GH_WARPS * 32, "a thread unpacks one 32-group a stage");
+  static_assert(NT >= 2 && NT % 2 == 0, "a warp takes its activation tiles in pairs (one ldmatrix a pair)");
+  static_assert(lk_gemm_h_smem(BN) == 2 * WT + LK_GH_STAGES * AT, "the shared memory as shapes.cuh counts it");
+  extern __shared__ __align__(16) unsigned char lk_smem[];
+  const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
+  const int wm = warp >> 2, wn = warp & 3;
+  const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
+  const int kb = k / 32, kstages = (kb + GROUPS - 1) / GROUPS;
+  unsigned char* const acts = lk_smem + 2 * WT;
+
+  // The thread's 32-group: tile row `row` (under GLU the first BO gate rows, then the same outputs' up rows), group gi
+  // of each stage.
+  const int row = tid / GROUPS, gi = tid % GROUPS;
+  const W w = lk_pick(GLU && row >= BO, wg, wu);
+  const size_t wrow = (size_t)min(out0 + row % BO, n - 1);
+  typename F::Raw raw[U];
+  auto fetch = [&](int kt) {
+    const int b = min(kt * GROUPS + gi, kb - 1);
+#pragma unroll
+    for (int u = 0; u < U; ++u) raw[u] = F::load(w, wrow, k, b * U + u);
+  };
+  // ... expanded into tile `wt` as f16, the group's 32 elements in order (zeros past k).
+  auto unpack = [&](int kt, unsigned char* wt) {
+    const bool in = kt * GROUPS + gi < kb;
+    __half2 h[16];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float v[F::E];
+      F::expand(raw[u], v);
+#pragma unroll
+      for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
+    }
+    int4* dst = reinterpret_cast<int4*>(wt + row * LK_GH_ROW + gi * 64);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) dst[q] = reinterpret_cast<const int4*>(h)[q];
+  };
+  // The activations of stage kt into slot `slot`: BN rows of LK_GH_K f16, 8 16-byte pieces a row, a thread the same
+  // piece of rows r0, r0 + 32, ..; zeros past the rows or k.
+  const int r0 = tid >> 3, piece = tid & 7;
+  const __half* const xrow = xh + (size_t)(act0 + r0) * k + piece * 8;
+  auto load_acts = [&](int slot, int kt) {
+    unsigned char* s = acts + slot * AT + r0 * LK_GH_ROW + piece * 16;
+    const int col = kt * LK_GH_K + piece * 8;
+#pragma unroll
+    for (int i = 0; i < BN / 32; ++i) {
+      const bool ok = act0 + r0 + 32 * i < rows && col < k;
+      lk_cp16(s + 32 * i * LK_GH_ROW, ok ? xrow + (size_t)32 * i * k + kt * LK_GH_K : xh, ok);
+    }
+  };
+
+  // The warp's A tiles: under GLU two of gate rows then the same rows of up, else four of its 64 rows.
+  int arow[4];
+#pragma unroll
+  for (int mt = 0; mt < 4; ++mt) arow[mt] = GLU ? (mt >> 1) * BO + wm * 32 + (mt & 1) * 16 : wm * 64 + mt * 16;
+  // Stage kt's products: tile wt (its weights) against activation slot kt % LK_GH_STAGES.
+  float acc[4][NT][4] = {};
+  auto multiply = [&](int kt, const unsigned char* wt) {
+    const unsigned char* sb = acts + (kt % LK_GH_STAGES) * AT;
+    const int steps = min(LK_GH_K, k - kt * LK_GH_K) / 16;
+#pragma unroll
+    for (int kk = 0; kk < LK_GH_K / 16; ++kk) {
+      if (kk >= steps) break;
+      int af[4][4], bf[NT][2];
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt)
+        lk_ldmatrix4(af[mt],
+                     wt + (arow[mt] + (lane & 7) + 8 * ((lane >> 3) & 1)) * LK_GH_ROW + kk * 32 + 16 * (lane >> 4));
+#pragma unroll
+      for (int q = 0; q < NT / 2; ++q) {
+        int r[4];
+        lk_ldmatrix4(r, sb + (wn * NT * 8 + q * 16 + (lane & 7) + 8 * (lane >> 4)) * LK_GH_ROW + kk * 32 +
+                            16 * ((lane >> 3) & 1));
+        bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mt = 0; mt < 4; ++mt)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) lk_mma_f16(acc[mt][j], af[mt], bf[j][0], bf[j][1]);
+    }
+  };
+
+  // The pipeline: stage kt multiplies while stage kt + 1's weights are unpacked (the other tile; their loads were
+  // issued a stage before) and stage kt + 2's are loaded, the activations LK_GH_STAGES - 1 stages ahead. One barrier
+  // a stage: after it the next tile is whole, and the tile and activation slot just read are free.
+  fetch(0);  // (the weights do not depend on the launch before: read before its wait)
+  lk_pdl_entry();
+#pragma unroll
+  for (int s = 0; s < LK_GH_STAGES; ++s) {
+    if (s < kstages) load_acts(s, s);
+    lk_cp_commit();
+  }
+  unpack(0, lk_smem);
+  if (kstages > 1) fetch(1);
+  lk_cp_wait<LK_GH_STAGES - 1>();
+  __syncthreads();
+  for (int kt = 0; kt < kstages; ++kt) {
+    multiply(kt, lk_smem + (kt & 1) * WT);
+    if (kt + 1 < kstages) unpack(kt + 1, lk_smem + ((kt + 1) & 1) * WT);
+    if (kt + 2 < kstages) fetch(kt + 2);
+    lk_cp_wait<LK_GH_STAGES - 2>();  // stage kt + 1's activations have landed
+    __syncthreads();
+    if (kt + LK_GH_STAGES < kstages) load_acts(kt % LK_GH_STAGES, kt + LK_GH_STAGES);
+    lk_cp_commit();
+  }
+  // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j.
+#pragma unroll
+  for (int mt = 0; mt < (GLU ? 2 : 4); ++mt)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int o = out0 + (GLU ? wm * 32 + mt * 16 : arow[mt]) + g + (e >= 2 ? 8 : 0);
+        const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
+        if (o >= n || r >= rows) continue;
+        float v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
+        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[mt + 2][j][e];
+        y[(size_t)r * n + o] = v;
+      }
+}
+
+#endif  // LK_WITH_GEMM_HALF
