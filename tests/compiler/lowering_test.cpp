@@ -240,6 +240,66 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 3}})), "");
 }
 
+// gpt-oss's attention as kernel arguments (tiny-gpt-oss: a sliding window of 128 on layer 0, none on layer 1): every
+// attention kernel takes the sinks (parameter 6: the layer's sinks vector where it normalizes the output, null where
+// splits leave that to the fold, whose parameter 2 they are then) and the layer's window (parameter 7); the o
+// projection takes its bias, plain (parameter 2 of lk_gemv) and with the norm folded in (of lk_gemv_norm). A model
+// without them (tiny-qwen3) passes null and 0.
+TEST(Lowering, GptOssAttentionTakesItsSinksWindowAndOutputBias) {
+  test::TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-gpt-oss", .seed = 5}, dir / "gpt-oss.gguf");
+  const gguf::File file = gguf::File::open(dir / "gpt-oss.gguf");
+  const model::Model m = model::recognize(file);
+  ASSERT_TRUE(m.layer[0].sliding && !m.layer[1].sliding);
+  auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
+  auto vector_arg = [](const Arg& a) {
+    EXPECT_EQ(a.kind, Arg::Kind::Pointer);
+    return a.place.space == Place::Space::Vector ? a.place.name : std::string("null");
+  };
+  struct Path {
+    json knobs;
+    int rows;
+    std::string kernel;
+  };
+  const Path paths[] = {
+      {{{"attn_splits", 1}}, 1, "lk_attention"},
+      {{{"attn_splits", 1}, {"attn_lanes", true}}, 1, "lk_attention_lanes"},
+      {{{"attn_splits", 1}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 64}}, 64, "lk_attention_mma"},
+      {{{"attn_splits", 1}, {"kv_cache", "f16"}, {"attn_mma", 2}}, 1, "lk_attention_mma"},
+  };
+  for (const Path& path : paths)
+    for (int l : {0, 1}) {
+      const Schedule p = of(path.knobs);
+      const std::string t = "l" + std::to_string(l) + "_";
+      const auto calls = lower(p, form_of(p, path.rows), launch_of(p, path.rows, "attention", t + "a"));
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_EQ(calls[0].kernel, path.kernel) << path.knobs.dump();
+      EXPECT_EQ(vector_arg(calls[0].params[6]), "v_blk_" + std::to_string(l) + "_attn_sinks") << path.knobs.dump();
+      ASSERT_EQ(calls[0].params[7].kind, Arg::Kind::Int);
+      EXPECT_EQ(calls[0].params[7].i, l == 0 ? 128 : 0) << path.knobs.dump();
+    }
+  const Schedule split = of({{"attn_splits", 4}});
+  const auto attention = lower(split, form_of(split, 1), launch_of(split, 1, "attention", "l0_part"));
+  EXPECT_EQ(vector_arg(attention[0].params[6]), "null");
+  EXPECT_EQ(attention[0].params[7].i, 128);
+  const auto fold = lower(split, form_of(split, 1), launch_of(split, 1, "attention_fold", "l0_a"));
+  ASSERT_EQ(fold[0].kernel, "lk_attention_fold");
+  EXPECT_EQ(vector_arg(fold[0].params[2]), "v_blk_0_attn_sinks");
+  const auto o = lower(split, form_of(split, 1), launch_of(split, 1, "gemv", "l1_o"));
+  ASSERT_EQ(o[0].kernel, "lk_gemv");
+  EXPECT_EQ(vector_arg(o[0].params[2]), "v_blk_1_attn_output_bias");
+  const Schedule fused = of({{"fuse_norm", true}});
+  const auto norm = lower(fused, form_of(fused, 1), launch_of(fused, 1, "gemv_norm", "l0_h2"));
+  ASSERT_EQ(norm[0].kernel, "lk_gemv_norm");
+  EXPECT_EQ(vector_arg(norm[0].params[2]), "v_blk_0_attn_output_bias");
+  const Schedule plain = schedule_of({{"attn_splits", 4}});
+  const auto dense = lower(plain, form_of(plain, 1), launch_of(plain, 1, "attention", "l0_part"));
+  EXPECT_EQ(vector_arg(dense[0].params[6]), "null");
+  EXPECT_EQ(dense[0].params[7].i, 0);
+  const auto dense_fold = lower(plain, form_of(plain, 1), launch_of(plain, 1, "attention_fold", "l0_a"));
+  EXPECT_EQ(vector_arg(dense_fold[0].params[2]), "null");
+}
+
 // An image's records, read back.
 struct Records {
   std::map<std::string, std::string> header;
