@@ -208,7 +208,7 @@ TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
 // A mixture's forms too: every buffer (the expert ids, the groups, the gathered rows) written before it is read, the
 // arena packed by liveness; the shared expert's GLU beside the route under side streams (qwen2moe).
 TEST(Schedule, AMixturesBuffersAreWrittenFirstAndPackedByLiveness) {
-  for (const char* preset : {"tiny-moe", "tiny-qwen2moe"}) {
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
     Loaded l = load(preset);
     for (const json& k :
          {json{{"max_chunk", 64}}, json{{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}},
