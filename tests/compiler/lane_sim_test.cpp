@@ -353,8 +353,11 @@ const json kGptOssKnobSets[] = {
     json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 16}, {"attn_splits", 4}},
     json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 4}, {"attn_splits", 1}},
     json{{"numerics", "int8x2"}, {"kv_cache", "bf16"}, {"attn_mma", 2}, {"max_chunk", 64}, {"attn_splits", 2}},
-    json{
-        {"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 16}, {"fuse_norm", true}, {"side_streams", true}},
+    json{{"numerics", "int8x2"},
+         {"gemm_prequant", true},
+         {"max_chunk", 16},
+         {"fuse_norm", true},
+         {"side_streams", true}},
 };
 
 // The bound of set `set` of kGptOssKnobSets: the numerics' and cache's (0), but for the tensor cores' attention over an
