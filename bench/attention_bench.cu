@@ -92,20 +92,20 @@ int main() {
   const float scale2 = float(1.4426950408889634 * scale);
 
   auto fold = [&](int rows, int splits, float* out) {
-    if (splits > 1) lk_attention_fold<<<dim3(HQ, rows), 128>>>(s.part, out, HQ, HD, splits);
+    if (splits > 1) lk_attention_fold<<<dim3(HQ, rows), 128>>>(s.part, out, nullptr, HQ, HD, splits);
   };
   auto warp_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_smem(4, G, 4);
     lk_attention<G, 4, 4><<<dim3(HK, splits, rows), 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                               splits > 1 ? s.part : nullptr, HQ, HD, HD, CTX, scale,
-                                                               splits, G);
+                                                               splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
+                                                               CTX, scale, splits, G);
     fold(rows, splits, out);
   };
   auto lanes_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_lanes_smem(4, G, 4, HD);
-    lk_attention_lanes<G, 4>
-        <<<dim3(HK, splits, rows), 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                              splits > 1 ? s.part : nullptr, HQ, HD, HD, CTX, scale, splits, G);
+    lk_attention_lanes<G, 4><<<dim3(HK, splits, rows), 128, sm>>>(
+        s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out, splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
+        CTX, scale, splits, G);
     fold(rows, splits, out);
   };
   auto mma_kernel = [&](int l, int rows, int splits, float* out) {
@@ -115,12 +115,12 @@ int main() {
     const size_t sm = lk_attention_mma_smem(HD, HD, step);
     if (step)
       lk_attention_mma<HD, HD, true><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                        splits > 1 ? s.part : nullptr, rows, HQ, CTX, scale2, splits,
-                                                        G);
+                                                        splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
+                                                        scale2, splits, G);
     else
       lk_attention_mma<HD, HD, false><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                         splits > 1 ? s.part : nullptr, rows, HQ, CTX, scale2, splits,
-                                                         G);
+                                                         splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
+                                                         scale2, splits, G);
     fold(rows, splits, out);
   };
   CK(cudaFuncSetAttribute(lk_attention_mma<HD, HD, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,

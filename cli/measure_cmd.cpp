@@ -155,7 +155,6 @@ const bool registered = lt::cli::add_command(
            throw lt::Error("--workload takes <prompt tokens>,<generated>, not " + a->workload);
          auto file = lt::gguf::File::open(a->file);
          auto model = lt::model::recognize(file);
-         lt::model::check_lane_supports(model);
          lt::worker::CudaOptions o;
          if (a->prepare_only) {
            o.gpu.kind = "prepare";

@@ -3,19 +3,30 @@
 // A block takes one key/value head, one row, one split of the row's positions, and G of the `group` query heads the
 // key/value head serves (G = group: grouped-query attention reads each cached row once for the group; fewer: more
 // blocks, each reading the head's rows). Row r of a step sits at
-// position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length. In
+// position *pos + r and attends to positions [0, *pos + r]: the causal mask of a chunk is the row's length; on a
+// sliding layer (window > 0) to its last `window` of them only (lk_window_first), the splits spread over those. With
+// `sinks` (gpt-oss: a logit per query head, null for none) each head's sink joins the softmax's denominator, once,
+// where the row's output is normalized: the block's merge with one split, else the fold (lk_attention_out). In
 // lk_attention a warp walks every fourth position with an online softmax, its lanes over the head's width; in
 // lk_attention_lanes (attn_lanes) a warp takes 32 positions at once, a lane a position for the scores and a lane a
 // dimension for the values. Either way the block's warps merge in shared memory (lk_attention_merge). With one split
 // the block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold
 // merges. The caches are lk_kv (kernels/kv.cuh).
 
+// A query head's output value from its softmax's max m, sum l and weighted value v: v / l, or with `sinks` its head's
+// sink logit s joining the sum, v e^(m - t) / (l e^(m - t) + e^(s - t)) with t the larger of m and s.
+LK_DEVICE lk_acc lk_attention_out(lk_acc m, lk_acc l, lk_acc v, const float* __restrict__ sinks, int head) {
+  if (!sinks) return v / l;
+  const lk_acc s = (lk_acc)sinks[head], top = max(m, s), f = exp(m - top);
+  return v * f / (l * f + exp(s - top));
+}
+
 // The block's warps' partials merged: each warp's running max m, sum l and weighted values acc of its G heads, into
 // the output (one split) or the split's partial. `sm` is lk_attention_smem(sizeof(lk_acc), G, VPER) bytes.
 template <int G, int VPER>
-LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], const lk_acc (&acc)[G][VPER],
-                                  lk_acc* sm, lk_act* __restrict__ out, lk_acc* __restrict__ part, int head0, int r,
-                                  int s, int hq, int vd, int splits) {
+LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], const lk_acc (&acc)[G][VPER], lk_acc* sm,
+                                  lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks,
+                                  int head0, int r, int s, int hq, int vd, int splits) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   lk_acc* sl = sm + LK_ATTN_WARPS * G;
   lk_acc* sa = sl + LK_ATTN_WARPS * G;
@@ -42,7 +53,7 @@ LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], co
       }
     const int head = head0 + g;
     if (splits == 1) {
-      out[((size_t)r * hq + head) * vd + d] = (lk_act)(val / sum);
+      out[((size_t)r * hq + head) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, head);
     } else {
       lk_acc* pp = part + (((size_t)r * hq + head) * splits + s) * (vd + 2);
       if (d == 0) {
@@ -55,17 +66,18 @@ LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], co
 }
 
 template <int G, int PER, int VPER>
-__global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc,
-                                                    const lk_kv* __restrict__ vc, const int* __restrict__ pos,
-                                                    lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq,
-                                                    int hd, int vd, int ctx, double scale, int splits, int group) {
+__global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
+    lk_attention(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
+                 const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
+                 const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale, int splits,
+                 int group) {
   lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
   const int head0 = kvh * group + blockIdx.x % (group / G) * G;  // the block's first query head
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
-  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  const int len = *pos + r + 1, first = lk_window_first(len, window), chunk = (len - first + splits - 1) / splits;
+  const int t0 = first + s * chunk, t1 = min(len, t0 + chunk);
   lk_acc qv[G][PER];
 #pragma unroll
   for (int g = 0; g < G; ++g)
@@ -105,7 +117,8 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act*
       m[g] = mn;
     }
   }
-  lk_attention_merge<G, VPER>(m, l, acc, reinterpret_cast<lk_acc*>(lk_smem), out, part, head0, r, s, hq, vd, splits);
+  lk_attention_merge<G, VPER>(m, l, acc, reinterpret_cast<lk_acc*>(lk_smem), out, part, sinks, head0, r, s, hq, vd,
+                              splits);
 }
 
 // A lane a position: each warp scores 32 positions at once (a lane its position's key against the G queries staged in
@@ -115,15 +128,16 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32) lk_attention(const lk_act*
 template <int G, int VPER>
 __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
     lk_attention_lanes(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
-                       const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part, int hq, int hd,
-                       int vd, int ctx, double scale, int splits, int group) {
+                       const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
+                       const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale,
+                       int splits, int group) {
   lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
   const int head0 = kvh * group + blockIdx.x % (group / G) * G;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int len = *pos + r + 1, chunk = (len + splits - 1) / splits;
-  const int t0 = s * chunk, t1 = min(len, t0 + chunk);
+  const int len = *pos + r + 1, first = lk_window_first(len, window), chunk = (len - first + splits - 1) / splits;
+  const int t0 = first + s * chunk, t1 = min(len, t0 + chunk);
   lk_acc* merge = reinterpret_cast<lk_acc*>(lk_smem);
   lk_acc* qs = merge + lk_attention_smem(1, G, VPER);  // [G][hd], scaled (after the merge's partials)
   for (int i = threadIdx.x; i < G * hd; i += blockDim.x)
@@ -179,16 +193,16 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
       }
     }
   }
-  lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, head0, r, s, hq, vd, splits);
+  lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, sinks, head0, r, s, hq, vd, splits);
 }
 
 // The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER), and
 // lk_attention_lanes<G, VPER>'s lk_attention_lanes_smem(sizeof(lk_acc), G, VPER, hd) (kernels/shapes.cuh), which the
 // compiler's lowering launches them with.
 
-// Merges the splits' partials of each (row, query head): a block a pair, a thread a value.
-__global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out, int hq, int vd,
-                                  int splits) {
+// Merges the splits' partials of each (row, query head), its sink joining the sum: a block a pair, a thread a value.
+__global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out,
+                                  const float* __restrict__ sinks, int hq, int vd, int splits) {
   lk_pdl_entry();
   const int h = blockIdx.x, r = blockIdx.y;
   const lk_acc* pp = part + ((size_t)r * hq + h) * splits * (vd + 2);
@@ -203,6 +217,6 @@ __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __res
       sum += pp[s * (vd + 2) + 1] * f;
       val += pp[s * (vd + 2) + 2 + d] * f;
     }
-    out[((size_t)r * hq + h) * vd + d] = (lk_act)(val / sum);
+    out[((size_t)r * hq + h) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, h);
   }
 }

@@ -12,8 +12,11 @@
 // - an online softmax over them in f32, in base 2 (the scale carries log2 e);
 // - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
 //   as B by ldmatrix.trans).
-// Row i attends to positions [0, *pos + i / G]. A split is a splits-th of the chunk's longest row's positions; its
-// partials (max, sum, weighted values; the max in base e) are lk_attention's, which lk_attention_fold merges. The
+// Row i attends to positions [0, *pos + i / G], or on a sliding layer (window > 0) to the last `window` of them
+// (lk_window_first). A split is a splits-th of the positions from the chunk's first row's first to its longest row's
+// last; a block starts at its own first row's first position (the tiles of positions none of its rows sees are not
+// read). Its partials (max, sum, weighted values; the max in base e) are lk_attention's, which lk_attention_fold
+// merges; with one split each row's sink (`sinks`, null for none) joins its sum as lk_attention_out adds it. The
 // shape and shared memory are kernels/shapes.cuh's (lk_attention_mma_smem).
 
 #if LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)
@@ -47,12 +50,13 @@ LK_DEVICE int lk_pack_kv(float a, float b, float& ra, float& rb) {
 }
 
 // The output of a query row (`rh`: its row and head, r hq + head) from its max (base 2), sum and weighted values: the
-// values over the sum, or with splits the split's partial (max in base e, as lk_attention_fold reads it).
+// values over the sum (with the head's sink), or with splits the split's partial (max in base e, as lk_attention_fold
+// reads it).
 template <int VD>
-LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, size_t rh, int s, int splits, float m,
-                         float l, int d, float v) {
+LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks,
+                         size_t rh, int head, int s, int splits, float m, float l, int d, float v) {
   if (splits == 1) {
-    out[rh * VD + d] = (lk_act)(v / l);
+    out[rh * VD + d] = (lk_act)lk_attention_out(m * 0.69314718f, l, v, sinks, head);
     return;
   }
   lk_acc* pp = part + (rh * splits + s) * (VD + 2);
@@ -66,8 +70,9 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, si
 template <int HD, int VD, bool STEP>
 __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_attention_mma(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
-                     const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part, int rows, int hq,
-                     int ctx, float scale2, int splits, int group) {
+                     const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
+                     const float* __restrict__ sinks, int window, int rows, int hq, int ctx, float scale2, int splits,
+                     int group) {
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
@@ -83,8 +88,10 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp * NK : 0;  // the warp's first query row and position
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
-  const int longest = p0 + rows, chunk = (longest + splits - 1) / splits;
-  const int t0 = s * chunk, t1 = min(min(longest, t0 + chunk), p0 + last / group + 1);
+  const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
+  const int chunk = (longest - first + splits - 1) / splits, split0 = first + s * chunk;
+  const int t0 = max(split0, lk_window_first(p0 + i0 / group + 1, window));
+  const int t1 = min(min(longest, split0 + chunk), p0 + last / group + 1);
   const int tiles = t1 > t0 ? (t1 - t0 + LK_AM_KEYS - 1) / LK_AM_KEYS : 0;
 
   // Tile `tile` of the split's keys and values into stage `buf`; positions past t1 as zeros (never weighed).
@@ -127,12 +134,14 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
   for (int kk = 0; kk < HD / 16; ++kk) lk_ldmatrix4(qf[kk], qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
 
-  // The thread's two rows (g and g + 8 of the warp's 16): where their positions end in this split.
-  int limit[2];
+  // The thread's two rows (g and g + 8 of the warp's 16): where their positions start (from) and how many of them
+  // this split has from there (span: 0 for a row past the chunk's).
+  int from[2], span[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const int row = i0 + rw + g + 8 * h;
-    limit[h] = row < total ? min(t1, p0 + row / group + 1) : 0;
+    const int row = i0 + rw + g + 8 * h, len = p0 + row / group + 1;
+    from[h] = lk_window_first(len, window);
+    span[h] = row < total ? max(0, min(t1, len) - from[h]) : 0;
   }
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
   float o[VD / 8][4];
@@ -162,7 +171,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         lk_mma_kv(sc[2 * np], qf[kk], b[0], b[1]);
         lk_mma_kv(sc[2 * np + 1], qf[kk], b[2], b[3]);
       }
-    // The causal mask, the scale, each row's max over the tile (a row's 4 threads meet by shuffles).
+    // The causal (and sliding) mask, the scale, each row's max over the tile (a row's 4 threads meet by shuffles).
     const int tb = t0 + tile * LK_AM_KEYS + kw;
     float mx[2] = {-INFINITY, -INFINITY};
 #pragma unroll
@@ -170,7 +179,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int h = e >> 1, p = tb + 8 * j + 2 * t + (e & 1);
-        sc[j][e] = p < limit[h] ? sc[j][e] * scale2 : -INFINITY;
+        sc[j][e] = (unsigned)(p - from[h]) < (unsigned)span[h] ? sc[j][e] * scale2 : -INFINITY;
         mx[h] = fmaxf(mx[h], sc[j][e]);
       }
     float corr[2];
@@ -225,12 +234,13 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     for (int h = 0; h < 2; ++h) {
       const int row = i0 + rw + g + 8 * h;
       if (row >= total) continue;
-      const size_t rh = (size_t)(row / group) * hq + kvh * group + row % group;
+      const int head = kvh * group + row % group;
+      const size_t rh = (size_t)(row / group) * hq + head;
 #pragma unroll
       for (int n = 0; n < VD / 8; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-          lk_am_put<VD>(out, part, rh, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
+          lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
   } else {
     // The warps' partials of the same 16 rows, merged in shared memory (past every warp's reads of it).
@@ -267,7 +277,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         sum += sl[w * 16 + r] * f;
         val += so[(w * 16 + r) * VD + d] * f;
       }
-      lk_am_put<VD>(out, part, (size_t)(row / group) * hq + kvh * group + row % group, s, splits, mx, sum, d, val);
+      const int head = kvh * group + row % group;
+      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, splits, mx, sum, d, val);
     }
   }
 }

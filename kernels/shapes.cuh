@@ -10,6 +10,13 @@
 #define LK_SHAPE constexpr
 #endif
 
+// The first position a query row of `len` positions (its own the last, len - 1) attends to: 0, or on a sliding layer
+// (window > 0) the first of its last `window` (llama.cpp's LLAMA_SWA_TYPE_STANDARD: p attends p - window + 1 ... p).
+// Every attention kernel's splits start there, so a sliding layer's decode reads only its window's positions.
+LK_SHAPE int lk_window_first(int len, int window) {
+  return window > 0 && len > window ? len - window : 0;
+}
+
 // lk_attention: LK_ATTN_WARPS warps a block, each walking every LK_ATTN_WARPS-th position; the dynamic shared memory
 // holds the warps' partials, m and l [warps][G] then the values [warps][G][32 VPER], of `acc` bytes each (lk_acc).
 #define LK_ATTN_WARPS 4

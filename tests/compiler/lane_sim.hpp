@@ -326,7 +326,15 @@ class LaneSim {
         put_row(vc + (h * size_t(p_.ctx) + pos + r) * vd, act(f, o.v) + (r * m_.kv_heads + h) * vd, vd);
       }
   }
-  // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly.
+  // lk_attention_out: a head's output value from its softmax's max m, sum l and weighted value v, with the head's sink
+  // logit in the sum where the launch has sinks.
+  double attention_out(double m, double l, double v, const std::optional<std::string>& sinks, uint32_t head) const {
+    if (!sinks) return v / l;
+    const double s = vectors_.at(*sinks)[head], top = std::max(m, s), f = std::exp(m - top);
+    return v * f / (l * f + std::exp(s - top));
+  }
+  // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly; the
+  // splits spread over the row's window (lk_window_first).
   void exec(const lane::Form& f, const lane::Attention& a) {
     if (lane::mma_attention(p_.knobs, a.rows)) return exec_mma(f, a);
     const int pos = ints("pos")[0];
@@ -337,11 +345,12 @@ class LaneSim {
       for (uint32_t h = 0; h < m_.heads; ++h) {
         const uint32_t kvh = h / m_.group();
         const T* q = act(f, a.q) + (r * m_.heads + h) * hd;
-        const int len = pos + r + 1, chunk = (len + a.splits - 1) / a.splits;
+        const int len = pos + r + 1, first = lk_window_first(len, a.window);
+        const int chunk = (len - first + a.splits - 1) / a.splits;
         for (int s = 0; s < a.splits; ++s) {
           double mx = -std::numeric_limits<double>::infinity(), sum = 0;
           std::vector<double> val(vd, 0.0);
-          for (int t = s * chunk; t < std::min(len, (s + 1) * chunk); ++t) {
+          for (int t = first + s * chunk; t < std::min(len, first + (s + 1) * chunk); ++t) {
             double sc = 0;
             for (size_t i = 0; i < hd; ++i)
               sc += double(q[i]) / std::sqrt(double(hd)) * kc[(kvh * size_t(p_.ctx) + t) * hd + i];
@@ -352,7 +361,7 @@ class LaneSim {
           }
           if (!a.part) {
             T* out = act(f, a.out) + (r * m_.heads + h) * vd;
-            for (size_t i = 0; i < vd; ++i) out[i] = T(val[i] / sum);
+            for (size_t i = 0; i < vd; ++i) out[i] = T(attention_out(mx, sum, val[i], a.sinks, h));
           } else {
             T* pp = act(f, *a.part) + ((r * m_.heads + h) * a.splits + s) * (vd + 2);
             pp[0] = T(mx);
@@ -362,34 +371,43 @@ class LaneSim {
         }
       }
   }
-  // lk_attention_mma's arithmetic: the split over the chunk's longest row, the queries rounded to the cache's type,
-  // tiles of LK_AM_KEYS positions from the split's first, each warp's positions of a tile (all, or under STEP a
-  // quarter) weighed against its running max and rounded; under STEP the warps' partials merged at the end.
+  // lk_attention_mma's arithmetic: the split over the positions from the chunk's first row's first (its window's) to
+  // its longest row's last, started at the row's block's first row's first; the queries rounded to the cache's type,
+  // tiles of LK_AM_KEYS positions from the split's start, each warp's positions of a tile (all, or under STEP a
+  // quarter) weighed against its running max and rounded (a warp's positions that are all before the row's window
+  // leave it as it was); under STEP the warps' partials merged at the end.
   void exec_mma(const lane::Form& f, const lane::Attention& a) {
     const int pos = ints("pos")[0];
-    const size_t hd = m_.head_dim, vd = m_.value_dim;
+    const size_t hd = m_.head_dim, vd = m_.value_dim, group = m_.group();
     const T* kc = act(f, a.kc);
     const T* vc = act(f, a.vc);
-    const int ways = lane::mma_attention_step(m_, a.rows) ? LK_AM_WARPS : 1, nk = LK_AM_KEYS / ways;
-    const int longest = pos + a.rows, chunk = (longest + a.splits - 1) / a.splits;
+    const bool step = lane::mma_attention_step(m_, a.rows);
+    const int ways = step ? LK_AM_WARPS : 1, nk = LK_AM_KEYS / ways, block_rows = lk_attention_mma_rows(step);
+    const int longest = pos + a.rows, first = lk_window_first(pos + 1, a.window);
+    const int chunk = (longest - first + a.splits - 1) / a.splits;
     constexpr double none = -std::numeric_limits<double>::infinity();
     std::vector<double> q(hd), w(nk), mx(ways), sum(ways);
     std::vector<std::vector<double>> val(ways, std::vector<double>(vd));
     for (int r = 0; r < a.rows; ++r)
       for (uint32_t h = 0; h < m_.heads; ++h) {
         const uint32_t kvh = h / m_.group();
+        const size_t i0 = (r * group + h % group) / block_rows * block_rows;  // the row's block's first query row
+        const int block_first = lk_window_first(pos + int(i0 / group) + 1, a.window);
+        const int row_first = lk_window_first(pos + r + 1, a.window);
         for (size_t i = 0; i < hd; ++i) q[i] = round16(double(act(f, a.q)[(r * m_.heads + h) * hd + i]));
         for (int s = 0; s < a.splits; ++s) {
-          const int t0 = s * chunk, t1 = std::min(longest, t0 + chunk), end = std::min(t1, pos + r + 1);
+          const int split0 = first + s * chunk, t0 = std::max(split0, block_first);
+          const int end = std::min(std::min(longest, split0 + chunk), pos + r + 1);
           std::fill(mx.begin(), mx.end(), none);
           std::fill(sum.begin(), sum.end(), 0.0);
           for (auto& v : val) std::fill(v.begin(), v.end(), 0.0);
           for (int tb = t0; tb < end; tb += nk) {
-            const int way = (tb - t0) / nk % ways, n = std::min(nk, end - tb);
+            const int way = (tb - t0) / nk % ways, lo = std::max(tb, row_first), n = std::min(tb + nk, end) - lo;
+            if (n <= 0) continue;
             double tmax = mx[way];
             for (int j = 0; j < n; ++j) {
               double sc = 0;
-              for (size_t i = 0; i < hd; ++i) sc += q[i] * kc[(kvh * size_t(p_.ctx) + tb + j) * hd + i];
+              for (size_t i = 0; i < hd; ++i) sc += q[i] * kc[(kvh * size_t(p_.ctx) + lo + j) * hd + i];
               w[j] = sc / std::sqrt(double(hd));
               tmax = std::max(tmax, w[j]);
             }
@@ -399,7 +417,7 @@ class LaneSim {
             for (int j = 0; j < n; ++j) {
               const double e = round16(std::exp(w[j] - tmax));
               sum[way] += e;
-              for (size_t i = 0; i < vd; ++i) val[way][i] += e * vc[(kvh * size_t(p_.ctx) + tb + j) * vd + i];
+              for (size_t i = 0; i < vd; ++i) val[way][i] += e * vc[(kvh * size_t(p_.ctx) + lo + j) * vd + i];
             }
             mx[way] = tmax;
           }
@@ -414,7 +432,7 @@ class LaneSim {
           }
           if (!a.part) {
             T* out = act(f, a.out) + (r * m_.heads + h) * vd;
-            for (size_t i = 0; i < vd; ++i) out[i] = T(v[i] / l);
+            for (size_t i = 0; i < vd; ++i) out[i] = T(attention_out(top, l, v[i], a.sinks, h));
           } else {
             T* pp = act(f, *a.part) + ((r * m_.heads + h) * a.splits + s) * (vd + 2);
             pp[0] = T(top);
@@ -440,7 +458,7 @@ class LaneSim {
             sum += pp[s * (vd + 2) + 1] * std::exp(ms - mx);
             val += pp[s * (vd + 2) + 2 + i] * std::exp(ms - mx);
           }
-          out[i] = T(val / sum);
+          out[i] = T(attention_out(mx, sum, val, o.sinks, h));
         }
       }
   }

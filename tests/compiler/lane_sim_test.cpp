@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <random>
 
 #include "compiler/ggml_types.hpp"
@@ -127,22 +126,21 @@ double bound(knobs::Numerics n) {
   return 0;
 }
 
-// The CPU's model of the lane scheduled for `o`'s checkpoint under knobs `j` against the reference, over three prompts:
-// the same tokens (the int8 numerics: but for a near tie) and logits within the numerics' bound.
-// `adjust`, where set, changes the recognized model both run.
-void matches_the_reference(const synth::Options& o, const json& j,
-                           const std::function<void(model::Model&)>& adjust = nullptr) {
+// The CPU's model of the lane scheduled for `o`'s checkpoint under knobs `j` against the reference, over prompts of
+// `lengths` tokens: the same tokens (the int8 numerics: but for a near tie) and logits within the numerics' bound, or
+// within `wider` where that is set.
+void matches_the_reference(const synth::Options& o, const json& j, const std::vector<int>& lengths = {5, 23, 77},
+                           double wider = 0) {
   TempDir dir;
   synth::write(o, dir / "m.gguf");
   const char* preset = o.preset.c_str();
   const gguf::File file = gguf::File::open(dir / "m.gguf");
-  model::Model m = model::recognize(file);
-  if (adjust) adjust(m);
+  const model::Model m = model::recognize(file);
   const knobs::Knobs k = knobs::Knobs::from_json(j);
   const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90});
   reference::Reference ref(file, m, 2);
   std::mt19937 rng(11);
-  for (int len : {5, 23, 77}) {
+  for (int len : lengths) {
     std::vector<int32_t> prompt(len);
     for (auto& t : prompt) t = int32_t(rng() % m.vocab);
     const reference::Generation want = ref.generate(prompt, 4);
@@ -175,7 +173,7 @@ void matches_the_reference(const synth::Options& o, const json& j,
     const double err = rel_l2(std::vector<float>(got.logits.begin(), got.logits.begin() + n),
                               std::vector<float>(want.logits.begin(), want.logits.begin() + n));
     if (lossy) std::printf("%s: relative L2 %.3g over %zu rows\n", what.c_str(), err, rows);
-    EXPECT_LE(err, bound(k)) << what;
+    EXPECT_LE(err, wider > 0 ? wider : bound(k)) << what;
   }
 }
 
@@ -343,46 +341,90 @@ INSTANTIATE_TEST_SUITE_P(BlockFormats, MixtureFormatsOnCpu,
                          ::testing::Combine(::testing::Values("q4_0", "q4_k", "q5_k", "q6_k", "mxfp4", "iq4_xs"),
                                             ::testing::Values(1, 3, 5)));
 
-// gpt-oss's experts (the router's bias, the k largest logits' softmax, the experts' biases and clamped SwiGLU, in q8_0
-// and in MXFP4 as gpt-oss ships them) on tiny-gpt-oss with its attention made plain (no sinks, sliding windows, YaRN
-// or output bias: the lane does not run those yet) in both the lane and the reference.
-class GptOssExpertsOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+// gpt-oss (tiny-gpt-oss): its experts (the router's bias, the k largest logits' softmax, the experts' biases and
+// clamped SwiGLU) and its attention: each head's sink in the softmax's denominator, a sliding window of 128 positions
+// on the even layers, YaRN rope (the sidecar's tables) and the output projection's bias. The prompts run past the
+// window (200 tokens: chunks whose later rows and the decode steps see only their last 128 positions) through every
+// attention path: lk_attention whole and split (the sinks in the fold), fewer heads a block, lk_attention_lanes, and
+// lk_attention_mma in its chunk and STEP shapes, whole and split; the output bias in the plain projection, the folded
+// norm's (fuse_norm) and the tensor cores' (int8x2). (int8 flips an expert of the random router on a near tie, as on
+// the other mixtures' formats: another expert is another function, so the logits move past int8's bound.)
+const json kGptOssKnobSets[] = {
+    json{{"numerics", "precise"}},
+    json{{"numerics", "dequant"}},
+    json{{"numerics", "precise"}, {"max_chunk", 64}, {"attn_splits", 16}, {"fuse_qkv", true}, {"fuse_rope_kv", true}},
+    json{{"numerics", "dequant"}, {"max_chunk", 4}, {"attn_splits", 1}, {"fuse_norm", true}},
+    json{{"numerics", "int8x2"}, {"max_chunk", 64}, {"fuse_qkv", true}, {"fuse_norm", true}},
+    json{{"numerics", "int8x2"}, {"max_chunk", 16}, {"gemv_prequant", true}, {"attn_splits", 2}},
+    json{{"numerics", "precise"}, {"max_chunk", 16}, {"attn_heads", 1}, {"attn_splits", 1}, {"fuse_norm", true}},
+    // 7-8: a lane a position, split and whole.
+    json{{"numerics", "dequant"}, {"attn_lanes", true}, {"attn_splits", 4}, {"max_chunk", 16}},
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_lanes", true}, {"attn_splits", 1}, {"max_chunk", 64}},
+    // 9-12: the tensor cores: the chunks' (1), then the decode step's too (2; chunks of 4 rows take its STEP shape),
+    // whole (the kernel adds the sinks) and split (the fold does).
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 1}, {"max_chunk", 64}, {"attn_splits", 1}},
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 16}, {"attn_splits", 4}},
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 4}, {"attn_splits", 1}},
+    json{{"numerics", "int8x2"}, {"kv_cache", "bf16"}, {"attn_mma", 2}, {"max_chunk", 64}, {"attn_splits", 2}},
+    json{{"numerics", "int8x2"},
+         {"gemm_prequant", true},
+         {"max_chunk", 16},
+         {"fuse_norm", true},
+         {"side_streams", true}},
+};
 
-TEST_P(GptOssExpertsOnCpu, MatchTheReference) {
-  auto [type, set] = GetParam();
-  matches_the_reference(synth::Options{.preset = "tiny-gpt-oss", .type = *ggml::parse_type(type), .seed = 5},
-                        kMixtureKnobSets[set], [](model::Model& m) {
-                          m.scaling = model::RopeScaling{};
-                          for (model::Layer& l : m.layer) {
-                            l.sinks = l.bo = nullptr;
-                            l.sliding = false;
-                          }
-                        });
+// The bound of set `set` of kGptOssKnobSets: the numerics' and cache's (0), but for the tensor cores' attention over an
+// f16 cache in the decode step (sets 10 and 11). tiny-gpt-oss's f16 cache alone takes its logits to 0.8e-3 of the
+// cache's 1e-3 on the 77-token prompt (lk_attention_lanes, set 8), and lk_attention_mma's STEP shape, rounding the
+// queries and weights to f16 too, to 1.03e-3 and 1.10e-3. YaRN's attention factor (1.35, squared into every logit)
+// doubles them: with plain rope the same sets measure 0.42e-3 to 0.45e-3 (the sinks change them by under 0.05e-3).
+// Those two are held to 1.2e-3; bench/calls/s13_gptoss.sh shows the GPU's verdict at the worker's 1e-3.
+double gpt_oss_bound(int set) {
+  return set == 10 || set == 11 ? 1.2e-3 : 0;
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, GptOssExpertsOnCpu,
-                         ::testing::Combine(::testing::Values("q8_0", "mxfp4"), ::testing::Values(0, 1, 3, 5, 6)));
+class GptOssOnCpu : public ::testing::TestWithParam<int> {};
+
+TEST_P(GptOssOnCpu, MatchesTheReference) {
+  matches_the_reference(synth::Options{.preset = "tiny-gpt-oss", .seed = 5}, kGptOssKnobSets[GetParam()], {5, 77, 200},
+                        gpt_oss_bound(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(KnobSets, GptOssOnCpu, ::testing::Range(0, int(std::size(kGptOssKnobSets))));
+
+// gpt-oss's experts in MXFP4, as gpt-oss ships them, under the numerics and the tensor cores' attention.
+class GptOssMxfp4OnCpu : public ::testing::TestWithParam<int> {};
+
+TEST_P(GptOssMxfp4OnCpu, MatchesTheReference) {
+  matches_the_reference(synth::Options{.preset = "tiny-gpt-oss", .type = ggml::Type::MXFP4, .seed = 5},
+                        kGptOssKnobSets[GetParam()], {5, 200}, gpt_oss_bound(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(KnobSets, GptOssMxfp4OnCpu, ::testing::Values(1, 3, 5, 10));
 
 // A mixture's rows are routed each on its own and each row's expert sums are its own in the grouped slabs (the decode
-// step's numbers), so chunks do not change a row's numbers: the logits of 40 prompt tokens prefilled one at a time, in
-// chunks of 4 and in chunks of 16 are the same bits.
+// step's numbers), and a row's attention covers its own positions (on gpt-oss's sliding layers its own window's, from
+// its own first), so chunks do not change a row's numbers: the logits of 40 prompt tokens (gpt-oss: 150, past its
+// window of 128) prefilled one at a time, in chunks of 4 and in chunks of 16 are the same bits.
 TEST(MixtureOnCpu, ChunksDoNotChangeTheNumbers) {
-  TempDir dir;
-  synth::write(synth::Options{.preset = "tiny-qwen2moe", .seed = 5}, dir / "m.gguf");
-  const gguf::File file = gguf::File::open(dir / "m.gguf");
-  const model::Model m = model::recognize(file);
-  std::vector<int32_t> prompt(40);
-  std::mt19937 rng(9);
-  for (auto& t : prompt) t = int32_t(rng() % m.vocab);
-  std::vector<reference::Generation> runs;
-  for (int chunk : {1, 4, 16}) {
-    const json j = {{"numerics", "dequant"}, {"max_chunk", chunk}, {"attn_splits", 1}};
-    const lane::Schedule p = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
-    runs.push_back(LaneSim<float>(file, p).generate(prompt, 3));
+  for (const auto& [preset, length] : {std::pair{"tiny-qwen2moe", 40}, {"tiny-gpt-oss", 150}}) {
+    TempDir dir;
+    synth::write(synth::Options{.preset = preset, .seed = 5}, dir / "m.gguf");
+    const gguf::File file = gguf::File::open(dir / "m.gguf");
+    const model::Model m = model::recognize(file);
+    std::vector<int32_t> prompt(length);
+    std::mt19937 rng(9);
+    for (auto& t : prompt) t = int32_t(rng() % m.vocab);
+    std::vector<reference::Generation> runs;
+    for (int chunk : {1, 4, 16}) {
+      const json j = {{"numerics", "dequant"}, {"max_chunk", chunk}, {"attn_splits", 1}};
+      const lane::Schedule p = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
+      runs.push_back(LaneSim<float>(file, p).generate(prompt, 3));
+    }
+    EXPECT_EQ(runs[0].logits, runs[1].logits) << preset;
+    EXPECT_EQ(runs[0].logits, runs[2].logits) << preset;
+    EXPECT_EQ(runs[0].tokens, runs[2].tokens) << preset;
   }
-  EXPECT_EQ(runs[0].logits, runs[1].logits);
-  EXPECT_EQ(runs[0].logits, runs[2].logits);
-  EXPECT_EQ(runs[0].tokens, runs[2].tokens);
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,

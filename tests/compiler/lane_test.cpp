@@ -5,7 +5,9 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -206,7 +208,7 @@ TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
 // A mixture's forms too: every buffer (the expert ids, the groups, the gathered rows) written before it is read, the
 // arena packed by liveness; the shared expert's GLU beside the route under side streams (qwen2moe).
 TEST(Schedule, AMixturesBuffersAreWrittenFirstAndPackedByLiveness) {
-  for (const char* preset : {"tiny-moe", "tiny-qwen2moe"}) {
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
     Loaded l = load(preset);
     for (const json& k :
          {json{{"max_chunk", 64}}, json{{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}},
@@ -248,6 +250,38 @@ TEST(Schedule, UnsupportedModelsAreClearErrors) {
     FAIL() << "an iq2_xxs matrix scheduled";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("blk.0.attn_q.weight"), std::string::npos) << e.what();
+  }
+}
+
+// The sidecar's rope tables are the reference's rotation: under YaRN (tiny-gpt-oss: factor 32) the model's blended
+// frequencies, and its attention factor 1 + 0.1 ln 32 on cosine and sine alike, in the lane's activation type.
+TEST(Schedule, TheRopeTablesCarryYarnsFrequenciesAndAttentionFactor) {
+  Loaded l = load("tiny-gpt-oss");
+  ASSERT_EQ(l.model.scaling.kind, model::RopeScaling::Kind::Yarn);
+  const double factor = l.model.rope_attention_factor();
+  EXPECT_NEAR(factor, 1.0 + 0.1 * std::log(32.0), 1e-12);
+  const std::vector<double> inv = l.model.rope_inv_freq();
+  for (const char* numerics : {"dequant", "precise"}) {
+    const lane::Schedule p = lane::schedule(l.file, l.model, knobs_of({{"numerics", numerics}}), {132, 90});
+    ASSERT_EQ(p.side.size(), 2u);
+    const size_t half = l.model.head_dim / 2;
+    for (size_t pos : {size_t{1}, size_t{77}, size_t(p.ctx - 1)})
+      for (size_t j : {size_t{0}, half / 2, half - 1}) {
+        const double th = double(pos) * inv[j];
+        const size_t at = pos * half + j;
+        double c, s;
+        if (p.act_bytes() == 8) {
+          std::memcpy(&c, p.sidecar.data() + p.side[0].offset + at * 8, 8);
+          std::memcpy(&s, p.sidecar.data() + p.side[1].offset + at * 8, 8);
+        } else {
+          float cf, sf;
+          std::memcpy(&cf, p.sidecar.data() + p.side[0].offset + at * 4, 4);
+          std::memcpy(&sf, p.sidecar.data() + p.side[1].offset + at * 4, 4);
+          c = cf, s = sf;
+        }
+        EXPECT_EQ(c, p.act_bytes() == 8 ? std::cos(th) * factor : double(float(std::cos(th) * factor))) << pos << j;
+        EXPECT_EQ(s, p.act_bytes() == 8 ? std::sin(th) * factor : double(float(std::sin(th) * factor))) << pos << j;
+      }
   }
 }
 
@@ -763,7 +797,7 @@ TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
 // The mixtures' lanes build for sm_90 without warnings: qwen3moe and qwen2moe (the shared expert, its GLU fused) under
 // each numerics with chunks (the int8 ones' dense parts on the tensor cores), the combine folded with the next norm,
 // PDL; experts in a block format (q4_k, dp4a over their codes); gpt-oss's experts in MXFP4 (biases, the clamped
-// SwiGLU; its attention made plain, which the lane does not run yet).
+// SwiGLU) with its attention (LaneGptOssBuild builds that under the attention kernels' knobs).
 TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir q4k;
@@ -780,18 +814,26 @@ TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
   };
   for (const auto& [path, k] : lanes) {
     const gguf::File f = gguf::File::open(path);
-    model::Model m = model::recognize(f);
-    if (m.arch == model::Arch::GptOss) {
-      m.scaling = model::RopeScaling{};
-      for (model::Layer& l : m.layer) {
-        l.sinks = l.bo = nullptr;
-        l.sliding = false;
-      }
-    }
+    const model::Model m = model::recognize(f);
     TempDir dir;
     lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), dir.path());
     std::string log;
     ASSERT_NO_THROW(lane::build(dir.path(), 90, &log, runtime_cache())) << path << " " << k.dump() << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  }
+}
+
+// gpt-oss's lane (sinks, sliding windows, YaRN, the output bias) builds for sm_90 without warnings: under the default
+// knobs (lk_attention, split and folded), and with attention on the tensor cores over an f16 cache in both forms
+// (attn_mma 2), unsplit so that its own kernel adds the sinks.
+TEST(LaneGptOssBuild, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  Loaded l = load("tiny-gpt-oss");
+  for (const json& k : {json::object(), json{{"attn_mma", 2}, {"kv_cache", "f16"}, {"attn_splits", 1}}}) {
+    TempDir dir;
+    lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
+    std::string log;
+    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log, runtime_cache())) << k.dump() << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
 }
@@ -846,21 +888,18 @@ TEST(Cli, CompileKnobsAndBuildCommands) {
   EXPECT_NE(run(cli() + " build " + (dir / "l").string() + " --arch 90").status, 0);  // sm_NN only
 }
 
-// The lane runs qwen3moe's and qwen2moe's mixtures; it refuses gpt-oss, saying what of its attention it lacks.
-TEST(Cli, GptOssIsRefusedClearlyAndTheMixturesCompile) {
+// The lane runs the mixtures: qwen3moe's, qwen2moe's and gpt-oss's (its attention's sinks, sliding windows and YaRN
+// rope too); `knobs` lists gpt-oss's space.
+TEST(Cli, TheMixturesCompile) {
   TempDir dir;
-  for (const char* preset : {"tiny-moe", "tiny-qwen2moe"}) {
+  for (const char* preset : {"tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
     Output o = run(cli() + " compile " + checkpoint(preset).string() + " -o " + (dir / preset).string());
     EXPECT_EQ(o.status, 0) << preset << o.out;
     EXPECT_TRUE(std::filesystem::exists(dir / preset / "lane.cu")) << preset;
   }
-  for (const char* command : {" compile ", " knobs "}) {
-    Output o =
-        run(cli() + command + checkpoint("tiny-gpt-oss").string() + (command[1] == 'c' ? " -o /nonexistent/x" : ""));
-    EXPECT_NE(o.status, 0) << command;
-    for (const char* lacks : {"attention sinks", "sliding-window attention", "YaRN rope scaling"})
-      EXPECT_NE(o.out.find(lacks), std::string::npos) << o.out;
-  }
+  Output k = run(cli() + " knobs " + checkpoint("tiny-gpt-oss").string() + " --json");
+  ASSERT_EQ(k.status, 0) << k.out;
+  EXPECT_EQ(json::parse(k.out)["knobs"].size(), knobs::space(load("tiny-gpt-oss").model, {132, 90}).domains.size());
 }
 
 }  // namespace

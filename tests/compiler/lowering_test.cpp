@@ -298,6 +298,66 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 3}})), "");
 }
 
+// gpt-oss's attention as kernel arguments (tiny-gpt-oss: a sliding window of 128 on layer 0, none on layer 1): every
+// attention kernel takes the sinks (parameter 6: the layer's sinks vector where it normalizes the output, null where
+// splits leave that to the fold, whose parameter 2 they are then) and the layer's window (parameter 7); the o
+// projection takes its bias, plain (parameter 2 of lk_gemv) and with the norm folded in (of lk_gemv_norm). A model
+// without them (tiny-qwen3) passes null and 0.
+TEST(Lowering, GptOssAttentionTakesItsSinksWindowAndOutputBias) {
+  test::TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-gpt-oss", .seed = 5}, dir / "gpt-oss.gguf");
+  const gguf::File file = gguf::File::open(dir / "gpt-oss.gguf");
+  const model::Model m = model::recognize(file);
+  ASSERT_TRUE(m.layer[0].sliding && !m.layer[1].sliding);
+  auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
+  auto vector_arg = [](const Arg& a) {
+    EXPECT_EQ(a.kind, Arg::Kind::Pointer);
+    return a.place.space == Place::Space::Vector ? a.place.name : std::string("null");
+  };
+  struct Path {
+    json knobs;
+    int rows;
+    std::string kernel;
+  };
+  const Path paths[] = {
+      {{{"attn_splits", 1}}, 1, "lk_attention"},
+      {{{"attn_splits", 1}, {"attn_lanes", true}}, 1, "lk_attention_lanes"},
+      {{{"attn_splits", 1}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 64}}, 64, "lk_attention_mma"},
+      {{{"attn_splits", 1}, {"kv_cache", "f16"}, {"attn_mma", 2}}, 1, "lk_attention_mma"},
+  };
+  for (const Path& path : paths)
+    for (int l : {0, 1}) {
+      const Schedule p = of(path.knobs);
+      const std::string t = "l" + std::to_string(l) + "_";
+      const auto calls = lower(p, form_of(p, path.rows), launch_of(p, path.rows, "attention", t + "a"));
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_EQ(calls[0].kernel, path.kernel) << path.knobs.dump();
+      EXPECT_EQ(vector_arg(calls[0].params[6]), "v_blk_" + std::to_string(l) + "_attn_sinks") << path.knobs.dump();
+      ASSERT_EQ(calls[0].params[7].kind, Arg::Kind::Int);
+      EXPECT_EQ(calls[0].params[7].i, l == 0 ? 128 : 0) << path.knobs.dump();
+    }
+  const Schedule split = of({{"attn_splits", 4}});
+  const auto attention = lower(split, form_of(split, 1), launch_of(split, 1, "attention", "l0_part"));
+  EXPECT_EQ(vector_arg(attention[0].params[6]), "null");
+  EXPECT_EQ(attention[0].params[7].i, 128);
+  const auto fold = lower(split, form_of(split, 1), launch_of(split, 1, "attention_fold", "l0_a"));
+  ASSERT_EQ(fold[0].kernel, "lk_attention_fold");
+  EXPECT_EQ(vector_arg(fold[0].params[2]), "v_blk_0_attn_sinks");
+  const auto o = lower(split, form_of(split, 1), launch_of(split, 1, "gemv", "l1_o"));
+  ASSERT_EQ(o[0].kernel, "lk_gemv");
+  EXPECT_EQ(vector_arg(o[0].params[2]), "v_blk_1_attn_output_bias");
+  const Schedule fused = of({{"fuse_norm", true}});
+  const auto norm = lower(fused, form_of(fused, 1), launch_of(fused, 1, "gemv_norm", "l0_h2"));
+  ASSERT_EQ(norm[0].kernel, "lk_gemv_norm");
+  EXPECT_EQ(vector_arg(norm[0].params[2]), "v_blk_0_attn_output_bias");
+  const Schedule plain = schedule_of({{"attn_splits", 4}});
+  const auto dense = lower(plain, form_of(plain, 1), launch_of(plain, 1, "attention", "l0_part"));
+  EXPECT_EQ(vector_arg(dense[0].params[6]), "null");
+  EXPECT_EQ(dense[0].params[7].i, 0);
+  const auto dense_fold = lower(plain, form_of(plain, 1), launch_of(plain, 1, "attention_fold", "l0_a"));
+  EXPECT_EQ(vector_arg(dense_fold[0].params[2]), "null");
+}
+
 // An image's records, read back.
 struct Records {
   std::map<std::string, std::string> header;
@@ -463,6 +523,32 @@ TEST(LaneImage, ParametersAreLaidOutAsTheKernelsTakeThem) {
   }
   EXPECT_EQ(kinds_at, (std::vector<std::string>{"p@0", "p@8", "p@16", "p@24", "p@32", "p@40", "p@48", "i@56", "i@60",
                                                 "i@64", "f@68", "p@72", "p@80", "p@88", "i@96", "i@100"}));
+}
+
+// gpt-oss's image (what the resident host runs while tuning) carries the attention's sinks and windows: the decode
+// step's lk_attention calls (layer 0's, then layer 1's; 15 parameters each) take the sinks as a weight vector of its
+// table (parameter 6, a pointer at its offset 0) and the layer's window (parameter 7: 128, then 0).
+TEST(LaneImage, GptOssAttentionCarriesItsSinksAndWindows) {
+  test::TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-gpt-oss", .seed = 5}, dir / "gpt-oss.gguf");
+  const gguf::File file = gguf::File::open(dir / "gpt-oss.gguf");
+  const model::Model m = model::recognize(file);
+  const json knobs = {{"numerics", "dequant"}, {"attn_splits", 1}, {"max_chunk", 1}};
+  const Image img = image(file, m, knobs::Knobs::from_json(knobs), knobs::Target{132, 90});
+  std::string instance;
+  for (const std::string& k : img.kernels)
+    if (k.rfind("lk_attention<", 0) == 0) instance = k;
+  ASSERT_FALSE(instance.empty());
+  const auto params = params_of(img, instance);
+  ASSERT_EQ(params.size(), 2 * 15u);
+  for (int l : {0, 1}) {
+    const auto& sinks = params[15 * l + 6];
+    ASSERT_EQ(sinks.size(), 9u);
+    EXPECT_EQ(std::vector<std::string>(sinks.begin() + 4, sinks.begin() + 7),
+              (std::vector<std::string>{"p", "0", "v"}));
+    EXPECT_EQ(params[15 * l + 7], (std::vector<std::string>{"param", "4", "4", "1", "i", "0", l == 0 ? "128" : "0"}));
+  }
+  EXPECT_NE(params[6][7], params[15 + 6][7]) << "each layer's own sinks";
 }
 
 TEST(LaneImage, ModulesShareTheImagesHeadAndNameTheirInstance) {

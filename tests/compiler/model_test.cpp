@@ -8,6 +8,7 @@
 
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
 #include "support/test_support.hpp"
@@ -489,27 +490,19 @@ TEST(Model, MixtureDecodeReadsOnlyTheActiveExperts) {
   }
 }
 
-TEST(Model, TheLaneRefusesWhatItDoesNotRunYet) {
-  with_model(dense("qwen3"),
-             [](const model::Model& m, const gguf::File&) { EXPECT_NO_THROW(model::check_lane_supports(m)); });
-  auto message = [](const model::Model& m) {
-    try {
-      model::check_lane_supports(m);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
-  with_model(mixture("qwen3moe"), [&](const model::Model& m, const gguf::File&) { EXPECT_EQ(message(m), "accepted"); });
-  with_model(mixture("gpt-oss"), [&](const model::Model& m, const gguf::File&) {
-    for (const char* what : {"attention sinks", "sliding-window attention", "YaRN rope scaling"})
-      EXPECT_NE(message(m).find(what), std::string::npos) << message(m);
+// The lane runs every architecture the reference runs: the knob space (which a lane's schedule checks its knobs
+// against) opens for gpt-oss (sinks, sliding windows, YaRN, the output bias) and for a dense model with YaRN.
+TEST(Model, TheLaneTakesEveryArchitectureTheReferenceRuns) {
+  with_model(mixture("gpt-oss"), [](const model::Model& m, const gguf::File&) {
+    ASSERT_NE(m.layer[0].sinks, nullptr);
+    EXPECT_NO_THROW(knobs::space(m, {132, 90}));
   });
   Checkpoint yarn = dense("qwen3");
   yarn.set("qwen3.rope.scaling.type", gguf::Value::str("yarn"));
   yarn.set("qwen3.rope.scaling.factor", gguf::Value::f32(4.f));
-  with_model(yarn, [&](const model::Model& m, const gguf::File&) {
-    EXPECT_NE(message(m).find("the lane does not run YaRN rope scaling yet"), std::string::npos) << message(m);
+  with_model(yarn, [](const model::Model& m, const gguf::File&) {
+    ASSERT_EQ(m.scaling.kind, model::RopeScaling::Kind::Yarn);
+    EXPECT_NO_THROW(knobs::space(m, {132, 90}));
   });
 }
 

@@ -32,8 +32,7 @@ if(LT_HAVE_SANITIZERS)
   add_executable(gguf_fuzz_replay_san ${LT_FUZZ_DIR}/gguf_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp ${LT_GGUF_FUZZ_SRCS})
   add_executable(text_fuzz_replay_san ${LT_FUZZ_DIR}/text_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp
                                       ${PROJECT_SOURCE_DIR}/compiler/src/lane/knobs.cpp
-                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/output.cpp
-                                      ${PROJECT_SOURCE_DIR}/compiler/src/model/lane_support.cpp)
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/output.cpp)
   foreach(t gguf_fuzz_replay_san text_fuzz_replay_san)
     target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/compiler/include ${PROJECT_SOURCE_DIR})
     target_compile_options(${t} PRIVATE ${LT_SAN})

@@ -142,8 +142,7 @@ struct Space {
   nlohmann::json to_json() const;
 };
 
-// The space for `m` on `t`; throws lt::Error for a model the lane does not run (model::check_lane_supports) and when
-// t.context is negative or past the model's trained context.
+// The space for `m` on `t`; throws lt::Error when t.context is negative or past the model's trained context.
 Space space(const model::Model& m, const Target& t);
 
 }  // namespace lt::knobs

@@ -118,16 +118,22 @@ struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn a
   int rows;
   std::optional<KvAppend> append;  // the cache append folded in (its k is the roped k)
 };
-struct Attention {  // with splits > 1 it writes `part` and a Fold follows; a block computes `heads` query heads
+// With splits > 1 it writes `part` and a Fold follows; a block computes `heads` query heads. On a sliding layer
+// (window > 0) a row attends to its last `window` positions only; with `sinks` (a weight vector, a logit per query
+// head) each head's sink joins its softmax's denominator where the output is normalized (here, or the Fold's).
+struct Attention {
   Ref q;
   std::string kc, vc;
   Ref out;
   std::optional<Ref> part;
   int rows, splits, heads;
+  std::optional<std::string> sinks;
+  int window = 0;
 };
 struct Fold {
   Ref part, out;
   int rows, splits;
+  std::optional<std::string> sinks;
 };
 struct SwiGlu {
   Ref g, u, out;

@@ -151,8 +151,4 @@ Model recognize(const gguf::File& file);
 
 const char* to_string(Arch a);
 
-// Throws lt::Error naming what of `m` the lane compiler does not run yet (attention sinks, sliding windows, YaRN rope,
-// an output projection bias); the CPU reference runs all of it. Returns when the lane can.
-void check_lane_supports(const Model& m);
-
 }  // namespace lt::model

@@ -560,7 +560,6 @@ bool constrained(const Space& s, const Knobs& k, std::string* why) {
 }  // namespace
 
 Space space(const model::Model& m, const Target& t) {
-  model::check_lane_supports(m);  // (every lane's schedule checks its knobs against its space)
   if (t.context < 0 || (t.context > 0 && m.context > 0 && uint32_t(t.context) > m.context))
     throw Error("context " + std::to_string(t.context) + " is outside 1.." + std::to_string(m.context) +
                 ", the model's trained context (0: the model's, at most 4096)");

@@ -504,14 +504,16 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   // Every attention kernel's first parameters: the queries, the caches, the position, then the output or (splits)
-  // the partials.
+  // the partials, the sinks (null: none, or the Fold's) and the layer's sliding window (0: none).
   std::vector<Arg> attention_io(const Attention& op) const {
     return {ptr(op.q),
             ptr(op.kc),
             ptr(op.vc),
             ptr("pos"),
             op.part ? Arg::null() : ptr(op.out),
-            op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null()};
+            op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
+            opt_ptr(op.sinks),
+            Arg::integer(op.window)};
   }
   // Attention on the tensor cores: a block per key/value head, split and tile of query rows (rows x group): 64 of a
   // chunk's, or 16 with the warps sharing them (a decode step's or a small chunk's).
@@ -538,8 +540,12 @@ class Lowerer {
                  dims1(cdiv(std::min<size_t>(m_.value_dim, 256), 32) * 32),
                  0,
                  {}};
-    c.params = {Arg::pointer(place(op.part.buf, op.part.offset), "(const lk_acc*)"), ptr(op.out),
-                Arg::integer(m_.heads), Arg::integer(m_.value_dim), Arg::integer(op.splits)};
+    c.params = {Arg::pointer(place(op.part.buf, op.part.offset), "(const lk_acc*)"),
+                ptr(op.out),
+                opt_ptr(op.sinks),
+                Arg::integer(m_.heads),
+                Arg::integer(m_.value_dim),
+                Arg::integer(op.splits)};
     out.push_back(std::move(c));
   }
   void add(const SwiGlu& op, std::vector<KernelCall>& out) const {

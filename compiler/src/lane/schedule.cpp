@@ -181,20 +181,24 @@ void build_form(Schedule& p, Form& f) {
     // (a chunk's rows are blocks of their own: its positions split at most 16 ways, which also bounds its partials)
     const int splits = R == 1 ? p.knobs.attn_splits : std::min(p.knobs.attn_splits, 16);
     const int heads = p.knobs.attn_heads ? p.knobs.attn_heads : int(m.group());
+    const std::optional<std::string> sinks = opt_v(L.sinks);
+    const int window = L.sliding ? int(m.sliding_window) : 0;
     if (splits > 1) {
       Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
-      b.add(Attention{q, kc, vc, a, part, R, splits, heads}, {q.buf, kc, vc}, {part.buf}, "attention", part.buf);
-      b.add(Fold{part, a, R, splits}, {part.buf}, {a.buf}, "attention_fold", a.buf);
+      b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window}, {q.buf, kc, vc}, {part.buf},
+            "attention", part.buf);
+      b.add(Fold{part, a, R, splits, sinks}, {part.buf}, {a.buf}, "attention_fold", a.buf);
     } else {
-      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads}, {q.buf, kc, vc}, {a.buf}, "attention", a.buf);
+      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads, sinks, window}, {q.buf, kc, vc}, {a.buf}, "attention",
+            a.buf);
     }
     Ref o = b.buf(t + "o", R * d);
     Ref h2 = b.buf(t + "h2", R * d);
     if (p.knobs.fuse_norm) {
-      b.add(GemvNorm{Gemv{W(L.wo), a, std::nullopt, o, R}, AddNorm{x, o, V(L.ffn_norm), h2, R}}, {a.buf, "x"},
+      b.add(GemvNorm{Gemv{W(L.wo), a, opt_v(L.bo), o, R}, AddNorm{x, o, V(L.ffn_norm), h2, R}}, {a.buf, "x"},
             {o.buf, "x", h2.buf}, "gemv_norm", h2.buf);
     } else {
-      b.add(Gemv{W(L.wo), a, std::nullopt, o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
+      b.add(Gemv{W(L.wo), a, opt_v(L.bo), o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
       b.add(AddNorm{x, o, V(L.ffn_norm), h2, R}, {"x", o.buf}, {"x", h2.buf}, "add_norm", h2.buf);
     }
     // Feed-forward: a mixture's experts, or the dense FFN.
@@ -482,22 +486,25 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps, L.up_exps, L.down_exps,
                      L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (ti) add_matrix(ti);
-    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.q_norm, L.k_norm, L.router_bias, L.shared_gate_inp,
-                     L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
+    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.bo, L.q_norm, L.k_norm, L.sinks, L.router_bias,
+                     L.shared_gate_inp, L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
       add_vector(ti);
   }
   // Under --device-bytes the largest matrices move to host memory first.
   std::stable_sort(p.matrices.begin(), p.matrices.end(),
                    [](const Matrix& a, const Matrix& b) { return a.device_bytes() > b.device_bytes(); });
 
-  // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type.
+  // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type; the model's
+  // frequencies and (YaRN) its attention factor on both, as the reference rotates.
   const std::vector<double> inv = m.rope_inv_freq();
+  const double factor = m.rope_attention_factor();
   const size_t half = m.head_dim / 2, n = static_cast<size_t>(p.ctx) * half, ab = p.act_bytes();
   p.sidecar.resize(2 * n * ab);
   for (size_t pos = 0; pos < static_cast<size_t>(p.ctx); ++pos)
     for (size_t j = 0; j < half; ++j) {
       const double th = static_cast<double>(pos) * inv[j];
-      const double c = std::cos(th), s = std::sin(th);
+      double c = std::cos(th), s = std::sin(th);
+      if (factor != 1.0) c *= factor, s *= factor;
       const size_t at = pos * half + j;
       if (ab == 8) {
         std::memcpy(&p.sidecar[at * 8], &c, 8);
