@@ -32,14 +32,7 @@ typedef float lk_acc;
 #include "../kernels/attention_mma.cuh"
 // clang-format on
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int HQ = 32, HK = 8, HD = 128, G = HQ / HK, CTX = 33024;
 

@@ -1,16 +1,9 @@
 // What the CUDA benchmarks share (gemv_bench.cu, gemm_bench.cu): the error check, random matrices of a block format
-// at a shape (several copies, rotated through more bytes than L2 holds), and a launch under programmatic dependent
-// launch. Included after the kernel library.
+// at a shape (several copies, rotated through more bytes than L2 holds), a launch under programmatic dependent launch,
+// and the median time of a captured graph. Included after the kernel library.
 #pragma once
 
-#define CK(x)                                                                            \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                           \
-    }                                                                                    \
-  } while (0)
+#include "cuda_check.cuh"
 
 struct Mat {
   int type, n, k;
@@ -77,4 +70,35 @@ static void launch_ex(K kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t
 template <class K, class... A>
 static void launch(K kernel, int grid, int block, cudaStream_t s, A... args) {
   launch_ex(kernel, dim3(grid), dim3(block), 0, s, args...);
+}
+
+// Median microseconds of one `body` (each enqueueing `per` repetitions on stream s), captured once as a CUDA graph and
+// replayed 12 times, the first 2 as warm-up.
+template <class Body>
+static double graph_us(cudaStream_t s, int per, const Body& body) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  body();
+  CK(cudaStreamEndCapture(s, &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> ms;
+  for (int rep = 0; rep < 12; ++rep) {
+    CK(cudaEventRecord(a, s));
+    CK(cudaGraphLaunch(exec, s));
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float t = 0;
+    CK(cudaEventElapsedTime(&t, a, b));
+    if (rep >= 2) ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms[ms.size() / 2] * 1000.0 / per;
 }

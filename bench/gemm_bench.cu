@@ -80,34 +80,11 @@ struct Shape {
 
 using Pair = std::function<void(int c, cudaStream_t)>;
 
-// Median microseconds of `pair` over the copies, in a CUDA graph of 20.
+// Median microseconds of `pair` over the copies, 20 a graph.
 static double time_pairs(cudaStream_t s, int copies, const Pair& pair) {
-  const int reps = 20;
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < reps; ++i) pair(i % copies, s);
-  CK(cudaStreamEndCapture(s, &graph));
-  CK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int rep = 0; rep < 9; ++rep) {
-    CK(cudaEventRecord(a, s));
-    CK(cudaGraphLaunch(exec, s));
-    CK(cudaEventRecord(b, s));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    if (rep >= 2) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CK(cudaGraphExecDestroy(exec));
-  CK(cudaGraphDestroy(graph));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms[ms.size() / 2] * 1000.0 / reps;
+  return graph_us(s, 20, [&] {
+    for (int i = 0; i < 20; ++i) pair(i % copies, s);
+  });
 }
 
 template <class W>
@@ -164,23 +141,29 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
         add(bn == 64 ? lk_gemm_i8tb<T, false, 64> : lk_gemm_i8tb<T, false, 32>, smem);
     }
   }
-  auto half = [&](auto kernel, int bn) {
-    const int out_rows = lk_gemm_h_outputs(sh.glu);
+  auto half = [&](auto kernel, int bn, int bm) {
+    const int out_rows = lk_gemm_h_outputs(sh.glu, bm);
     const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn);
-    const size_t smem = lk_gemm_h_smem(bn);
-    vs.emplace_back("half bn" + std::to_string(bn), [=, &mats](int c, cudaStream_t st) {
+    const size_t smem = lk_gemm_h_smem(bm, bn);
+    vs.emplace_back("half bm" + std::to_string(bm) + " bn" + std::to_string(bn), [=, &mats](int c, cudaStream_t st) {
       const size_t total = (size_t)rows * k;
       launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
       launch_ex(kernel, grid, dim3(LK_GH_WARPS * 32), smem, st, mats[c], mats[(c + 1) % copies], (const __half*)xh,
                 (const float*)nullptr, y, k, n, rows);
     });
   };
+  // (the lanes' choice first: BM 128, BN 128 under GLU and 64 else; then 64-row blocks for narrow matrices, BN 256)
   if (sh.glu) {
-    half(lk_gemm_h<W, true, 128>, 128);
-    half(lk_gemm_h<W, true, 64>, 64);
+    half(lk_gemm_h<W, true, 128, 128>, 128, 128);
+    half(lk_gemm_h<W, true, 64, 128>, 64, 128);
+    half(lk_gemm_h<W, true, 256, 128>, 256, 128);
+    half(lk_gemm_h<W, true, 128, 64>, 128, 64);
   } else {
-    half(lk_gemm_h<W, false, 128>, 128);
-    half(lk_gemm_h<W, false, 64>, 64);
+    half(lk_gemm_h<W, false, 64, 128>, 64, 128);
+    half(lk_gemm_h<W, false, 128, 128>, 128, 128);
+    half(lk_gemm_h<W, false, 256, 128>, 256, 128);
+    half(lk_gemm_h<W, false, 64, 64>, 64, 64);
+    half(lk_gemm_h<W, false, 128, 64>, 128, 64);
   }
   const char* only = getenv("GB_VARIANT");  // (a variant's name to run alone, e.g. under ncu)
   for (auto& [name, pair] : vs) {

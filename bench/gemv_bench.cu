@@ -205,32 +205,12 @@ using Gemv = std::function<void(int c, cudaStream_t)>;
 
 static double time_graph(Ctx& cx, int k, int copies, const Gemv& g, bool with_gemv) {
   const int pairs = 64;
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CK(cudaStreamBeginCapture(cx.s, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < pairs; ++i) {
-    launch(lk_quantize_i8<false>, (k / 4 + 63) / 64, 64, cx.s, (const float*)cx.x, cx.xq, k, 1);
-    if (with_gemv) g(i % copies, cx.s);
-  }
-  CK(cudaStreamEndCapture(cx.s, &graph));
-  CK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ms;
-  for (int rep = 0; rep < 12; ++rep) {
-    CK(cudaEventRecord(a, cx.s));
-    CK(cudaGraphLaunch(exec, cx.s));
-    CK(cudaEventRecord(b, cx.s));
-    CK(cudaEventSynchronize(b));
-    float t = 0;
-    CK(cudaEventElapsedTime(&t, a, b));
-    if (rep >= 2) ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  CK(cudaGraphExecDestroy(exec));
-  CK(cudaGraphDestroy(graph));
-  return ms[ms.size() / 2] * 1000.0 / pairs;  // us a pair
+  return graph_us(cx.s, pairs, [&] {  // us a pair
+    for (int i = 0; i < pairs; ++i) {
+      launch(lk_quantize_i8<false>, (k / 4 + 63) / 64, 64, cx.s, (const float*)cx.x, cx.xq, k, 1);
+      if (with_gemv) g(i % copies, cx.s);
+    }
+  });
 }
 
 int main() {

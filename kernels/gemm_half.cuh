@@ -7,13 +7,14 @@
 // a block's time is then its instructions' (the unpacking, 7% of them mma), so narrow matrices with few blocks are
 // slower than the int8 ones.
 //
-// lk_gemm_h<W, GLU, BN>: a block of LK_GH_WARPS warps takes LK_GH_ROWS weight rows (GLU: half of them gate rows, the
-// same output rows' up rows the other half) by BN activation rows, LK_GH_K of k a stage:
+// lk_gemm_h<W, GLU, BN, BM>: a block of LK_GH_WARPS warps takes BM weight rows (128, or 64 for narrow matrices' grids;
+// GLU: half of them gate rows, the same output rows' up rows the other half) by BN activation rows, lk_gemm_h_k(BM) of
+// k a stage (a 32-group a thread):
 // - the weights: each thread loads one 32-group of a stage (F::load, its format's units) into registers two stages
 //   ahead, and expands it into 32 f16 in the other tile while the warps multiply this stage's (two tiles);
 // - the activations: LK_GH_STAGES stages of f16 rows by cp.async;
-// - the warps: 2 across the weight rows (64 rows each, under GLU 32 of each matrix) by 4 across the activation rows
-//   (BN / 4 each); the fragments by ldmatrix (the weights as A, the activations as B).
+// - the warps: 2 across the weight rows (BM / 2 rows each, under GLU BM / 4 of each matrix) by 4 across the activation
+//   rows (BN / 4 each); the fragments by ldmatrix (the weights as A, the activations as B).
 // Each output is the f32 sum over k in 16-element steps, in order; with the bias, and under GLU silu(gate) times up.
 // The shape and the shared memory are kernels/shapes.cuh's (lk_gemm_h_smem).
 
@@ -38,21 +39,27 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-template <class W, bool GLU, int BN>
-__global__ void __launch_bounds__(LK_GH_WARPS * 32, LK_GH_BLOCKS)
+template <class W, bool GLU, int BN, int BM>
+__global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
               int n, int rows) {
   using F = lk_fmt<W>;
-  constexpr int U = 32 / F::E;                // a 32-group's units
-  constexpr int BO = lk_gemm_h_outputs(GLU);  // output rows a block
-  constexpr int NT = BN / 32;                 // 8-row activation tiles a warp (4 warps across BN)
-  constexpr int GROUPS = LK_GH_K / 32;        // 32-groups a stage
-  constexpr int WT = LK_GH_ROWS * LK_GH_ROW;  // a weight tile's bytes
-  constexpr int AT = BN * LK_GH_ROW;          // an activation stage's bytes
-  static_assert(LK_GH_WARPS == 8 && LK_GH_ROWS == 128 && GROUPS == 2, "the warps' and threads' layout below");
-  static_assert(LK_GH_ROWS * GROUPS == LK_GH_WARPS * 32, "a thread unpacks one 32-group a stage");
+  constexpr int U = 32 / F::E;                    // a 32-group's units
+  constexpr int BO = lk_gemm_h_outputs(GLU, BM);  // output rows a block
+  constexpr int KS = lk_gemm_h_k(BM);             // k a stage
+  constexpr int ROW = lk_gemm_h_row(BM);          // a staged row's bytes
+  constexpr int MT = BM / 32;                     // 16-row weight tiles a warp (2 warps across BM)
+  constexpr int NT = BN / 32;                     // 8-row activation tiles a warp (4 warps across BN)
+  constexpr int GROUPS = KS / 32;                 // 32-groups a stage's row
+  constexpr int PIECES = KS / 8;                  // 16-byte pieces a stage's activation row
+  constexpr int WT = BM * ROW;                    // a weight tile's bytes
+  constexpr int AT = BN * ROW;                    // an activation stage's bytes
+  static_assert(LK_GH_WARPS == 8, "the warps' layout below: 2 across the weight rows, 4 across the activation rows");
+  static_assert(BM * GROUPS == LK_GH_WARPS * 32, "a thread unpacks one 32-group a stage");
   static_assert(NT >= 2 && NT % 2 == 0, "a warp takes its activation tiles in pairs (one ldmatrix a pair)");
-  static_assert(lk_gemm_h_smem(BN) == 2 * WT + LK_GH_STAGES * AT, "the shared memory as shapes.cuh counts it");
+  static_assert(!GLU || MT % 2 == 0, "under GLU a warp takes as many up tiles as gate tiles");
+  static_assert(BN * PIECES % (LK_GH_WARPS * 32) == 0, "the activations' pieces spread evenly over the threads");
+  static_assert(lk_gemm_h_smem(BM, BN) == 2 * WT + LK_GH_STAGES * AT, "the shared memory as shapes.cuh counts it");
   extern __shared__ __align__(16) unsigned char lk_smem[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int wm = warp >> 2, wn = warp & 3;
@@ -82,50 +89,51 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, LK_GH_BLOCKS)
 #pragma unroll
       for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
     }
-    int4* dst = reinterpret_cast<int4*>(wt + row * LK_GH_ROW + gi * 64);
+    int4* dst = reinterpret_cast<int4*>(wt + row * ROW + gi * 64);
 #pragma unroll
     for (int q = 0; q < 4; ++q) dst[q] = reinterpret_cast<const int4*>(h)[q];
   };
-  // The activations of stage kt into slot `slot`: BN rows of LK_GH_K f16, 8 16-byte pieces a row, a thread the same
-  // piece of rows r0, r0 + 32, ..; zeros past the rows or k.
-  const int r0 = tid >> 3, piece = tid & 7;
+  // The activations of stage kt into slot `slot`: BN rows of KS f16, PIECES 16-byte pieces a row, a thread the same
+  // piece of rows r0, r0 + RS, ..; zeros past the rows or k.
+  constexpr int RS = LK_GH_WARPS * 32 / PIECES;  // rows a pass
+  const int r0 = tid / PIECES, piece = tid % PIECES;
   const __half* const xrow = xh + (size_t)(act0 + r0) * k + piece * 8;
   auto load_acts = [&](int slot, int kt) {
-    unsigned char* s = acts + slot * AT + r0 * LK_GH_ROW + piece * 16;
-    const int col = kt * LK_GH_K + piece * 8;
+    unsigned char* s = acts + slot * AT + r0 * ROW + piece * 16;
+    const int col = kt * KS + piece * 8;
 #pragma unroll
-    for (int i = 0; i < BN / 32; ++i) {
-      const bool ok = act0 + r0 + 32 * i < rows && col < k;
-      lk_cp16(s + 32 * i * LK_GH_ROW, ok ? xrow + (size_t)32 * i * k + kt * LK_GH_K : xh, ok);
+    for (int i = 0; i < BN / RS; ++i) {
+      const bool ok = act0 + r0 + RS * i < rows && col < k;
+      lk_cp16(s + RS * i * ROW, ok ? xrow + (size_t)RS * i * k + kt * KS : xh, ok);
     }
   };
 
-  // The warp's A tiles: under GLU two of gate rows then the same rows of up, else four of its 64 rows.
-  int arow[4];
+  // The warp's A tiles: under GLU MT / 2 of gate rows then the same rows of up, else MT of its BM / 2 rows.
+  int arow[MT];
 #pragma unroll
-  for (int mt = 0; mt < 4; ++mt) arow[mt] = GLU ? (mt >> 1) * BO + wm * 32 + (mt & 1) * 16 : wm * 64 + mt * 16;
+  for (int mt = 0; mt < MT; ++mt)
+    arow[mt] = GLU ? (mt / (MT / 2)) * BO + wm * (BO / 2) + (mt % (MT / 2)) * 16 : wm * (BM / 2) + mt * 16;
   // Stage kt's products: tile wt (its weights) against activation slot kt % LK_GH_STAGES.
-  float acc[4][NT][4] = {};
+  float acc[MT][NT][4] = {};
   auto multiply = [&](int kt, const unsigned char* wt) {
     const unsigned char* sb = acts + (kt % LK_GH_STAGES) * AT;
-    const int steps = min(LK_GH_K, k - kt * LK_GH_K) / 16;
+    const int steps = min(KS, k - kt * KS) / 16;
 #pragma unroll
-    for (int kk = 0; kk < LK_GH_K / 16; ++kk) {
+    for (int kk = 0; kk < KS / 16; ++kk) {
       if (kk >= steps) break;
-      int af[4][4], bf[NT][2];
+      int af[MT][4], bf[NT][2];
 #pragma unroll
-      for (int mt = 0; mt < 4; ++mt)
-        lk_ldmatrix4(af[mt],
-                     wt + (arow[mt] + (lane & 7) + 8 * ((lane >> 3) & 1)) * LK_GH_ROW + kk * 32 + 16 * (lane >> 4));
+      for (int mt = 0; mt < MT; ++mt)
+        lk_ldmatrix4(af[mt], wt + (arow[mt] + (lane & 7) + 8 * ((lane >> 3) & 1)) * ROW + kk * 32 + 16 * (lane >> 4));
 #pragma unroll
       for (int q = 0; q < NT / 2; ++q) {
         int r[4];
-        lk_ldmatrix4(r, sb + (wn * NT * 8 + q * 16 + (lane & 7) + 8 * (lane >> 4)) * LK_GH_ROW + kk * 32 +
-                            16 * ((lane >> 3) & 1));
+        lk_ldmatrix4(r,
+                     sb + (wn * NT * 8 + q * 16 + (lane & 7) + 8 * (lane >> 4)) * ROW + kk * 32 + 16 * ((lane >> 3) & 1));
         bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
       }
 #pragma unroll
-      for (int mt = 0; mt < 4; ++mt)
+      for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
         for (int j = 0; j < NT; ++j) lk_mma_f16(acc[mt][j], af[mt], bf[j][0], bf[j][1]);
     }
@@ -154,18 +162,19 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, LK_GH_BLOCKS)
     if (kt + LK_GH_STAGES < kstages) load_acts(kt % LK_GH_STAGES, kt + LK_GH_STAGES);
     lk_cp_commit();
   }
-  // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j.
+  // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;
+  // under GLU tile mt + MT / 2 holds the same outputs' up sums.
 #pragma unroll
-  for (int mt = 0; mt < (GLU ? 2 : 4); ++mt)
+  for (int mt = 0; mt < (GLU ? MT / 2 : MT); ++mt)
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const int o = out0 + (GLU ? wm * 32 + mt * 16 : arow[mt]) + g + (e >= 2 ? 8 : 0);
+        const int o = out0 + (GLU ? wm * (BO / 2) + mt * 16 : arow[mt]) + g + (e >= 2 ? 8 : 0);
         const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
         if (o >= n || r >= rows) continue;
         float v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
-        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[mt + 2][j][e];
+        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[mt + MT / 2][j][e];
         y[(size_t)r * n + o] = v;
       }
 }

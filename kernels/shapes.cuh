@@ -85,23 +85,27 @@ LK_SHAPE int lk_gemm_i8tb_smem(int words, int bn) {
   return 2 * lk_gemm_i8tb_weights() + LK_GT_STAGES * lk_gemm_i8tb_acts(words, bn);
 }
 
-// lk_gemm_h (gemm_half): a block of LK_GH_WARPS warps takes LK_GH_ROWS weight rows (GLU: half of them gate, half up)
-// by BN activation rows, LK_GH_K of k a stage. Shared memory holds two weight tiles (one filled while the other is
-// read) of LK_GH_ROWS rows of f16, then LK_GH_STAGES stages of BN activation rows of f16; a row LK_GH_ROW bytes (its
-// LK_GH_K values and 16 more, so that ldmatrix's 8 rows fall on distinct banks).
+// lk_gemm_h (gemm_half): a block of LK_GH_WARPS warps takes BM weight rows (128 or 64; GLU: half of them gate, half
+// up) by BN activation rows, lk_gemm_h_k(BM) of k a stage (BM x that is one 32-group a thread). Shared memory holds two
+// weight tiles (one filled while the other is read) of BM rows of f16, then LK_GH_STAGES stages of BN activation rows
+// of f16; a row lk_gemm_h_row(BM) bytes (its values and 16 more, so that ldmatrix's 8 rows fall on distinct banks). Two
+// blocks an SM where a thread's sums fit half its registers (BM x BN up to 128 x 128), else one.
 #define LK_GH_WARPS 8
-#define LK_GH_ROWS 128
-#define LK_GH_K 64
 #define LK_GH_STAGES 3
-#define LK_GH_ROW 144
-#ifndef LK_GH_BLOCKS
-#define LK_GH_BLOCKS 2  // blocks an SM (the registers' bound: 128 a thread)
-#endif
-LK_SHAPE int lk_gemm_h_outputs(bool glu) {
-  return glu ? LK_GH_ROWS / 2 : LK_GH_ROWS;
+LK_SHAPE int lk_gemm_h_k(int bm) {
+  return LK_GH_WARPS * 32 * 32 / bm;
 }
-LK_SHAPE int lk_gemm_h_smem(int bn) {
-  return 2 * LK_GH_ROWS * LK_GH_ROW + LK_GH_STAGES * bn * LK_GH_ROW;
+LK_SHAPE int lk_gemm_h_row(int bm) {
+  return 2 * lk_gemm_h_k(bm) + 16;
+}
+LK_SHAPE int lk_gemm_h_outputs(bool glu, int bm) {
+  return glu ? bm / 2 : bm;
+}
+LK_SHAPE int lk_gemm_h_smem(int bm, int bn) {
+  return (2 * bm + LK_GH_STAGES * bn) * lk_gemm_h_row(bm);
+}
+LK_SHAPE int lk_gemm_h_blocks(int bm, int bn) {
+  return bm * bn <= 128 * 128 ? 2 : 1;
 }
 
 // The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.

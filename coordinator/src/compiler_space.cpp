@@ -1,5 +1,7 @@
 // The coordinator's view of the compiler: GPU kinds, checkpoint recognition and knob spaces from lt::knobs.
 #include <map>
+#include <mutex>
+#include <tuple>
 
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
@@ -23,8 +25,8 @@ const std::vector<GpuKind>& kinds() {
 // The knob space of one checkpoint on one GPU kind, backed by lt::knobs::Space; its size counted once.
 class KnobSpace : public SearchSpace {
  public:
-  KnobSpace(knobs::Space s, std::shared_ptr<const void> keep)
-      : keep_(std::move(keep)), space_(std::move(s)), size_(space_.size()) {}
+  KnobSpace(knobs::Space s, std::shared_ptr<const void> keep, uint64_t size)
+      : keep_(std::move(keep)), space_(std::move(s)), size_(size) {}
   std::vector<Dimension> dimensions() const override {
     std::vector<Dimension> v;  // (the knobs that vary: one of a single value is no feature and no mutation)
     for (auto& d : space_.domains)
@@ -64,7 +66,26 @@ class RealCompiler : public Compiler {
   std::unique_ptr<SearchSpace> space(const std::filesystem::path& checkpoint, const GpuKind& gpu,
                                      uint32_t context) override {
     auto file = std::make_shared<const gguf::File>(gguf::File::open(checkpoint));
-    return knob_space(knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch, int(context)}), file);
+    knobs::Space s = knobs::space(model::recognize(*file), knobs::Target{gpu.sms, gpu.arch, int(context)});
+    const uint64_t size = counted_size(s, file->digest());
+    return std::make_unique<KnobSpace>(std::move(s), file, size);
+  }
+
+ private:
+  // A space's size, counted once a process for each checkpoint header (the model and its tensors' formats, all the
+  // space depends on) and target: counting walks millions of points, seconds of a core, and a checkpoint's space is
+  // built for each job, GPU kind and restored search.
+  static uint64_t counted_size(const knobs::Space& s, uint64_t header) {
+    static std::mutex mu;
+    static std::map<std::tuple<uint64_t, int, int, int>, uint64_t> counted;
+    const auto key = std::make_tuple(header, s.target.sms, s.target.arch, s.target.context);
+    {
+      std::lock_guard lock(mu);
+      if (auto it = counted.find(key); it != counted.end()) return it->second;
+    }
+    const uint64_t n = s.size();  // (outside the lock: other spaces are counted meanwhile)
+    std::lock_guard lock(mu);
+    return counted.emplace(key, n).first->second;
   }
 };
 }  // namespace
@@ -86,7 +107,7 @@ std::unique_ptr<Compiler> compiler() {
 }
 
 std::unique_ptr<SearchSpace> knob_space(const knobs::Space& s, std::shared_ptr<const void> keep) {
-  return std::make_unique<KnobSpace>(s, std::move(keep));
+  return std::make_unique<KnobSpace>(s, std::move(keep), s.size());
 }
 
 }  // namespace lt::coord

@@ -36,6 +36,13 @@ const char* const kPriors[] = {
         "fuse_rope_kv":true,"pdl":true})",
     R"({"numerics":"dequant","max_chunk":64,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"fuse_norm":true,
         "pdl":true,"gemv_rows_per_warp":2})",
+    // (the chunks' GEMMs in f16, gemm_half: the 8B's fused gate/up GEMM alone 1.5-1.7x the int8 tiled one, session 13;
+    // under dequant, an f16 or bf16 checkpoint's chunks on the tensor cores instead of GEMV slabs)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"kv_cache":"f16","attn_mma":2,
+        "attn_splits":16})",
+    R"({"numerics":"dequant","gemm_half":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,
+        "pdl":true,"gemv_rows_per_warp":2,"kv_cache":"f16","attn_mma":2,"attn_splits":16})",
 };
 
 constexpr size_t kInitial = 16;    // screens before the cost model ranks (priors, warm start, random)

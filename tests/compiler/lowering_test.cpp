@@ -23,22 +23,28 @@ namespace {
 
 using nlohmann::json;
 
-// tiny-qwen3 (q8_0), written once for the suite, with its model.
+// A checkpoint written once for the suite, with its model.
 struct Tiny {
   gguf::File file;
   model::Model model;
 };
+Tiny written(const test::TempDir& dir, const synth::Options& o) {
+  synth::write(o, dir / "m.gguf");
+  Tiny x{gguf::File::open(dir / "m.gguf"), {}};
+  x.model = model::recognize(x.file);
+  return x;
+}
+// tiny-qwen3 (q8_0).
 const Tiny& tiny() {
   static test::TempDir dir;
-  static const Tiny t = [] {
-    synth::Options o;
-    o.preset = "tiny-qwen3";
-    o.seed = 5;
-    synth::write(o, dir / "tiny.gguf");
-    Tiny x{gguf::File::open(dir / "tiny.gguf"), {}};
-    x.model = model::recognize(x.file);
-    return x;
-  }();
+  static const Tiny t = written(dir, synth::Options{.preset = "tiny-qwen3", .seed = 5});
+  return t;
+}
+// tiny-llama in llama.cpp's Q4_K_M mix: v, some down projections and the logits in Q6_K.
+const Tiny& q4km() {
+  static test::TempDir dir;
+  static const Tiny t =
+      written(dir, synth::Options{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 5});
   return t;
 }
 
@@ -94,15 +100,8 @@ TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
 // numerics and gemm_prequant only, with the matrix's format, and reading the copy in the layout its quantize launch
 // wrote (row by row under gemm_tile); without gemm_prequant, GEMV slabs.
 TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
-  static test::TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-llama";
-  o.type = ggml::Type::Q4_K;
-  o.mixed = true;  // Q4_K_M
-  o.seed = 5;
-  synth::write(o, dir / "q4km.gguf");
-  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
-  const model::Model m = model::recognize(file);
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
   auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
   const json base = {{"numerics", "int8"}, {"max_chunk", 16}, {"gemm_prequant", true}, {"fuse_glu", true}};
   const Schedule p = of(base);
@@ -148,15 +147,8 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
 // 128 weight rows a block (GLU: 64 of each), 64 activation rows a block (the fused gate/up GEMM 128 in chunks of more
 // than 64), the shared memory of kernels/shapes.cuh. The decode step keeps its GEMVs and their int8 copy.
 TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
-  static test::TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-llama";
-  o.type = ggml::Type::Q4_K;
-  o.mixed = true;  // Q4_K_M
-  o.seed = 5;
-  synth::write(o, dir / "q4km.gguf");
-  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
-  const model::Model m = model::recognize(file);
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
   for (const char* numerics : {"dequant", "int8"}) {
     const json j = {{"numerics", numerics},
                     {"max_chunk", 256},
@@ -169,19 +161,19 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     const auto c = lower(p, form_of(p, 256), q);
     ASSERT_EQ(c.size(), 1u);
     const Matrix& wq = p.matrix(std::get<Gemv>(q.op).w);
-    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 64>");
+    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 64, 128>");
     EXPECT_EQ(c[0].grid.v[0], (wq.rows + 127) / 128);
     EXPECT_EQ(c[0].grid.v[1], 4u);
     EXPECT_EQ(c[0].block.v[0], 256u);
-    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64)));
+    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(128, 64)));
     const auto h = lower(p, form_of(p, 256), launch_of(p, 256, "half", *std::get<Gemv>(q.op).xq));
     ASSERT_EQ(h.size(), 1u);
     EXPECT_EQ(h[0].instance(), "lk_half_rows");
     std::set<std::string> kernels;
     for (const Launch& l : form_of(p, 256).launches)
       for (const KernelCall& k : lower(p, form_of(p, 256), l)) kernels.insert(k.instance());
-    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128>")) << numerics;  // gate and up, one launch
-    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64>")) << numerics;
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128, 128>")) << numerics;  // gate and up, one launch
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64, 128>")) << numerics;
     // (the chunk's int8 copy is gone; under gemv_prequant its logits row, a GEMV of one row, keeps one)
     EXPECT_FALSE(kernels.count("lk_quantize_i8<true>")) << numerics;
     // The decode step: GEMVs, over the int8 copy under int8.
@@ -204,15 +196,8 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
 // gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
 TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
-  static test::TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-llama";
-  o.type = ggml::Type::Q4_K;
-  o.mixed = true;  // Q4_K_M: v, some down projections and the logits in Q6_K
-  o.seed = 5;
-  synth::write(o, dir / "q4km.gguf");
-  const gguf::File file = gguf::File::open(dir / "q4km.gguf");
-  const model::Model m = model::recognize(file);
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
   auto of = [&](const json& k) { return schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90}); };
   auto decode_gemvs = [](const Schedule& p) {
     std::map<std::string, std::string> by_format;  // the instances, by the matrix format they name

@@ -103,6 +103,14 @@ TEST(Checks, BoundsArePinnedAndNanLogitsFail) {
   k.kv_cache = knobs::KvCache::F16;
   EXPECT_EQ(tolerance(k).rel_l2, 3e-2);
   EXPECT_DOUBLE_EQ(tolerance(k).tie, 4 * 3e-2);
+  // gemm_half (a chunk's GEMMs over f16 inputs) widens it the same way.
+  knobs::Knobs h;
+  h.gemm_half = true;
+  h.max_chunk = 64;
+  EXPECT_EQ(tolerance(h).rel_l2, 2e-3);
+  EXPECT_DOUBLE_EQ(tolerance(h).tie, 4 * 2e-3);
+  h.kv_cache = knobs::KvCache::Bf16;
+  EXPECT_EQ(tolerance(h).rel_l2, 1e-2);
   const std::vector<float> ref = {0, 1, 2, 3, 4, 5};
   std::vector<float> nan = ref;
   nan[4] = std::nanf("");

@@ -2,6 +2,7 @@
 #include "compiler/knobs.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <type_traits>
@@ -601,9 +602,11 @@ std::vector<Knobs> Space::enumerate() const {
   return out;
 }
 
-// The valid combinations of the constrained knobs walked as an odometer (the unconstrained ones held at their first
-// value), times the unconstrained knobs' domain sizes.
-size_t Space::size() const {
+namespace {
+
+// The valid combinations of `s`'s constrained knobs over `domains` (s's, some narrowed) walked as an odometer (the
+// unconstrained ones held at their first value), times the unconstrained knobs' domain sizes.
+size_t walked_size(const Space& s, const std::vector<Domain>& domains) {
   std::vector<size_t> walk;  // the constrained domains, in order
   size_t free = 1;
   for (size_t i = 0; i < domains.size(); ++i) {
@@ -617,7 +620,7 @@ size_t Space::size() const {
   std::vector<size_t> at(walk.size(), 0);
   size_t n = 0;
   for (;;) {
-    if (allows(k)) ++n;
+    if (s.allows(k)) ++n;
     size_t w = walk.size();
     while (w > 0) {
       --w;
@@ -632,6 +635,44 @@ size_t Space::size() const {
     }
     if (walk.empty()) return n * free;
   }
+}
+
+// `domains` with knob `name` narrowed to the values `keep` approves.
+std::vector<Domain> narrowed(std::vector<Domain> domains, const std::string& name,
+                             const std::function<bool(const json&)>& keep) {
+  for (Domain& d : domains)
+    if (d.name == name) std::erase_if(d.values, [&](const json& v) { return !keep(v); });
+  return domains;
+}
+
+}  // namespace
+
+// The valid points counted by parts, each part a value of gemm_half and of attn_mma with the knobs their rules fix
+// narrowed to what those rules allow (gemm_half on: gemm_prequant off, gemm_tile 0, gemm_rows 64; attn_mma 1 or 2: a
+// 16-bit cache; 2: attn_heads 0 and attn_lanes off), so that the walks skip points no rule lets through: the same
+// count, in about a third of the time of one walk over the whole product. Keep in step with those rules.
+size_t Space::size() const {
+  const auto is = [](json want) { return [want](const json& v) { return v == want; }; };
+  const auto cache16 = [](const json& v) { return v == "f16" || v == "bf16"; };
+  size_t n = 0;
+  for (const bool half : {false, true}) {
+    std::vector<Domain> h = narrowed(domains, "gemm_half", is(half));
+    if (half) {
+      h = narrowed(std::move(h), "gemm_prequant", is(false));
+      h = narrowed(std::move(h), "gemm_tile", is(0));
+      h = narrowed(std::move(h), "gemm_rows", is(64));
+    }
+    for (const int mma : {0, 1, 2}) {
+      std::vector<Domain> a = narrowed(h, "attn_mma", is(mma));
+      if (mma > 0) a = narrowed(std::move(a), "kv_cache", cache16);
+      if (mma == 2) {
+        a = narrowed(std::move(a), "attn_heads", is(0));
+        a = narrowed(std::move(a), "attn_lanes", is(false));
+      }
+      n += walked_size(*this, a);
+    }
+  }
+  return n;
 }
 
 uint64_t Space::raw_size() const {

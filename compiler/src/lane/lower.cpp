@@ -245,19 +245,21 @@ class Lowerer {
     return c;
   }
 
-  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN>: a block 128 weight rows (GLU: 64 of each matrix) by BN activation rows,
-  // BN 128 for the fused gate/up GEMM (twice the products a weight tile's unpacking feeds) and 64 for the others (twice
-  // the blocks: the GPU fuller); its shape and shared memory kernels/shapes.cuh's.
+  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM>: a block BM = 128 weight rows (GLU: 64 of each matrix) by BN
+  // activation rows, BN 128 for the fused gate/up GEMM (twice the products a weight tile's unpacking feeds) and 64 for
+  // the others (twice the blocks: the GPU fuller), as measured (bench/NOTES.md, session 13); its shape and shared
+  // memory kernels/shapes.cuh's.
   KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
                        const std::string& xq) const {
-    const size_t out_rows = size_t(lk_gemm_h_outputs(u != nullptr));
+    constexpr int bm = 128;
+    const size_t out_rows = size_t(lk_gemm_h_outputs(u != nullptr, bm));
     const int bn = u && rows > 64 ? 128 : 64;
     KernelCall c;
     c.kernel = "lk_gemm_h";
-    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(bn)};
+    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(bn), std::to_string(bm)};
     c.grid = dims2(cdiv(w.rows, out_rows), cdiv(size_t(rows), size_t(bn)));
     c.block = dims1(32 * LK_GH_WARPS);
-    c.smem = size_t(lk_gemm_h_smem(bn));
+    c.smem = size_t(lk_gemm_h_smem(bm, bn));
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
     return c;
