@@ -4,18 +4,7 @@
 # depth 2048 with the positions split 16, 32 and 64 ways (lane a position).
 set -u
 . bench/calls/prelude.sh
-mkdir -p /tmp/w
-timeout 120 python3 bench/train_checkpoint.py $L qwen3-0.6b /tmp/w/q.gguf --seconds 25 --type f16 > $OUT/train.log 2>&1
-echo "train rc=$?"; tail -2 $OUT/train.log
-timeout 30 $L quantize /tmp/w/q.gguf --type q8_0 -o /tmp/w/q8.gguf -q
-python3 - /tmp/w/q.gguf.text > /tmp/w/prompts <<'PY'
-import sys, random
-b = open(sys.argv[1], "rb").read()
-r = random.Random(9)
-for n in (40, 300, 1200, 2000):
-    at = r.randrange(0, len(b) - n)
-    print(16, " ".join(str(x) for x in b[at:at + n]))
-PY
+. bench/calls/trained_qwen3.sh
 I='"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"gemm_tile":128,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"attn_lanes":true'
 D='"numerics":"dequant","fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pdl":true,"attn_lanes":true,"attn_splits":16'
 K=()
