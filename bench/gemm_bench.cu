@@ -89,7 +89,7 @@ static double time_pairs(cudaStream_t s, int copies, const Pair& pair) {
 
 template <class W>
 static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cudaStream_t s, const float* x, __half* xh,
-                      int* xq, float* y, double* yref, int sms) {
+                      int* xq, float* y, double* yref, int sms, float* part, int* count) {
   const int n = sh.n, k = sh.k, copies = (int)mats.size();
   const int mt = sh.glu ? 2 : 1;
   // The judge: the dequant GEMM of copy 0 (and under GLU copy 1 as up), silu(gate) up on the host.
@@ -141,29 +141,34 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
         add(bn == 64 ? lk_gemm_i8tb<T, false, 64> : lk_gemm_i8tb<T, false, 32>, smem);
     }
   }
-  auto half = [&](auto kernel, int bn, int bm) {
+  // gemm_half's GEMM, split `split` ways along k (0: as the lanes split it, lk_gemm_h_split).
+  auto half = [&](auto kernel, int bn, int bm, int split) {
     const int out_rows = lk_gemm_h_outputs(sh.glu, bm);
-    const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn);
+    const long tiles = (long)((n + out_rows - 1) / out_rows) * ((rows + bn - 1) / bn);
+    const int auto_split = lk_gemm_h_split(tiles, lk_gemm_h_stages(k, bm), sms * lk_gemm_h_blocks(bm, bn));
+    const int z = split ? split : auto_split;
+    const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn, z);
     const size_t smem = lk_gemm_h_smem(bm, bn);
-    vs.emplace_back("half bm" + std::to_string(bm) + " bn" + std::to_string(bn), [=, &mats](int c, cudaStream_t st) {
+    const std::string name = "half bm" + std::to_string(bm) + " bn" + std::to_string(bn) + " s" + std::to_string(z) +
+                             (split ? "" : "*");
+    vs.emplace_back(name, [=, &mats](int c, cudaStream_t st) {
       const size_t total = (size_t)rows * k;
       launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
       launch_ex(kernel, grid, dim3(LK_GH_WARPS * 32), smem, st, mats[c], mats[(c + 1) % copies], (const __half*)xh,
-                (const float*)nullptr, y, k, n, rows);
+                (const float*)nullptr, y, k, n, rows, part, count);
     });
   };
-  // (the lanes' choice first: BM 128, BN 128 under GLU and 64 else; then 64-row blocks for narrow matrices, BN 256)
+  // (the lanes' choice first, marked *: BM 128, BN 128 under GLU, else BM 64, BN 128, split as lk_gemm_h_split says;
+  // then other splits)
   if (sh.glu) {
-    half(lk_gemm_h<W, true, 128, 128>, 128, 128);
-    half(lk_gemm_h<W, true, 64, 128>, 64, 128);
-    half(lk_gemm_h<W, true, 256, 128>, 256, 128);
-    half(lk_gemm_h<W, true, 128, 64>, 128, 64);
+    half(lk_gemm_h<W, true, 128, 128>, 128, 128, 0);
+    half(lk_gemm_h<W, true, 128, 128>, 128, 128, 1);
+    half(lk_gemm_h<W, true, 256, 128>, 256, 128, 1);
   } else {
-    half(lk_gemm_h<W, false, 64, 128>, 64, 128);
-    half(lk_gemm_h<W, false, 128, 128>, 128, 128);
-    half(lk_gemm_h<W, false, 256, 128>, 256, 128);
-    half(lk_gemm_h<W, false, 64, 64>, 64, 64);
-    half(lk_gemm_h<W, false, 128, 64>, 128, 64);
+    half(lk_gemm_h<W, false, 128, 64>, 128, 64, 0);
+    for (int z : {1, 2, 4, 8}) half(lk_gemm_h<W, false, 128, 64>, 128, 64, z);
+    half(lk_gemm_h<W, false, 64, 64>, 64, 64, 0);
+    half(lk_gemm_h<W, false, 64, 128>, 64, 128, 1);
   }
   const char* only = getenv("GB_VARIANT");  // (a variant's name to run alone, e.g. under ncu)
   for (auto& [name, pair] : vs) {
@@ -198,6 +203,12 @@ int main() {
   CK(cudaMalloc(&xq, (size_t)rmax * kmax * 2));
   CK(cudaMalloc(&y, sizeof(float) * rmax * nmax));
   CK(cudaMalloc(&yref, sizeof(double) * rmax * nmax));
+  // gemm_half's split workspace and counts (the counts zero; each launch's last parts reset theirs)
+  float* part;
+  int* count;
+  CK(cudaMalloc(&part, sizeof(float) * 8 * rmax * nmax));
+  CK(cudaMalloc(&count, sizeof(int) * 65536));
+  CK(cudaMemset(count, 0, sizeof(int) * 65536));
   {
     std::vector<float> h((size_t)rmax * kmax);
     std::normal_distribution<float> nd(0.f, 1.f);
@@ -210,6 +221,10 @@ int main() {
       {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336, false}, {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336, false},
       {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096, false},   {"gate+up 2x14336x4096 q8_0", LK_Q8_0, 14336, 4096, true},
       {"down 4096x14336 q8_0", LK_Q8_0, 4096, 14336, false},
+      // qwen3-0.6b's (d 1024): every one narrow or short
+      {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false}, {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
+      {"0.6b gate+up 2x3072x1024 q8_0", LK_Q8_0, 3072, 1024, true},
+      {"0.6b down 1024x3072 q8_0", LK_Q8_0, 1024, 3072, false},
   };
   printf("%-26s %5s %-16s %9s %8s %10s\n", "shape", "rows", "variant", "us/pair", "TFLOPS", "rel_l2");
   const char* shape_only = getenv("GB_SHAPE");  // (a substring of the shapes' names to run)
@@ -222,7 +237,7 @@ int main() {
         const double one = (double)sh.n * sh.k * 34 / 32;
         const int copies = (int)std::max(2.0, std::min(8.0, 120e6 / one + 1));
         std::vector<lk_q8> m = make_q8(sh.n, sh.k, copies);
-        run_shape<lk_q8>(sh, rows, m, s, x, xh, xq, y, yref, sms);
+        run_shape<lk_q8>(sh, rows, m, s, x, xh, xq, y, yref, sms, part, count);
         for (auto& q : m) cudaFree((void*)q.q), cudaFree((void*)q.s);
         continue;
       }
@@ -233,7 +248,7 @@ int main() {
         constexpr int T = decltype(tag)::value;
         std::vector<lk_blk<T>> v;
         for (int c = 0; c < copies; ++c) v.push_back(view<T>(m, c));
-        run_shape<lk_blk<T>>(sh, rows, v, s, x, xh, xq, y, yref, sms);
+        run_shape<lk_blk<T>>(sh, rows, v, s, x, xh, xq, y, yref, sms, part, count);
       };
       if (sh.type == LK_Q4_K)
         go(std::integral_constant<int, LK_Q4_K>());

@@ -42,7 +42,7 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
 template <class W, bool GLU, int BN, int BM>
 __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
-              int n, int rows) {
+              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;                    // a 32-group's units
   constexpr int BO = lk_gemm_h_outputs(GLU, BM);  // output rows a block
@@ -65,6 +65,9 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   const int wm = warp >> 2, wn = warp & 3;
   const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
   const int kb = k / 32, kstages = (kb + GROUPS - 1) / GROUPS;
+  // This block's stages: split gridDim.z ways along k (lk_gemm_h_split), part blockIdx.z.
+  const int per = (kstages + gridDim.z - 1) / gridDim.z, k0 = min(kstages, (int)blockIdx.z * per);
+  const int nst = min(kstages, k0 + per) - k0;
   unsigned char* const acts = lk_smem + 2 * WT;
 
   // The thread's 32-group: tile row `row` (under GLU the first BO gate rows, then the same outputs' up rows), group gi
@@ -73,14 +76,14 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   const W w = lk_pick(GLU && row >= BO, wg, wu);
   const size_t wrow = (size_t)min(out0 + row % BO, n - 1);
   typename F::Raw raw[U];
-  auto fetch = [&](int kt) {
-    const int b = min(kt * GROUPS + gi, kb - 1);
+  auto fetch = [&](int i) {
+    const int b = min((k0 + i) * GROUPS + gi, kb - 1);
 #pragma unroll
     for (int u = 0; u < U; ++u) raw[u] = F::load(w, wrow, k, b * U + u);
   };
   // ... expanded into tile `wt` as f16, the group's 32 elements in order (zeros past k).
-  auto unpack = [&](int kt, unsigned char* wt) {
-    const bool in = kt * GROUPS + gi < kb;
+  auto unpack = [&](int i, unsigned char* wt) {
+    const bool in = (k0 + i) * GROUPS + gi < kb;
     __half2 h[16];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -98,7 +101,8 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   constexpr int RS = LK_GH_WARPS * 32 / PIECES;  // rows a pass
   const int r0 = tid / PIECES, piece = tid % PIECES;
   const __half* const xrow = xh + (size_t)(act0 + r0) * k + piece * 8;
-  auto load_acts = [&](int slot, int kt) {
+  auto load_acts = [&](int slot, int i) {
+    const int kt = k0 + i;
     unsigned char* s = acts + slot * AT + r0 * ROW + piece * 16;
     const int col = kt * KS + piece * 8;
 #pragma unroll
@@ -115,9 +119,9 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     arow[mt] = GLU ? (mt / (MT / 2)) * BO + wm * (BO / 2) + (mt % (MT / 2)) * 16 : wm * (BM / 2) + mt * 16;
   // Stage kt's products: tile wt (its weights) against activation slot kt % LK_GH_STAGES.
   float acc[MT][NT][4] = {};
-  auto multiply = [&](int kt, const unsigned char* wt) {
-    const unsigned char* sb = acts + (kt % LK_GH_STAGES) * AT;
-    const int steps = min(KS, k - kt * KS) / 16;
+  auto multiply = [&](int i, const unsigned char* wt) {
+    const unsigned char* sb = acts + (i % LK_GH_STAGES) * AT;
+    const int steps = min(KS, k - (k0 + i) * KS) / 16;
 #pragma unroll
     for (int kk = 0; kk < KS / 16; ++kk) {
       if (kk >= steps) break;
@@ -142,25 +146,50 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   // The pipeline: stage kt multiplies while stage kt + 1's weights are unpacked (the other tile; their loads were
   // issued a stage before) and stage kt + 2's are loaded, the activations LK_GH_STAGES - 1 stages ahead. One barrier
   // a stage: after it the next tile is whole, and the tile and activation slot just read are free.
-  fetch(0);  // (the weights do not depend on the launch before: read before its wait)
+  if (nst > 0) fetch(0);  // (the weights do not depend on the launch before: read before its wait)
   lk_pdl_entry();
 #pragma unroll
   for (int s = 0; s < LK_GH_STAGES; ++s) {
-    if (s < kstages) load_acts(s, s);
+    if (s < nst) load_acts(s, s);
     lk_cp_commit();
   }
-  unpack(0, lk_smem);
-  if (kstages > 1) fetch(1);
+  if (nst > 0) unpack(0, lk_smem);
+  if (nst > 1) fetch(1);
   lk_cp_wait<LK_GH_STAGES - 1>();
   __syncthreads();
-  for (int kt = 0; kt < kstages; ++kt) {
-    multiply(kt, lk_smem + (kt & 1) * WT);
-    if (kt + 1 < kstages) unpack(kt + 1, lk_smem + ((kt + 1) & 1) * WT);
-    if (kt + 2 < kstages) fetch(kt + 2);
-    lk_cp_wait<LK_GH_STAGES - 2>();  // stage kt + 1's activations have landed
+  for (int i = 0; i < nst; ++i) {
+    multiply(i, lk_smem + (i & 1) * WT);
+    if (i + 1 < nst) unpack(i + 1, lk_smem + ((i + 1) & 1) * WT);
+    if (i + 2 < nst) fetch(i + 2);
+    lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
     __syncthreads();
-    if (kt + LK_GH_STAGES < kstages) load_acts(kt % LK_GH_STAGES, kt + LK_GH_STAGES);
+    if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
     lk_cp_commit();
+  }
+  // Split along k: each part stores its sums (a thread's, in the part's slice of `part`, coalesced across the
+  // threads); the block that counts the tile's last part adds the parts in their order (whichever finished last, so
+  // the sums are the same every run) and resets the tile's count for the next launch.
+  if (gridDim.z > 1) {
+    constexpr int NA = MT * NT * 4;
+    const int tile = blockIdx.y * gridDim.x + blockIdx.x;
+    float* const slice = part + (size_t)tile * gridDim.z * NA * LK_GH_WARPS * 32;
+    float* const flat = &acc[0][0][0];
+#pragma unroll
+    for (int a = 0; a < NA; ++a) slice[((size_t)blockIdx.z * NA + a) * LK_GH_WARPS * 32 + tid] = flat[a];
+    __threadfence();
+    __syncthreads();
+    __shared__ int last;
+    if (tid == 0) last = atomicAdd(count + tile, 1) == (int)gridDim.z - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+#pragma unroll
+    for (int a = 0; a < NA; ++a) {
+      float v = 0.f;
+      for (int z = 0; z < (int)gridDim.z; ++z) v += __ldcg(slice + ((size_t)z * NA + a) * LK_GH_WARPS * 32 + tid);
+      flat[a] = v;
+    }
+    if (tid == 0) count[tile] = 0;
   }
   // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;
   // under GLU tile mt + MT / 2 holds the same outputs' up sums.

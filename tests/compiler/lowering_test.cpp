@@ -144,8 +144,9 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
 
 // gemm_half: a chunk's activations rounded to f16 once (lk_half_rows into an f16 copy), then every projection of
 // them on the tensor cores in f16 whatever its format (Q4_K_M's Q4_K and Q6_K alike, under dequant too): lk_gemm_h,
-// 128 weight rows a block (GLU: 64 of each), 64 activation rows a block (the fused gate/up GEMM 128 in chunks of more
-// than 64), the shared memory of kernels/shapes.cuh. The decode step keeps its GEMVs and their int8 copy.
+// 64 weight rows by 128 activation rows a block (the fused gate/up GEMM 128 by 128: 64 rows of each), the shared
+// memory of kernels/shapes.cuh; the tiny model's k too short to split. The decode step keeps its GEMVs and their int8
+// copy.
 TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;
@@ -161,11 +162,15 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     const auto c = lower(p, form_of(p, 256), q);
     ASSERT_EQ(c.size(), 1u);
     const Matrix& wq = p.matrix(std::get<Gemv>(q.op).w);
-    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 64, 128>");
-    EXPECT_EQ(c[0].grid.v[0], (wq.rows + 127) / 128);
-    EXPECT_EQ(c[0].grid.v[1], 4u);
+    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 128, 64>");
+    EXPECT_EQ(c[0].grid.v[0], (wq.rows + 63) / 64);
+    EXPECT_EQ(c[0].grid.v[1], 2u);
+    EXPECT_EQ(c[0].grid.v[2], 1u);
     EXPECT_EQ(c[0].block.v[0], 256u);
-    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(128, 64)));
+    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64, 128)));
+    ASSERT_EQ(c[0].params.size(), 10u);  // (no split: no workspace, no counts)
+    EXPECT_EQ(c[0].params[8].place.space, Place::Space::Null);
+    EXPECT_FALSE(p.carried.count("gemm_part") || p.carried.count("gemm_count"));
     const auto h = lower(p, form_of(p, 256), launch_of(p, 256, "half", *std::get<Gemv>(q.op).xq));
     ASSERT_EQ(h.size(), 1u);
     EXPECT_EQ(h[0].instance(), "lk_half_rows");
@@ -173,7 +178,7 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     for (const Launch& l : form_of(p, 256).launches)
       for (const KernelCall& k : lower(p, form_of(p, 256), l)) kernels.insert(k.instance());
     EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128, 128>")) << numerics;  // gate and up, one launch
-    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64, 128>")) << numerics;
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 128, 64>")) << numerics;
     // (the chunk's int8 copy is gone; under gemv_prequant its logits row, a GEMV of one row, keeps one)
     EXPECT_FALSE(kernels.count("lk_quantize_i8<true>")) << numerics;
     // The decode step: GEMVs, over the int8 copy under int8.
@@ -191,6 +196,42 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   EXPECT_NE(why({{"numerics", "int8"}, {"gemm_half", true}, {"gemm_prequant", true}}).find("gemm_prequant"),
             std::string::npos);
   EXPECT_EQ(why({{"numerics", "int8"}, {"gemm_half", true}, {"max_chunk", 256}}), "");
+}
+
+// gemm_half's split along k at the 8B's and qwen3-0.6b's shapes on an H200 (132 SMs, two blocks an SM): a grid that
+// leaves the GPU half idle doubles its parts (up to 4) while they fit at once and keep 4 stages each; the fused
+// gate/up GEMM fills the GPU alone; never beside side streams; the workspace a tile's parts' sums.
+TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
+  Schedule p;
+  p.target = knobs::Target{132, 90};
+  auto shape = [&](size_t n, size_t k, bool glu, int rows) {
+    return half_gemm_shape(p, Matrix{"w", nullptr, n, k, ggml::Type::Q4_K, 1}, glu, rows);
+  };
+  const HalfGemm q = shape(4096, 4096, false, 256), kv = shape(1024, 4096, false, 256);
+  EXPECT_EQ(q.bm, 64);
+  EXPECT_EQ(q.bn, 128);
+  EXPECT_EQ(q.gx, 64u);
+  EXPECT_EQ(q.gy, 2u);
+  EXPECT_EQ(q.split, 2);  // 256 blocks of 264 slots
+  EXPECT_EQ(kv.split, 4);  // 32 tiles: 4 parts of 8 stages
+  EXPECT_EQ(kv.workspace(), 32u * 4 * 64 * 128);
+  EXPECT_EQ(shape(4096, 14336, false, 256).split, 2);
+  EXPECT_EQ(shape(4096, 14336, false, 512).split, 1);  // 256 tiles already
+  const HalfGemm gu = shape(14336, 4096, true, 256);
+  EXPECT_EQ(gu.bm, 128);
+  EXPECT_EQ(gu.bn, 128);
+  EXPECT_EQ(gu.gx, 224u);  // 64 outputs a block
+  EXPECT_EQ(gu.split, 1);
+  EXPECT_EQ(shape(1024, 1024, false, 256).split, 2);  // qwen3-0.6b: k of 8 stages
+  EXPECT_EQ(shape(1024, 3072, false, 256).split, 4);
+  EXPECT_EQ(shape(3072, 1024, true, 256).split, 2);  // 16 stages of 64
+  EXPECT_EQ(shape(1024, 512, false, 256).split, 1);  // 4 stages: nothing to split
+  EXPECT_EQ(shape(256, 4096, false, 32).bn, 64);     // chunks of 64 rows or fewer: 64-row tiles
+  p.target = knobs::Target{108, 80};                 // (an A100: 216 slots)
+  EXPECT_EQ(shape(4096, 4096, false, 256).split, 1);
+  p.target = knobs::Target{132, 90};
+  p.knobs.side_streams = true;
+  EXPECT_EQ(shape(1024, 4096, false, 256).split, 1);
 }
 
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others

@@ -271,6 +271,18 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
 // under the int8 numerics.
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
+// gemm_half's GEMM (lk_gemm_h) over `w` (`glu`: paired with its up matrix) for `rows` activation rows: BM weight rows
+// by BN activation rows a block (the fused gate/up GEMM 128 by 128, twice the products a weight tile's unpacking
+// feeds; the others 64 by 128, or by 64 for chunks of 64 rows or fewer: twice the blocks), a grid of gx by gy tiles,
+// split ways along k where the tiles alone leave the GPU half idle (lk_gemm_h_split; never beside side streams, whose
+// launches would share the parts' workspace), as measured (bench/NOTES.md, sessions 13-14).
+struct HalfGemm {
+  int bm = 0, bn = 0, split = 1;
+  size_t gx = 0, gy = 0;
+  size_t workspace() const { return split > 1 ? gx * gy * size_t(split) * size_t(bm) * size_t(bn) : 0; }
+};
+HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows);
+
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);
 

@@ -245,23 +245,21 @@ class Lowerer {
     return c;
   }
 
-  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM>: a block BM = 128 weight rows (GLU: 64 of each matrix) by BN
-  // activation rows, BN 128 for the fused gate/up GEMM (twice the products a weight tile's unpacking feeds) and 64 for
-  // the others (twice the blocks: the GPU fuller), as measured (bench/NOTES.md, session 13); its shape and shared
-  // memory kernels/shapes.cuh's.
+  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM>, shaped and split as half_gemm_shape says; its shape and shared memory
+  // kernels/shapes.cuh's; a split one's parts meet in gemm_part, counted in gemm_count.
   KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
                        const std::string& xq) const {
-    constexpr int bm = 128;
-    const size_t out_rows = size_t(lk_gemm_h_outputs(u != nullptr, bm));
-    const int bn = u && rows > 64 ? 128 : 64;
+    const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
     KernelCall c;
     c.kernel = "lk_gemm_h";
-    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(bn), std::to_string(bm)};
-    c.grid = dims2(cdiv(w.rows, out_rows), cdiv(size_t(rows), size_t(bn)));
+    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.bm)};
+    c.grid = dims3(h.gx, h.gy, size_t(h.split));
     c.block = dims1(32 * LK_GH_WARPS);
-    c.smem = size_t(lk_gemm_h_smem(bm, bn));
+    c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
+    c.params.push_back(h.split > 1 ? ptr("gemm_part") : Arg::null());
+    c.params.push_back(h.split > 1 ? ptr("gemm_count") : Arg::null());
     return c;
   }
 

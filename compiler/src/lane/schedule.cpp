@@ -299,6 +299,19 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
       op);
 }
 
+// Calls f(matrix, paired with an up matrix, rows) for each projection of `op` (those the lowering may put on the
+// tensor cores).
+template <class F>
+void each_gemm(const Op& op, F f) {
+  if (auto* g = std::get_if<Gemv>(&op)) f(g->w, false, g->rows);
+  if (auto* g = std::get_if<GemvNorm>(&op)) f(g->gemv.w, false, g->gemv.rows);
+  if (auto* g = std::get_if<GemvGlu>(&op)) f(g->wg, true, g->rows);
+  const GemvParts* parts = std::get_if<GemvParts>(&op);
+  if (auto* g = std::get_if<GemvRope>(&op)) parts = &g->qkv;
+  if (parts)
+    for (const Gemv& g : parts->parts) f(g.w, false, parts->rows);
+}
+
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
 // launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
 // and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
@@ -347,6 +360,18 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
   if (int8_words(k) == 0) return false;
   // (a block format's GEMM reads the chunk's quantized copy: gemm_prequant)
   return w.type == ggml::Type::Q8_0 || (lk_is_block(int(w.type)) && k.gemm_prequant);
+}
+
+HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows) {
+  HalfGemm h;
+  h.bm = glu ? 128 : 64;
+  h.bn = glu || rows > 64 ? 128 : 64;
+  h.gx = (w.rows + size_t(lk_gemm_h_outputs(glu, h.bm)) - 1) / size_t(lk_gemm_h_outputs(glu, h.bm));
+  h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
+  if (!p.knobs.side_streams)
+    h.split = lk_gemm_h_split(long(h.gx * h.gy), lk_gemm_h_stages(int(w.cols), h.bm),
+                              p.target.sms * lk_gemm_h_blocks(h.bm, h.bn));
+  return h;
 }
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
@@ -543,6 +568,17 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
     p.forms.push_back(std::move(f));
   }
+  // gemm_half's split GEMMs: their parts' sums (the largest launch's) and a count a tile, zero between launches.
+  size_t part = 0, tiles = 0;
+  for (const Form& f : p.forms)
+    for (const Launch& l : f.launches)
+      each_gemm(l.op, [&](const std::string& w, bool glu, int r) {
+        const Matrix& m = p.matrix(w);
+        if (!k.gemm_half || !on_tensor_cores(k, m, r)) return;
+        if (const HalfGemm h = half_gemm_shape(p, m, glu, r); h.split > 1)
+          part = std::max(part, h.workspace()), tiles = std::max(tiles, h.gx * h.gy);
+      });
+  if (part) carry("gemm_part", part, Elem::Act), carry("gemm_count", tiles, Elem::Int);
   return p;
 }
 
