@@ -145,7 +145,7 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
   auto half = [&](auto kernel, int bn, int bm, int split) {
     const int out_rows = lk_gemm_h_outputs(sh.glu, bm);
     const long tiles = (long)((n + out_rows - 1) / out_rows) * ((rows + bn - 1) / bn);
-    const int auto_split = lk_gemm_h_split(tiles, lk_gemm_h_stages(k, bm), sms * lk_gemm_h_blocks(bm, bn));
+    const int auto_split = lk_gemm_h_split(tiles, lk_gemm_h_stages(k, bm), sms * (bm * bn <= 64 * 64 ? 2 : 1));
     const int z = split ? split : auto_split;
     const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn, z);
     const size_t smem = lk_gemm_h_smem(bm, bn);

@@ -111,13 +111,13 @@ LK_SHAPE int lk_gemm_h_blocks(int bm, int bn) {
 LK_SHAPE int lk_gemm_h_stages(int k, int bm) {
   return (k / 32 + lk_gemm_h_k(bm) / 32 - 1) / (lk_gemm_h_k(bm) / 32);
 }
-// A grid of `tiles` output tiles too small to fill the GPU (`slots` blocks at once: lk_gemm_h_blocks an SM times the
-// SMs) splits along k: the ways doubled, up to 4, while the blocks still fit at once and each part keeps 4 stages or
-// more (a block's time is its stages' chain, ~1-2 us each; bench/NOTES.md session 14). The parts' sums meet in a
-// workspace of tiles x split x BM x BN floats and a count a tile.
+// A grid of `tiles` output tiles too small to fill the GPU (`slots` blocks at once) splits along k: the ways doubled, up
+// to 4, while the blocks still fit at once and each part keeps 6 stages or more (a block's time is its stages' chain,
+// ~1-2 us each, and a split adds the parts' fixup; bench/NOTES.md session 14). The parts' sums meet in a workspace of
+// tiles x split x BM x BN floats and a count a tile.
 LK_SHAPE int lk_gemm_h_split(long tiles, int kstages, int slots) {
   int s = 1;
-  while (s < 4 && tiles * 2 * s <= slots && kstages >= 8 * s) s *= 2;
+  while (s < 4 && tiles * 2 * s <= slots && kstages >= 12 * s) s *= 2;
   return s;
 }
 

@@ -144,8 +144,8 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
 
 // gemm_half: a chunk's activations rounded to f16 once (lk_half_rows into an f16 copy), then every projection of
 // them on the tensor cores in f16 whatever its format (Q4_K_M's Q4_K and Q6_K alike, under dequant too): lk_gemm_h,
-// 64 weight rows by 128 activation rows a block (the fused gate/up GEMM 128 by 128: 64 rows of each), the shared
-// memory of kernels/shapes.cuh; the tiny model's k too short to split. The decode step keeps its GEMVs and their int8
+// 64 weight rows by 64 activation rows a block for the tiny model's small grids (the fused gate/up GEMM 128 by 128: 64
+// rows of each), the shared memory of kernels/shapes.cuh; its k too short to split. The decode step keeps its GEMVs and their int8
 // copy.
 TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   const gguf::File& file = q4km().file;
@@ -162,12 +162,12 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     const auto c = lower(p, form_of(p, 256), q);
     ASSERT_EQ(c.size(), 1u);
     const Matrix& wq = p.matrix(std::get<Gemv>(q.op).w);
-    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 128, 64>");
+    EXPECT_EQ(c[0].instance(), "lk_gemm_h<lk_blk<LK_Q4_K>, false, 64, 64>");  // (a small grid: 64x64 blocks)
     EXPECT_EQ(c[0].grid.v[0], (wq.rows + 63) / 64);
-    EXPECT_EQ(c[0].grid.v[1], 2u);
+    EXPECT_EQ(c[0].grid.v[1], 4u);
     EXPECT_EQ(c[0].grid.v[2], 1u);
     EXPECT_EQ(c[0].block.v[0], 256u);
-    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64, 128)));
+    EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64, 64)));
     ASSERT_EQ(c[0].params.size(), 10u);  // (no split: no workspace, no counts)
     EXPECT_EQ(c[0].params[8].place.space, Place::Space::Null);
     EXPECT_FALSE(p.carried.count("gemm_part") || p.carried.count("gemm_count"));
@@ -178,7 +178,7 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     for (const Launch& l : form_of(p, 256).launches)
       for (const KernelCall& k : lower(p, form_of(p, 256), l)) kernels.insert(k.instance());
     EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128, 128>")) << numerics;  // gate and up, one launch
-    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 128, 64>")) << numerics;
+    EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64, 64>")) << numerics;
     // (the chunk's int8 copy is gone; under gemv_prequant its logits row, a GEMV of one row, keeps one)
     EXPECT_FALSE(kernels.count("lk_quantize_i8<true>")) << numerics;
     // The decode step: GEMVs, over the int8 copy under int8.
@@ -198,9 +198,10 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   EXPECT_EQ(why({{"numerics", "int8"}, {"gemm_half", true}, {"max_chunk", 256}}), "");
 }
 
-// gemm_half's split along k at the 8B's and qwen3-0.6b's shapes on an H200 (132 SMs, two blocks an SM): a grid that
-// leaves the GPU half idle doubles its parts (up to 4) while they fit at once and keep 4 stages each; the fused
-// gate/up GEMM fills the GPU alone; never beside side streams; the workspace a tile's parts' sums.
+// gemm_half's shapes at the 8B's and qwen3-0.6b's matrices on an H200 (132 SMs), chunks of 256 rows, as measured
+// (bench/NOTES.md session 14): 64x128 blocks, 64x64 where 128 would leave half the SMs idle, split along k while the
+// blocks fit at once (two 64x64 blocks an SM) and each part keeps 6 stages; the fused gate/up GEMM 128x128 unsplit;
+// never beside side streams; the workspace a tile's parts' sums.
 TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
   Schedule p;
   p.target = knobs::Target{132, 90};
@@ -212,23 +213,26 @@ TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
   EXPECT_EQ(q.bn, 128);
   EXPECT_EQ(q.gx, 64u);
   EXPECT_EQ(q.gy, 2u);
-  EXPECT_EQ(q.split, 2);  // 256 blocks of 264 slots
-  EXPECT_EQ(kv.split, 4);  // 32 tiles: 4 parts of 8 stages
-  EXPECT_EQ(kv.workspace(), 32u * 4 * 64 * 128);
-  EXPECT_EQ(shape(4096, 14336, false, 256).split, 2);
-  EXPECT_EQ(shape(4096, 14336, false, 512).split, 1);  // 256 tiles already
+  EXPECT_EQ(q.split, 1);  // 128 blocks: one an SM already (split 2: 71 us against 53)
+  EXPECT_EQ(kv.bn, 64);   // 32 tiles of 128 rows: 64 of 64
+  EXPECT_EQ(kv.gy, 4u);
+  EXPECT_EQ(kv.split, 4);  // 256 blocks of 8 stages (28 us; unsplit 128x128 56)
+  EXPECT_EQ(kv.workspace(), 64u * 4 * 64 * 64);
+  EXPECT_EQ(shape(4096, 14336, false, 256).split, 1);
   const HalfGemm gu = shape(14336, 4096, true, 256);
   EXPECT_EQ(gu.bm, 128);
   EXPECT_EQ(gu.bn, 128);
   EXPECT_EQ(gu.gx, 224u);  // 64 outputs a block
   EXPECT_EQ(gu.split, 1);
-  EXPECT_EQ(shape(1024, 1024, false, 256).split, 2);  // qwen3-0.6b: k of 8 stages
-  EXPECT_EQ(shape(1024, 3072, false, 256).split, 4);
-  EXPECT_EQ(shape(3072, 1024, true, 256).split, 2);  // 16 stages of 64
-  EXPECT_EQ(shape(1024, 512, false, 256).split, 1);  // 4 stages: nothing to split
-  EXPECT_EQ(shape(256, 4096, false, 32).bn, 64);     // chunks of 64 rows or fewer: 64-row tiles
-  p.target = knobs::Target{108, 80};                 // (an A100: 216 slots)
+  const HalfGemm q6 = shape(2048, 1024, false, 256);  // qwen3-0.6b's q: 8 stages, too few to split
+  EXPECT_EQ(q6.bn, 64);
+  EXPECT_EQ(q6.split, 1);
+  EXPECT_EQ(shape(1024, 3072, false, 256).split, 4);  // its down: 24 stages
+  EXPECT_EQ(shape(3072, 1024, true, 256).split, 1);
+  EXPECT_EQ(shape(256, 4096, false, 32).bn, 64);  // chunks of 64 rows or fewer: 64-row tiles
+  p.target = knobs::Target{108, 80};              // (an A100)
   EXPECT_EQ(shape(4096, 4096, false, 256).split, 1);
+  EXPECT_EQ(shape(1024, 4096, false, 256).split, 2);
   p.target = knobs::Target{132, 90};
   p.knobs.side_streams = true;
   EXPECT_EQ(shape(1024, 4096, false, 256).split, 1);

@@ -271,11 +271,12 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
 // under the int8 numerics.
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 
-// gemm_half's GEMM (lk_gemm_h) over `w` (`glu`: paired with its up matrix) for `rows` activation rows: BM weight rows
-// by BN activation rows a block (the fused gate/up GEMM 128 by 128, twice the products a weight tile's unpacking
-// feeds; the others 64 by 128, or by 64 for chunks of 64 rows or fewer: twice the blocks), a grid of gx by gy tiles,
-// split ways along k where the tiles alone leave the GPU half idle (lk_gemm_h_split; never beside side streams, whose
-// launches would share the parts' workspace), as measured (bench/NOTES.md, sessions 13-14).
+// gemm_half's GEMM (lk_gemm_h) over `w` (`glu`: paired with its up matrix) for `rows` activation rows, as measured on
+// the H200 (bench/NOTES.md, sessions 13-14): the fused gate/up GEMM in blocks of 128 weight rows (64 of each) by 128
+// activation rows (the most products a weight tile's unpacking feeds); the others 64 by 128, or by 64 where 128 would
+// leave half the SMs without a block (and for chunks of 64 rows or fewer), then split along k where the grid is still
+// small (lk_gemm_h_split: the slots one block an SM, two for the lighter 64x64 blocks; never beside side streams, whose
+// launches would share the parts' workspace). A grid of gx by gy tiles, `split` blocks each.
 struct HalfGemm {
   int bm = 0, bn = 0, split = 1;
   size_t gx = 0, gy = 0;

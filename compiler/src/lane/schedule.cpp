@@ -364,13 +364,16 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
 
 HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows) {
   HalfGemm h;
+  const int sms = p.target.sms;
   h.bm = glu ? 128 : 64;
-  h.bn = glu || rows > 64 ? 128 : 64;
-  h.gx = (w.rows + size_t(lk_gemm_h_outputs(glu, h.bm)) - 1) / size_t(lk_gemm_h_outputs(glu, h.bm));
+  const size_t out = size_t(lk_gemm_h_outputs(glu, h.bm)), gx = (w.rows + out - 1) / out;
+  auto tiles = [&](int bn) { return gx * ((size_t(rows) + size_t(bn) - 1) / size_t(bn)); };
+  h.bn = rows > 64 && (glu || 2 * tiles(128) > size_t(sms)) ? 128 : 64;
+  h.gx = gx;
   h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
   if (!p.knobs.side_streams)
-    h.split = lk_gemm_h_split(long(h.gx * h.gy), lk_gemm_h_stages(int(w.cols), h.bm),
-                              p.target.sms * lk_gemm_h_blocks(h.bm, h.bn));
+    h.split = lk_gemm_h_split(long(tiles(h.bn)), lk_gemm_h_stages(int(w.cols), h.bm),
+                              sms * (h.bm * h.bn <= 64 * 64 ? 2 : 1));
   return h;
 }
 
