@@ -84,9 +84,21 @@ int lk_place(size_t device_bytes, size_t fixed, const size_t* order, int n);
 void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host, signed char** q,
                        __half** s);
 
-// The planes of a block-format matrix of `n` elements (ggml type `t`) repacked on the host from the checkpoint's
-// blocks at `src`, in shapes.cuh's plane order; an empty vector for a plane the format lacks.
-std::vector<std::vector<uint8_t>> lk_planes(int t, const uint8_t* src, size_t n);
+// A plane of a matrix repacked in host memory: its bytes and their count, 0 for a plane the format lacks.
+struct lk_plane {
+  uint8_t* bytes = nullptr;
+  size_t n = 0;
+  uint8_t* data() const { return bytes; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+};
+
+// The planes of a block-format matrix of `n` elements (ggml type `t`) repacked on the host's cores from the
+// checkpoint's blocks at `src`, in shapes.cuh's plane order. They lie in one staging area that the next call reuses
+// (grown to the largest matrix, its pages touched once: first touches of fresh gigabytes cost a load more than the
+// repacking), valid until then or until lk_planes_done frees it at the load's end.
+std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n);
+void lk_planes_done();
 
 // `bytes` bytes at `src` carved and uploaded as they are (a plain matrix, a vector, a plane, a sidecar constant).
 void* lk_upload_bytes(const void* src, size_t bytes, bool host);

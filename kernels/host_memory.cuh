@@ -2,6 +2,9 @@
 // arrays are carved from, where the matrices live, and their uploads' host work (a program's uploads by format are
 // upload.cuh's, over these).
 
+#include <memory>
+#include <thread>
+
 const uint8_t* lk_open_checkpoint(const char* path, uint64_t size, uint64_t data_start, uint64_t digest) {
   int fd = open(path, O_RDONLY);
   if (fd < 0) { fprintf(stderr, "cannot open the checkpoint %s: %s\n", path, strerror(errno)); exit(LK_EXIT_WRONG_CHECKPOINT); }
@@ -53,20 +56,41 @@ int lk_place(size_t device_bytes, size_t fixed, const size_t* order, int n) {
   return moved;
 }
 
+// Runs f(first, last) over [0, n) in contiguous ranges of at least `grain`, one a hardware thread (the caller's among
+// them): a load's host work (the repacking below, ~1 GB/s a core) spread over the machine's cores.
+template <class F>
+static void lk_parallel(size_t n, size_t grain, const F& f) {
+  static const size_t threads = std::max(1u, std::thread::hardware_concurrency());  // (a system call: once)
+  const size_t parts = std::min(threads, (n + grain - 1) / std::max<size_t>(grain, 1));
+  if (parts <= 1) {
+    f(size_t(0), n);
+    return;
+  }
+  const size_t per = (n + parts - 1) / parts;
+  std::vector<std::thread> others;
+  for (size_t p = 1; p < parts && p * per < n; ++p)
+    others.emplace_back([&f, p, per, n] { f(p * per, std::min(n, (p + 1) * per)); });
+  f(size_t(0), std::min(n, per));
+  for (std::thread& t : others) t.join();
+}
+
 void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host, signed char** q,
                        __half** s) {
   const size_t nb = cols / 32;
-  std::vector<signed char> hq(rows * cols);
-  std::vector<__half> hs(rows * nb);
+  // (uninitialized: each byte is written below, on every core)
+  const std::unique_ptr<signed char[]> hq(new signed char[rows * cols]);
+  const std::unique_ptr<__half[]> hs(new __half[rows * nb]);
   const uint8_t* src = file + offset;
-  for (size_t b = 0; b < rows * nb; ++b) {
-    memcpy(&hs[b], src + b * 34, 2);
-    memcpy(&hq[b * 32], src + b * 34 + 2, 32);
-  }
+  lk_parallel(rows * nb, 16384, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) {
+      memcpy(&hs[b], src + b * 34, 2);
+      memcpy(&hq[b * 32], src + b * 34 + 2, 32);
+    }
+  });
   *q = lk_carve<signed char>(rows * cols, host);
   *s = lk_carve<__half>(rows * nb, host);
-  CK(cudaMemcpy(*q, hq.data(), hq.size(), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(*s, hs.data(), hs.size() * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(*q, hq.get(), rows * cols, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(*s, hs.get(), rows * nb * 2, cudaMemcpyHostToDevice));
 }
 
 // A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
@@ -78,73 +102,91 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
   auto pack = [&](size_t g, auto code) {
     for (int j = 0; j < 16; ++j) q[g * 16 + j] = (uint8_t)(code(j) | (code(j + 16) << 4));
   };
-  for (size_t b = 0; b < n / be; ++b) {
-    const uint8_t* x = src + b * bb;
-    if (be == 32) {
-      // Legacy blocks: the scale bytes, the fifth bits (Q5), then codes already laid out as a group's.
-      const int sb = t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? 2 : t == LK_MXFP4 ? 1 : 4;
-      const int hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
-      memcpy(s + b * sb, x, sb);
-      if (hb) memcpy(h + b * 4, x + sb, 4);
-      memcpy(q + b * 16, x + sb + hb, 16);
-      continue;
-    }
-    if (t == LK_IQ4_XS) {  // d, the scales (8 bytes), then each group's 16 bytes of codes laid out as a group's
-      memcpy(s + b * 8, x, 8);
-      memcpy(q + b * 128, x + 8, 128);
-      continue;
-    }
-    for (int gi = 0; gi < 8; ++gi) {
-      const size_t g = b * 8 + gi;
-      if (t == LK_Q2_K || t == LK_Q3_K) {
-        // Each 128 elements' 32 bytes of 2-bit codes read four times, two bits further each time (group gi: bits
-        // 2 (gi % 4)); Q3_K's third bit in its 32 bytes of high bits (bit gi of byte l: element l of group gi).
-        const uint8_t* qs = x + (t == LK_Q2_K ? 16 : 32) + 32 * (gi / 4);
-        const int shift = 2 * (gi % 4);
-        pack(g, [&](int l) { return ((qs[l] >> shift) & 3) | (t == LK_Q3_K ? ((x[l] >> gi) & 1) << 2 : 0); });
-      } else if (t == LK_Q4_K || t == LK_Q5_K) {
-        // d, dmin and the scales; then (Q5_K) 32 bytes of fifth bits (bit gi of byte l: element l of group gi); then
-        // the codes, a 64-element chunk's 32 bytes low nibbles first.
-        const uint8_t* qs = x + (t == LK_Q4_K ? 16 : 48) + 32 * (gi / 2);
-        const int shift = 4 * (gi % 2);
-        pack(g, [&](int l) { return (qs[l] >> shift) & 0xf; });
-        if (t == LK_Q5_K) {
-          uint32_t bits = 0;
-          for (int l = 0; l < 32; ++l) bits |= (uint32_t)((x[16 + l] >> gi) & 1) << l;
-          memcpy(h + g * 4, &bits, 4);
+  lk_parallel(n / be, 4096, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) {
+      const uint8_t* x = src + b * bb;
+      if (be == 32) {
+        // Legacy blocks: the scale bytes, the fifth bits (Q5), then codes already laid out as a group's.
+        const int sb = t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? 2 : t == LK_MXFP4 ? 1 : 4;
+        const int hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
+        memcpy(s + b * sb, x, sb);
+        if (hb) memcpy(h + b * 4, x + sb, 4);
+        memcpy(q + b * 16, x + sb + hb, 16);
+        continue;
+      }
+      if (t == LK_IQ4_XS) {  // d, the scales (8 bytes), then each group's 16 bytes of codes laid out as a group's
+        memcpy(s + b * 8, x, 8);
+        memcpy(q + b * 128, x + 8, 128);
+        continue;
+      }
+      for (int gi = 0; gi < 8; ++gi) {
+        const size_t g = b * 8 + gi;
+        if (t == LK_Q2_K || t == LK_Q3_K) {
+          // Each 128 elements' 32 bytes of 2-bit codes read four times, two bits further each time (group gi: bits
+          // 2 (gi % 4)); Q3_K's third bit in its 32 bytes of high bits (bit gi of byte l: element l of group gi).
+          const uint8_t* qs = x + (t == LK_Q2_K ? 16 : 32) + 32 * (gi / 4);
+          const int shift = 2 * (gi % 4);
+          pack(g, [&](int l) { return ((qs[l] >> shift) & 3) | (t == LK_Q3_K ? ((x[l] >> gi) & 1) << 2 : 0); });
+        } else if (t == LK_Q4_K || t == LK_Q5_K) {
+          // d, dmin and the scales; then (Q5_K) 32 bytes of fifth bits (bit gi of byte l: element l of group gi); then
+          // the codes, a 64-element chunk's 32 bytes low nibbles first.
+          const uint8_t* qs = x + (t == LK_Q4_K ? 16 : 48) + 32 * (gi / 2);
+          const int shift = 4 * (gi % 2);
+          pack(g, [&](int l) { return (qs[l] >> shift) & 0xf; });
+          if (t == LK_Q5_K) {
+            uint32_t bits = 0;
+            for (int l = 0; l < 32; ++l) bits |= (uint32_t)((x[16 + l] >> gi) & 1) << l;
+            memcpy(h + g * 4, &bits, 4);
+          }
+        } else {  // Q6_K: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales, d
+          const int half = gi / 4, quarter = gi % 4;
+          const uint8_t* ql = x + 64 * half + (quarter % 2 ? 32 : 0);
+          const uint8_t* qh = x + 128 + 32 * half;
+          const int shift = quarter >= 2 ? 4 : 0;
+          pack(g, [&](int l) { return (ql[l] >> shift) & 0xf; });
+          uint64_t bits = 0;
+          for (int l = 0; l < 32; ++l) bits |= (uint64_t)((qh[l] >> (2 * quarter)) & 3) << (2 * l);
+          memcpy(h + g * 8, &bits, 8);
         }
-      } else {  // Q6_K: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales, d
-        const int half = gi / 4, quarter = gi % 4;
-        const uint8_t* ql = x + 64 * half + (quarter % 2 ? 32 : 0);
-        const uint8_t* qh = x + 128 + 32 * half;
-        const int shift = quarter >= 2 ? 4 : 0;
-        pack(g, [&](int l) { return (ql[l] >> shift) & 0xf; });
-        uint64_t bits = 0;
-        for (int l = 0; l < 32; ++l) bits |= (uint64_t)((qh[l] >> (2 * quarter)) & 3) << (2 * l);
-        memcpy(h + g * 8, &bits, 8);
+      }
+      if (t == LK_Q6_K) {
+        memcpy(s + b * 16, x + 192, 16);
+        memcpy(d + b * 2, x + 208, 2);
+      } else if (t == LK_Q2_K) {  // 16 bytes of (scale, min) nibbles; d and dmin
+        memcpy(s + b * 16, x, 16);
+        memcpy(d + b * 4, x + 80, 4);
+      } else if (t == LK_Q3_K) {  // 12 bytes of packed 6-bit scales (then 4 of padding); d
+        memcpy(s + b * 16, x + 96, 12);
+        memset(s + b * 16 + 12, 0, 4);
+        memcpy(d + b * 2, x + 108, 2);
+      } else {
+        memcpy(s + b * 16, x, 16);
       }
     }
-    if (t == LK_Q6_K) {
-      memcpy(s + b * 16, x + 192, 16);
-      memcpy(d + b * 2, x + 208, 2);
-    } else if (t == LK_Q2_K) {  // 16 bytes of (scale, min) nibbles; d and dmin
-      memcpy(s + b * 16, x, 16);
-      memcpy(d + b * 4, x + 80, 4);
-    } else if (t == LK_Q3_K) {  // 12 bytes of packed 6-bit scales (then 4 of padding); d
-      memcpy(s + b * 16, x + 96, 12);
-      memset(s + b * 16 + 12, 0, 4);
-      memcpy(d + b * 2, x + 108, 2);
-    } else {
-      memcpy(s + b * 16, x, 16);
-    }
-  }
+  });
 }
 
-std::vector<std::vector<uint8_t>> lk_planes(int t, const uint8_t* src, size_t n) {
-  std::vector<std::vector<uint8_t>> p(4);
-  for (int i = 0; i < 4; ++i) p[i].resize(lk_plane_bytes(t, i, n));
+static std::unique_ptr<uint8_t[]> lk_staging;  // lk_planes' staging area
+static size_t lk_staging_bytes = 0;
+
+std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n) {
+  std::vector<lk_plane> p(4);
+  size_t total = 0;
+  for (int i = 0; i < 4; ++i) total += lk_round(p[i].n = lk_plane_bytes(t, i, n));
+  if (total > lk_staging_bytes) {
+    lk_staging = std::unique_ptr<uint8_t[]>(new uint8_t[total]);  // (uninitialized: lk_repack writes every byte)
+    lk_staging_bytes = total;
+  }
+  uint8_t* at = lk_staging.get();
+  for (int i = 0; i < 4; ++i)
+    if (p[i].n) p[i].bytes = at, at += lk_round(p[i].n);
   lk_repack(t, src, n, p[0].data(), p[1].data(), p[2].data(), p[3].data());
   return p;
+}
+
+void lk_planes_done() {
+  lk_staging.reset();
+  lk_staging_bytes = 0;
 }
 
 void* lk_upload_bytes(const void* src, size_t bytes, bool host) {

@@ -120,7 +120,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
         CKL();
         w.bytes += rows * cols + blocks * 2;
       } else if (block) {
-        const std::vector<std::vector<uint8_t>> planes = lk_planes(block, file + offset, rows * cols);
+        const std::vector<lk_plane> planes = lk_planes(block, file + offset, rows * cols);
         void** dst[4] = {&m.q, &m.h, &m.s, &m.d};
         for (int i = 0; i < 4; ++i) {
           if (planes[i].empty()) continue;
@@ -157,6 +157,7 @@ static lk_resident_weights lk_resident_upload(const char* checkpoint, const char
     exit(LK_EXIT_USAGE);
   }
   CK(cudaDeviceSynchronize());
+  lk_planes_done();
   if (staging) CK(cudaFree(staging));
   if (registered) CK(cudaHostUnregister((void*)file));
   munmap((void*)file, size);

@@ -14,7 +14,7 @@ inline lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, siz
 // A block-format matrix as its planes (lk_planes), each carved apart.
 template <int T>
 lk_blk<T> lk_upload_blocks(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
-  const std::vector<std::vector<uint8_t>> p = lk_planes(T, file + offset, rows * cols);
+  const std::vector<lk_plane> p = lk_planes(T, file + offset, rows * cols);
   uint8_t* dev[4] = {};
   for (int i = 0; i < 4; ++i)
     if (!p[i].empty()) dev[i] = (uint8_t*)lk_upload_bytes(p[i].data(), p[i].size(), host);

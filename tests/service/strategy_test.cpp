@@ -215,8 +215,8 @@ TEST(Strategies, ModelScreensThenVerifiesItsFront) {
 }
 
 // The model strategy's first screens are its priors where they are points of the space: on llama.cpp's Q4_K_M mix the
-// one with its Q6_K matrices 2 rows a warp (gemv_rows_q6_k, the measured best of session 10), on Q8_0, where that
-// knob has no other value than 0, the next.
+// one with its Q6_K matrices 2 rows a warp (gemv_rows_q6_k) and the chunks' GEMMs in f16 (the measured best of
+// session 14), on Q8_0, where that knob has no other value than 0, the first that holds.
 TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
   test::TempDir dir;
   for (const bool mixed : {true, false}) {
@@ -237,6 +237,7 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
     ASSERT_EQ(first.size(), 1u);
     EXPECT_EQ(first[0].knobs.value("gemv_rows_q6_k", -1), mixed ? 2 : 0) << first[0].knobs.dump();
     EXPECT_EQ(first[0].knobs.value("gemv_rows_per_warp", -1), mixed ? 1 : 2) << first[0].knobs.dump();
+    EXPECT_EQ(first[0].knobs.value("gemm_half", false), mixed) << first[0].knobs.dump();
     EXPECT_EQ(first[0].origin, "prior");
   }
 }

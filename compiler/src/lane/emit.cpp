@@ -299,6 +299,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
       cu << "  " << w.name << " = lk_upload_plain<" << plain_elem(w.type) << ">(file, " << off << "ULL, " << w.rows
          << ", " << w.cols << ", " << host << ");\n";
   }
+  cu << "  lk_planes_done();\n";
   for (const Vector& v : p.vectors)
     cu << "  " << v.name << " = lk_upload_f32(file, " << file.data_start() + v.tensor->offset << "ULL, " << v.n
        << ");\n";
