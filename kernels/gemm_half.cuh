@@ -4,19 +4,20 @@
 // f32. No scale touches the sums after the mma (the int8 GEMMs' per-32-block epilogue bounds them), and a weight
 // tile's unpacking is shared by the block's activation rows. Measured alone on the H200 (bench/gemm_bench.cu,
 // bench/NOTES.md session 13): the fused gate/up GEMM of the 8B at 225-232 TFLOPS against the int8 tiled GEMM's 128-157;
-// a block's time is then its instructions' (the unpacking, 7% of them mma), so narrow matrices with few blocks are
-// slower than the int8 ones.
+// a block's time is then its instructions' (the unpacking, 7% of them mma). In the lanes (session 14, 64-row blocks and
+// small grids split along k): llama-3.1-8b Q4_K_M's prefill(512) 11,192 tok/s against the int8 GEMMs' 6,128.
 //
-// lk_gemm_h<W, GLU, BN, BM>: a block of LK_GH_WARPS warps takes BM weight rows (128, or 64 for narrow matrices' grids;
-// GLU: half of them gate rows, the same output rows' up rows the other half) by BN activation rows, lk_gemm_h_k(BM) of
-// k a stage (a 32-group a thread):
+// lk_gemm_h<W, GLU, BN, BM> (and a mixture's grouped experts, lk_moe_gemm_h): a block of LK_GH_WARPS warps takes BM
+// weight rows (128 or 64; GLU: half of them gate rows, the same output rows' up rows the other half) by BN activation
+// rows, lk_gemm_h_k(BM) of k a stage (a 32-group a thread):
 // - the weights: each thread loads one 32-group of a stage (F::load, its format's units) into registers two stages
 //   ahead, and expands it into 32 f16 in the other tile while the warps multiply this stage's (two tiles);
 // - the activations: LK_GH_STAGES stages of f16 rows by cp.async;
 // - the warps: 2 across the weight rows (BM / 2 rows each, under GLU BM / 4 of each matrix) by 4 across the activation
 //   rows (BN / 4 each); the fragments by ldmatrix (the weights as A, the activations as B).
-// Each output is the f32 sum over k in 16-element steps, in order; with the bias, and under GLU silu(gate) times up.
-// The shape and the shared memory are kernels/shapes.cuh's (lk_gemm_h_smem).
+// Each output is the f32 sum over k in 16-element steps, in order (a split GEMM's parts then added in their order);
+// with the bias, and under GLU the gated activation (lk_glu). The shape and the shared memory are kernels/shapes.cuh's
+// (lk_gemm_h_smem); the lowering's choice of them compiler/src/lane/schedule.cpp's half_gemm_shape.
 
 // The activations rounded to f16: n values (a multiple of 8), 8 a thread.
 __global__ void __launch_bounds__(256) lk_half_rows(const lk_act* __restrict__ x, __half* __restrict__ y, int n) {
@@ -39,10 +40,14 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// One block's tile of lk_gemm_h's GEMM: outputs out0 .. out0 + BO - 1 of `n` (weight rows wbase + those of wg, under
+// GLU of wu too) by activation rows act0 .. act0 + BN - 1 of `rows` (xh, k wide); y[r][o] the sum (+ bias[o]), or under
+// GLU `act`'s gated activation of the gate and up sums (their biases, if any, `act`'s). The plain GEMM's blocks and a
+// mixture's grouped experts' (lk_moe_gemm_h) both run it.
 template <class W, bool GLU, int BN, int BM>
-__global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
-    lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
-              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __half* __restrict__ xh,
+                              const float* __restrict__ bias, const lk_glu_act& act, float* __restrict__ y, int k,
+                              int n, int rows, int out0, int act0, float* __restrict__ part, int* __restrict__ count) {
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;                    // a 32-group's units
   constexpr int BO = lk_gemm_h_outputs(GLU, BM);  // output rows a block
@@ -63,7 +68,6 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   extern __shared__ __align__(16) unsigned char lk_smem[];
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int wm = warp >> 2, wn = warp & 3;
-  const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
   const int kb = k / 32, kstages = (kb + GROUPS - 1) / GROUPS;
   // This block's stages: split gridDim.z ways along k (lk_gemm_h_split), part blockIdx.z.
   const int per = (kstages + gridDim.z - 1) / gridDim.z, k0 = min(kstages, (int)blockIdx.z * per);
@@ -74,7 +78,7 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   // of each stage.
   const int row = tid / GROUPS, gi = tid % GROUPS;
   const W w = lk_pick(GLU && row >= BO, wg, wu);
-  const size_t wrow = (size_t)min(out0 + row % BO, n - 1);
+  const size_t wrow = wbase + (size_t)min(out0 + row % BO, n - 1);
   typename F::Raw raw[U];
   auto fetch = [&](int i) {
     const int b = min((k0 + i) * GROUPS + gi, kb - 1);
@@ -202,10 +206,48 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
         const int o = out0 + (GLU ? wm * (BO / 2) + mt * 16 : arow[mt]) + g + (e >= 2 ? 8 : 0);
         const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
         if (o >= n || r >= rows) continue;
-        float v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
-        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[mt + MT / 2][j][e];
+        float v;
+        if constexpr (GLU)
+          v = lk_glu(acc[mt][j][e] + (act.bg ? act.bg[o] : 0.f), acc[mt + MT / 2][j][e] + (act.bu ? act.bu[o] : 0.f),
+                     act);
+        else
+          v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
         y[(size_t)r * n + o] = v;
       }
+}
+
+// lk_gemm_h<W, GLU, BN, BM>: blockIdx.x the output tile, blockIdx.y the activation tile, blockIdx.z the part of k (a
+// split GEMM's; its sums meet in `part`, counted in `count`).
+template <class W, bool GLU, int BN, int BM>
+__global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
+    lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
+              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+  lk_gemm_h_tile<W, GLU, BN, BM>(wg, wu, 0, xh, bias, lk_glu_act{nullptr, nullptr, 0.f, 1.f}, y, k, n, rows,
+                                 blockIdx.x * lk_gemm_h_outputs(GLU, BM), blockIdx.y * BN, part, count);
+}
+
+// A mixture's chunk's expert projections on the tensor cores (gemm_half): its (row, slot) pairs grouped by expert
+// (lk_moe_group; xg their activations' f16 copy, out in the same grouped order), each expert e's count[e] pairs from
+// position first[e] against e's rows of the 3-D tensors (wbase e * n), the experts' tiles of BN pairs one after the
+// other along blockIdx.y (the grid sized for the most there can be: a block past the last returns). GLU: gate and up
+// paired, `act`'s biases (their expert's rows) and clamp; else + bias's expert's row where not null.
+template <class W, bool GLU, int BN, int BM>
+__global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
+    lk_moe_gemm_h(W wg, W wu, const __half* __restrict__ xg, const int* __restrict__ count,
+                  const int* __restrict__ first, float* __restrict__ out, int k, int n, int experts, lk_glu_act act,
+                  const float* __restrict__ bias) {
+  lk_pdl_entry();  // (the counts are the launch before's)
+  int t = blockIdx.y, e = 0;
+  for (; e < experts; ++e) {
+    const int tiles = (count[e] + BN - 1) / BN;
+    if (t < tiles) break;
+    t -= tiles;
+  }
+  if (e == experts) return;  // (the whole block)
+  const size_t base = (size_t)e * n, at = (size_t)first[e];
+  const lk_glu_act mine{act.bg ? act.bg + base : nullptr, act.bu ? act.bu + base : nullptr, act.limit, act.alpha};
+  lk_gemm_h_tile<W, GLU, BN, BM>(wg, wu, base, xg + at * k, bias ? bias + base : nullptr, mine, out + at * n, k, n,
+                                 count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr);
 }
 
 #endif  // LK_WITH_GEMM_HALF

@@ -420,6 +420,19 @@ struct lk_glu_act {
   float limit, alpha;
 };
 
+// The gated activation of one gate sum a and up sum b (each with its bias, rounded to lk_act first as the unfused
+// launches store g and u), as lk_glu_sums below computes it.
+LK_DEVICE lk_acc lk_glu(lk_acc a, lk_acc b, const lk_glu_act& act) {
+  a = (lk_acc)(lk_act)a, b = (lk_acc)(lk_act)b;
+  if (act.limit > 0.f) {
+    const lk_acc limit = act.limit;
+    a = min(a, limit);
+    b = min(max(b, -limit), limit) + (lk_acc)1;
+    return a / ((lk_acc)1 + exp(-(lk_acc)act.alpha * a)) * b;
+  }
+  return a / ((lk_acc)1 + exp(-a)) * b;
+}
+
 // The gated activation of a warp's reduced gate and up sums, into the gate's, for its RPW output rows from row0 (of n):
 // each sum plus its row's bias, rounded to lk_act first as the unfused launches store g and u; then SwiGLU silu(g) *
 // u, or with act.limit > 0 gpt-oss's clamped SwiGLU: g = min(g, limit), u = clamp(u, -limit, limit), g * sigmoid(alpha
@@ -432,17 +445,7 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
     const int row = min(row0 + i, n - 1);
     const lk_acc bg = act.bg ? (lk_acc)act.bg[row] : (lk_acc)0, bu = act.bu ? (lk_acc)act.bu[row] : (lk_acc)0;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      lk_acc a = (lk_acc)(lk_act)(ag[i][r] + bg), b = (lk_acc)(lk_act)(au[i][r] + bu);
-      if (act.limit > 0.f) {
-        const lk_acc limit = act.limit;
-        a = min(a, limit);
-        b = min(max(b, -limit), limit) + (lk_acc)1;
-        ag[i][r] = a / ((lk_acc)1 + exp(-(lk_acc)act.alpha * a)) * b;
-      } else {
-        ag[i][r] = a / ((lk_acc)1 + exp(-a)) * b;
-      }
-    }
+    for (int r = 0; r < R; ++r) ag[i][r] = lk_glu(ag[i][r] + bg, au[i][r] + bu, act);
   }
 }
 

@@ -481,12 +481,16 @@ class LaneSim {
   // The mixture's launches (kernels/moe.cuh). Rows first ... first + n - 1 of `w` (an expert's of a 3-D tensor) times
   // the activation row x as lk_moe_glu and lk_moe_down compute them: one row's GEMV, rounded to T, x as the int8
   // numerics see it where `w` is quantized.
-  // With `bias` (an [experts][n] vector, the expert's row of it at `first`) added to each sum.
+  // With `bias` (an [experts][n] vector, the expert's row of it at `first`) added to each sum. With `xh` (gemm_half's
+  // grouped experts, lk_moe_gemm_h) x is that f16 copy's row and the weights are rounded to f16.
   std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x,
-                             const std::optional<std::string>& bias) const {
-    const std::vector<float>& W = weights_.at(w.name);
+                             const std::optional<std::string>& bias, const uint16_t* xh = nullptr) {
+    const std::vector<float>& W = xh ? weights_half(w) : weights_.at(w.name);
     std::vector<double> xr(x, x + w.cols);
-    if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) xr = int8_view(x, w.cols);
+    if (xh)
+      for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(xh[i]));
+    else if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))))
+      xr = int8_view(x, w.cols);
     std::vector<T> y(n);
     for (size_t j = 0; j < n; ++j) {
       double s = bias ? vectors_.at(*bias)[first + j] : 0.0;
@@ -569,6 +573,10 @@ class LaneSim {
       for (int j = 0; j < ints(f, groups->count)[e]; ++j) out.push_back({size_t(ints(f, groups->first)[e] + j), e});
     return out;
   }
+  // Row `pos` of a gemm_half f16 copy (null without one).
+  const uint16_t* half_row(const lane::Form& f, const std::optional<std::string>& xq, size_t pos, size_t k) {
+    return xq ? reinterpret_cast<const uint16_t*>(act(f, lane::Ref{*xq, 0})) + pos * k : nullptr;
+  }
   void exec(const lane::Form& f, const lane::MoeGlu& o) {
     const lane::Matrix& g = p_.matrix(o.wg);
     const lane::Matrix& u = p_.matrix(o.wu);
@@ -576,7 +584,8 @@ class LaneSim {
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
       // (the decode step's pair reads its row; a chunk's, its gathered row)
       const T* x = act(f, o.x) + (o.groups ? pos : pos / m_.experts_used) * g.cols;
-      const std::vector<T> a = expert_rows(g, e * n, n, x, o.bg), b = expert_rows(u, e * n, n, x, o.bu);
+      const uint16_t* xh = half_row(f, o.xq, pos, g.cols);
+      const std::vector<T> a = expert_rows(g, e * n, n, x, o.bg, xh), b = expert_rows(u, e * n, n, x, o.bu, xh);
       T* out = act(f, o.out) + pos * n;
       const double limit = m_.swiglu_limit, alpha = m_.swiglu_alpha;
       for (size_t j = 0; j < n; ++j) {
@@ -593,7 +602,8 @@ class LaneSim {
     const lane::Matrix& w = p_.matrix(o.w);
     const size_t n = w.rows / w.experts;
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
-      const std::vector<T> y = expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols, o.bias);
+      const std::vector<T> y =
+          expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols, o.bias, half_row(f, o.xq, pos, w.cols));
       std::copy(y.begin(), y.end(), act(f, o.out) + pos * n);
     }
   }

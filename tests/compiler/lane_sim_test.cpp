@@ -308,6 +308,9 @@ const json kMixtureKnobSets[] = {
     json{{"numerics", "dequant"}, {"fuse_glu", true}, {"max_chunk", 16}, {"fuse_norm", true}},
     json{
         {"numerics", "int8x2"}, {"fuse_glu", true}, {"gemm_prequant", true}, {"max_chunk", 64}, {"side_streams", true}},
+    // 11: the chunks' experts on the tensor cores in f16 (gemm_half: lk_moe_gemm_h over the grouped pairs' f16 copy),
+    // the dense parts' GEMMs too.
+    json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}},
 };
 
 class MixtureOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
@@ -318,7 +321,7 @@ TEST_P(MixtureOnCpu, MatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Qwen3Moe, MixtureOnCpu,
-                         ::testing::Combine(::testing::Values("tiny-moe"), ::testing::Range(0, 9)));
+                         ::testing::Combine(::testing::Values("tiny-moe"), ::testing::Values(0, 1, 2, 3, 4, 5, 6, 7, 8, 11)));
 INSTANTIATE_TEST_SUITE_P(Qwen2Moe, MixtureOnCpu,
                          ::testing::Combine(::testing::Values("tiny-qwen2moe"),
                                             ::testing::Range(0, int(std::size(kMixtureKnobSets)))));
@@ -339,7 +342,7 @@ INSTANTIATE_TEST_SUITE_P(PlainFormats, MixtureFormatsOnCpu,
                          ::testing::Combine(::testing::Values("f32", "f16", "bf16"), ::testing::Values(1, 3)));
 INSTANTIATE_TEST_SUITE_P(BlockFormats, MixtureFormatsOnCpu,
                          ::testing::Combine(::testing::Values("q4_0", "q4_k", "q5_k", "q6_k", "mxfp4", "iq4_xs"),
-                                            ::testing::Values(1, 3, 5)));
+                                            ::testing::Values(1, 3, 5, 11)));
 
 // gpt-oss (tiny-gpt-oss): its experts (the router's bias, the k largest logits' softmax, the experts' biases and
 // clamped SwiGLU) and its attention: each head's sink in the softmax's denominator, a sliding window of 128 positions
@@ -371,6 +374,8 @@ const json kGptOssKnobSets[] = {
          {"max_chunk", 16},
          {"fuse_norm", true},
          {"side_streams", true}},
+    // 14: the chunks' GEMMs in f16, the experts' (their biases and clamped SwiGLU in lk_moe_gemm_h's epilogue) too.
+    json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}},
 };
 
 // The bound of set `set` of kGptOssKnobSets: the numerics' and cache's (0), but for the tensor cores' attention over an
@@ -400,7 +405,7 @@ TEST_P(GptOssMxfp4OnCpu, MatchesTheReference) {
                         kGptOssKnobSets[GetParam()], {5, 200}, gpt_oss_bound(GetParam()));
 }
 
-INSTANTIATE_TEST_SUITE_P(KnobSets, GptOssMxfp4OnCpu, ::testing::Values(1, 3, 5, 10));
+INSTANTIATE_TEST_SUITE_P(KnobSets, GptOssMxfp4OnCpu, ::testing::Values(1, 3, 5, 10, 14));
 
 // A mixture's rows are routed each on its own and each row's expert sums are its own in the grouped slabs (the decode
 // step's numbers), and a row's attention covers its own positions (on gpt-oss's sliding layers its own window's, from

@@ -799,7 +799,7 @@ TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
 // The mixtures' lanes build for sm_90 without warnings: qwen3moe and qwen2moe (the shared expert, its GLU fused) under
 // each numerics with chunks (the int8 ones' dense parts on the tensor cores), the combine folded with the next norm,
 // PDL; experts in a block format (q4_k, dp4a over their codes); gpt-oss's experts in MXFP4 (biases, the clamped
-// SwiGLU) with its attention (LaneGptOssBuild builds that under the attention kernels' knobs).
+// SwiGLU) with its attention (LaneGptOssBuild builds that under the attention kernels' knobs); both under gemm_half.
 TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir q4k;
@@ -813,6 +813,9 @@ TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
       {checkpoint("tiny-qwen2moe"), {{"numerics", "int8x2"}, {"max_chunk", 16}, {"side_streams", true}}},
       {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}}},
       {q4k / "tiny-gpt-oss.gguf", {{"numerics", "int8x2"}, {"max_chunk", 16}}},
+      // the chunks' experts on the tensor cores in f16 (lk_moe_gemm_h): Q4_K experts, and MXFP4 ones with biases
+      {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_half", true}}},
+      {q4k / "tiny-gpt-oss.gguf", {{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}, {"pdl", true}}},
   };
   for (const auto& [path, k] : lanes) {
     const gguf::File f = gguf::File::open(path);

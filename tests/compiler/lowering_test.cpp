@@ -451,6 +451,28 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
     EXPECT_EQ(one("moe_combine_norm", "l1_h").instance(), "lk_moe_combine<true>");
     EXPECT_EQ(one("moe_combine", "l1_dn").instance(), "lk_moe_combine<false>");
   }
+  // Under gemm_half a chunk's experts run on the tensor cores (lk_moe_gemm_h) over f16 copies of their grouped pairs'
+  // rows (lk_half_rows of rows x used pairs), gate and up paired; the decode step keeps its GEMVs.
+  const Schedule h = schedule(file, m, knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}}),
+                              knobs::Target{132, 90});
+  const Form& f = form_of(h, 16);
+  const Launch& glu = launch_of(h, 16, "moe_glu", "l0_expert_s");
+  const Launch& down = launch_of(h, 16, "moe_down", "l0_expert_dn");
+  ASSERT_TRUE(std::get<MoeGlu>(glu.op).xq.has_value());
+  ASSERT_TRUE(std::get<MoeDown>(down.op).xq.has_value());
+  const size_t pairs = 16 * m.experts_used;
+  const auto copy = lower(h, f, launch_of(h, 16, "half", *std::get<MoeGlu>(glu.op).xq));
+  ASSERT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy[0].params[2].i, int64_t(pairs * m.d_model));  // the gathered rows, each pair's
+  const auto g = lower(h, f, glu), d = lower(h, f, down);
+  ASSERT_EQ(g.size(), 1u);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(g[0].instance(), "lk_moe_gemm_h<lk_q8, true, 64, 128>");
+  EXPECT_EQ(g[0].grid.v, (std::array<unsigned, 3>{unsigned((m.expert_ffn + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
+  EXPECT_EQ(g[0].smem, size_t(lk_gemm_h_smem(128, 64)));
+  EXPECT_EQ(d[0].instance(), "lk_moe_gemm_h<lk_q8, false, 64, 64>");
+  EXPECT_EQ(d[0].grid.v, (std::array<unsigned, 3>{unsigned((m.d_model + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
+  EXPECT_EQ(lower(h, form_of(h, 1), launch_of(h, 1, "moe_glu", "l0_expert_s"))[0].kernel, "lk_moe_glu");
 }
 
 TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {

@@ -181,21 +181,25 @@ struct MoeGroup {
 // row's slot's expert e (ids), read from e's rows of the 3-D tensors `wg` and `wu`. With `groups` (a chunk), x and
 // out are in grouped order (x is MoeGroup's xg) and each expert's rows are read once a slab of its pairs.
 // gpt-oss: each expert's gate and up biases ([experts][rows]) added to its sums, and the model's clamped SwiGLU.
+// Under gemm_half a chunk's reads x's f16 copy `xq` (a QuantizeI8 of its pairs' rows) on the tensor cores
+// (lk_moe_gemm_h) where gate and up share a format.
 struct MoeGlu {
   std::string wg, wu;
   Ref x, ids, out;
   int rows;
   std::optional<ExpertGroups> groups;
   std::optional<std::string> bg, bu;
+  std::optional<std::string> xq;
 };
 // The selected experts' down projections: out[row][slot] = D_e x[row][slot] (+ e's row of `bias`); with `groups`, in
-// grouped order.
+// grouped order (under gemm_half from x's f16 copy `xq`, as MoeGlu).
 struct MoeDown {
   std::string w;
   Ref x, ids, out;
   int rows;
   std::optional<ExpertGroups> groups;
   std::optional<std::string> bias;
+  std::optional<std::string> xq;
 };
 // The mixture's output of each row: y = sum over its slots in order of weight * expert output (read at the pair's
 // position `at` where the chunk's pairs were grouped) (+ gate * the shared expert's output); with `norm` (fuse_norm,
@@ -265,6 +269,10 @@ int int8_words(const knobs::Knobs& k);
 // whole 16-row tiles, and the int8 numerics over a Q8_0 matrix or, under gemm_prequant, a block-format one; or
 // under gemm_half (lk_gemm_h) any matrix but an f32 one.
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
+
+// Whether a mixture's chunk of `rows` rows runs its experts' projections over `w` (and the up matrix `u`, paired with
+// it) on the tensor cores in f16 (gemm_half, lk_moe_gemm_h): grouped pairs, a format both share.
+bool experts_on_tensor_cores(const knobs::Knobs& k, const Matrix& w, const Matrix* u, int rows);
 
 // Whether such a projection reads its activations from a quantized copy (a QuantizeI8 before it): gemm_prequant or
 // gemm_half (an f16 copy) on the tensor cores, gemv_prequant in the decode step over a Q8_0 or block-format matrix

@@ -294,7 +294,7 @@ const KnobDef kTable[] = {
      "a chunk's GEMMs on the tensor cores in f16, for every weight format: the activations rounded to f16 once (a copy "
      "the GEMMs read), each weight's dequantized value rounded to f16 as it is unpacked into a tile in shared memory, "
      "f32 sums (lk_gemm_h: 64 weight rows by 128 activation rows a block, the fused gate/up 128 by 128, split along k "
-     "where the grid is small); under the dequant and int8 numerics "
+     "where the grid is small; a mixture's experts over their grouped pairs, lk_moe_gemm_h); under the dequant and int8 numerics "
      "with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their defaults)",
      {false, true}},
     {"context",

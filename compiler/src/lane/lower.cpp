@@ -616,18 +616,53 @@ class Lowerer {
   }
   // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped: gate and up paired, then the activation (an lk_glu_act: the experts'
   // biases, the model's clamp).
+  // gemm_half's grouped expert GEMM, lk_moe_gemm_h<W, GLU, BN, BM>: blocks of 128 weight rows (GLU: 64 of gate and
+  // of up) or 64, by 64 pairs (a chunk's experts see a few dozen pairs each); along y the experts' tiles one after the
+  // other, as many as the pairs could fill (each expert at most one partial tile more than its share).
+  KernelCall expert_gemm(const Matrix& w, const Matrix* u, const ExpertGroups& groups, const std::string& xq,
+                         const Ref& y, int rows) const {
+    constexpr int bn = 64;
+    const bool glu = u != nullptr;
+    const int bm = glu ? 128 : 64;
+    const size_t n = w.rows / w.experts, pairs = size_t(rows) * m_.experts_used;
+    KernelCall c;
+    c.kernel = "lk_moe_gemm_h";
+    c.targs = {format_type(w.type), flag(glu), std::to_string(bn), std::to_string(bm)};
+    c.grid = dims2(cdiv(n, size_t(lk_gemm_h_outputs(glu, bm))), cdiv(pairs, size_t(bn)) + m_.experts);
+    c.block = dims1(32 * LK_GH_WARPS);
+    c.smem = size_t(lk_gemm_h_smem(bm, bn));
+    c.params = {Arg::weights(w.name), Arg::weights(glu ? u->name : w.name), Arg::pointer(place(xq), "(const __half*)"),
+                ptr(groups.count),    ptr(groups.first),    ptr(y),
+                Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)), Arg::integer(m_.experts)};
+    return c;
+  }
   void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
+    const Arg act = Arg::aggregate(
+        "lk_glu_act", {opt_ptr(op.bg), opt_ptr(op.bu), Arg::real(m_.swiglu_limit), Arg::real(m_.swiglu_alpha)});
+    if (op.xq) {
+      KernelCall c = expert_gemm(g, &u, *op.groups, *op.xq, op.out, op.rows);
+      c.params.push_back(act);
+      c.params.push_back(Arg::null());
+      out.push_back(std::move(c));
+      return;
+    }
     KernelCall c = expert_gemv("lk_moe_glu", {format_type(g.type), format_type(u.type)}, g,
                                {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups);
-    c.params.push_back(Arg::aggregate(
-        "lk_glu_act", {opt_ptr(op.bg), opt_ptr(op.bu), Arg::real(m_.swiglu_limit), Arg::real(m_.swiglu_alpha)}));
+    c.params.push_back(act);
     out.push_back(std::move(c));
   }
   // lk_moe_down<M, RPW> / lk_moe_down_grouped, the experts' bias last.
   void add(const MoeDown& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.w);
+    if (op.xq) {
+      KernelCall c = expert_gemm(w, nullptr, *op.groups, *op.xq, op.out, op.rows);
+      c.params.push_back(Arg::aggregate("lk_glu_act", {Arg::null(), Arg::null(), Arg::real(0.f), Arg::real(1.f)}));
+      c.params.push_back(opt_ptr(op.bias));
+      out.push_back(std::move(c));
+      return;
+    }
     KernelCall c = expert_gemv("lk_moe_down", {format_type(w.type)}, w, {Arg::weights(w.name)}, op.x, op.ids, op.out,
                                op.rows, op.groups);
     c.params.push_back(opt_ptr(op.bias));

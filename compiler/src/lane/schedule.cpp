@@ -294,6 +294,18 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
         if constexpr (std::is_same_v<T, GemvGlu>) return of(o.wg, o.rows, o.x, o.xq);
         if constexpr (std::is_same_v<T, GemvNorm>) return of(o.gemv.w, o.gemv.rows, o.gemv.x, o.gemv.xq);
         if constexpr (std::is_same_v<T, GemvRope>) return of(o.qkv.parts[0].w, o.qkv.rows, o.qkv.x, o.qkv.xq);
+        if constexpr (std::is_same_v<T, MoeGlu> || std::is_same_v<T, MoeDown>) {
+          // (the experts' f16 copy: the chunk's pairs' rows, as grouped)
+          const Matrix *w = nullptr, *u = nullptr;
+          if constexpr (std::is_same_v<T, MoeGlu>)
+            w = &p.matrix(o.wg), u = &p.matrix(o.wu);
+          else
+            w = &p.matrix(o.w);
+          if (!o.groups || !experts_on_tensor_cores(p.knobs, *w, u, o.rows)) return {nullptr, nullptr};
+          k = w->cols;
+          rows = o.rows * int(p.model.experts_used);
+          return {&o.x, &o.xq};
+        }
         return {nullptr, nullptr};
       },
       op);
@@ -375,6 +387,10 @@ HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows)
     h.split = lk_gemm_h_split(long(tiles(h.bn)), lk_gemm_h_stages(int(w.cols), h.bm),
                               sms * (h.bm * h.bn <= 64 * 64 ? 2 : 1));
   return h;
+}
+
+bool experts_on_tensor_cores(const knobs::Knobs& k, const Matrix& w, const Matrix* u, int rows) {
+  return k.gemm_half && on_tensor_cores(k, w, rows) && (!u || u->type == w.type);
 }
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
