@@ -22,6 +22,9 @@ SETS=(
   '{"numerics":"int8","fuse_qkv":true,"max_chunk":64,"gemv_rows_per_warp":2}'
   '{"numerics":"int8x2","max_chunk":16,"gemv_prequant":true}'
   '{"numerics":"int8","gemm_prequant":true,"gemv_prequant":true,"fuse_norm":true,"max_chunk":256}'
+  # 7-8: the chunks' experts on the tensor cores in f16 (gemm_half: lk_moe_gemm_h over the grouped pairs)
+  '{"numerics":"dequant","gemm_half":true,"max_chunk":64}'
+  '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"max_chunk":256,"pdl":true}'
 )
 SHARED_SETS=('{"numerics":"dequant","fuse_glu":true,"max_chunk":64}' '{"numerics":"int8x2","fuse_glu":true,"gemm_prequant":true,"max_chunk":64}')
 TABLE="$W/moe.txt"
@@ -62,7 +65,7 @@ F=$(TYPE=${BIG_TYPE:-q8_0} checkpoint "$LT" "$W" "$B")
 V=$("$LT" inspect "$F" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["hyperparameters"]["vocab"])')
 PROMPT_LENS="5 40" prompts "$V" "$W/big.prompts" 4
 big=()
-for i in 0 2 4 6; do big+=(--knobs-json "${SETS[$i]}"); done
+for i in 0 2 4 6 8; do big+=(--knobs-json "${SETS[$i]}"); done
 "$LT" measure "$F" "${big[@]}" --verify --prompts "$W/big.prompts" --workload 64,16 --repeat 1 --cache "$W/cache" \
   > "$W/big.measure" 2> "$W/big.err"
 echo "$B verify: $(grep -c ' verified ' "$W/big.measure") of $((${#big[@]} / 2)) valid" | tee -a "$TABLE"
