@@ -96,7 +96,8 @@ struct lk_plane {
 // The planes of a block-format matrix of `n` elements (ggml type `t`) repacked on the host's cores from the
 // checkpoint's blocks at `src`, in shapes.cuh's plane order. They lie in one staging area that the next call reuses
 // (grown to the largest matrix, its pages touched once: first touches of fresh gigabytes cost a load more than the
-// repacking), valid until then or until lk_planes_done frees it at the load's end.
+// repacking; lk_upload_q8_rows splits Q8_0 blocks in it too), valid until then or until lk_planes_done frees it at the
+// load's end.
 std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n);
 void lk_planes_done();
 

@@ -74,12 +74,29 @@ static void lk_parallel(size_t n, size_t grain, const F& f) {
   for (std::thread& t : others) t.join();
 }
 
+// The load's host staging area: at least `bytes`, grown to the largest matrix and reused by each (its pages touched
+// once: first touches of fresh gigabytes cost a load more than its host work), uninitialized, freed by lk_planes_done.
+static std::unique_ptr<uint8_t[]> lk_staging;
+static size_t lk_staging_bytes = 0;
+static uint8_t* lk_stage(size_t bytes) {
+  if (bytes > lk_staging_bytes) {
+    lk_staging.reset(new uint8_t[bytes]);
+    lk_staging_bytes = bytes;
+  }
+  return lk_staging.get();
+}
+
+void lk_planes_done() {
+  lk_staging.reset();
+  lk_staging_bytes = 0;
+}
+
 void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host, signed char** q,
                        __half** s) {
   const size_t nb = cols / 32;
-  // (uninitialized: each byte is written below, on every core)
-  const std::unique_ptr<signed char[]> hq(new signed char[rows * cols]);
-  const std::unique_ptr<__half[]> hs(new __half[rows * nb]);
+  // (every byte written below, on every core)
+  signed char* const hq = (signed char*)lk_stage(lk_round(rows * cols) + rows * nb * 2);
+  __half* const hs = (__half*)(hq + lk_round(rows * cols));
   const uint8_t* src = file + offset;
   lk_parallel(rows * nb, 16384, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b) {
@@ -89,8 +106,8 @@ void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t
   });
   *q = lk_carve<signed char>(rows * cols, host);
   *s = lk_carve<__half>(rows * nb, host);
-  CK(cudaMemcpy(*q, hq.get(), rows * cols, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(*s, hs.get(), rows * nb * 2, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(*q, hq, rows * cols, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(*s, hs, rows * nb * 2, cudaMemcpyHostToDevice));
 }
 
 // A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
@@ -166,27 +183,15 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
   });
 }
 
-static std::unique_ptr<uint8_t[]> lk_staging;  // lk_planes' staging area
-static size_t lk_staging_bytes = 0;
-
 std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n) {
   std::vector<lk_plane> p(4);
   size_t total = 0;
   for (int i = 0; i < 4; ++i) total += lk_round(p[i].n = lk_plane_bytes(t, i, n));
-  if (total > lk_staging_bytes) {
-    lk_staging = std::unique_ptr<uint8_t[]>(new uint8_t[total]);  // (uninitialized: lk_repack writes every byte)
-    lk_staging_bytes = total;
-  }
-  uint8_t* at = lk_staging.get();
+  uint8_t* at = lk_stage(total);  // (lk_repack writes every byte)
   for (int i = 0; i < 4; ++i)
     if (p[i].n) p[i].bytes = at, at += lk_round(p[i].n);
   lk_repack(t, src, n, p[0].data(), p[1].data(), p[2].data(), p[3].data());
   return p;
-}
-
-void lk_planes_done() {
-  lk_staging.reset();
-  lk_staging_bytes = 0;
 }
 
 void* lk_upload_bytes(const void* src, size_t bytes, bool host) {

@@ -614,8 +614,6 @@ class Lowerer {
                                      Arg::integer(m_.experts_used)});
     return c;
   }
-  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped: gate and up paired, then the activation (an lk_glu_act: the experts'
-  // biases, the model's clamp).
   // gemm_half's grouped expert GEMM, lk_moe_gemm_h<W, GLU, BN, BM>: blocks of 128 weight rows (GLU: 64 of gate and
   // of up) or 64, by 64 pairs (a chunk's experts see a few dozen pairs each); along y the experts' tiles one after the
   // other, as many as the pairs could fill (each expert at most one partial tile more than its share).
@@ -636,6 +634,8 @@ class Lowerer {
                 Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)), Arg::integer(m_.experts)};
     return c;
   }
+  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped (or lk_moe_gemm_h over the f16 copy): gate and up paired, then the
+  // activation (an lk_glu_act: the experts' biases, the model's clamp).
   void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
@@ -653,7 +653,7 @@ class Lowerer {
     c.params.push_back(act);
     out.push_back(std::move(c));
   }
-  // lk_moe_down<M, RPW> / lk_moe_down_grouped, the experts' bias last.
+  // lk_moe_down<M, RPW> / lk_moe_down_grouped (or lk_moe_gemm_h), the experts' bias last.
   void add(const MoeDown& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.w);
     if (op.xq) {
