@@ -489,12 +489,14 @@ def build_hf(g, torch, transformers, dtype, device):
             raise SystemExit(f"{g.path}: transformers' {arch} has no place for {unexpected}")
         return sorted(set(missing) | set(unfilled))
 
-    missing = load(arch == "gpt-oss")
+    model.lt_down_as_input_rows = arch == "gpt-oss"  # (train_checkpoint.py maps trained weights back by it)
+    missing = load(model.lt_down_as_input_rows)
     if s["experts"]:
         # Layer 0's mixture through transformers against numpy on the same activations: the expert layout's check.
         diff = probe_mixture(model, s, weights, torch, np_dtype)
         if diff > 1e-4 and square_down:
-            missing = load(arch != "gpt-oss")
+            model.lt_down_as_input_rows = arch != "gpt-oss"
+            missing = load(model.lt_down_as_input_rows)
             diff = probe_mixture(model, s, weights, torch, np_dtype)
         print(f"LAYOUT: {os.path.basename(g.path)} layer 0 mixture, transformers against numpy: max rel diff {diff:.2e}")
         if diff > 1e-4:

@@ -182,6 +182,126 @@ __global__ void __launch_bounds__(256) bv_stream(M m, lk_xq x, float* __restrict
   }
 }
 
+// ---- a GEMV whose blocks stream their rows through shared memory by bulk copies (sm_90's cp.async.bulk, completed
+// on an mbarrier): a block takes tiles of 8 rows (a warp a row) in turn, each tile's rows in chunks of KC elements
+// (every plane's bytes of the 8 rows' chunk: one bulk copy a row and plane), STAGES chunks in flight a block while its
+// warps multiply the oldest. The bytes in flight no longer depend on the registers a lane holds or on waves of warps:
+// a block keeps STAGES x ~10 KB requested until its last chunk. Each lane sums units lane, lane + 32, ... of its row
+// in the library's order, so the sums are the lane's kernel's bit for bit. PF: the first STAGES chunks are requested
+// before the wait on the launch before (the weights depend on nothing it writes).
+
+LK_DEVICE unsigned bv_smem(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+LK_DEVICE void bv_bar_init(unsigned long long* b) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bv_smem(b)) : "memory");
+}
+LK_DEVICE void bv_bar_expect(unsigned long long* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bv_smem(b)), "r"(bytes) : "memory");
+}
+LK_DEVICE void bv_bulk(void* dst, const void* src, unsigned bytes, unsigned long long* b) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   bv_smem(dst)),
+               "l"(src), "r"(bytes), "r"(bv_smem(b))
+               : "memory");
+}
+LK_DEVICE void bv_bar_wait(unsigned long long* b, unsigned phase) {
+  asm volatile(
+      "{\n .reg .pred p;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}\n" ::"r"(
+          bv_smem(b)),
+      "r"(phase)
+      : "memory");
+}
+
+// Unit u (of the chunk) of a row whose chunk's planes lie at q, h, s, d in shared memory (Q4_K, Q6_K), as
+// lk_fmt::load reads it from global memory; `sub` is the unit's place in its 256-block.
+template <int T>
+LK_DEVICE typename lk_fmt<lk_blk<T>>::Raw bv_raw(const unsigned char* q, const unsigned char* h, const unsigned char* s,
+                                                 const unsigned char* d, int u) {
+  typename lk_fmt<lk_blk<T>>::Raw r;
+  r.q = reinterpret_cast<const int4*>(q)[u];
+  r.sub = u % 8;
+  if constexpr (T == LK_Q4_K) r.s = reinterpret_cast<const int4*>(s)[u / 8];
+  if constexpr (T == LK_Q6_K) {
+    r.h = reinterpret_cast<const uint2*>(h)[u];
+    r.s.x = reinterpret_cast<const unsigned short*>(s + (u / 8) * 16)[r.sub];
+    r.d = reinterpret_cast<const __half*>(d)[u / 8];
+  }
+  return r;
+}
+
+template <int T, int KC, int STAGES, bool PF>
+__global__ void __launch_bounds__(256) bv_bulk_gemv(lk_blk<T> m, lk_xq x, float* __restrict__ y, int k, int n) {
+  using F = lk_fmt<lk_blk<T>>;
+  constexpr int ROWS = 8;
+  extern __shared__ __align__(128) unsigned char sm[];
+  __shared__ __align__(8) unsigned long long full[STAGES];
+  // A row's chunk in each plane, and a stage: the 8 rows' chunks plane after plane.
+  const unsigned pc[4] = {(unsigned)lk_plane_bytes(T, 0, KC), (unsigned)lk_plane_bytes(T, 1, KC),
+                          (unsigned)lk_plane_bytes(T, 2, KC), (unsigned)lk_plane_bytes(T, 3, KC)};
+  const unsigned stage = ROWS * (pc[0] + pc[1] + pc[2] + pc[3]);
+  const unsigned char* base[4] = {m.q, m.h, m.s, reinterpret_cast<const unsigned char*>(m.d)};
+  const int chunks = k / KC, tiles = (n + ROWS - 1) / ROWS;
+  const int mine = blockIdx.x < tiles ? (tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0, tasks = mine * chunks;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  auto issue = [&](int i) {  // task i (tile i / chunks, chunk i % chunks) into its stage
+    const int tile = blockIdx.x + (i / chunks) * gridDim.x, c = i % chunks;
+    const int rows = min(ROWS, n - tile * ROWS);
+    unsigned long long* b = &full[i % STAGES];
+    bv_bar_expect(b, (unsigned)rows * (pc[0] + pc[1] + pc[2] + pc[3]));
+    unsigned char* dst = sm + (size_t)(i % STAGES) * stage;
+    for (int p = 0; p < 4; ++p) {
+      if (!pc[p]) continue;
+      const size_t row_bytes = (size_t)pc[p] * chunks;
+      for (int r = 0; r < rows; ++r)
+        bv_bulk(dst + r * pc[p], base[p] + (size_t)(tile * ROWS + r) * row_bytes + (size_t)c * pc[p], pc[p], b);
+      dst += ROWS * pc[p];
+    }
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) bv_bar_init(&full[s]);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  if (PF && threadIdx.x == 0)
+    for (int i = 0; i < min(STAGES, tasks); ++i) issue(i);
+  lk_pdl_entry();
+  if (!PF && threadIdx.x == 0)
+    for (int i = 0; i < min(STAGES, tasks); ++i) issue(i);
+  lk_acc acc[1][1] = {{0}};
+  for (int i = 0; i < tasks; ++i) {
+    bv_bar_wait(&full[i % STAGES], (unsigned)(i / STAGES) & 1u);
+    const int tile = blockIdx.x + (i / chunks) * gridDim.x, c = i % chunks, row = tile * ROWS + warp;
+    if (row < n) {
+      const unsigned char* at = sm + (size_t)(i % STAGES) * stage;
+      const unsigned char* q = at + warp * pc[0];
+      const unsigned char* h = at + ROWS * pc[0] + warp * pc[1];
+      const unsigned char* s = at + ROWS * (pc[0] + pc[1]) + warp * pc[2];
+      const unsigned char* d = at + ROWS * (pc[0] + pc[1] + pc[2]) + warp * pc[3];
+#pragma unroll
+      for (int j = 0; j < KC / 32 / 32; ++j) {
+        const int u = lane + 32 * j;
+        const typename F::Raw raw[1] = {bv_raw<T>(q, h, s, d, u)};
+        lk_i8b_unit<F, 1, 1>(x, k, 0, c * (KC / 32) + u, raw, acc);
+      }
+      if (c == chunks - 1) {
+        acc[0][0] = lk_warp_sum(acc[0][0]);
+        lk_gemv_store<1, 1>(acc, nullptr, y, n, row);
+        acc[0][0] = 0;
+      }
+    }
+    __syncthreads();  // (the stage is read: it may be refilled)
+    if (threadIdx.x == 0 && i + STAGES < tasks) issue(i + STAGES);
+  }
+}
+
+// bv_bulk_gemv's shared memory: STAGES chunks of 8 rows.
+static size_t bulk_smem(int type, int kc, int stages) {
+  size_t b = 0;
+  for (int p = 0; p < 4; ++p) b += lk_plane_bytes(type, p, (unsigned long long)kc);
+  return 8 * b * stages;
+}
+
 template <class K>
 static int wave(K kernel) {
   int sms = 0, per = 0;
@@ -283,6 +403,17 @@ int main() {
     launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), 2 * wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,          \
            view<T>(m, c), lk_xq{cx.xq}, cx.y, k, n);                                                                 \
   });
+#define BV_ADD_BULK(T, KC, ST, PF)                                                                                 \
+  add(std::string("bulk kc" #KC " st" #ST) + (PF ? " pf" : ""), [&](int c, cudaStream_t s) {                          \
+    auto kernel = bv_bulk_gemv<T, KC, ST, PF>;                                                                       \
+    const size_t smem = bulk_smem(T, KC, ST);                                                                  \
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)); /* (occupancy) */  \
+    int per = 0, sms = 0;                                                                                            \
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));                                             \
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, 256, smem));                                      \
+    launch_ex(kernel, dim3(std::min((n + 7) / 8, sms * per)), dim3(256), smem, s, view<T>(m, c), lk_xq{cx.xq}, cx.y, \
+              k, n);                                                                                                 \
+  });
     if (sh.glu) {  // gate and up: copies c and c + 1
       auto glu = [&](auto kernel, int rpw) {
         return [&, kernel, rpw](int c, cudaStream_t s) {
@@ -297,8 +428,14 @@ int main() {
         launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), lk_xq{cx.xq}, cx.y, k, n);
       });
       BV_ADD_LIB(LK_Q4_K)
+      BV_ADD_BULK(LK_Q4_K, 2048, 4, false)
+      BV_ADD_BULK(LK_Q4_K, 2048, 8, false)
+      BV_ADD_BULK(LK_Q4_K, 2048, 8, true)
+      BV_ADD_BULK(LK_Q4_K, 1024, 12, true)
     } else {
       BV_ADD_LIB(LK_Q6_K)
+      BV_ADD_BULK(LK_Q6_K, 2048, 4, false)
+      BV_ADD_BULK(LK_Q6_K, 2048, 8, true)
     }
     std::vector<float> ref;
     for (auto& [name, g] : vs) {

@@ -55,6 +55,26 @@ def encode(info, a, np):
     raise SystemExit(f"{info.name}: ggml type {info.type} is not one this script writes")
 
 
+def trained_weights(model, g, s, np):
+    """The trained model's tensors under check_transformers' names (tensor_map's, in its layout), float32. Where
+    transformers holds a tensor in another layout (a mixture's fused or transposed experts), hf_layout's own mapping
+    is run on element numbers instead of weights, and each trained element goes back to the number it came from."""
+    sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
+    ours = ct.hf_weights(g, s)  # (the shapes)
+    number, total = {}, 0
+    for name, a in ours.items():
+        number[name] = np.arange(total, total + a.size, dtype=np.int64).reshape(a.shape)
+        total += a.size
+    laid, _ = ct.hf_layout(number, s, {k: v.shape for k, v in sd.items()},
+                           getattr(model, "lt_down_as_input_rows", False))
+    flat = np.full(total, np.nan, dtype=np.float32)
+    for k, v in laid.items():
+        flat[np.asarray(v).reshape(-1)] = sd[k].reshape(-1)
+    if np.isnan(flat).any():
+        raise SystemExit("some checkpoint tensor has no trained counterpart in transformers' model")
+    return {name: flat[n] for name, n in number.items()}
+
+
 def text_bytes(patterns, limit):
     """Up to `limit` bytes of the files matching the globs, in a fixed order."""
     chunks, n = [], 0
@@ -82,6 +102,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--lr", type=float, default=6e-4)
+    ap.add_argument("--layers", type=int, default=0, help="the preset's first N layers only (synth --layers)")
     ap.add_argument("--type", default="q8_0", choices=["q8_0", "f16", "bf16", "f32"],
                     help="the file's matrices (then `lane-tune quantize` writes it in any other type)")
     a = ap.parse_args()
@@ -89,8 +110,8 @@ def main():
     import torch
     import transformers
 
-    subprocess.run([a.lane_tune, "synth", "--preset", a.preset, "--type", a.type, "--seed", "1", "-o", a.out],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([a.lane_tune, "synth", "--preset", a.preset, "--type", a.type, "--seed", "1", "-o", a.out]
+                   + (["--layers", str(a.layers)] if a.layers else []), check=True, stdout=subprocess.DEVNULL)
     data = text_bytes(a.text or ["/usr/lib/python3*/**/*.py"], 64 << 20)
     if len(data) < 1 << 20:
         raise SystemExit(f"only {len(data)} bytes of text found")
@@ -107,7 +128,7 @@ def main():
         for name, p in model.named_parameters():
             if name.endswith("norm.weight"):
                 p.fill_(1.0)
-            elif p.dim() == 2:
+            elif p.dim() >= 2:  # (a mixture's experts are 3-D)
                 p.normal_(0.0, 0.02)
             else:
                 p.zero_()
@@ -137,7 +158,7 @@ def main():
     print(f"TRAINED: {a.preset} steps={step} tokens={step * a.batch * a.seq} loss={loss_avg:.3f}", flush=True)
 
     # The trained tensors into the checkpoint's data, in place, then read back.
-    sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
+    sd = trained_weights(model, g, s, np)
     g.buf.close()
     worst = 0.0
     with open(a.out, "r+b") as f:

@@ -26,6 +26,7 @@ const bool registered = lt::cli::add_command(
        struct Args {
          std::string preset, type = "q8_0", out;
          uint64_t seed = 1;
+         uint32_t layers = 0;
          bool quiet = false, list = false;
        };
        auto args = std::make_shared<Args>();
@@ -33,6 +34,9 @@ const bool registered = lt::cli::add_command(
        c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
            ->capture_default_str();
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
+       c->add_option("--layers", args->layers,
+                     "Keep the preset's first N layers only (its other shapes as they are; default: all)")
+           ->check(CLI::Range(1u, 4096u));
        c->add_option("-o,--output", args->out, "The checkpoint to write");
        c->add_flag("--list", args->list, "List the presets and exit");
        c->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
@@ -50,6 +54,7 @@ const bool registered = lt::cli::add_command(
          lt::synth::Options o;
          o.preset = args->preset;
          o.seed = args->seed;
+         o.layers = args->layers;
          const auto type = lt::synth::parse_matrix_type(args->type);
          if (!type) throw lt::Error("unknown type '" + args->type + "' (use " + lt::synth::kMatrixTypeNames + ")");
          o.type = type->type;

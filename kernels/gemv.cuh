@@ -294,6 +294,13 @@ LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int
     lk_gemv_sums_f<M, RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
 }
 
+// The first of the calling warp's RPW output rows (n or past it: the warp has none): a block's warps in order, a GEMV's
+// and an expert launch's alike.
+template <int RPW>
+LK_DEVICE int lk_gemv_row0() {
+  return (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+}
+
 // Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias.
 template <int RPW, int R>
 LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restrict__ bias, lk_act* __restrict__ y, int n,
@@ -313,7 +320,7 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 template <class M, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
@@ -379,7 +386,7 @@ struct lk_parts {
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
 template <class M, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type x, int k) {
-  int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  int row0 = lk_gemv_row0<RPW>();
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
   row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
   const int n = p == 0 ? ps.n[0] : p == 1 ? ps.n[1] : ps.n[2];
@@ -454,7 +461,7 @@ template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
-  const int row0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
+  const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
   lk_acc ag[RPW][R], au[RPW][R];
   lk_gemv_sums<M, RPW, R>(g, x, k, n, row0, ag);

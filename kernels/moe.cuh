@@ -153,12 +153,6 @@ struct lk_moe_down_rows {
   }
 };
 
-// The first of the calling warp's RPW output rows in an expert launch (n or past it: the warp has none).
-template <int RPW>
-LK_DEVICE int lk_moe_row0() {
-  return (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
-}
-
 // The decode step's expert projections, a (slot, row) pair a block column (blockIdx.y, blockIdx.z): expert e =
 // ids[row][slot]'s rows times x[row] (glu: gate and up paired, out[row][slot] = silu(G_e x) * (U_e x); down: act[row]
 // [slot] in, D_e act out). Each pair is one activation row's GEMV.
@@ -166,7 +160,7 @@ template <class MG, class MU, int RPW>
 __global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
                                                   lk_act* __restrict__ out, int k, int n, int used, lk_glu_act act) {
   lk_pdl_entry();
-  const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
+  const int row0 = lk_gemv_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;  // the whole warp
   lk_moe_glu_rows<MG, MU, RPW>{g, u, x + (size_t)blockIdx.z * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, act}
       .template run<1>(0);
@@ -176,7 +170,7 @@ __global__ void __launch_bounds__(256)
     lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids, lk_act* __restrict__ out, int k,
                 int n, int used, const float* __restrict__ bias) {
   lk_pdl_entry();
-  const int row0 = lk_moe_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
+  const int row0 = lk_gemv_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;
   lk_moe_down_rows<M, RPW>{w, act + (size_t)pair * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, bias}
       .template run<1>(0);
@@ -190,7 +184,7 @@ __global__ void __launch_bounds__(256)
     lk_moe_glu_grouped(MG g, MU u, const lk_act* __restrict__ xg, const int* __restrict__ count,
                        const int* __restrict__ first, lk_act* __restrict__ out, int k, int n, lk_glu_act act) {
   lk_pdl_entry();
-  const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
+  const int row0 = lk_gemv_row0<RPW>(), e = blockIdx.y;
   if (row0 >= n) return;
   const size_t at = (size_t)first[e];
   lk_moe_slabs(count[e], lk_moe_glu_rows<MG, MU, RPW>{g, u, xg + at * k, out + at * n, k, n, e * n, row0, act});
@@ -201,7 +195,7 @@ __global__ void __launch_bounds__(256)
                         const int* __restrict__ first, lk_act* __restrict__ out, int k, int n,
                         const float* __restrict__ bias) {
   lk_pdl_entry();
-  const int row0 = lk_moe_row0<RPW>(), e = blockIdx.y;
+  const int row0 = lk_gemv_row0<RPW>(), e = blockIdx.y;
   if (row0 >= n) return;
   const size_t at = (size_t)first[e];
   lk_moe_slabs(count[e], lk_moe_down_rows<M, RPW>{w, act + at * k, out + at * n, k, n, e * n, row0, bias});

@@ -154,6 +154,31 @@ TEST(Synth, GptOssHasSinksBiasesAndYarn) {
   EXPECT_EQ(key(f, "gpt-oss.attention.sliding_window"), p.sliding_window);
 }
 
+// --layers: a big model's shapes (its experts, widths, vocabulary) in its first N layers, the metadata saying so; more
+// layers than the preset holds are refused.
+TEST(Synth, LayersKeepsTheFirstLayersOfABigShape) {
+  Options o;
+  o.preset = "qwen3-30b-a3b";
+  o.layers = 2;
+  const std::vector<TensorPlan> t = plan(o);
+  const Preset& p = preset("qwen3-30b-a3b");
+  auto has = [&](const std::string& name) {
+    return std::any_of(t.begin(), t.end(), [&](const TensorPlan& x) { return x.name == name; });
+  };
+  EXPECT_TRUE(has("blk.1.ffn_gate_exps.weight"));
+  EXPECT_FALSE(has("blk.2.attn_q.weight"));
+  for (const TensorPlan& x : t)
+    if (x.name == "blk.0.ffn_up_exps.weight")
+      EXPECT_EQ(x.dims, (std::vector<uint64_t>{p.d_model, p.expert_ffn, p.experts}));
+  o.preset = "tiny-moe";
+  TempDir dir;
+  o.layers = 1;
+  write(o, dir / "m.gguf");
+  EXPECT_EQ(key(gguf::File::open(dir / "m.gguf"), "qwen3moe.block_count"), 1u);
+  o.layers = preset("tiny-moe").layers + 1;
+  EXPECT_THROW(write(o, dir / "n.gguf"), Error);
+}
+
 TEST(Synth, SameSeedSameBytesOtherSeedOtherWeights) {
   TempDir dir;
   Options o;

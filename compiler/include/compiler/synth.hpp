@@ -53,6 +53,8 @@ struct Options {
   // ffn_down of the layers use_more_bits picks (the first and last eighth, every third between), in q6_k.
   bool mixed = false;
   uint64_t seed = 1;
+  // The preset's first `layers` layers only (0: all of them): a big model's shapes at a size that trains or fits.
+  uint32_t layers = 0;
   // Called after each tensor with bytes written so far and the total (progress), may be empty.
   std::function<void(uint64_t, uint64_t)> progress;
 };

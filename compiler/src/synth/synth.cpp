@@ -231,16 +231,26 @@ void make_rows(const Planned& t, uint64_t tensor_seed, uint64_t first, uint64_t 
   }
 }
 
+// The preset `options` names, with its layers cut to options.layers where that is set.
+Preset shape_of(const Options& options) {
+  Preset p = preset(options.preset);
+  if (options.layers > p.layers)
+    throw Error("synth --layers " + std::to_string(options.layers) + ": " + p.name + " has " +
+                std::to_string(p.layers) + " layers (--layers keeps its first N)");
+  if (options.layers) p.layers = options.layers;
+  return p;
+}
+
 }  // namespace
 
 std::vector<TensorPlan> plan(const Options& options) {
   std::vector<TensorPlan> out;
-  for (auto& t : plan_tensors(preset(options.preset), options.type, options.mixed)) out.push_back(std::move(t.plan));
+  for (auto& t : plan_tensors(shape_of(options), options.type, options.mixed)) out.push_back(std::move(t.plan));
   return out;
 }
 
 uint64_t write(const Options& options, const std::filesystem::path& out) {
-  const Preset& p = preset(options.preset);
+  const Preset p = shape_of(options);
   const auto tr = ggml::traits_of(options.type);
   if (!tr.quantizable) throw Error("synth cannot write " + std::string(tr.name) + " matrices");
   if (options.mixed && options.type != Type::Q4_K && options.type != Type::Q5_K)
