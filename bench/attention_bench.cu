@@ -85,7 +85,7 @@ int main() {
   const float scale2 = float(1.4426950408889634 * scale);
 
   auto fold = [&](int rows, int splits, float* out) {
-    if (splits > 1) lk_attention_fold<<<dim3(HQ, rows), 128>>>(s.part, out, nullptr, HQ, HD, splits);
+    if (splits > 1) lk_attention_fold<false><<<dim3(HQ, rows), 128>>>(s.part, out, nullptr, HQ, HD, splits, nullptr);
   };
   auto warp_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_smem(4, G, 4);

@@ -201,8 +201,11 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // compiler's lowering launches them with.
 
 // Merges the splits' partials of each (row, query head), its sink joining the sum: a block a pair, a thread a value.
+// Under QUANT (gemv_prequant; the decode step's one row, vd whole 32-blocks) the block also writes its head's part of
+// the row's quantized copy xq, which the output projection reads: the quantize launch folded in.
+template <bool QUANT>
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out,
-                                  const float* __restrict__ sinks, int hq, int vd, int splits) {
+                                  const float* __restrict__ sinks, int hq, int vd, int splits, int* __restrict__ xq) {
   lk_pdl_entry();
   const int h = blockIdx.x, r = blockIdx.y;
   const lk_acc* pp = part + ((size_t)r * hq + h) * splits * (vd + 2);
@@ -218,5 +221,9 @@ __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __res
       val += pp[s * (vd + 2) + 2 + d] * f;
     }
     out[((size_t)r * hq + h) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, h);
+  }
+  if constexpr (QUANT) {
+    __syncthreads();  // (the head's values, written by the block's threads)
+    lk_quantize_cols(out, xq, hq * vd, h * vd, vd);
   }
 }

@@ -435,3 +435,21 @@ LK_DEVICE int lk_i8_q(float x, float inv) {
 LK_DEVICE int lk_i8_pack(int a, int b, int c, int d) {
   return (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (int)((unsigned)d << 24);
 }
+
+// One word of the int8 rule over a lane's 4 values, the 8 lanes of a 32-block (lanes 8i .. 8i + 7) together: the
+// block's scale `d`, the values' codes packed (the return), and the values left as their residual (the next word's).
+LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
+  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
+  d = lk_i8_scale(amax);
+  const float inv = lk_i8_inv(amax);
+  int q[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    q[e] = lk_i8_q(v[e], inv);
+    v[e] -= d * (float)q[e];
+  }
+  return lk_i8_pack(q[0], q[1], q[2], q[3]);
+}

@@ -17,24 +17,6 @@ LK_DEVICE void lk_mma_s8(int (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0));
 }
 
-// One word of the int8 rule over a lane's 4 values, the 8 lanes of a 32-block (lanes 8i .. 8i + 7) together: the
-// block's scale `d`, the values' codes packed (the return), and the values left as their residual (the next word's).
-LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
-  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
-  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-  amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 4));
-  d = lk_i8_scale(amax);
-  const float inv = lk_i8_inv(amax);
-  int q[4];
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    q[e] = lk_i8_q(v[e], inv);
-    v[e] -= d * (float)q[e];
-  }
-  return lk_i8_pack(q[0], q[1], q[2], q[3]);
-}
-
 #if LK_WITH_MMA  // (prelude.cuh: the tensor-core GEMMs, where a program runs them)
 #define LK_GEMM_KB (LK_GEMM_COLS / 32)  // 32-blocks a stage
 #define LK_GEMM_BATCH 4                 // staging loads a warp has in flight at once

@@ -22,12 +22,45 @@ LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restri
   for (int i = threadIdx.x; i < d; i += blockDim.x) out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
 }
 
-template <bool ADD>
+// Columns [c0, c0 + len) of a row of k values the calling block wrote (`row`) quantized as lk_quantize_i8<false>
+// quantizes the row, the same codes and scales in its layout: the words' codes [P][k], then their 32-blocks' scales
+// [P][k / 32] (c0 and len whole 32-blocks). A thread 4 values, 8 threads a 32-block; every lane of a warp takes part
+// in each round, past len with zeros. The launch that writes a decode step's activations writes their copy too.
+// (A template on the element so that a precise lane's kernels, which never call it, still compile: the int8 numerics'
+// activations are f32.)
+template <class A>
+LK_DEVICE void lk_quantize_cols(const A* row, int* __restrict__ xq, int k, int c0, int len) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  float* scales = reinterpret_cast<float*>(xq + (size_t)P * k / 4);
+  for (int base = 0; base < len; base += 4 * (int)blockDim.x) {
+    const int c = c0 + base + 4 * (int)threadIdx.x;
+    const bool ok = base + 4 * (int)threadIdx.x < len;
+    float v[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) v[e] = ok ? (float)row[c + e] : 0.f;
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      float s;
+      const int packed = lk_i8_quad(v, s);
+      if (!ok) continue;
+      xq[((size_t)p * k + c) / 4] = packed;
+      if ((threadIdx.x & 7) == 0) scales[(size_t)p * (k / 32) + c / 32] = s;
+    }
+  }
+}
+
+// The norm's launch, a block a row; under QUANT (gemv_prequant, the decode step's one row) it also writes out's
+// quantized copy xq, which the projections after it read: the quantize launch folded in.
+template <bool ADD, bool QUANT>
 __global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add,
                                                        const float* __restrict__ w, lk_act* __restrict__ out, int d,
-                                                       float eps) {
+                                                       float eps, int* __restrict__ xq) {
   lk_pdl_entry();
   lk_add_rmsnorm_row<ADD>(x, add, w, out, d, eps, blockIdx.x);
+  if constexpr (QUANT) {
+    __syncthreads();  // (the row's values, written by the block's threads)
+    lk_quantize_cols(out, xq, d, 0, d);
+  }
 }
 
 // The norm folded into the projection before it (fuse_norm): the residual, the norm's weights and output.

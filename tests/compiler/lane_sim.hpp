@@ -209,6 +209,7 @@ class LaneSim {
       const double s = 1.0 / std::sqrt(ss / double(d) + double(m_.norm_eps));
       for (size_t i = 0; i < d; ++i) out[r * d + i] = T(double(x[r * d + i]) * s * double(w[i]));
     }
+    if (n.xq) exec(f, lane::QuantizeI8{n.out, *n.xq, n.rows, d, false});  // (the launch writes the copy too)
   }
   void exec(const lane::Form& f, const lane::Gemv& g) { gemv(f, g); }
   void exec(const lane::Form& f, const lane::GemvParts& g) {
@@ -461,6 +462,7 @@ class LaneSim {
           out[i] = T(attention_out(mx, sum, val, o.sinks, h));
         }
       }
+    if (o.xq) exec(f, lane::QuantizeI8{o.out, *o.xq, o.rows, size_t(m_.heads) * vd, false});  // (as AddNorm's)
   }
   void exec(const lane::Form& f, const lane::SwiGlu& o) {
     const T* g = act(f, o.g);

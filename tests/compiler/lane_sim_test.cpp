@@ -236,10 +236,19 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
         if (const auto* q = std::get_if<lane::QuantizeI8>(&l.op)) n += q->fragments == fragments;
       return n;
     };
+    auto folded = [](const lane::Form& f) {  // (copies a norm's or an attention fold's launch writes)
+      size_t n = 0;
+      for (const lane::Launch& l : f.launches) {
+        if (const auto* a = std::get_if<lane::AddNorm>(&l.op)) n += a->xq.has_value();
+        if (const auto* b = std::get_if<lane::Fold>(&l.op)) n += b->xq.has_value();
+      }
+      return n;
+    };
     const bool tied_q8 = m.output && m.output->type == ggml::Type::Q8_0;
     ASSERT_EQ(prequant.forms[0].rows, 1);
-    EXPECT_EQ(quantizes(prequant.forms[0], false), 4 * m.layers + (tied_q8 ? 1 : 0))
+    EXPECT_EQ(quantizes(prequant.forms[0], false) + folded(prequant.forms[0]), 4 * m.layers + (tied_q8 ? 1 : 0))
         << "decode: h (q, k and v), a, h2 (gate and up) and s of every layer, once each, and the logits' input";
+    EXPECT_EQ(quantizes(prequant.forms[0], false), size_t(m.layers)) << "decode: s alone has a quantize launch";
     EXPECT_EQ(quantizes(prequant.forms[1], true), 4 * m.layers) << "the 64-row chunk's, in the tensor cores' order";
     EXPECT_EQ(quantizes(staged.forms[0], false), 0u);
     std::vector<int32_t> prompt(300);

@@ -443,8 +443,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(program(l, {{"attn_lanes", true}}).find("lk_attention_lanes<2, 4><<<"), std::string::npos);
   EXPECT_EQ(base.find("lk_attention_lanes<2, 4><<<"), std::string::npos);
   EXPECT_NE(program(l, {{"gemv_warps", 4}}).find(", 128, 0, st>>>(w_"), std::string::npos);
-  EXPECT_EQ(program(l, {{"attn_splits", 1}}).find("lk_attention_fold<<<"), std::string::npos);
-  EXPECT_NE(base.find("lk_attention_fold<<<"), std::string::npos);
+  EXPECT_EQ(program(l, {{"attn_splits", 1}}).find("lk_attention_fold<"), std::string::npos);
+  EXPECT_NE(base.find("lk_attention_fold<"), std::string::npos);
   EXPECT_NE(program(l, {{"cuda_graphs", false}}).find("GRAPHS = false"), std::string::npos);
   EXPECT_EQ(program(l, {{"max_chunk", 1}}).find("step2_0"), std::string::npos);
   EXPECT_NE(program(l, {{"max_chunk", 64}}).find("step64_0"), std::string::npos);
@@ -557,7 +557,9 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(program(l, {{"numerics", "int8"}, {"max_chunk", 1}}).find("#define LK_WITH_MMA 0"), std::string::npos);
   EXPECT_NE(program(l, {{"numerics", "int8"}, {"max_chunk", 16}}).find("#define LK_WITH_MMA 1"), std::string::npos);
   EXPECT_NE(gq.find("#define LK_WITH_BLOCKS 0"), std::string::npos);
-  EXPECT_NE(gq.find("lk_quantize_i8<false><<<dim3(1, 1), 64, 0, st>>>(f1_l0_h, f1_xq_l0_h, 256, 1);"),
+  // (the attention norm's launch writes the copy: lk_add_rmsnorm<.., true>, its last parameter)
+  EXPECT_NE(gq.find("lk_add_rmsnorm<false, true><<<1, 256, 0, st>>>(f1_x, nullptr, v_blk_0_attn_norm, f1_l0_h, 256, "
+                    "9.999999975e-07f, f1_xq_l0_h);"),
             std::string::npos);
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, lk_xq{(const int*)f1_xq_l0_h}"),
             std::string::npos);

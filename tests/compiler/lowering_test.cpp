@@ -240,6 +240,48 @@ TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
 
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
 // gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
+// gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
+// (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
+// its quantize launch. Each layer: its two norms and its fold.
+TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
+  const Schedule p = schedule_of({{"numerics", "int8"}, {"gemv_prequant", true}, {"attn_splits", 4}});
+  const Form& step = form_of(p, 1);
+  int norms = 0, folds = 0, quantizes = 0;
+  for (size_t i = 0; i < step.launches.size(); ++i) {
+    const Launch& l = step.launches[i];
+    const std::optional<std::string>* xq = nullptr;
+    if (const auto* n = std::get_if<AddNorm>(&l.op)) xq = &n->xq, norms += n->xq.has_value();
+    if (const auto* f = std::get_if<Fold>(&l.op)) xq = &f->xq, folds += f->xq.has_value();
+    if (xq && *xq) {
+      EXPECT_NE(std::find(l.writes.begin(), l.writes.end(), **xq), l.writes.end());
+      const std::vector<KernelCall> calls = lower(p, step, l);
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_EQ(calls[0].targs.back(), "true") << calls[0].instance();
+      EXPECT_EQ(calls[0].params.back().kind, Arg::Kind::Pointer);
+      ASSERT_LT(i + 1, step.launches.size());  // (the projection after it reads the copy)
+      const std::vector<std::string>& next = step.launches[i + 1].reads;
+      EXPECT_NE(std::find(next.begin(), next.end(), **xq), next.end());
+    }
+    if (std::holds_alternative<QuantizeI8>(l.op)) {
+      ++quantizes;
+      ASSERT_GT(i, 0u);
+      const Op& before = step.launches[i - 1].op;
+      EXPECT_FALSE(std::holds_alternative<AddNorm>(before) || std::holds_alternative<Fold>(before)) << l.output;
+    }
+  }
+  const int layers = int(tiny().model.layers);
+  EXPECT_GE(norms, 2 * layers);
+  EXPECT_EQ(folds, layers);
+  EXPECT_EQ(quantizes, layers);  // (the down projection's input)
+  // Without gemv_prequant nothing is folded, and the kernels take a null copy.
+  const Schedule plain = schedule_of({{"numerics", "int8"}, {"attn_splits", 4}});
+  for (const Launch& l : form_of(plain, 1).launches) {
+    const auto* n = std::get_if<AddNorm>(&l.op);
+    const auto* f = std::get_if<Fold>(&l.op);
+    EXPECT_FALSE((n && n->xq) || (f && f->xq)) << l.output;
+  }
+}
+
 TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;

@@ -20,6 +20,7 @@ namespace lt::lane {
 struct Ref {
   std::string buf;
   size_t offset = 0;
+  bool operator==(const Ref&) const = default;
 };
 
 // A weight matrix uploaded from the checkpoint: its C name, tensor, shape (rows outputs of cols inputs) and format.
@@ -72,6 +73,9 @@ struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from
   std::string w;
   Ref out;
   int rows;
+  // The decode step's quantized copy of out (gemv_prequant), written by this launch too: the QuantizeI8 the
+  // projections after it would need, folded in.
+  std::optional<std::string> xq = std::nullopt;
 };
 // Under gemm_prequant (on the tensor cores) or gemv_prequant (the decode step), a projection reads `xq`, x quantized
 // once by a QuantizeI8 before it.
@@ -134,6 +138,8 @@ struct Fold {
   Ref part, out;
   int rows, splits;
   std::optional<std::string> sinks;
+  // The decode step's quantized copy of out (gemv_prequant), written by this launch too (as AddNorm::xq).
+  std::optional<std::string> xq = std::nullopt;
 };
 struct SwiGlu {
   Ref g, u, out;

@@ -343,13 +343,19 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   void add(const AddNorm& op, std::vector<KernelCall>& out) const {
-    KernelCall c{"lk_add_rmsnorm", {flag(op.add.has_value())}, dims1(op.rows), dims1(norm_threads(m_.d_model)), 0, {}};
+    KernelCall c{"lk_add_rmsnorm",
+                 {flag(op.add.has_value()), flag(op.xq.has_value())},
+                 dims1(op.rows),
+                 dims1(norm_threads(m_.d_model)),
+                 0,
+                 {}};
     c.params = {ptr(op.x),
                 op.add ? ptr(*op.add) : Arg::null(),
                 ptr(op.w),
                 ptr(op.out),
                 Arg::integer(m_.d_model),
-                Arg::real(float(m_.norm_eps))};
+                Arg::real(float(m_.norm_eps)),
+                opt_ptr(op.xq)};
     out.push_back(std::move(c));
   }
   void add(const Gemv& op, std::vector<KernelCall>& out) const {
@@ -535,7 +541,7 @@ class Lowerer {
   }
   void add(const Fold& op, std::vector<KernelCall>& out) const {
     KernelCall c{"lk_attention_fold",
-                 {},
+                 {flag(op.xq.has_value())},
                  dims2(m_.heads, op.rows),
                  dims1(cdiv(std::min<size_t>(m_.value_dim, 256), 32) * 32),
                  0,
@@ -545,7 +551,8 @@ class Lowerer {
                 opt_ptr(op.sinks),
                 Arg::integer(m_.heads),
                 Arg::integer(m_.value_dim),
-                Arg::integer(op.splits)};
+                Arg::integer(op.splits),
+                opt_ptr(op.xq)};
     out.push_back(std::move(c));
   }
   void add(const SwiGlu& op, std::vector<KernelCall>& out) const {

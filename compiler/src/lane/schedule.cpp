@@ -327,7 +327,20 @@ void each_gemm(const Op& op, F f) {
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
 // launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
 // and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
-// list x among their reads too: the CPU's model of the schedule reads it.)
+// list x among their reads too: the CPU's model of the schedule reads it.) A decode step's buffer that the launch just
+// before wrote as a norm's output is quantized by that norm's launch instead (AddNorm::xq: one launch fewer).
+// Where the launch before a decode step's quantize (the last of `out`) can write the copy of x itself: a norm's or an
+// attention fold's of one row whose output is x (the fold's a head's values at a time, so whole 32-blocks of them):
+// the op's xq field to set, else null.
+std::optional<std::string>* folds_quantize(const Schedule& p, std::vector<Launch>& out, const Ref& x) {
+  if (out.empty()) return nullptr;
+  if (auto* n = std::get_if<AddNorm>(&out.back().op); n && n->rows == 1 && n->out == x && !n->xq) return &n->xq;
+  if (auto* f = std::get_if<Fold>(&out.back().op);
+      f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
+    return &f->xq;
+  return nullptr;
+}
+
 void prequantize(const Schedule& p, Form& f) {
   // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
   std::map<std::pair<std::string, size_t>, std::string> fresh;
@@ -342,11 +355,16 @@ void prequantize(const Schedule& p, Form& f) {
         const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
         f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k), Elem::Int, Life::Step});
         const bool half = p.knobs.gemm_half && rows > 1;
-        out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0 && !half, half},
-                             {x->buf},
-                             {name},
-                             half ? "half" : "quantize",
-                             name});
+        if (std::optional<std::string>* in = rows == 1 ? folds_quantize(p, out, *x) : nullptr) {
+          *in = name;
+          out.back().writes.push_back(name);
+        } else {
+          out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0 && !half, half},
+                               {x->buf},
+                               {name},
+                               half ? "half" : "quantize",
+                               name});
+        }
         it = fresh.emplace(from, name).first;
       }
       *xq = it->second;
