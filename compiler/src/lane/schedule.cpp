@@ -324,11 +324,6 @@ void each_gemm(const Op& op, F f) {
     for (const Gemv& g : parts->parts) f(g.w, false, parts->rows);
 }
 
-// gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
-// launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
-// and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
-// list x among their reads too: the CPU's model of the schedule reads it.) A decode step's buffer that the launch just
-// before wrote as a norm's output is quantized by that norm's launch instead (AddNorm::xq: one launch fewer).
 // Where the launch before a decode step's quantize (the last of `out`) can write the copy of x itself: a norm's or an
 // attention fold's of one row whose output is x (the fold's a head's values at a time, so whole 32-blocks of them):
 // the op's xq field to set, else null.
@@ -341,6 +336,11 @@ std::optional<std::string>* folds_quantize(const Schedule& p, std::vector<Launch
   return nullptr;
 }
 
+// gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
+// launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
+// and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
+// list x among their reads too: the CPU's model of the schedule reads it.) In the decode step the norm or attention
+// fold that wrote the buffer just before writes the copy too, where it can (folds_quantize: one launch fewer).
 void prequantize(const Schedule& p, Form& f) {
   // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
   std::map<std::pair<std::string, size_t>, std::string> fresh;
