@@ -56,23 +56,29 @@ def encode(info, a, np):
 
 
 def trained_weights(model, g, s, np):
-    """The trained model's tensors under check_transformers' names (tensor_map's, in its layout), float32. Where
-    transformers holds a tensor in another layout (a mixture's fused or transposed experts), hf_layout's own mapping
-    is run on element numbers instead of weights, and each trained element goes back to the number it came from."""
+    """The trained model's tensors under check_transformers' names (tensor_map's, in its layout), float32. A tensor
+    transformers holds under the same name is taken as it is; the others (a mixture's router, fused or transposed
+    experts) go through hf_layout's own mapping run on element numbers instead of weights, and each trained element
+    goes back to the number it came from."""
     sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     ours = ct.hf_weights(g, s)  # (the shapes)
+    out = {name: sd[name].reshape(a.shape) for name, a in ours.items() if name in sd}
     number, total = {}, 0
     for name, a in ours.items():
-        number[name] = np.arange(total, total + a.size, dtype=np.int64).reshape(a.shape)
-        total += a.size
-    laid, _ = ct.hf_layout(number, s, {k: v.shape for k, v in sd.items()},
+        if name not in out:
+            number[name] = np.arange(total, total + a.size, dtype=np.int64).reshape(a.shape)
+            total += a.size
+    if not number:
+        return out
+    laid, _ = ct.hf_layout(number, s, {k: v.shape for k, v in sd.items() if k not in ours},
                            getattr(model, "lt_down_as_input_rows", False))
     flat = np.full(total, np.nan, dtype=np.float32)
     for k, v in laid.items():
         flat[np.asarray(v).reshape(-1)] = sd[k].reshape(-1)
     if np.isnan(flat).any():
         raise SystemExit("some checkpoint tensor has no trained counterpart in transformers' model")
-    return {name: flat[n] for name, n in number.items()}
+    out.update({name: flat[n] for name, n in number.items()})
+    return out
 
 
 def text_bytes(patterns, limit):

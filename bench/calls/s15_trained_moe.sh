@@ -43,14 +43,22 @@ for line in open(sys.argv[2]):
           f'{(r.get("reason", "") + r.get("error", ""))[:150]}')
 PY
 }
-train tiny-moe tiny-moe 20
-timeout 30 $L quantize /tmp/t/tiny-moe.gguf --type q4_k -o /tmp/t/tiny-moe-q4k.gguf -q; cp /tmp/t/tiny-moe.prompts /tmp/t/tiny-moe-q4k.prompts
-train tiny-qwen2moe tiny-qwen2moe 20
-train tiny-gpt-oss tiny-gpt-oss 20
-timeout 30 $L quantize /tmp/t/tiny-gpt-oss.gguf --type mxfp4 -o /tmp/t/tiny-gpt-oss-mxfp4.gguf -q; cp /tmp/t/tiny-gpt-oss.prompts /tmp/t/tiny-gpt-oss-mxfp4.prompts
-for n in tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4; do judge $n /tmp/t/$n.gguf; done
-train q30-2l qwen3-30b-a3b 40 2
-judge q30-2l /tmp/t/q30-2l.gguf
-train oss20-2l gpt-oss-20b 40 2
-timeout 60 $L quantize /tmp/t/oss20-2l.gguf --type mxfp4 -o /tmp/t/oss20-2l-mxfp4.gguf -q; cp /tmp/t/oss20-2l.prompts /tmp/t/oss20-2l-mxfp4.prompts
-judge oss20-2l-mxfp4 /tmp/t/oss20-2l-mxfp4.gguf
+# ONLY="tiny q30-2l oss20-2l" (the default: all three parts) picks parts; OSS_SECONDS the gpt-oss-20b shape's training.
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+if want tiny; then
+  train tiny-moe tiny-moe 20
+  timeout 30 $L quantize /tmp/t/tiny-moe.gguf --type q4_k -o /tmp/t/tiny-moe-q4k.gguf -q; cp /tmp/t/tiny-moe.prompts /tmp/t/tiny-moe-q4k.prompts
+  train tiny-qwen2moe tiny-qwen2moe 20
+  train tiny-gpt-oss tiny-gpt-oss 20
+  timeout 30 $L quantize /tmp/t/tiny-gpt-oss.gguf --type mxfp4 -o /tmp/t/tiny-gpt-oss-mxfp4.gguf -q; cp /tmp/t/tiny-gpt-oss.prompts /tmp/t/tiny-gpt-oss-mxfp4.prompts
+  for n in tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4; do judge $n /tmp/t/$n.gguf; done
+fi
+if want q30-2l; then
+  train q30-2l qwen3-30b-a3b 40 2
+  judge q30-2l /tmp/t/q30-2l.gguf
+fi
+if want oss20-2l; then
+  train oss20-2l gpt-oss-20b ${OSS_SECONDS:-40} 2
+  timeout 60 $L quantize /tmp/t/oss20-2l.gguf --type mxfp4 -o /tmp/t/oss20-2l-mxfp4.gguf -q; cp /tmp/t/oss20-2l.prompts /tmp/t/oss20-2l-mxfp4.prompts
+  judge oss20-2l-mxfp4 /tmp/t/oss20-2l-mxfp4.gguf
+fi
