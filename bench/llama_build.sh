@@ -7,7 +7,7 @@
 # Here (2 cores, ~50 minutes): GGML_NATIVE=OFF, so the host code runs on the GPU machine's CPU too. Built here it links
 # CUDA's NCCL (llama.cpp joins several GPUs with it; 218 MB, too big to carry): carry instead .llama/lib holding
 # bench/nccl_stub.c built as libnccl.so.2 (`gcc -shared -fPIC -Wl,-soname,libnccl.so.2`) and libgomp.so.1, on
-# LD_LIBRARY_PATH after CUDA's (s15_side_by_side.sh).
+# LD_LIBRARY_PATH after CUDA's (bench/calls/llama_prelude.sh).
 set -euo pipefail
 tarball=$1; w=$2; out=$3
 mkdir -p "$w/src"

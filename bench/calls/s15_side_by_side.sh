@@ -8,22 +8,10 @@
 # gemm_half (bench/depth.sh, one set), as long as time is left.
 set -u
 . bench/calls/prelude.sh
-xz -dc .llama/llama-bench.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
-export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.llama/lib  # (llama-bench's libgomp and NCCL stand-in, bench/nccl_stub.c)
+. bench/calls/llama_prelude.sh
 . bench/common.sh
-mkdir -p /tmp/m
-moe() {  # moe PRESET TYPE
-  local F; F=$(TYPE=$2 checkpoint $L /tmp/m $1)
-  local V; V=$($L inspect "$F" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["hyperparameters"]["vocab"])')
-  printf '128 %s\n' "$(tokens $V 512 3)" > /tmp/m/$1.prompts
-  timeout 150 $L measure "$F" --knobs-json '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"max_chunk":256,"pdl":true}' \
-    --knobs-json '{"numerics":"dequant","gemm_half":true,"max_chunk":256,"fuse_qkv":true,"pdl":true}' \
-    --prompts /tmp/m/$1.prompts --workload 512,128 --repeat 3 --cache /tmp/m/cache > $OUT/moe-$1.txt 2> $OUT/moe-$1.err
-  echo "lane $1 $2 rc=$?"; cat $OUT/moe-$1.txt | cut -c1-150
-  timeout 80 /tmp/llama-bench -m "$F" -p 512 -n 128 -fa 1 -ngl 99 -r 3 > $OUT/llama-$1.txt 2>&1
-  echo "llama-bench $1 rc=$?"; grep -E "pp512|tg128|error|failed" $OUT/llama-$1.txt | head -4
-  rm -f "$F"
-}
+# (call F ran moe() with measure's table output, in this file; it prints JSON now, bench/calls/moe_side_by_side.sh)
+. bench/calls/moe_side_by_side.sh
 B='{"numerics":"int8","gemv_prequant":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2'
 H="$B,\"gemm_half\":true,\"kv_cache\":\"f16\",\"attn_mma\":2"
 TYPE=q4_k_m KNOB_SETS="$H}" timeout 100 bash bench/speed.sh $L /tmp/s6 /tmp/llama-bench -- qwen3-0.6b > $OUT/speed-06b.txt 2>&1

@@ -238,8 +238,6 @@ TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
   EXPECT_EQ(shape(1024, 4096, false, 256).split, 1);
 }
 
-// gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
-// gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
 // (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
 // its quantize launch. Each layer: its two norms and its fold.
@@ -282,6 +280,8 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
   }
 }
 
+// gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
+// gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
 TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;

@@ -167,7 +167,8 @@ TEST(Synth, LayersKeepsTheFirstLayersOfABigShape) {
   };
   EXPECT_TRUE(has("blk.1.ffn_gate_exps.weight"));
   EXPECT_FALSE(has("blk.2.attn_q.weight"));
-  const auto up = std::find_if(t.begin(), t.end(), [](const TensorPlan& x) { return x.name == "blk.0.ffn_up_exps.weight"; });
+  const auto up =
+      std::find_if(t.begin(), t.end(), [](const TensorPlan& x) { return x.name == "blk.0.ffn_up_exps.weight"; });
   ASSERT_NE(up, t.end());
   EXPECT_EQ(up->dims, (std::vector<uint64_t>{p.d_model, p.expert_ffn, p.experts}));
   o.preset = "tiny-moe";
