@@ -27,6 +27,8 @@ typedef float lk_acc;
 #include "../kernels/prelude.cuh"
 #include "../kernels/shapes.cuh"
 #include "../kernels/async.cuh"
+#include "../kernels/formats.cuh"
+#include "../kernels/norm.cuh"
 #include "../kernels/kv.cuh"
 #include "../kernels/attention.cuh"
 #include "../kernels/attention_mma.cuh"

@@ -4,9 +4,9 @@ BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # A preset's checkpoint in DIR (q8_0, or $TYPE; seed 1), synthesized once.  usage: checkpoint LANE_TUNE DIR PRESET -> path
 checkpoint() {
-  local t=${TYPE:-q8_0} f="$2/$3.gguf"
-  [ "$t" = q8_0 ] || f="$2/$3-$t.gguf"
-  [ -f "$f" ] || "$1" synth --preset "$3" --type "$t" --seed 1 -o "$f" > /dev/null
+  local t=${TYPE:-q8_0} f="$2/$3${LAYERS:+-${LAYERS}l}.gguf"
+  [ "$t" = q8_0 ] || f="${f%.gguf}-$t.gguf"
+  [ -f "$f" ] || "$1" synth --preset "$3" --type "$t" ${LAYERS:+--layers "$LAYERS"} --seed 1 -o "$f" > /dev/null
   echo "$f"
 }
 

@@ -316,6 +316,7 @@ struct Ctx {
   cudaStream_t s;
   float* x;   // k f32 activations
   int* xq;    // their int8 copy and scales
+  lk_xq q() const { return lk_xq{xq, 1, 0}; }  // (as a GEMV's input: the copy of one row)
   float* y;   // outputs
   int kmax;
 };
@@ -376,32 +377,32 @@ int main() {
     auto add = [&](std::string name, Gemv g) { vs.emplace_back(std::move(name), std::move(g)); };
 #define BV_ADD_LIB(T)                                                                                                \
   add("lib rpw1", [&](int c, cudaStream_t s) {                                                                       \
-    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, grid(1, 8), 256, s, view<T>(m, c), lk_xq{cx.xq}, (const float*)nullptr, \
+    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, grid(1, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
            cx.y, k, n);                                                                                              \
   });                                                                                                                \
   add("lib rpw2", [&](int c, cudaStream_t s) {                                                                       \
-    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), lk_xq{cx.xq}, (const float*)nullptr, \
+    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
            cx.y, k, n);                                                                                              \
   });                                                                                                                \
   add("lib split2 rpw1", [&](int c, cudaStream_t s) {                                                                \
-    launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), lk_xq{cx.xq},              \
+    launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), cx.q(),                     \
            (const float*)nullptr, cx.y, k, n);                                                                       \
   });                                                                                                                \
   add("stream rpw1 ah4", [&](int c, cudaStream_t s) {                                                                \
     launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,              \
-           view<T>(m, c), lk_xq{cx.xq}, cx.y, k, n);                                                                 \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
   });                                                                                                                \
   add("stream rpw1 ah2", [&](int c, cudaStream_t s) {                                                                \
     launch(bv_stream<lk_blk<T>, 1, 2>, std::min(grid(1, 8), wave(bv_stream<lk_blk<T>, 1, 2>)), 256, s,              \
-           view<T>(m, c), lk_xq{cx.xq}, cx.y, k, n);                                                                 \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
   });                                                                                                                \
   add("stream rpw2 ah2", [&](int c, cudaStream_t s) {                                                                \
     launch(bv_stream<lk_blk<T>, 2, 2>, std::min(grid(2, 8), wave(bv_stream<lk_blk<T>, 2, 2>)), 256, s,              \
-           view<T>(m, c), lk_xq{cx.xq}, cx.y, k, n);                                                                 \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
   });                                                                                                                \
   add("stream rpw1 ah4 2waves", [&](int c, cudaStream_t s) {                                                         \
     launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), 2 * wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,          \
-           view<T>(m, c), lk_xq{cx.xq}, cx.y, k, n);                                                                 \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
   });
 #define BV_ADD_BULK(T, KC, ST, PF)                                                                                 \
   add(std::string("bulk kc" #KC " st" #ST) + (PF ? " pf" : ""), [&](int c, cudaStream_t s) {                          \
@@ -411,13 +412,13 @@ int main() {
     int per = 0, sms = 0;                                                                                            \
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));                                             \
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, 256, smem));                                      \
-    launch_ex(kernel, dim3(std::min((n + 7) / 8, sms * per)), dim3(256), smem, s, view<T>(m, c), lk_xq{cx.xq}, cx.y, \
+    launch_ex(kernel, dim3(std::min((n + 7) / 8, sms * per)), dim3(256), smem, s, view<T>(m, c), cx.q(), cx.y,       \
               k, n);                                                                                                 \
   });
     if (sh.glu) {  // gate and up: copies c and c + 1
       auto glu = [&](auto kernel, int rpw) {
         return [&, kernel, rpw](int c, cudaStream_t s) {
-          launch(kernel, grid(rpw, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), lk_xq{cx.xq},
+          launch(kernel, grid(rpw, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(),
                  cx.y, k, n);
         };
       };
@@ -425,7 +426,7 @@ int main() {
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
     } else if (sh.type == LK_Q4_K) {
       add("q4k-shfl ah4 rpw1 (s10 c1)", [&](int c, cudaStream_t s) {
-        launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), lk_xq{cx.xq}, cx.y, k, n);
+        launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), cx.q(), cx.y, k, n);
       });
       BV_ADD_LIB(LK_Q4_K)
       BV_ADD_BULK(LK_Q4_K, 2048, 4, false)

@@ -6,10 +6,12 @@
 #define LK_GEMV_AHEAD 4
 #endif
 
-// A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy, row-major: the words'
-// int8 values [P][R][k], then their f32 scales [P][R][k / 32]. As a GEMV kernel's input (its last template argument).
+// A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy of `rows` rows, row-major:
+// the words' int8 values [P][rows][k], then their f32 scales [P][rows][k / 32]; a GEMV reads its R rows from `row`
+// (an expert launch's pair: lk_x_at). As a GEMV kernel's input (its last template argument).
 struct lk_xq {
   const int* q;
+  int rows, row;
 };
 // A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
 template <class X>
@@ -20,6 +22,14 @@ template <>
 struct lk_in<const lk_act*> {
   using type = const lk_act* __restrict__;
 };
+// Activation row j of a GEMV's input (k wide), either kind.
+LK_DEVICE const lk_act* lk_x_at(const lk_act* x, size_t j, int k) {
+  return x + j * k;
+}
+LK_DEVICE lk_xq lk_x_at(lk_xq x, size_t j, int) {
+  x.row += (int)j;
+  return x;
+}
 
 // N consecutive f32 activations (16-byte aligned; the int8 numerics' activations are f32) into v, zeros where !ok.
 template <int N, class A>
@@ -79,11 +89,12 @@ template <int RPW, int R>
 LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq)[RPW], float (&sum)[RPW]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const signed char* xq = reinterpret_cast<const signed char*>(x.q);
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k) + u) : make_int4(0, 0, 0, 0);
-    const float d = ok ? __ldg(xs + ((size_t)p * R + r) * (k / 32) + u / 2) : 0.f;
+    const size_t at = (size_t)p * x.rows + x.row + r;
+    const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + at * k) + u) : make_int4(0, 0, 0, 0);
+    const float d = ok ? __ldg(xs + at * (k / 32) + u / 2) : 0.f;
     lk_dp4a_rows(wq, a.x, a.y, a.z, a.w, d, sum);
   }
 }
@@ -171,13 +182,14 @@ template <class F, int RPW, int R>
 LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const signed char* xq = reinterpret_cast<const signed char*>(x.q);
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * R * k);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const int4* w = reinterpret_cast<const int4*>(xq + ((size_t)p * R + r) * k + (size_t)u * 32);
+    const size_t at = (size_t)p * x.rows + x.row + r;
+    const int4* w = reinterpret_cast<const int4*>(xq + at * k + (size_t)u * 32);
     const int4 lo = __ldg(w), hi = __ldg(w + 1);
     const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const float d = __ldg(xs + ((size_t)p * R + r) * (k / 32) + u);
+    const float d = __ldg(xs + at * (k / 32) + u);
 #pragma unroll
     for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
   }
@@ -327,11 +339,14 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
+// lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
+// rows from blockIdx.y * R (the decode step's one slab: y 0).
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   lk_pdl_entry();
-  lk_gemv_rows<M, RPW, R, X>(m, x, bias, y, k, n);
+  const size_t slab = (size_t)blockIdx.y * R;
+  lk_gemv_rows<M, RPW, R, X>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
@@ -353,8 +368,9 @@ __global__ void __launch_bounds__(256) lk_gemv_split(M m, typename lk_in<X>::typ
   __shared__ lk_acc part[8][RPW * R];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = (blockDim.x >> 5) / S;
   const int row0 = (blockIdx.x * groups + warp / S) * RPW;
+  const size_t slab = (size_t)blockIdx.y * R;
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32 * S>(m, x, k, n, min(row0, n - 1), acc, lane + 32 * (warp % S));
+  lk_gemv_sums<M, RPW, R, 32 * S>(m, lk_x_at(x, slab, k), k, n, min(row0, n - 1), acc, lane + 32 * (warp % S));
   if (lane == 0)
 #pragma unroll
     for (int i = 0; i < RPW; ++i)
@@ -370,7 +386,7 @@ __global__ void __launch_bounds__(256) lk_gemv_split(M m, typename lk_in<X>::typ
       for (int w = warp; w < warp + S; ++w) sum += part[w][i * R + r];
       acc[i][r] = sum;
     }
-  lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
+  lk_gemv_store<RPW, R>(acc, bias, y + slab * n, n, row0);
 }
 
 // Up to three matrices one input feeds (q, k and v), side by side: part p has n[p] rows (a multiple of the warps'
@@ -463,9 +479,10 @@ __global__ void __launch_bounds__(256)
   lk_pdl_entry();
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
+  const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
-  lk_gemv_sums<M, RPW, R>(g, x, k, n, row0, ag);
-  lk_gemv_sums<M, RPW, R>(u, x, k, n, row0, au);
+  lk_gemv_sums<M, RPW, R>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+  lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   lk_glu_sums(ag, au);
-  lk_gemv_store<RPW, R>(ag, nullptr, y, n, row0);
+  lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
 }

@@ -64,35 +64,79 @@ __global__ void __launch_bounds__(32)
   }
 }
 
+// An exclusive prefix sum of v[0 .. n) in shared memory, in place, by the whole block (a multiple of 32 threads, all
+// calling), its total into v[n]: tiles of a thread an element, each warp's by shuffles, then the warps' totals.
+LK_DEVICE void lk_block_scan(int* v, int n) {
+  __shared__ int warp_sums[32];
+  __shared__ int carry;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (int base = 0; base < n; base += blockDim.x) {
+    const int i = base + threadIdx.x, x = i < n ? v[i] : 0;
+    int incl = x;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += y;
+    }
+    if (lane == 31) warp_sums[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+      int w = lane < warps ? warp_sums[lane] : 0;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(0xffffffffu, w, o);
+        if (lane >= o) w += y;
+      }
+      if (lane < warps) warp_sums[lane] = w;
+    }
+    __syncthreads();
+    const int before = carry + (warp ? warp_sums[warp - 1] : 0);
+    if (i < n) v[i] = before + incl - x;
+    __syncthreads();  // (every thread has read carry)
+    if (threadIdx.x == blockDim.x - 1) carry = before + incl;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) v[n] = carry;
+  __syncthreads();
+}
+
 // A chunk's (row, slot) pairs grouped by expert, by one block: each expert's count of pairs and the first of its
 // positions (the experts in order), the pair (row * used + slot) at each position, its pairs in ascending order, and
-// each pair's position (`at`). Deterministic: a thread an expert counts and places its own pairs. Dynamic shared
-// memory: the `pairs` ids.
-__global__ void __launch_bounds__(256)
+// each pair's position (`at`). Deterministic: the pairs cut into S segments (S = the block's threads an expert), a
+// thread a (expert, segment) cell counts that expert's pairs in its segment, a prefix sum over the cells (expert by
+// expert, segments in order) gives each cell its first position, and the thread places its pairs from there. Dynamic
+// shared memory: the pairs' ids, then the cells' counts (lk_moe_group_smem).
+__global__ void __launch_bounds__(LK_MOE_GROUP_THREADS)
     lk_moe_group(const int* __restrict__ ids, int pairs, int experts, int* __restrict__ count, int* __restrict__ first,
                  int* __restrict__ order, int* __restrict__ at) {
   lk_pdl_entry();
   extern __shared__ int lk_moe_ids[];
+  const int S = max(1, (int)blockDim.x / experts), cells = experts * S, seg = (pairs + S - 1) / S;
+  int* cell = lk_moe_ids + pairs;  // [cells + 1]
   for (int i = threadIdx.x; i < pairs; i += blockDim.x) lk_moe_ids[i] = ids[i];
   __syncthreads();
-  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
+  for (int c = threadIdx.x; c < cells; c += blockDim.x) {
+    const int e = c / S, end = min(pairs, (c % S + 1) * seg);
     int n = 0;
-    for (int i = 0; i < pairs; ++i) n += lk_moe_ids[i] == e;
-    count[e] = n;
+    for (int i = (c % S) * seg; i < end; ++i) n += lk_moe_ids[i] == e;
+    cell[c] = n;
   }
   __syncthreads();
-  if (threadIdx.x == 0)
-    for (int e = 0, sum = 0; e < experts; ++e) {
-      first[e] = sum;
-      sum += count[e];
-    }
-  __syncthreads();
-  for (int e = threadIdx.x; e < experts; e += blockDim.x)
-    for (int i = 0, pos = first[e]; i < pairs; ++i)
+  lk_block_scan(cell, cells);
+  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
+    first[e] = cell[e * S];
+    count[e] = cell[(e + 1) * S] - cell[e * S];
+  }
+  for (int c = threadIdx.x; c < cells; c += blockDim.x) {
+    const int e = c / S, end = min(pairs, (c % S + 1) * seg);
+    for (int i = (c % S) * seg, pos = cell[c]; i < end; ++i)
       if (lk_moe_ids[i] == e) {
         order[pos] = i;
         at[i] = pos++;
       }
+  }
 }
 
 // The activation rows in grouped order, a block a position: xg[pos] = x[order[pos] / used], d wide.
@@ -114,21 +158,22 @@ LK_DEVICE void lk_moe_slabs(int rows, Slab slab) {
   if (j < rows) slab.template run<1>(j);
 }
 
-// An expert's paired gate and up projections over R activation rows (x, k wide), a warp's RPW rows of the expert's n
-// (rows base ... base + n - 1 of the 3-D tensors, whose other experts are not read): out = silu(G x) * (U x).
-template <class MG, class MU, int RPW>
+// An expert's paired gate and up projections over R activation rows (x, k wide: activations, or gemv_prequant's
+// int8 copy), a warp's RPW rows of the expert's n (rows base ... base + n - 1 of the 3-D tensors, whose other experts
+// are not read): out = silu(G x) * (U x).
+template <class MG, class MU, int RPW, class X = const lk_act*>
 struct lk_moe_glu_rows {
   const MG& g;
   const MU& u;
-  const lk_act* x;
+  X x;
   lk_act* out;
   int k, n, base, row0;
   lk_glu_act act;  // the biases of every expert ([experts][n]), the clamp
   template <int R>
   LK_DEVICE void run(int j) const {  // from activation row j
     lk_acc ag[RPW][R], au[RPW][R];
-    lk_gemv_sums<MG, RPW, R>(g, x + (size_t)j * k, k, base + n, base + row0, ag);
-    lk_gemv_sums<MU, RPW, R>(u, x + (size_t)j * k, k, base + n, base + row0, au);
+    lk_gemv_sums<MG, RPW, R>(g, lk_x_at(x, j, k), k, base + n, base + row0, ag);
+    lk_gemv_sums<MU, RPW, R>(u, lk_x_at(x, j, k), k, base + n, base + row0, au);
     lk_glu_act mine = act;  // (the expert's biases)
     if (mine.bg) mine.bg += base;
     if (mine.bu) mine.bu += base;
@@ -138,41 +183,43 @@ struct lk_moe_glu_rows {
 };
 // An expert's down projection over R activation rows, as lk_moe_glu_rows: out = D x (+ the expert's row of `bias`,
 // [experts][n], where not null).
-template <class M, int RPW>
+template <class M, int RPW, class X = const lk_act*>
 struct lk_moe_down_rows {
   const M& w;
-  const lk_act* x;
+  X x;
   lk_act* out;
   int k, n, base, row0;
   const float* bias;
   template <int R>
   LK_DEVICE void run(int j) const {
     lk_acc acc[RPW][R];
-    lk_gemv_sums<M, RPW, R>(w, x + (size_t)j * k, k, base + n, base + row0, acc);
+    lk_gemv_sums<M, RPW, R>(w, lk_x_at(x, j, k), k, base + n, base + row0, acc);
     lk_gemv_store<RPW, R>(acc, bias ? bias + base : nullptr, out + (size_t)j * n, n, row0);
   }
 };
 
 // The decode step's expert projections, a (slot, row) pair a block column (blockIdx.y, blockIdx.z): expert e =
 // ids[row][slot]'s rows times x[row] (glu: gate and up paired, out[row][slot] = silu(G_e x) * (U_e x); down: act[row]
-// [slot] in, D_e act out). Each pair is one activation row's GEMV.
-template <class MG, class MU, int RPW>
-__global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, const lk_act* __restrict__ x, const int* __restrict__ ids,
+// [slot] in, D_e act out). Each pair is one activation row's GEMV. Under gemv_prequant (X lk_xq) the inputs are int8
+// copies: x's row (glu), the pairs' rows of act (down).
+template <class MG, class MU, int RPW, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, typename lk_in<X>::type x, const int* __restrict__ ids,
                                                   lk_act* __restrict__ out, int k, int n, int used, lk_glu_act act) {
   lk_pdl_entry();
   const int row0 = lk_gemv_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;  // the whole warp
-  lk_moe_glu_rows<MG, MU, RPW>{g, u, x + (size_t)blockIdx.z * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, act}
+  lk_moe_glu_rows<MG, MU, RPW, X>{g,    u,  lk_x_at(x, blockIdx.z, k), out + (size_t)pair * n, k, n, ids[pair] * n,
+                                  row0, act}
       .template run<1>(0);
 }
-template <class M, int RPW>
+template <class M, int RPW, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
-    lk_moe_down(M w, const lk_act* __restrict__ act, const int* __restrict__ ids, lk_act* __restrict__ out, int k,
-                int n, int used, const float* __restrict__ bias) {
+    lk_moe_down(M w, typename lk_in<X>::type act, const int* __restrict__ ids, lk_act* __restrict__ out, int k, int n,
+                int used, const float* __restrict__ bias) {
   lk_pdl_entry();
   const int row0 = lk_gemv_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;
-  lk_moe_down_rows<M, RPW>{w, act + (size_t)pair * k, out + (size_t)pair * n, k, n, ids[pair] * n, row0, bias}
+  lk_moe_down_rows<M, RPW, X>{w, lk_x_at(act, pair, k), out + (size_t)pair * n, k, n, ids[pair] * n, row0, bias}
       .template run<1>(0);
 }
 

@@ -7,23 +7,25 @@
 set -u
 . bench/calls/prelude.sh
 mkdir -p /tmp/t
+# (JUDGE_SETS, one knob set a line, replaces these)
 SETS=('{"numerics":"dequant"}'
       '{"numerics":"dequant","gemm_half":true,"max_chunk":64}'
       '{"numerics":"int8","fuse_qkv":true,"max_chunk":64,"gemv_rows_per_warp":2}'
       '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"max_chunk":256,"pdl":true}'
       '{"numerics":"int8x2","max_chunk":16,"gemv_prequant":true}'
       '{"numerics":"int8","gemm_prequant":true,"gemv_prequant":true,"fuse_norm":true,"max_chunk":256}')
+[ -z "${JUDGE_SETS:-}" ] || mapfile -t SETS <<< "$JUDGE_SETS"
 K=(); for s in "${SETS[@]}"; do K+=(--knobs-json "$s"); done
-# train NAME PRESET SECONDS [LAYERS]: /tmp/t/NAME.gguf (q8_0) and its prompts
+# train NAME PRESET SECONDS [LAYERS]: /tmp/t/NAME.gguf (q8_0) and its prompts (PROMPT_LENS tokens each: 40 and 300)
 train() {
   timeout 200 python3 bench/train_checkpoint.py $L $2 /tmp/t/$1.gguf --seconds $3 --type q8_0 ${4:+--layers $4} \
     > $OUT/train-$1.log 2>&1
   echo "train $1 rc=$? $(grep -E '^(TRAINED|WROTE)' $OUT/train-$1.log | tr '\n' ' ')"
-  python3 - /tmp/t/$1.gguf.text > /tmp/t/$1.prompts <<'PY'
+  python3 - /tmp/t/$1.gguf.text ${PROMPT_LENS:-40 300} > /tmp/t/$1.prompts <<'PY'
 import sys, random
 b = open(sys.argv[1], "rb").read()
 r = random.Random(9)
-for n in (40, 300):
+for n in map(int, sys.argv[2:]):
     at = r.randrange(0, len(b) - n)
     print(16, " ".join(str(x) for x in b[at:at + n]))
 PY
@@ -51,7 +53,7 @@ if want tiny; then
   train tiny-qwen2moe tiny-qwen2moe 20
   train tiny-gpt-oss tiny-gpt-oss 20
   timeout 30 $L quantize /tmp/t/tiny-gpt-oss.gguf --type mxfp4 -o /tmp/t/tiny-gpt-oss-mxfp4.gguf -q; cp /tmp/t/tiny-gpt-oss.prompts /tmp/t/tiny-gpt-oss-mxfp4.prompts
-  for n in tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4; do judge $n /tmp/t/$n.gguf; done
+  for n in ${TINY_JUDGED:-tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4}; do judge $n /tmp/t/$n.gguf; done
 fi
 if want q30-2l; then
   train q30-2l qwen3-30b-a3b 40 2

@@ -117,13 +117,14 @@ class LaneSim {
   // Where a QuantizeI8 buffer as lk_quantize_i8 lays it out keeps word `word`'s value of row r, column i (of rows x k),
   // and its 32-block's f32 scale. A chunk's copy (in the tensor cores' order): the values [words][rows / 8][k / 32][32
   // lanes][8 bytes], lane 4 (r % 8) + t holding bytes 8t .. 8t + 7 of its row's 32-block, then the scales [words][rows
-  // / 8][k / 32][8]; the decode step's (one row): the values [words][rows][k], then the scales [words][rows][k / 32].
-  static size_t quantized_value_at(int word, int rows, int r, size_t k, size_t i) {
-    if (rows == 1) return (size_t(word) * rows + r) * k + i;
+  // / 8][k / 32][8]; by row (the decode step's, gemm_tile's): the values [words][rows][k], then the scales
+  // [words][rows] [k / 32].
+  static size_t quantized_value_at(bool by_row, int word, int rows, int r, size_t k, size_t i) {
+    if (by_row) return (size_t(word) * rows + r) * k + i;
     return quantized_group_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;
   }
-  static size_t quantized_scale_at(int word, int rows, int r, size_t k, size_t i) {
-    if (rows == 1) return (size_t(word) * rows + r) * (k / 32) + i / 32;
+  static size_t quantized_scale_at(bool by_row, int word, int rows, int r, size_t k, size_t i) {
+    if (by_row) return (size_t(word) * rows + r) * (k / 32) + i / 32;
     return quantized_group_block(word, rows, r, k, i) * 8 + size_t(r % 8);
   }
   static size_t quantized_group_block(int word, int rows, int r, size_t k, size_t i) {
@@ -136,7 +137,7 @@ class LaneSim {
     return reinterpret_cast<float*>(quantized_values(f, xq) + size_t(words_) * rows * k);
   }
   float& quantized_scale(const lane::Form& f, const std::string& xq, int word, int rows, int r, size_t k, size_t i) {
-    return quantized_scales(f, xq, rows, k)[quantized_scale_at(word, rows, r, k, i)];
+    return quantized_scales(f, xq, rows, k)[quantized_scale_at(by_row_.at(xq), word, rows, r, k, i)];
   }
   // Row r of such a buffer as the values its words sum to.
   std::vector<double> quantized(const lane::Form& f, const std::string& xq, int rows, int r, size_t k) {
@@ -144,8 +145,8 @@ class LaneSim {
     std::vector<double> out(k, 0.0);
     for (int word = 0; word < words_; ++word)
       for (size_t i = 0; i < k; ++i)
-        out[i] +=
-            double(quantized_scale(f, xq, word, rows, r, k, i)) * double(q[quantized_value_at(word, rows, r, k, i)]);
+        out[i] += double(quantized_scale(f, xq, word, rows, r, k, i)) *
+                  double(q[quantized_value_at(by_row_.at(xq), word, rows, r, k, i)]);
     return out;
   }
 
@@ -236,6 +237,7 @@ class LaneSim {
       return;
     }
     signed char* q = quantized_values(f, o.xq);
+    by_row_[o.xq] = !o.fragments;
     for (int r = 0; r < o.rows; ++r)
       for (size_t b = 0; b < o.k; b += 32) {
         float v[32];
@@ -247,7 +249,7 @@ class LaneSim {
           quantized_scale(f, o.xq, word, o.rows, r, o.k, b) = scale;
           for (size_t i = 0; i < 32; ++i) {
             const float qi = std::nearbyint(v[i] * inv);
-            q[quantized_value_at(word, o.rows, r, o.k, b + i)] = static_cast<signed char>(qi);
+            q[quantized_value_at(!o.fragments, word, o.rows, r, o.k, b + i)] = static_cast<signed char>(qi);
             v[i] -= scale * qi;
           }
         }
@@ -485,12 +487,21 @@ class LaneSim {
   // numerics see it where `w` is quantized.
   // With `bias` (an [experts][n] vector, the expert's row of it at `first`) added to each sum. With `xh` (gemm_half's
   // grouped experts, lk_moe_gemm_h) x is that f16 copy's row and the weights are rounded to f16.
-  std::vector<T> expert_rows(const lane::Matrix& w, size_t first, size_t n, const T* x,
-                             const std::optional<std::string>& bias, const uint16_t* xh = nullptr) {
-    const std::vector<float>& W = xh ? weights_half(w) : weights_.at(w.name);
+  // x is read as a projection reads it: its f16 copy xh where given, else the int8 copy's row `xq_row` of `xq` where
+  // given (gemv_prequant's: the same values int8_view sees), else as int8_view sees it under the int8 numerics.
+  struct ExpertInput {
+    const uint16_t* xh = nullptr;
+    const std::optional<std::string>* xq = nullptr;
+    int xq_rows = 0, xq_row = 0;
+  };
+  std::vector<T> expert_rows(const lane::Form& f, const lane::Matrix& w, size_t first, size_t n, const T* x,
+                             const std::optional<std::string>& bias, const ExpertInput& in) {
+    const std::vector<float>& W = in.xh ? weights_half(w) : weights_.at(w.name);
     std::vector<double> xr(x, x + w.cols);
-    if (xh)
-      for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(xh[i]));
+    if (in.xh)
+      for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(in.xh[i]));
+    else if (in.xq && *in.xq)
+      xr = quantized(f, **in.xq, in.xq_rows, in.xq_row, w.cols);
     else if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))))
       xr = int8_view(x, w.cols);
     std::vector<T> y(n);
@@ -585,9 +596,11 @@ class LaneSim {
     const size_t n = g.rows / g.experts;
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
       // (the decode step's pair reads its row; a chunk's, its gathered row)
-      const T* x = act(f, o.x) + (o.groups ? pos : pos / m_.experts_used) * g.cols;
-      const uint16_t* xh = half_row(f, o.xq, pos, g.cols);
-      const std::vector<T> a = expert_rows(g, e * n, n, x, o.bg, xh), b = expert_rows(u, e * n, n, x, o.bu, xh);
+      const size_t row = o.groups ? pos : pos / m_.experts_used;
+      const T* x = act(f, o.x) + row * g.cols;
+      const ExpertInput in =
+          o.groups ? ExpertInput{half_row(f, o.xq, pos, g.cols)} : ExpertInput{nullptr, &o.xq, o.rows, int(row)};
+      const std::vector<T> a = expert_rows(f, g, e * n, n, x, o.bg, in), b = expert_rows(f, u, e * n, n, x, o.bu, in);
       T* out = act(f, o.out) + pos * n;
       const double limit = m_.swiglu_limit, alpha = m_.swiglu_alpha;
       for (size_t j = 0; j < n; ++j) {
@@ -604,8 +617,9 @@ class LaneSim {
     const lane::Matrix& w = p_.matrix(o.w);
     const size_t n = w.rows / w.experts;
     for (auto [pos, e] : expert_pairs(f, o.rows, o.ids, o.groups)) {
-      const std::vector<T> y =
-          expert_rows(w, e * n, n, act(f, o.x) + pos * w.cols, o.bias, half_row(f, o.xq, pos, w.cols));
+      const ExpertInput in = o.groups ? ExpertInput{half_row(f, o.xq, pos, w.cols)}
+                                      : ExpertInput{nullptr, &o.xq, o.rows * int(m_.experts_used), int(pos)};
+      const std::vector<T> y = expert_rows(f, w, e * n, n, act(f, o.x) + pos * w.cols, o.bias, in);
       std::copy(y.begin(), y.end(), act(f, o.out) + pos * n);
     }
   }
@@ -630,6 +644,7 @@ class LaneSim {
   std::vector<uint8_t> arena_;
   std::map<std::string, std::vector<uint8_t>> carried_;
   std::map<std::string, std::vector<float>> weights_, vectors_, weights_half_;
+  std::map<std::string, bool> by_row_;  // each int8 copy's layout (QuantizeI8::fragments): row by row, or in fragments
 };
 
 }  // namespace lt::test

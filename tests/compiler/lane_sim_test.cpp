@@ -153,8 +153,8 @@ void matches_the_reference(const synth::Options& o, const json& j, const std::ve
     ASSERT_EQ(got.tokens.size(), want.tokens.size());
     // The int8 numerics may flip a near tie (the worker's rule, worker/src/checks.cpp): where the reference's top two
     // lie within 4 bounds (times the row's RMS); the rows after a flip have another context and are left out.
-    const bool lossy = k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2 ||
-                       knobs::rounding_bound(k) > 0;
+    const bool lossy =
+        k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2 || knobs::rounding_bound(k) > 0;
     const std::string what = std::string(preset) + " " + std::string(ggml::traits_of(o.type).name) +
                              (o.mixed ? "_m " : " ") + j.dump() + " prompt " + std::to_string(len);
     size_t rows = want.tokens.size();
@@ -213,8 +213,9 @@ INSTANTIATE_TEST_SUITE_P(PlainFormats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("f16", "bf16"), ::testing::Values(1, 21)));
 
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
-// computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q and
-// the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the chunk).
+// computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q
+// and the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the
+// chunk).
 TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   for (const char* numerics : {"int8", "int8x2"}) {
     TempDir dir;
@@ -284,11 +285,8 @@ TEST(LanePlanOnCpu, AContextPast4096) {
   for (auto& t : prompt) t = int32_t(rng() % m.vocab);
   const reference::Generation want = ref.generate(prompt, 3);
   for (const char* cache : {"q8_0"}) {
-    const knobs::Knobs k = knobs::Knobs::from_json(json{{"context", 8192},
-                                                        {"kv_cache", cache},
-                                                        {"attn_lanes", true},
-                                                        {"attn_splits", 64},
-                                                        {"max_chunk", 256}});
+    const knobs::Knobs k = knobs::Knobs::from_json(
+        json{{"context", 8192}, {"kv_cache", cache}, {"attn_lanes", true}, {"attn_splits", 64}, {"max_chunk", 256}});
     const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90});
     ASSERT_EQ(schedule.ctx, 8192);
     const reference::Generation got = LaneSim<float>(file, schedule).generate(prompt, 3);
@@ -330,7 +328,8 @@ TEST_P(MixtureOnCpu, MatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Qwen3Moe, MixtureOnCpu,
-                         ::testing::Combine(::testing::Values("tiny-moe"), ::testing::Values(0, 1, 2, 3, 4, 5, 6, 7, 8, 11)));
+                         ::testing::Combine(::testing::Values("tiny-moe"),
+                                            ::testing::Values(0, 1, 2, 3, 4, 5, 6, 7, 8, 11)));
 INSTANTIATE_TEST_SUITE_P(Qwen2Moe, MixtureOnCpu,
                          ::testing::Combine(::testing::Values("tiny-qwen2moe"),
                                             ::testing::Range(0, int(std::size(kMixtureKnobSets)))));
@@ -439,6 +438,50 @@ TEST(MixtureOnCpu, ChunksDoNotChangeTheNumbers) {
     EXPECT_EQ(runs[0].logits, runs[2].logits) << preset;
     EXPECT_EQ(runs[0].tokens, runs[2].tokens) << preset;
   }
+}
+
+// gemv_prequant in a mixture's decode step: the experts read int8 copies (gate and up x's, which the norm before the
+// router writes; down each pair's row of the GLU's output, one quantize launch), the same integers and scales the
+// kernels quantize in registers without it, so the same logits bit for bit (both numerics; gpt-oss's MXFP4 experts
+// and their biases too). Under gemm_half too, whose chunks' copies are f16 ones: the decode step's stay int8, sized so.
+TEST(MixtureOnCpu, PrequantizedExpertInputsAreTheSameNumbers) {
+  for (const auto& [preset, type] : {std::pair{"tiny-qwen2moe", ggml::Type::Q8_0}, {"tiny-gpt-oss", ggml::Type::MXFP4}})
+    for (const char* numerics : {"int8", "int8x2"})
+      for (bool half : {false, true}) {
+        TempDir dir;
+        synth::write(synth::Options{.preset = preset, .type = type, .seed = 5}, dir / "m.gguf");
+        const gguf::File file = gguf::File::open(dir / "m.gguf");
+        const model::Model m = model::recognize(file);
+        const knobs::Knobs kn =
+            knobs::Knobs::from_json({{"numerics", numerics}, {"max_chunk", 16}, {"gemm_half", half}});
+        const std::string what = std::string(preset) + " " + numerics + (half ? " gemm_half" : "");
+        knobs::Knobs pq = kn;
+        pq.gemv_prequant = true;
+        const lane::Schedule plain = lane::schedule(file, m, kn, {132, 90});
+        const lane::Schedule prequant = lane::schedule(file, m, pq, {132, 90});
+        const lane::Form& step = prequant.forms[0];
+        ASSERT_EQ(step.rows, 1);
+        size_t glu = 0, down = 0, pairs_copies = 0;
+        for (const lane::Launch& l : step.launches) {
+          if (const auto* g = std::get_if<lane::MoeGlu>(&l.op)) glu += g->xq.has_value();
+          if (const auto* d = std::get_if<lane::MoeDown>(&l.op)) down += d->xq.has_value();
+          if (const auto* q = std::get_if<lane::QuantizeI8>(&l.op); q && q->rows == int(m.experts_used)) {
+            EXPECT_FALSE(q->fragments || q->half) << what << ": the pairs' rows quantized row by row, in int8";
+            EXPECT_EQ(step.buffers.at(q->xq).count, lane::quantized_words(pq, q->rows, q->k, false)) << what;
+            pairs_copies += q->k == m.expert_ffn;
+          }
+        }
+        EXPECT_EQ(glu, size_t(m.layers)) << what;
+        EXPECT_EQ(down, size_t(m.layers)) << what;
+        EXPECT_EQ(pairs_copies, size_t(m.layers)) << what;
+        std::vector<int32_t> prompt(20);
+        std::mt19937 rng(4);
+        for (auto& t : prompt) t = int32_t(rng() % m.vocab);
+        const reference::Generation a = LaneSim<float>(file, plain).generate(prompt, 4);
+        const reference::Generation b = LaneSim<float>(file, prequant).generate(prompt, 4);
+        EXPECT_EQ(a.tokens, b.tokens) << what;
+        EXPECT_EQ(a.logits, b.logits) << what;
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,

@@ -119,16 +119,16 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
-  // For a 4096-position model: of the 640 settings of numerics, max_chunk, gemm_rows, gemm_prequant, gemv_prequant
-  // and gemm_tile, 58 hold with gemm_tile 0 (gemm_rows 32 and gemm_prequant need int8 or int8x2 and chunks of 16 or
-  // more, int8's chunks of 256 need gemm_prequant, gemv_prequant needs int8: 10 + 2 x (4 + 16 + 4)), 2 x 12 with
-  // gemm_tile 32 or 64 (gemm_prequant and gemm_rows 64: 2 numerics x 3 chunks x 2), 6 with gemm_tile 128 (int8 only,
-  // and fuse_glu); of the 32 settings of fuse_qkv, fuse_glu, fuse_rope_kv, fuse_rope and side_streams, 17 hold
+  // For a 4096-position model: of the 768 settings of numerics, max_chunk, gemm_rows, gemm_prequant, gemv_prequant
+  // and gemm_tile, 68 hold with gemm_tile 0 (gemm_rows 32 and gemm_prequant need int8 or int8x2 and chunks of 16 or
+  // more, int8's chunks of 256 and 512 need gemm_prequant, gemv_prequant needs int8: 12 + 2 x (4 + 16 + 8)), 2 x 16
+  // with gemm_tile 32 or 64 (gemm_prequant and gemm_rows 64: 2 numerics x 4 chunks x 2), 8 with gemm_tile 128 (int8
+  // only, and fuse_glu); of the 32 settings of fuse_qkv, fuse_glu, fuse_rope_kv, fuse_rope and side_streams, 17 hold
   // (fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off), 7 of them with fuse_glu:
-  // (58 + 24) x 17 + 6 x 7 = 1436 of 20480 with gemm_half off; with it on, the int8 GEMMs' knobs at their defaults and
-  // not the precise numerics: dequant 3 chunks, int8 and int8x2 3 chunks x gemv_prequant 2, by the 17: 15 x 17 = 255;
-  // 1691 of 40960 in all; fuse_norm needs gemv_split 1 (1 of 3): 2/3.
-  EXPECT_EQ(all.size(), product * 1691 / 40960 * 2 / 3);
+  // (68 + 32) x 17 + 8 x 7 = 1756 of 24576 with gemm_half off; with it on, the int8 GEMMs' knobs at their defaults and
+  // not the precise numerics: dequant 4 chunks, int8 and int8x2 4 chunks x gemv_prequant 2, by the 17: 20 x 17 = 340;
+  // 2096 of 49152 in all; fuse_norm needs gemv_split 1 (1 of 3): 2/3.
+  EXPECT_EQ(all.size(), product * 2096 / 49152 * 2 / 3);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -561,7 +561,8 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(gq.find("lk_add_rmsnorm<false, true><<<1, 256, 0, st>>>(f1_x, nullptr, v_blk_0_attn_norm, f1_l0_h, 256, "
                     "9.999999975e-07f, f1_xq_l0_h);"),
             std::string::npos);
-  EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, lk_xq{(const int*)f1_xq_l0_h}"),
+  EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, "
+                    "lk_xq{(const int*)f1_xq_l0_h, 1, 0}"),
             std::string::npos);
   EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_prequant", true}})).find("int8"), std::string::npos);
@@ -656,6 +657,22 @@ TEST_P(LaneBuild, BuildsWithoutWarnings) {
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     EXPECT_TRUE(std::filesystem::exists(dir / "lane"));
   }
+}
+
+// The CUDA benchmarks (bench/*.cu) include the kernel library's files as a lane does, each a subset in its order: a
+// change that moves a definition between files breaks them, here rather than on the GPU machine.
+TEST(BenchSources, CompileWithNvcc) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  size_t built = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(LT_SOURCE_DIR) / "bench")) {
+    if (e.path().extension() != ".cu") continue;
+    TempDir dir;
+    const Output o = run(nvcc_path() + " -std=c++20 -O1 -arch=sm_90 -c -o " + (dir / "bench.o").string() + " " +
+                         e.path().string());
+    EXPECT_EQ(o.status, 0) << e.path() << "\n" << o.out;
+    ++built;
+  }
+  EXPECT_GE(built, 5u);
 }
 
 // The fused launches (biases in the parts: qwen2), the folded norm and rope, fewer heads a block, side streams, PDL
@@ -814,7 +831,7 @@ TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
        {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_prequant", true}, {"gemv_prequant", true}, {"fuse_glu", true}}},
       {checkpoint("tiny-qwen2moe"), {{"numerics", "int8x2"}, {"max_chunk", 16}, {"side_streams", true}}},
       {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 16}, {"fuse_norm", true}}},
-      {q4k / "tiny-gpt-oss.gguf", {{"numerics", "int8x2"}, {"max_chunk", 16}}},
+      {q4k / "tiny-gpt-oss.gguf", {{"numerics", "int8x2"}, {"max_chunk", 16}, {"gemv_prequant", true}}},
       // the chunks' experts on the tensor cores in f16 (lk_moe_gemm_h): Q4_K experts, and MXFP4 ones with biases
       {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_half", true}}},
       {q4k / "tiny-gpt-oss.gguf", {{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}, {"pdl", true}}},

@@ -66,6 +66,8 @@ const Form& form_of(const Schedule& p, int rows) {
   throw Error("no form of " + std::to_string(rows) + " rows");
 }
 
+// A chunk's GEMV slabs of 8 rows are one launch along y (the kernel offsets slab y's rows), the rest a launch of its
+// own.
 TEST(Lowering, AGemvIsOneCallAStepAndSlabsOfEightInAChunk) {
   const Schedule p = schedule_of({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemv_rows_per_warp", 2}});
   const Matrix& wq = p.matrix(std::get<Gemv>(launch_of(p, 1, "gemv", "l0_q").op).w);
@@ -76,11 +78,21 @@ TEST(Lowering, AGemvIsOneCallAStepAndSlabsOfEightInAChunk) {
   EXPECT_EQ(one[0].block.v[0], 256u);
   EXPECT_EQ(one[0].smem, 0u);
   const auto slabs = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
-  ASSERT_EQ(slabs.size(), 2u);
-  EXPECT_EQ(slabs[1].instance(), "lk_gemv<lk_q8, 2, 8>");
-  // The second slab's input and output start 8 rows in.
-  EXPECT_EQ(slabs[1].params[1].place.offset, 8 * wq.cols);
-  EXPECT_EQ(slabs[1].params[3].place.offset, 8 * wq.rows);
+  ASSERT_EQ(slabs.size(), 1u);
+  EXPECT_EQ(slabs[0].instance(), "lk_gemv<lk_q8, 2, 8>");
+  EXPECT_EQ(slabs[0].grid.v, (std::array<unsigned, 3>{unsigned((wq.rows + 15) / 16), 2, 1}));
+  EXPECT_EQ(slabs[0].params[1].place.offset, 0u);
+  // 13 rows: a launch of one slab of 8, then one of 5 rows from row 8.
+  const Schedule p13 = schedule_of({{"numerics", "precise"}, {"max_chunk", 16}});
+  Form f13 = form_of(p13, 16);
+  Launch l13 = launch_of(p13, 16, "gemv", "l0_q");
+  std::get<Gemv>(l13.op).rows = 13;
+  const auto odd = lower(p13, f13, l13);
+  ASSERT_EQ(odd.size(), 2u);
+  EXPECT_EQ(odd[0].grid.dims, 1);
+  EXPECT_EQ(odd[1].instance(), "lk_gemv<lk_q8, 1, 5>");
+  EXPECT_EQ(odd[1].params[1].place.offset, 8 * wq.cols);
+  EXPECT_EQ(odd[1].params[3].place.offset, 8 * wq.rows);
 }
 
 TEST(Lowering, TensorCoreChunksAndFusionsThatDoNotApplyThere) {
@@ -138,15 +150,16 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
   slabs["gemm_prequant"] = false;
   const Schedule s = of(slabs);
   const auto g = lower(s, form_of(s, 16), launch_of(s, 16, "gemv", "l0_q"));
-  ASSERT_EQ(g.size(), 2u);
+  ASSERT_EQ(g.size(), 1u);
   EXPECT_EQ(g[0].kernel, "lk_gemv");
+  EXPECT_EQ(g[0].grid.v[1], 2u);
 }
 
 // gemm_half: a chunk's activations rounded to f16 once (lk_half_rows into an f16 copy), then every projection of
 // them on the tensor cores in f16 whatever its format (Q4_K_M's Q4_K and Q6_K alike, under dequant too): lk_gemm_h,
 // 64 weight rows by 64 activation rows a block for the tiny model's small grids (the fused gate/up GEMM 128 by 128: 64
-// rows of each), the shared memory of kernels/shapes.cuh; its k too short to split. The decode step keeps its GEMVs and their int8
-// copy.
+// rows of each), the shared memory of kernels/shapes.cuh; its k too short to split. The decode step keeps its GEMVs and
+// their int8 copy.
 TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;
@@ -481,7 +494,9 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
       ASSERT_EQ(group.size(), 2u);
       EXPECT_EQ(group[0].instance(), "lk_moe_group");
       EXPECT_EQ(group[0].grid.v[0], 1u);
-      EXPECT_EQ(group[0].smem, size_t(rows) * m.experts_used * 4);  // the chunk's ids
+      EXPECT_EQ(group[0].block.v[0], 1024u);
+      // the chunk's ids, then a count for each of the block's threads (an expert's 128 segments) and their total
+      EXPECT_EQ(group[0].smem, (size_t(rows) * m.experts_used + 1024 + 1) * 4);
       EXPECT_EQ(group[1].instance(), "lk_moe_gather");
       EXPECT_EQ(group[1].grid.v[0], unsigned(rows) * m.experts_used);
       EXPECT_EQ(glu.instance(), "lk_moe_glu_grouped<lk_q8, lk_q8, 2>");
@@ -495,8 +510,9 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
   }
   // Under gemm_half a chunk's experts run on the tensor cores (lk_moe_gemm_h) over f16 copies of their grouped pairs'
   // rows (lk_half_rows of rows x used pairs), gate and up paired; the decode step keeps its GEMVs.
-  const Schedule h = schedule(file, m, knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}}),
-                              knobs::Target{132, 90});
+  const Schedule h =
+      schedule(file, m, knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}}),
+               knobs::Target{132, 90});
   const Form& f = form_of(h, 16);
   const Launch& glu = launch_of(h, 16, "moe_glu", "l0_expert_s");
   const Launch& down = launch_of(h, 16, "moe_down", "l0_expert_dn");
@@ -510,11 +526,31 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
   ASSERT_EQ(g.size(), 1u);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(g[0].instance(), "lk_moe_gemm_h<lk_q8, true, 64, 128>");
-  EXPECT_EQ(g[0].grid.v, (std::array<unsigned, 3>{unsigned((m.expert_ffn + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
+  EXPECT_EQ(g[0].grid.v,
+            (std::array<unsigned, 3>{unsigned((m.expert_ffn + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
   EXPECT_EQ(g[0].smem, size_t(lk_gemm_h_smem(128, 64)));
   EXPECT_EQ(d[0].instance(), "lk_moe_gemm_h<lk_q8, false, 64, 64>");
-  EXPECT_EQ(d[0].grid.v, (std::array<unsigned, 3>{unsigned((m.d_model + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
+  EXPECT_EQ(d[0].grid.v,
+            (std::array<unsigned, 3>{unsigned((m.d_model + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
   EXPECT_EQ(lower(h, form_of(h, 1), launch_of(h, 1, "moe_glu", "l0_expert_s"))[0].kernel, "lk_moe_glu");
+
+  // Under int8 and gemv_prequant the decode step's experts read int8 copies: gate and up the one the attention's
+  // output norm writes before the router (no launch of its own), down its pairs' rows' (a quantize launch, row by row).
+  const Schedule q = schedule(file, m, knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}}),
+                              knobs::Target{132, 90});
+  const Form& step = form_of(q, 1);
+  const auto qg = lower(q, step, launch_of(q, 1, "moe_glu", "l0_expert_s"));
+  const auto qd = lower(q, step, launch_of(q, 1, "moe_down", "l0_expert_dn"));
+  const std::string glu_copy = *std::get<MoeGlu>(launch_of(q, 1, "moe_glu", "l0_expert_s").op).xq;
+  const std::string down_copy = *std::get<MoeDown>(launch_of(q, 1, "moe_down", "l0_expert_dn").op).xq;
+  EXPECT_EQ(qg.at(0).instance(), "lk_moe_glu<lk_q8, lk_q8, 1, lk_xq>");
+  EXPECT_EQ(qd.at(0).instance(), "lk_moe_down<lk_q8, 1, lk_xq>");
+  EXPECT_EQ(qd.at(0).params[1].members.at(1).i, int64_t(m.experts_used));  // the copy's rows: each pair's
+  const Launch& norm = launch_of(q, 1, "add_norm", "l0_h2");
+  EXPECT_EQ(std::get<AddNorm>(norm.op).xq, glu_copy);
+  const Launch& quantize = launch_of(q, 1, "quantize", down_copy);
+  EXPECT_EQ(std::get<QuantizeI8>(quantize.op).rows, int(m.experts_used));
+  EXPECT_FALSE(std::get<QuantizeI8>(quantize.op).fragments);
 }
 
 TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {

@@ -188,7 +188,8 @@ struct MoeGroup {
 // out are in grouped order (x is MoeGroup's xg) and each expert's rows are read once a slab of its pairs.
 // gpt-oss: each expert's gate and up biases ([experts][rows]) added to its sums, and the model's clamped SwiGLU.
 // Under gemm_half a chunk's reads x's f16 copy `xq` (a QuantizeI8 of its pairs' rows) on the tensor cores
-// (lk_moe_gemm_h) where gate and up share a format.
+// (lk_moe_gemm_h) where gate and up share a format; under gemv_prequant the decode step's reads x's int8 copy `xq`
+// (row by row, as a dense GEMV's).
 struct MoeGlu {
   std::string wg, wu;
   Ref x, ids, out;
@@ -198,7 +199,8 @@ struct MoeGlu {
   std::optional<std::string> xq;
 };
 // The selected experts' down projections: out[row][slot] = D_e x[row][slot] (+ e's row of `bias`); with `groups`, in
-// grouped order (under gemm_half from x's f16 copy `xq`, as MoeGlu).
+// grouped order (under gemm_half from x's f16 copy `xq`, as MoeGlu; the decode step's under gemv_prequant from the
+// int8 copy of its pairs' rows).
 struct MoeDown {
   std::string w;
   Ref x, ids, out;
@@ -262,7 +264,7 @@ struct Schedule {
   std::vector<Form> forms;  // decode first, then the chunks, largest first
   size_t arena_bytes = 0;   // the largest form's
 
-  size_t act_bytes() const;  // sizeof(lk_act): 4, or 8 under precise numerics
+  size_t act_bytes() const;         // sizeof(lk_act): 4, or 8 under precise numerics
   size_t elem_bytes(Elem e) const;  // an element's bytes (a q8_0 cache's: its int8 values')
   size_t bytes_of(const Buffer& b) const;
   const Matrix& matrix(const std::string& name) const;
@@ -298,8 +300,9 @@ struct HalfGemm {
 };
 HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows);
 
-// The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`.
-size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k);
+// The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`: f16 values (`half`: gemm_half's
+// copy), else the int8 numerics' words and scales.
+size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k, bool half);
 
 // Schedules the lane; throws lt::Error for an unsupported tensor format or bad knobs.
 Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t);

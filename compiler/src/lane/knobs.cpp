@@ -181,7 +181,7 @@ const KnobDef kTable[] = {
     {"max_chunk",
      &Knobs::max_chunk,
      "the largest prefill chunk (rows); chunks are the powers of two from 2 up to it, 1 for none",
-     {1, 4, 16, 64, 256}},
+     {1, 4, 16, 64, 256, 512}},
     {"gemv_rows_per_warp", &Knobs::gemv_rows_per_warp, "output rows one warp of a GEMV computes", {1, 2, 4}},
     {"gemv_rows_q6_k",
      &Knobs::gemv_rows_q6_k,

@@ -139,6 +139,10 @@ Dims dims2(size_t x, size_t y) {
 Dims dims3(size_t x, size_t y, size_t z) {
   return Dims{{unsigned(x), unsigned(y), unsigned(z)}, 3};
 }
+// A GEMV's grid: x blocks by `slabs` along y (one: the plain 1-D grid the decode step's launches print).
+Dims grid_of(size_t x, int slabs) {
+  return slabs > 1 ? dims2(x, size_t(slabs)) : dims1(x);
+}
 
 std::string flag(bool b) {
   return b ? "true" : "false";
@@ -170,13 +174,13 @@ class Lowerer {
   Arg ptr(const std::string& name) const { return Arg::pointer(place(name)); }
   Arg opt_ptr(const std::optional<std::string>& name) const { return name ? ptr(*name) : Arg::null(); }
 
-  // A GEMV's input as its kernel takes it: x, or under gemv_prequant the quantized copy (an lk_xq, the kernel's last
-  // template argument, appended to `targs`).
-  Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, size_t extra,
-                 std::vector<std::string>& targs) const {
+  // A GEMV's input as its kernel takes it: x, or under gemv_prequant the quantized copy of `rows` rows (an lk_xq, the
+  // kernel's last template argument, appended to `targs`).
+  Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, size_t extra, std::vector<std::string>& targs,
+                 int rows = 1) const {
     if (!xq) return ptr(x, extra);
     targs.push_back("lk_xq");
-    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)")});
+    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(0)});
   }
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
@@ -333,6 +337,13 @@ class Lowerer {
   static void slabs(int rows, F one) {
     for (int at = 0; at < rows; at += 8) one(at, std::min(8, rows - at));
   }
+  // The same slabs as launches along y (kernels that take their slab from blockIdx.y: lk_gemv, lk_gemv_split,
+  // lk_gemv_glu): one(at, r, count) for `count` slabs of r rows from row `at`, the whole slabs of 8 then the rest.
+  template <class F>
+  static void slab_grids(int rows, F one) {
+    if (rows >= 8) one(0, 8, rows / 8);
+    if (rows % 8) one(rows / 8 * 8, rows % 8, 1);
+  }
 
   void add(const Embed& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.table);
@@ -365,16 +376,16 @@ class Lowerer {
       return;
     }
     const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps, split = k_.gemv_split;
-    slabs(op.rows, [&](int at, int r) {
+    slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
       if (split > 1) {
         c.kernel = "lk_gemv_split";
         c.targs.push_back(std::to_string(split));
-        c.grid = dims1(cdiv(w.rows, size_t(warps / split) * rpw));
+        c.grid = grid_of(cdiv(w.rows, size_t(warps / split) * rpw), count);
       } else {
         c.kernel = "lk_gemv";
-        c.grid = dims1(cdiv(w.rows, size_t(warps) * rpw));
+        c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
       Arg x = gemv_input(op.xq, op.x, size_t(at) * w.cols, c.targs);
       c.block = dims1(32 * warps);
@@ -402,12 +413,12 @@ class Lowerer {
       return;
     }
     const int rpw = knobs::gemv_rows(k_, g.type), warps = k_.gemv_warps;
-    slabs(op.rows, [&](int at, int r) {
+    slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.kernel = "lk_gemv_glu";
       c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(r)};
       Arg x = gemv_input(op.xq, op.x, size_t(at) * g.cols, c.targs);
-      c.grid = dims1(cdiv(g.rows, size_t(warps) * rpw));
+      c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
                   Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
@@ -587,10 +598,12 @@ class Lowerer {
                 op.gate ? ptr(*op.gate) : Arg::null()};
     out.push_back(std::move(c));
   }
-  // lk_moe_group (one block; the chunk's expert ids in shared memory), then lk_moe_gather (a block a pair).
+  // lk_moe_group (one block; the chunk's expert ids and its cells' counts in shared memory), then lk_moe_gather (a
+  // block a pair).
   void add(const MoeGroup& op, std::vector<KernelCall>& out) const {
     const size_t pairs = size_t(op.rows) * m_.experts_used;
-    KernelCall group{"lk_moe_group", {}, dims1(1), dims1(256), pairs * 4, {}};
+    KernelCall group{
+        "lk_moe_group", {}, dims1(1), dims1(LK_MOE_GROUP_THREADS), lk_moe_group_smem(int(pairs), int(m_.experts)), {}};
     group.params = {ptr(op.ids),          Arg::integer(int64_t(pairs)), Arg::integer(m_.experts), ptr(op.groups.count),
                     ptr(op.groups.first), ptr(op.groups.order),         ptr(op.groups.at)};
     KernelCall gather{"lk_moe_gather", {}, dims1(pairs), dims1(256), 0, {}};
@@ -601,14 +614,17 @@ class Lowerer {
   }
   // An expert projection's call over matrix `w` (its 3-D tensor's rows): the GEMV's warps and rows a warp over one
   // expert's rows along x; along y and z the (slot, row) pairs (`kernel`, the decode step: each pair's expert id read
-  // on the device), or with `groups` (`kernel` + "_grouped", a chunk) the experts, each over its grouped pairs. Its
-  // parameters: the matrices, then `inputs`, then k, n and (not grouped) the experts a token.
+  // on the device; x or its int8 copy `xq` of `xq_rows` rows), or with `groups` (`kernel` + "_grouped", a chunk) the
+  // experts, each over its grouped pairs. Its parameters: the matrices, then `inputs`, then k, n and (not grouped)
+  // the experts a token.
   KernelCall expert_gemv(const std::string& kernel, std::vector<std::string> targs, const Matrix& w,
                          const std::vector<Arg>& matrices, const Ref& x, const Ref& ids, const Ref& y, int rows,
-                         const std::optional<ExpertGroups>& groups) const {
+                         const std::optional<ExpertGroups>& groups, const std::optional<std::string>& xq = {},
+                         int xq_rows = 1) const {
     const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps;
     const size_t n = w.rows / w.experts, blocks = cdiv(n, size_t(warps) * rpw);
     targs.push_back(std::to_string(rpw));
+    const Arg input = gemv_input(groups ? std::nullopt : xq, x, 0, targs, xq_rows);
     KernelCall c{kernel, targs, dims3(blocks, m_.experts_used, rows), dims1(32 * warps), 0, matrices};
     if (groups) {
       c.kernel += "_grouped";
@@ -617,7 +633,7 @@ class Lowerer {
                                        Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n))});
       return c;
     }
-    c.params.insert(c.params.end(), {ptr(x), ptr(ids), ptr(y), Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)),
+    c.params.insert(c.params.end(), {input, ptr(ids), ptr(y), Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)),
                                      Arg::integer(m_.experts_used)});
     return c;
   }
@@ -636,19 +652,25 @@ class Lowerer {
     c.grid = dims2(cdiv(n, size_t(lk_gemm_h_outputs(glu, bm))), cdiv(pairs, size_t(bn)) + m_.experts);
     c.block = dims1(32 * LK_GH_WARPS);
     c.smem = size_t(lk_gemm_h_smem(bm, bn));
-    c.params = {Arg::weights(w.name), Arg::weights(glu ? u->name : w.name), Arg::pointer(place(xq), "(const __half*)"),
-                ptr(groups.count),    ptr(groups.first),    ptr(y),
-                Arg::integer(int64_t(w.cols)), Arg::integer(int64_t(n)), Arg::integer(m_.experts)};
+    c.params = {Arg::weights(w.name),
+                Arg::weights(glu ? u->name : w.name),
+                Arg::pointer(place(xq), "(const __half*)"),
+                ptr(groups.count),
+                ptr(groups.first),
+                ptr(y),
+                Arg::integer(int64_t(w.cols)),
+                Arg::integer(int64_t(n)),
+                Arg::integer(m_.experts)};
     return c;
   }
-  // lk_moe_glu<G, U, RPW> / lk_moe_glu_grouped (or lk_moe_gemm_h over the f16 copy): gate and up paired, then the
-  // activation (an lk_glu_act: the experts' biases, the model's clamp).
+  // lk_moe_glu<G, U, RPW(, lk_xq)> / lk_moe_glu_grouped (or lk_moe_gemm_h over the f16 copy): gate and up paired, then
+  // the activation (an lk_glu_act: the experts' biases, the model's clamp).
   void add(const MoeGlu& op, std::vector<KernelCall>& out) const {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
     const Arg act = Arg::aggregate(
         "lk_glu_act", {opt_ptr(op.bg), opt_ptr(op.bu), Arg::real(m_.swiglu_limit), Arg::real(m_.swiglu_alpha)});
-    if (op.xq) {
+    if (op.xq && op.groups) {
       KernelCall c = expert_gemm(g, &u, *op.groups, *op.xq, op.out, op.rows);
       c.params.push_back(act);
       c.params.push_back(Arg::null());
@@ -656,14 +678,15 @@ class Lowerer {
       return;
     }
     KernelCall c = expert_gemv("lk_moe_glu", {format_type(g.type), format_type(u.type)}, g,
-                               {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups);
+                               {Arg::weights(g.name), Arg::weights(u.name)}, op.x, op.ids, op.out, op.rows, op.groups,
+                               op.xq, op.rows);
     c.params.push_back(act);
     out.push_back(std::move(c));
   }
-  // lk_moe_down<M, RPW> / lk_moe_down_grouped (or lk_moe_gemm_h), the experts' bias last.
+  // lk_moe_down<M, RPW(, lk_xq)> / lk_moe_down_grouped (or lk_moe_gemm_h), the experts' bias last.
   void add(const MoeDown& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.w);
-    if (op.xq) {
+    if (op.xq && op.groups) {
       KernelCall c = expert_gemm(w, nullptr, *op.groups, *op.xq, op.out, op.rows);
       c.params.push_back(Arg::aggregate("lk_glu_act", {Arg::null(), Arg::null(), Arg::real(0.f), Arg::real(1.f)}));
       c.params.push_back(opt_ptr(op.bias));
@@ -671,7 +694,7 @@ class Lowerer {
       return;
     }
     KernelCall c = expert_gemv("lk_moe_down", {format_type(w.type)}, w, {Arg::weights(w.name)}, op.x, op.ids, op.out,
-                               op.rows, op.groups);
+                               op.rows, op.groups, op.xq, op.rows * int(m_.experts_used));
     c.params.push_back(opt_ptr(op.bias));
     out.push_back(std::move(c));
   }

@@ -277,12 +277,14 @@ namespace {
 
 // The activations and their quantized copy of a launch whose projection reads a copy (`quantized_input`), or nulls;
 // `k` and `rows` the activations' width and rows (a chunk's logits project its last row alone).
-std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& p, Op& op, size_t& k, int& rows) {
+std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& p, Op& op, size_t& k, int& rows,
+                                                                bool& by_row) {
   using Input = std::pair<Ref*, std::optional<std::string>*>;
   auto of = [&](const std::string& w, int r, Ref& x, std::optional<std::string>& xq) -> Input {
     const Matrix& m = p.matrix(w);
     k = m.cols;
     rows = r;
+    by_row = r == 1;
     if (!quantized_input(p.knobs, m, r)) return {nullptr, nullptr};
     return {&x, &xq};
   };
@@ -295,15 +297,24 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
         if constexpr (std::is_same_v<T, GemvNorm>) return of(o.gemv.w, o.gemv.rows, o.gemv.x, o.gemv.xq);
         if constexpr (std::is_same_v<T, GemvRope>) return of(o.qkv.parts[0].w, o.qkv.rows, o.qkv.x, o.qkv.xq);
         if constexpr (std::is_same_v<T, MoeGlu> || std::is_same_v<T, MoeDown>) {
-          // (the experts' f16 copy: the chunk's pairs' rows, as grouped)
           const Matrix *w = nullptr, *u = nullptr;
           if constexpr (std::is_same_v<T, MoeGlu>)
             w = &p.matrix(o.wg), u = &p.matrix(o.wu);
           else
             w = &p.matrix(o.w);
-          if (!o.groups || !experts_on_tensor_cores(p.knobs, *w, u, o.rows)) return {nullptr, nullptr};
           k = w->cols;
+          if (!o.groups) {  // (the decode step's int8 copy: x's row for gate and up, each pair's row of act for down)
+            const bool glu = std::is_same_v<T, MoeGlu>;
+            rows = glu ? o.rows : o.rows * int(p.model.experts_used);
+            by_row = true;
+            if (!quantized_input(p.knobs, *w, o.rows) || (u && !quantized_input(p.knobs, *u, o.rows)))
+              return {nullptr, nullptr};
+            return {&o.x, &o.xq};
+          }
+          // (the experts' f16 copy: the chunk's pairs' rows, as grouped)
+          if (!experts_on_tensor_cores(p.knobs, *w, u, o.rows)) return {nullptr, nullptr};
           rows = o.rows * int(p.model.experts_used);
+          by_row = false;
           return {&o.x, &o.xq};
         }
         return {nullptr, nullptr};
@@ -324,16 +335,21 @@ void each_gemm(const Op& op, F f) {
     for (const Gemv& g : parts->parts) f(g.w, false, parts->rows);
 }
 
-// Where the launch before a decode step's quantize (the last of `out`) can write the copy of x itself: a norm's or an
-// attention fold's of one row whose output is x (the fold's a head's values at a time, so whole 32-blocks of them):
-// the op's xq field to set, else null.
-std::optional<std::string>* folds_quantize(const Schedule& p, std::vector<Launch>& out, const Ref& x) {
-  if (out.empty()) return nullptr;
-  if (auto* n = std::get_if<AddNorm>(&out.back().op); n && n->rows == 1 && n->out == x && !n->xq) return &n->xq;
-  if (auto* f = std::get_if<Fold>(&out.back().op);
+// Where the launch that last wrote x before a decode step's quantize (in `out`) can write the copy of x itself: a
+// norm's or an attention fold's of one row whose output is x (the fold's a head's values at a time, so whole 32-blocks
+// of them): that launch, with the op's xq field to set; else nulls.
+std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
+                                                               const Ref& x) {
+  auto writer = std::find_if(out.rbegin(), out.rend(), [&](const Launch& l) {
+    return std::find(l.writes.begin(), l.writes.end(), x.buf) != l.writes.end();
+  });
+  if (writer == out.rend()) return {nullptr, nullptr};
+  if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == 1 && n->out == x && !n->xq)
+    return {&*writer, &n->xq};
+  if (auto* f = std::get_if<Fold>(&writer->op);
       f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
-    return &f->xq;
-  return nullptr;
+    return {&*writer, &f->xq};
+  return {nullptr, nullptr};
 }
 
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
@@ -348,18 +364,22 @@ void prequantize(const Schedule& p, Form& f) {
   for (Launch& l : f.launches) {
     size_t k = 0;
     int rows = 0;
-    if (auto [x, xq] = prequantized_input(p, l.op, k, rows); x) {
+    bool by_row = false;  // (the copy's layout: row by row, else the tensor cores' order)
+    if (auto [x, xq] = prequantized_input(p, l.op, k, rows, by_row); x) {
       const std::pair<std::string, size_t> from = {x->buf, x->offset};
       auto it = fresh.find(from);
       if (it == fresh.end()) {
         const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
-        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k), Elem::Int, Life::Step});
-        const bool half = p.knobs.gemm_half && rows > 1;
-        if (std::optional<std::string>* in = rows == 1 ? folds_quantize(p, out, *x) : nullptr) {
+        // (gemm_half's copies are a chunk's, for the tensor cores; the decode step's, row by row, int8 ones)
+        const bool half = p.knobs.gemm_half && !by_row;
+        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k, half), Elem::Int, Life::Step});
+        if (auto [writer, in] =
+                rows == 1 ? folds_quantize(p, out, *x) : std::pair<Launch*, std::optional<std::string>*>{};
+            in) {
           *in = name;
-          out.back().writes.push_back(name);
+          writer->writes.push_back(name);
         } else {
-          out.push_back(Launch{QuantizeI8{*x, name, rows, k, rows > 1 && p.knobs.gemm_tile == 0 && !half, half},
+          out.push_back(Launch{QuantizeI8{*x, name, rows, k, !by_row && p.knobs.gemm_tile == 0 && !half, half},
                                {x->buf},
                                {name},
                                half ? "half" : "quantize",
@@ -402,8 +422,8 @@ HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows)
   h.gx = gx;
   h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
   if (!p.knobs.side_streams)
-    h.split = lk_gemm_h_split(long(tiles(h.bn)), lk_gemm_h_stages(int(w.cols), h.bm),
-                              sms * (h.bm * h.bn <= 64 * 64 ? 2 : 1));
+    h.split =
+        lk_gemm_h_split(long(tiles(h.bn)), lk_gemm_h_stages(int(w.cols), h.bm), sms * (h.bm * h.bn <= 64 * 64 ? 2 : 1));
   return h;
 }
 
@@ -416,8 +436,8 @@ bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
   return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
 }
 
-size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k) {
-  if (kn.gemm_half && rows > 1) return size_t(rows) * k / 2;  // (f16 values)
+size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k, bool half) {
+  if (half) return size_t(rows) * k / 2;                      // (f16 values)
   return size_t(int8_words(kn)) * size_t(rows) * k * 9 / 32;  // a byte a value and 4 bytes a 32-block
 }
 
@@ -524,7 +544,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     if (!seen.insert(name).second) return;
     if (!supported(ti->type))
       throw Error("tensor " + ti->name + " is " + std::string(ggml::traits_of(ti->type).name) +
-                  ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, mxfp4, iq4_nl, iq4_xs, "
+                  ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, mxfp4, "
+                  "iq4_nl, iq4_xs, "
                   "f16, bf16 "
                   "and f32");
     const uint64_t width = lk_is_block(int(ti->type)) ? uint64_t(lk_block_elems(int(ti->type))) : 32;
