@@ -1,3 +1,7 @@
+#!/usr/bin/env bash
+# Session 16, call 4 (18 s, the machine still warm; carry .carry): call 3's failing set taken apart on tiny-qwen2moe
+# (random weights), `measure --verify`, prompts of 40 and 600 tokens: int8x2 + gemv_prequant, int8x2 + gemm_half in
+# chunks of 512, dequant + gemm_half + f16 cache + attn_mma 2 in chunks of 512 and of 256.
 set -u
 . bench/calls/prelude.sh
 . bench/common.sh
