@@ -3,6 +3,7 @@
 // model's shapes (Q4_K, random codes; llama-3.1-8b: 32 layers of qkv, o, gate+up, down = 128 GEMVs, 3.9 GB; qwen3-0.6b
 // 28 layers, 112 GEMVs) through the lane's GEMV body (lk_gemv_sums over gemv_prequant's int8 copy, a warp a row):
 //   launched    lk_gemv a GEMV, under programmatic dependent launch, the step one CUDA graph (today's decode);
+//   launched, B/SM grid   the same launches over a persistent kernel's grid (the control: launches or grid shape);
 //   persistent  one cooperative kernel of B blocks an SM, the warps striding over each GEMV's rows, a grid barrier
 //   after
 //               each GEMV (a counter and a generation in global memory);
@@ -101,16 +102,29 @@ LK_DEVICE void pb_prefetch_row(const PbGemv& p, int row) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p.m.q + at + b));
 }
 
+// A GEMV's rows over the grid's warps, each striding by the grid's warp count (a warp's rows are its row0, row0 +
+// warps, ...).
+LK_DEVICE void pb_rows(const PbGemv& p, int gw, int warps) {
+  for (int row0 = gw; row0 < p.n; row0 += warps) {
+    lk_acc acc[1][1];
+    lk_gemv_sums<Q4K, 1, 1>(p.m, p.x, p.k, p.n, row0, acc);
+    lk_gemv_store<1, 1>(acc, nullptr, p.y, p.n, row0);
+  }
+}
+
+// The control: a GEMV a launch as today, but over a persistent kernel's grid (B blocks an SM striding over the rows),
+// so that the launches' cost and the grid's shape are told apart.
+__global__ void __launch_bounds__(256) pb_strided(PbGemv p) {
+  lk_pdl_entry();
+  pb_rows(p, blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), gridDim.x * (blockDim.x >> 5));
+}
+
 template <bool PF>
 __global__ void __launch_bounds__(256) pb_persistent(const PbGemv* __restrict__ gemvs, int count, unsigned* bar) {
   const int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
   for (int i = 0; i < count; ++i) {
     const PbGemv p = gemvs[i];
-    for (int row0 = gw; row0 < p.n; row0 += warps) {
-      lk_acc acc[1][1];
-      lk_gemv_sums<Q4K, 1, 1>(p.m, p.x, p.k, p.n, row0, acc);
-      lk_gemv_store<1, 1>(acc, nullptr, p.y, p.n, row0);
-    }
+    pb_rows(p, gw, warps);
     if constexpr (PF)
       if (i + 1 < count && gw < gemvs[i + 1].n) pb_prefetch_row(gemvs[i + 1], gw);
     pb_grid_sync(bar, gridDim.x);
@@ -196,16 +210,26 @@ int main() {
     unsigned* bar = nullptr;
     CK(cudaMalloc(&bar, 256));
     CK(cudaMemset(bar, 0, 256));
-    int most = 0;
+    int most = 0, most_pf = 0;  // (a cooperative launch must fit at once: the smaller of the two kernels' counts)
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most, pb_persistent<false>, 256, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&most_pf, pb_persistent<true>, 256, 0));
+    most = std::min(most, most_pf);
     std::vector<int> pers;  // blocks an SM: 1, 2, 4 and the most that fit, each once
     for (int per : {1, 2, 4, most})
       if (per <= most && std::find(pers.begin(), pers.end(), per) == pers.end()) pers.push_back(per);
     for (int per : pers) {
+      const int blocks = prop.multiProcessorCount * per;
+      CK(cudaMemset(yb, 0, sizeof(float) * ymax));
+      const double strided = graph_us(s, 1, [&] {
+        for (const PbGemv& g : gb) launch(pb_strided, blocks, 256, s, g);
+      });
+      CK(cudaMemcpy(hb.data(), yb, sizeof(float) * ymax, cudaMemcpyDeviceToHost));
+      report(("launched, " + std::to_string(per) + "/SM grid").c_str(), strided,
+             std::memcmp(ha.data(), hb.data(), sizeof(float) * ymax) == 0 ? "equal" : "DIFFER");
+      CK(cudaMemset(yb, 0, sizeof(float) * ymax));
       for (int pf = 0; pf < 3; ++pf) {
         auto kernel = pf == 1 ? pb_persistent<true> : pb_persistent<false>;
         const PbGemv* list = pf == 2 ? de : dg;
-        const int blocks = prop.multiProcessorCount * per;
         void* args[] = {(void*)&list, (void*)&count, (void*)&bar};
         const double us =
             median_us(s, [&] { CK(cudaLaunchCooperativeKernel((void*)kernel, blocks, 256, args, 0, s)); });
