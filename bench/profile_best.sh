@@ -27,6 +27,6 @@ while read -r D; do
   step=$(awk '/DECODE_MS_PER_TOKEN/ {v=$2} END {print v * 1000}' "$D/plain.txt")
   pre=$(awk '/PREFILL_MS/ {n++; if (n == 2) print $2 * 1000}' "$D/plain.txt")
   tot=$(awk '/PROFILE_TOTAL_US/ {print $2}' "$D/prof.txt")
-  chunk=$(awk '/PROFILE_CHUNK_TOTAL_US/ {if ($2 > r) {r = $2; v = $3}} END {print v}' "$D/prof.txt")
-  echo "$P: decode step ${step} us unprofiled, profile total ${tot} us (ratio $(python3 -c "print(f'{$tot/$step:.3f}')" 2>/dev/null)); prefill(512) ${pre} us unprofiled, 8 chunks of 64 by the profile $(python3 -c "print(f'{8*$chunk:.0f}')" 2>/dev/null) us"
+  read -r rows chunk < <(awk '/PROFILE_CHUNK_TOTAL_US/ {if ($2 > r) {r = $2; v = $3}} END {print r, v}' "$D/prof.txt")
+  echo "$P: decode step ${step} us unprofiled, profile total ${tot} us (ratio $(python3 -c "print(f'{$tot/$step:.3f}')" 2>/dev/null)); prefill(512) ${pre} us unprofiled, $((512 / rows)) chunks of $rows by the profile $(python3 -c "print(f'{512 / $rows * $chunk:.0f}')" 2>/dev/null) us"
 done < "$W/dirs"
