@@ -64,9 +64,11 @@ def trained_weights(model, g, s, np):
     ours = ct.hf_weights(g, s)  # (the shapes)
     out = {name: sd[name].reshape(a.shape) for name, a in ours.items() if name in sd}
     number, total = {}, 0
+    # (int32 numbers where they fit: gpt-oss-20b's experts alone are 1.6 G elements in two layers)
+    kind = np.int32 if sum(a.size for name, a in ours.items() if name not in out) < 2**31 else np.int64
     for name, a in ours.items():
         if name not in out:
-            number[name] = np.arange(total, total + a.size, dtype=np.int64).reshape(a.shape)
+            number[name] = np.arange(total, total + a.size, dtype=kind).reshape(a.shape)
             total += a.size
     if not number:
         return out
