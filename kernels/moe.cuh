@@ -104,7 +104,7 @@ LK_DEVICE void lk_block_scan(int* v, int n) {
 
 // A chunk's (row, slot) pairs grouped by expert, by one block: each expert's count of pairs and the first of its
 // positions (the experts in order), the pair (row * used + slot) at each position, its pairs in ascending order, and
-// each pair's position (`at`). Deterministic: the pairs cut into S segments (S = the block's threads an expert), a
+// each pair's position (`at`). Deterministic: the pairs cut into S segments (the block's threads an expert), a
 // thread a (expert, segment) cell counts that expert's pairs in its segment, a prefix sum over the cells (expert by
 // expert, segments in order) gives each cell its first position, and the thread places its pairs from there. Dynamic
 // shared memory: the pairs' ids, then the cells' counts (lk_moe_group_smem).
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(LK_MOE_GROUP_THREADS)
                  int* __restrict__ order, int* __restrict__ at) {
   lk_pdl_entry();
   extern __shared__ int lk_moe_ids[];
-  const int S = max(1, (int)blockDim.x / experts), cells = experts * S, seg = (pairs + S - 1) / S;
+  const int S = lk_moe_group_segments(experts), cells = experts * S, seg = (pairs + S - 1) / S;
   int* cell = lk_moe_ids + pairs;  // [cells + 1]
   for (int i = threadIdx.x; i < pairs; i += blockDim.x) lk_moe_ids[i] = ids[i];
   __syncthreads();
@@ -208,9 +208,9 @@ __global__ void __launch_bounds__(256) lk_moe_glu(MG g, MU u, typename lk_in<X>:
   lk_pdl_entry();
   const int row0 = lk_gemv_row0<RPW>(), pair = blockIdx.z * used + blockIdx.y;
   if (row0 >= n) return;  // the whole warp
-  lk_moe_glu_rows<MG, MU, RPW, X>{g,    u,  lk_x_at(x, blockIdx.z, k), out + (size_t)pair * n, k, n, ids[pair] * n,
-                                  row0, act}
-      .template run<1>(0);
+  const lk_moe_glu_rows<MG, MU, RPW, X> rows{g, u, lk_x_at(x, blockIdx.z, k), out + (size_t)pair * n, k, n,
+                                             ids[pair] * n, row0, act};
+  rows.template run<1>(0);
 }
 template <class M, int RPW, class X = const lk_act*>
 __global__ void __launch_bounds__(256)

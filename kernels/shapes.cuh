@@ -20,9 +20,11 @@ LK_SHAPE int lk_window_first(int len, int window) {
 // lk_moe_group: LK_MOE_GROUP_THREADS threads; its dynamic shared memory the pairs' ids then its cells' counts (an
 // expert's segments: the block's threads an expert, at least one) and their total, 4 bytes each.
 #define LK_MOE_GROUP_THREADS 1024
+LK_SHAPE int lk_moe_group_segments(int experts) {
+  return experts < LK_MOE_GROUP_THREADS ? LK_MOE_GROUP_THREADS / experts : 1;
+}
 LK_SHAPE unsigned long long lk_moe_group_smem(int pairs, int experts) {
-  const int segments = experts < LK_MOE_GROUP_THREADS ? LK_MOE_GROUP_THREADS / experts : 1;
-  return 4ull * ((unsigned long long)pairs + (unsigned long long)experts * segments + 1);
+  return 4ull * ((unsigned long long)pairs + (unsigned long long)experts * lk_moe_group_segments(experts) + 1);
 }
 
 // lk_attention: LK_ATTN_WARPS warps a block, each walking every LK_ATTN_WARPS-th position; the dynamic shared memory

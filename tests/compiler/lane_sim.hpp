@@ -118,7 +118,7 @@ class LaneSim {
   // and its 32-block's f32 scale. A chunk's copy (in the tensor cores' order): the values [words][rows / 8][k / 32][32
   // lanes][8 bytes], lane 4 (r % 8) + t holding bytes 8t .. 8t + 7 of its row's 32-block, then the scales [words][rows
   // / 8][k / 32][8]; by row (the decode step's, gemm_tile's): the values [words][rows][k], then the scales
-  // [words][rows] [k / 32].
+  // [words][rows][k / 32].
   static size_t quantized_value_at(bool by_row, int word, int rows, int r, size_t k, size_t i) {
     if (by_row) return (size_t(word) * rows + r) * k + i;
     return quantized_group_block(word, rows, r, k, i) * 256 + size_t(r % 8) * 32 + i % 32;

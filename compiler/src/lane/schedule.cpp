@@ -335,11 +335,12 @@ void each_gemm(const Op& op, F f) {
     for (const Gemv& g : parts->parts) f(g.w, false, parts->rows);
 }
 
-// Where the launch that last wrote x before a decode step's quantize (in `out`) can write the copy of x itself: a
-// norm's or an attention fold's of one row whose output is x (the fold's a head's values at a time, so whole 32-blocks
-// of them): that launch, with the op's xq field to set; else nulls.
+// Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
+// itself: a norm's or an attention fold's of one row whose output is x (the fold's a head's values at a time, so whole
+// 32-blocks of them): that launch, with the op's xq field to set; else nulls.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
-                                                               const Ref& x) {
+                                                               const Ref& x, int rows) {
+  if (rows != 1) return {nullptr, nullptr};
   auto writer = std::find_if(out.rbegin(), out.rend(), [&](const Launch& l) {
     return std::find(l.writes.begin(), l.writes.end(), x.buf) != l.writes.end();
   });
@@ -373,9 +374,7 @@ void prequantize(const Schedule& p, Form& f) {
         // (gemm_half's copies are a chunk's, for the tensor cores; the decode step's, row by row, int8 ones)
         const bool half = p.knobs.gemm_half && !by_row;
         f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k, half), Elem::Int, Life::Step});
-        if (auto [writer, in] =
-                rows == 1 ? folds_quantize(p, out, *x) : std::pair<Launch*, std::optional<std::string>*>{};
-            in) {
+        if (auto [writer, in] = folds_quantize(p, out, *x, rows); in) {
           *in = name;
           writer->writes.push_back(name);
         } else {
@@ -545,9 +544,7 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     if (!supported(ti->type))
       throw Error("tensor " + ti->name + " is " + std::string(ggml::traits_of(ti->type).name) +
                   ": the lane reads matrices in q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, mxfp4, "
-                  "iq4_nl, iq4_xs, "
-                  "f16, bf16 "
-                  "and f32");
+                  "iq4_nl, iq4_xs, f16, bf16 and f32");
     const uint64_t width = lk_is_block(int(ti->type)) ? uint64_t(lk_block_elems(int(ti->type))) : 32;
     const size_t experts = ti->dims.size() == 3 ? ti->dims[2] : 1;  // (a mixture's expert tensor: every expert's rows)
     if (ti->dims.size() < 2 || ti->dims.size() > 3 || ti->dims[0] % width != 0)
