@@ -10,8 +10,9 @@
 // lk_gemm_h<W, GLU, BN, BM> (and a mixture's grouped experts, lk_moe_gemm_h): a block of LK_GH_WARPS warps takes BM
 // weight rows (128 or 64; GLU: half of them gate rows, the same output rows' up rows the other half) by BN activation
 // rows, lk_gemm_h_k(BM) of k a stage (a 32-group a thread):
-// - the weights: each thread loads one 32-group of a stage (F::load, its format's units) into registers two stages
-//   ahead, and expands it into 32 f16 in the other tile while the warps multiply this stage's (two tiles);
+// - the weights: each thread loads one 32-group of a stage (F::load, its format's units) into registers P stages
+//   ahead (lk_gemm_h_prefetch), and expands it into 32 f16 in the other tile while the warps multiply this stage's
+//   (two tiles);
 // - the activations: LK_GH_STAGES stages of f16 rows by cp.async;
 // - the warps: 2 across the weight rows (BM / 2 rows each, under GLU BM / 4 of each matrix) by 4 across the activation
 //   rows (BN / 4 each); the fragments by ldmatrix (the weights as A, the activations as B).
@@ -44,7 +45,7 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
 // GLU of wu too) by activation rows act0 .. act0 + BN - 1 of `rows` (xh, k wide); y[r][o] the sum (+ bias[o]), or under
 // GLU `act`'s gated activation of the gate and up sums (their biases, if any, `act`'s). The plain GEMM's blocks and a
 // mixture's grouped experts' (lk_moe_gemm_h) both run it.
-template <class W, bool GLU, int BN, int BM>
+template <class W, bool GLU, int BN, int BM, int P = lk_gemm_h_prefetch(BN)>
 LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __half* __restrict__ xh,
                               const float* __restrict__ bias, const lk_glu_act& act, float* __restrict__ y, int k,
                               int n, int rows, int out0, int act0, float* __restrict__ part, int* __restrict__ count) {
@@ -79,20 +80,23 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
   const int row = tid / GROUPS, gi = tid % GROUPS;
   const W w = lk_pick(GLU && row >= BO, wg, wu);
   const size_t wrow = wbase + (size_t)min(out0 + row % BO, n - 1);
-  typename F::Raw raw[U];
-  auto fetch = [&](int i) {
+  // Stage i's units into registers (a ring of P stages: stage i in raw[i % P])...
+  static_assert(P >= 1, "at least the next stage's weights are in flight");
+  using Raw = typename F::Raw;
+  Raw raw[P][U];
+  auto fetch = [&](int i, Raw(&r)[U]) {
     const int b = min((k0 + i) * GROUPS + gi, kb - 1);
 #pragma unroll
-    for (int u = 0; u < U; ++u) raw[u] = F::load(w, wrow, k, b * U + u);
+    for (int u = 0; u < U; ++u) r[u] = F::load(w, wrow, k, b * U + u);
   };
   // ... expanded into tile `wt` as f16, the group's 32 elements in order (zeros past k).
-  auto unpack = [&](int i, unsigned char* wt) {
+  auto unpack = [&](int i, const Raw(&r)[U], unsigned char* wt) {
     const bool in = (k0 + i) * GROUPS + gi < kb;
     __half2 h[16];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       float v[F::E];
-      F::expand(raw[u], v);
+      F::expand(r[u], v);
 #pragma unroll
       for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
     }
@@ -147,29 +151,36 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
     }
   };
 
-  // The pipeline: stage kt multiplies while stage kt + 1's weights are unpacked (the other tile; their loads were
-  // issued a stage before) and stage kt + 2's are loaded, the activations LK_GH_STAGES - 1 stages ahead. One barrier
-  // a stage: after it the next tile is whole, and the tile and activation slot just read are free.
-  if (nst > 0) fetch(0);  // (the weights do not depend on the launch before: read before its wait)
+  // The pipeline: stage i multiplies while stage i + 1's weights are unpacked (the other tile; their loads were issued
+  // P stages before) and stage i + 1 + P's are loaded into the registers just freed, the activations LK_GH_STAGES - 1
+  // stages ahead. One barrier a stage: after it the next tile is whole, and the tile and activation slot just read are
+  // free. The loop is unrolled by P, so that each stage's ring slot is known when compiled.
+#pragma unroll
+  for (int s = 0; s < P; ++s)  // (the weights do not depend on the launch before: read before its wait)
+    if (s < nst) fetch(s, raw[s]);
   lk_pdl_entry();
 #pragma unroll
   for (int s = 0; s < LK_GH_STAGES; ++s) {
     if (s < nst) load_acts(s, s);
     lk_cp_commit();
   }
-  if (nst > 0) unpack(0, lk_smem);
-  if (nst > 1) fetch(1);
+  if (nst > 0) unpack(0, raw[0], lk_smem);
+  if (P < nst) fetch(P, raw[0]);
   lk_cp_wait<LK_GH_STAGES - 1>();
   __syncthreads();
-  for (int i = 0; i < nst; ++i) {
-    multiply(i, lk_smem + (i & 1) * WT);
-    if (i + 1 < nst) unpack(i + 1, lk_smem + ((i + 1) & 1) * WT);
-    if (i + 2 < nst) fetch(i + 2);
-    lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
-    __syncthreads();
-    if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
-    lk_cp_commit();
-  }
+  for (int i0 = 0; i0 < nst; i0 += P)
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      const int i = i0 + j;
+      if (i >= nst) break;
+      multiply(i, lk_smem + (i & 1) * WT);
+      if (i + 1 < nst) unpack(i + 1, raw[(j + 1) % P], lk_smem + ((i + 1) & 1) * WT);
+      if (i + 1 + P < nst) fetch(i + 1 + P, raw[(j + 1) % P]);
+      lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
+      __syncthreads();
+      if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
+      lk_cp_commit();
+    }
   // Split along k: each part stores its sums (a thread's, in the part's slice of `part`, coalesced across the
   // threads); the block that counts the tile's last part adds the parts in their order (whichever finished last, so
   // the sums are the same every run) and resets the tile's count for the next launch.
@@ -230,8 +241,9 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
 // (lk_moe_group; xg their activations' f16 copy, out in the same grouped order), each expert e's count[e] pairs from
 // position first[e] against e's rows of the 3-D tensors (wbase e * n), the experts' tiles of BN pairs one after the
 // other along blockIdx.y (the grid sized for the most there can be: a block past the last returns). GLU: gate and up
-// paired, `act`'s biases (their expert's rows) and clamp; else + bias's expert's row where not null.
-template <class W, bool GLU, int BN, int BM>
+// paired, `act`'s biases (their expert's rows) and clamp; else + bias's expert's row where not null. P: the stages of
+// weights in flight (bench/moe_gemm_bench.cu times the others).
+template <class W, bool GLU, int BN, int BM, int P = lk_gemm_h_prefetch(BN)>
 __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     lk_moe_gemm_h(W wg, W wu, const __half* __restrict__ xg, const int* __restrict__ count,
                   const int* __restrict__ first, float* __restrict__ out, int k, int n, int experts, lk_glu_act act,
@@ -246,7 +258,7 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   if (e == experts) return;  // (the whole block)
   const size_t base = (size_t)e * n, at = (size_t)first[e];
   const lk_glu_act mine{act.bg ? act.bg + base : nullptr, act.bu ? act.bu + base : nullptr, act.limit, act.alpha};
-  lk_gemm_h_tile<W, GLU, BN, BM>(wg, wu, base, xg + at * k, bias ? bias + base : nullptr, mine, out + at * n, k, n,
+  lk_gemm_h_tile<W, GLU, BN, BM, P>(wg, wu, base, xg + at * k, bias ? bias + base : nullptr, mine, out + at * n, k, n,
                                  count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr);
 }
 

@@ -104,38 +104,49 @@ LK_DEVICE void lk_block_scan(int* v, int n) {
 
 // A chunk's (row, slot) pairs grouped by expert, by one block: each expert's count of pairs and the first of its
 // positions (the experts in order), the pair (row * used + slot) at each position, its pairs in ascending order, and
-// each pair's position (`at`). Deterministic: the pairs cut into S segments (the block's threads an expert), a
-// thread a (expert, segment) cell counts that expert's pairs in its segment, a prefix sum over the cells (expert by
-// expert, segments in order) gives each cell its first position, and the thread places its pairs from there. Dynamic
-// shared memory: the pairs' ids, then the cells' counts (lk_moe_group_smem).
+// each pair's position (`at`). Deterministic: the pairs walked in tiles of a thread a pair; in a warp the pairs of one
+// expert find each other (__match_any_sync: a pair's rank among them is the lanes below it), the warps' counts of
+// each expert go into a table, and a thread an expert turns its column into each warp's first rank, past the earlier
+// tiles' pairs of that expert; `at` holds the rank within the expert until a prefix sum over the experts' counts
+// gives their first positions. Dynamic shared memory: the table, then the experts' counts (lk_moe_group_smem).
 __global__ void __launch_bounds__(LK_MOE_GROUP_THREADS)
     lk_moe_group(const int* __restrict__ ids, int pairs, int experts, int* __restrict__ count, int* __restrict__ first,
                  int* __restrict__ order, int* __restrict__ at) {
   lk_pdl_entry();
-  extern __shared__ int lk_moe_ids[];
-  const int S = lk_moe_group_segments(experts), cells = experts * S, seg = (pairs + S - 1) / S;
-  int* cell = lk_moe_ids + pairs;  // [cells + 1]
-  for (int i = threadIdx.x; i < pairs; i += blockDim.x) lk_moe_ids[i] = ids[i];
-  __syncthreads();
-  for (int c = threadIdx.x; c < cells; c += blockDim.x) {
-    const int e = c / S, end = min(pairs, (c % S + 1) * seg);
-    int n = 0;
-    for (int i = (c % S) * seg; i < end; ++i) n += lk_moe_ids[i] == e;
-    cell[c] = n;
-  }
-  __syncthreads();
-  lk_block_scan(cell, cells);
-  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
-    first[e] = cell[e * S];
-    count[e] = cell[(e + 1) * S] - cell[e * S];
-  }
-  for (int c = threadIdx.x; c < cells; c += blockDim.x) {
-    const int e = c / S, end = min(pairs, (c % S + 1) * seg);
-    for (int i = (c % S) * seg, pos = cell[c]; i < end; ++i)
-      if (lk_moe_ids[i] == e) {
-        order[pos] = i;
-        at[i] = pos++;
+  extern __shared__ int lk_moe_table[];  // [warps][experts]
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  int* seen = lk_moe_table + warps * experts;  // [experts + 1]: each expert's pairs so far, then its first position
+  for (int e = threadIdx.x; e < experts; e += blockDim.x) seen[e] = 0;
+  for (int tile = 0; tile < pairs; tile += blockDim.x) {
+    for (int c = threadIdx.x; c < warps * experts; c += blockDim.x) lk_moe_table[c] = 0;
+    __syncthreads();
+    const int i = tile + threadIdx.x, e = i < pairs ? ids[i] : -1;
+    const unsigned peers = __match_any_sync(0xffffffffu, e);
+    const int rank = __popc(peers & ((1u << lane) - 1u));
+    if (e >= 0 && rank == 0) lk_moe_table[warp * experts + e] = __popc(peers);
+    __syncthreads();
+    for (int x = threadIdx.x; x < experts; x += blockDim.x) {
+      int n = seen[x];
+      for (int w = 0; w < warps; ++w) {
+        const int c = lk_moe_table[w * experts + x];
+        lk_moe_table[w * experts + x] = n;
+        n += c;
       }
+      seen[x] = n;
+    }
+    __syncthreads();
+    if (e >= 0) at[i] = lk_moe_table[warp * experts + e] + rank;
+    __syncthreads();  // (the table is cleared for the next tile)
+  }
+  lk_block_scan(seen, experts);
+  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
+    first[e] = seen[e];
+    count[e] = seen[e + 1] - seen[e];
+  }
+  for (int i = threadIdx.x; i < pairs; i += blockDim.x) {  // (each thread its own pairs of the tiles above)
+    const int pos = seen[ids[i]] + at[i];
+    at[i] = pos;
+    order[pos] = i;
   }
 }
 

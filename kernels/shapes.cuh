@@ -17,14 +17,11 @@ LK_SHAPE int lk_window_first(int len, int window) {
   return window > 0 && len > window ? len - window : 0;
 }
 
-// lk_moe_group: LK_MOE_GROUP_THREADS threads; its dynamic shared memory the pairs' ids then its cells' counts (an
-// expert's segments: the block's threads an expert, at least one) and their total, 4 bytes each.
+// lk_moe_group: LK_MOE_GROUP_THREADS threads; its dynamic shared memory a table of each warp's pairs of each expert,
+// then the experts' counts and their total, 4 bytes each.
 #define LK_MOE_GROUP_THREADS 1024
-LK_SHAPE int lk_moe_group_segments(int experts) {
-  return experts < LK_MOE_GROUP_THREADS ? LK_MOE_GROUP_THREADS / experts : 1;
-}
-LK_SHAPE unsigned long long lk_moe_group_smem(int pairs, int experts) {
-  return 4ull * ((unsigned long long)pairs + (unsigned long long)experts * lk_moe_group_segments(experts) + 1);
+LK_SHAPE unsigned long long lk_moe_group_smem(int experts) {
+  return 4ull * ((unsigned long long)(LK_MOE_GROUP_THREADS / 32 + 1) * (unsigned long long)experts + 1);
 }
 
 // lk_attention: LK_ATTN_WARPS warps a block, each walking every LK_ATTN_WARPS-th position; the dynamic shared memory
@@ -116,6 +113,11 @@ LK_SHAPE int lk_gemm_h_smem(int bm, int bn) {
 }
 LK_SHAPE int lk_gemm_h_blocks(int bm, int bn) {
   return bm * bn <= 128 * 128 ? 2 : 1;
+}
+// The stages whose weights a thread holds in registers ahead of their unpacking: a tile of few activation rows (a
+// mixture's experts see a few dozen each) waits on its weights' loads, so it keeps three stages' in flight.
+LK_SHAPE int lk_gemm_h_prefetch(int bn) {
+  return bn <= 64 ? 3 : 1;
 }
 // Its stages over k columns.
 LK_SHAPE int lk_gemm_h_stages(int k, int bm) {

@@ -47,13 +47,19 @@ PY
 }
 # ONLY="tiny q30-2l oss20-2l" (the default: all three parts) picks parts; OSS_SECONDS the gpt-oss-20b shape's training.
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+TINY_JUDGED=${TINY_JUDGED:-tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4}
+judged() { [[ " $TINY_JUDGED " == *" $1"* ]]; }  # (a judged name begins with this model's)
 if want tiny; then
-  train tiny-moe tiny-moe 20
-  timeout 30 $L quantize /tmp/t/tiny-moe.gguf --type q4_k -o /tmp/t/tiny-moe-q4k.gguf -q; cp /tmp/t/tiny-moe.prompts /tmp/t/tiny-moe-q4k.prompts
-  train tiny-qwen2moe tiny-qwen2moe 20
-  train tiny-gpt-oss tiny-gpt-oss 20
-  timeout 30 $L quantize /tmp/t/tiny-gpt-oss.gguf --type mxfp4 -o /tmp/t/tiny-gpt-oss-mxfp4.gguf -q; cp /tmp/t/tiny-gpt-oss.prompts /tmp/t/tiny-gpt-oss-mxfp4.prompts
-  for n in ${TINY_JUDGED:-tiny-moe tiny-moe-q4k tiny-qwen2moe tiny-gpt-oss tiny-gpt-oss-mxfp4}; do judge $n /tmp/t/$n.gguf; done
+  if judged tiny-moe; then
+    train tiny-moe tiny-moe 20
+    timeout 30 $L quantize /tmp/t/tiny-moe.gguf --type q4_k -o /tmp/t/tiny-moe-q4k.gguf -q; cp /tmp/t/tiny-moe.prompts /tmp/t/tiny-moe-q4k.prompts
+  fi
+  judged tiny-qwen2moe && train tiny-qwen2moe tiny-qwen2moe 20
+  if judged tiny-gpt-oss; then
+    train tiny-gpt-oss tiny-gpt-oss 20
+    timeout 30 $L quantize /tmp/t/tiny-gpt-oss.gguf --type mxfp4 -o /tmp/t/tiny-gpt-oss-mxfp4.gguf -q; cp /tmp/t/tiny-gpt-oss.prompts /tmp/t/tiny-gpt-oss-mxfp4.prompts
+  fi
+  for n in $TINY_JUDGED; do judge $n /tmp/t/$n.gguf; done
 fi
 if want q30-2l; then
   train q30-2l qwen3-30b-a3b 40 2

@@ -835,6 +835,8 @@ TEST(LaneMixtureBuild, BuildsWithoutWarnings) {
       // the chunks' experts on the tensor cores in f16 (lk_moe_gemm_h): Q4_K experts, and MXFP4 ones with biases
       {q4k / "tiny-moe.gguf", {{"numerics", "int8"}, {"max_chunk", 64}, {"gemm_half", true}}},
       {q4k / "tiny-gpt-oss.gguf", {{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}, {"pdl", true}}},
+      // chunks whose experts see 64 pairs each or more: the grouped GEMM's tiles of 128 pairs
+      {q4k / "tiny-gpt-oss.gguf", {{"numerics", "int8"}, {"max_chunk", 512}, {"gemm_half", true}}},
   };
   for (const auto& [path, k] : lanes) {
     const gguf::File f = gguf::File::open(path);

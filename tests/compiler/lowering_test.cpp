@@ -495,8 +495,8 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
       EXPECT_EQ(group[0].instance(), "lk_moe_group");
       EXPECT_EQ(group[0].grid.v[0], 1u);
       EXPECT_EQ(group[0].block.v[0], 1024u);
-      // the chunk's ids, then a count for each of the block's threads (an expert's 128 segments) and their total
-      EXPECT_EQ(group[0].smem, (size_t(rows) * m.experts_used + 1024 + 1) * 4);
+      // a count for each of the block's 32 warps and each expert, then the experts' counts and their total
+      EXPECT_EQ(group[0].smem, (33 * size_t(m.experts) + 1) * 4);
       EXPECT_EQ(group[1].instance(), "lk_moe_gather");
       EXPECT_EQ(group[1].grid.v[0], unsigned(rows) * m.experts_used);
       EXPECT_EQ(glu.instance(), "lk_moe_glu_grouped<lk_q8, lk_q8, 2>");
@@ -529,9 +529,23 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
   EXPECT_EQ(g[0].grid.v,
             (std::array<unsigned, 3>{unsigned((m.expert_ffn + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
   EXPECT_EQ(g[0].smem, size_t(lk_gemm_h_smem(128, 64)));
-  EXPECT_EQ(d[0].instance(), "lk_moe_gemm_h<lk_q8, false, 64, 64>");
+  EXPECT_EQ(d[0].instance(), "lk_moe_gemm_h<lk_q8, false, 64, 128>");
   EXPECT_EQ(d[0].grid.v,
-            (std::array<unsigned, 3>{unsigned((m.d_model + 63) / 64), unsigned((pairs + 63) / 64 + m.experts), 1}));
+            (std::array<unsigned, 3>{unsigned((m.d_model + 127) / 128), unsigned((pairs + 63) / 64 + m.experts), 1}));
+  EXPECT_EQ(d[0].smem, size_t(lk_gemm_h_smem(128, 64)));
+  // A chunk whose experts see 64 pairs each or more: tiles of 128 pairs.
+  {
+    const Schedule big =
+        schedule(file, m, knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 512}, {"gemm_half", true}}),
+                 knobs::Target{132, 90});
+    const size_t big_pairs = 512 * m.experts_used;
+    ASSERT_GE(big_pairs, 64 * m.experts);
+    const auto bg = lower(big, form_of(big, 512), launch_of(big, 512, "moe_glu", "l0_expert_s"));
+    ASSERT_EQ(bg.size(), 1u);
+    EXPECT_EQ(bg[0].instance(), "lk_moe_gemm_h<lk_q8, true, 128, 128>");
+    EXPECT_EQ(bg[0].grid.v[1], unsigned((big_pairs + 127) / 128 + m.experts));
+    EXPECT_EQ(bg[0].smem, size_t(lk_gemm_h_smem(128, 128)));
+  }
   EXPECT_EQ(lower(h, form_of(h, 1), launch_of(h, 1, "moe_glu", "l0_expert_s"))[0].kernel, "lk_moe_glu");
 
   // Under int8 and gemv_prequant the decode step's experts read int8 copies: gate and up the one the attention's

@@ -598,12 +598,12 @@ class Lowerer {
                 op.gate ? ptr(*op.gate) : Arg::null()};
     out.push_back(std::move(c));
   }
-  // lk_moe_group (one block; the chunk's expert ids and its cells' counts in shared memory), then lk_moe_gather (a
+  // lk_moe_group (one block; a table of its warps' pairs of each expert in shared memory), then lk_moe_gather (a
   // block a pair).
   void add(const MoeGroup& op, std::vector<KernelCall>& out) const {
     const size_t pairs = size_t(op.rows) * m_.experts_used;
     KernelCall group{
-        "lk_moe_group", {}, dims1(1), dims1(LK_MOE_GROUP_THREADS), lk_moe_group_smem(int(pairs), int(m_.experts)), {}};
+        "lk_moe_group", {}, dims1(1), dims1(LK_MOE_GROUP_THREADS), lk_moe_group_smem(int(m_.experts)), {}};
     group.params = {ptr(op.ids),          Arg::integer(int64_t(pairs)), Arg::integer(m_.experts), ptr(op.groups.count),
                     ptr(op.groups.first), ptr(op.groups.order),         ptr(op.groups.at)};
     KernelCall gather{"lk_moe_gather", {}, dims1(pairs), dims1(256), 0, {}};
@@ -638,14 +638,17 @@ class Lowerer {
     return c;
   }
   // gemm_half's grouped expert GEMM, lk_moe_gemm_h<W, GLU, BN, BM>: blocks of 128 weight rows (GLU: 64 of gate and
-  // of up) or 64, by 64 pairs (a chunk's experts see a few dozen pairs each); along y the experts' tiles one after the
-  // other, as many as the pairs could fill (each expert at most one partial tile more than its share).
+  // of up) by BN pairs: 128 where the experts see 64 pairs each or more on average, else 64 (with three stages of
+  // weights in flight: lk_gemm_h_prefetch); along y the experts' tiles one after the other, as many as the pairs could
+  // fill (each expert at most one partial tile more than its share). bench/moe_gemm_bench.cu, session 17: qwen3-30b-
+  // a3b's 32 pairs an expert glu 391 -> 377 us (P 3), down 324 -> 237 (BM 128 over 64); gpt-oss-20b's 64 glu 1,002 ->
+  // 747, down 549 -> 407 (BN 128).
   KernelCall expert_gemm(const Matrix& w, const Matrix* u, const ExpertGroups& groups, const std::string& xq,
                          const Ref& y, int rows) const {
-    constexpr int bn = 64;
-    const bool glu = u != nullptr;
-    const int bm = glu ? 128 : 64;
     const size_t n = w.rows / w.experts, pairs = size_t(rows) * m_.experts_used;
+    const int bn = pairs >= 64 * size_t(m_.experts) ? 128 : 64;
+    const bool glu = u != nullptr;
+    constexpr int bm = 128;
     KernelCall c;
     c.kernel = "lk_moe_gemm_h";
     c.targs = {format_type(w.type), flag(glu), std::to_string(bn), std::to_string(bm)};
