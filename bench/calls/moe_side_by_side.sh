@@ -4,6 +4,9 @@
 # `measure --format json` (decode after a 512-token prompt, prefill(512); a failure says why), then (unless NO_LLAMA)
 # llama-bench pp512/tg128 on the same file, into $OUT/moe-PRESET.jsonl and $OUT/llama-PRESET.txt; the file is removed
 # after.
+# MOE_512: the set of sessions 16-17 (int8, gemm_half, gemv_prequant, fused q/k/v, pdl, f16 cache, attn_mma 2, chunks of
+# 512), judged on the trained mixtures.
+MOE_512='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"pdl":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512}'
 MOE_SETS=(${MOE_SETS[@]+"${MOE_SETS[@]}"})
 [ ${#MOE_SETS[@]} -gt 0 ] || MOE_SETS=(
   '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"max_chunk":256,"pdl":true}'

@@ -4,7 +4,7 @@
 # gemm_half, the f16 cache and attn_mma 2; chunks of 512 and 256).
 set -u
 . bench/calls/prelude.sh
-xz -dc .llama/llama-bench.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
+. bench/calls/llama_prelude.sh
 . bench/common.sh
 . bench/calls/moe_side_by_side.sh
 A='"gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"pdl":true,"kv_cache":"f16","attn_mma":2'

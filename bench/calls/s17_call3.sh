@@ -8,7 +8,7 @@
 # (4) gpt-oss-20b MXFP4 side by side.
 set -u
 . bench/calls/prelude.sh
-xz -dc .llama/llama-bench.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
+. bench/calls/llama_prelude.sh
 nvcc -O3 -std=c++20 -arch=sm_90 -o /tmp/mgb bench/moe_gemm_bench.cu && timeout 120 /tmp/mgb | tee $OUT/moe-gemm.txt
 . bench/common.sh
 . bench/calls/moe_side_by_side.sh

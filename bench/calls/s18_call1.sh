@@ -6,13 +6,12 @@
 # chunks-of-512 set, then tiny-gpt-oss (MXFP4) and tiny-moe trained and judged at chunks of 512 (600-token prompts).
 set -u
 . bench/calls/prelude.sh
-xz -dc .llama/llama-bench.xz > /tmp/llama-bench && chmod +x /tmp/llama-bench
+. bench/calls/llama_prelude.sh
 . bench/common.sh
 . bench/calls/moe_side_by_side.sh
-A='"gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"pdl":true,"kv_cache":"f16","attn_mma":2'
-MOE_SETS=("{\"numerics\":\"int8\",$A,\"max_chunk\":512}")
+MOE_SETS=("$MOE_512")
 moe gpt-oss-20b mxfp4
 moe qwen3-30b-a3b q8_0
-JUDGE_SETS="{\"numerics\":\"int8\",$A,\"max_chunk\":512}
+JUDGE_SETS="$MOE_512
 {\"numerics\":\"dequant\",\"gemm_half\":true,\"max_chunk\":512}" PROMPT_LENS="40 600" TINY_JUDGED="tiny-moe tiny-gpt-oss-mxfp4" \
   ONLY=tiny timeout 150 bash bench/calls/s15_trained_moe.sh
