@@ -3,7 +3,8 @@
 // d 2048, expert ffn 768) and gpt-oss-20b's (MXFP4: 32 experts, 4 a token, d 2880, ffn 2880), for chunks of 512 and
 // 256 rows with random distinct experts a row. Variants: the tile's pairs (BN), its weight rows (BM) and the weights'
 // stages in flight (P). The grouping is judged against the host's (each expert's pairs ascending);
-// every variant's outputs must equal the first's bit for bit (the same sums in the same order). Prints a line a
+// every variant's outputs must equal the first's bit for bit (the same sums in the same order); MXFP4's direct f16
+// unpacking (lk_mxfp4_half) is checked against the f32 path for every code and exponent first. Prints a line a
 // kernel and variant: microseconds (a median over a captured graph of 10 launches), and the rate of the weight bytes
 // of the experts the chunk uses.
 //
@@ -73,6 +74,39 @@ static lk_blk<LK_MXFP4> mxfp4_tensor(size_t rows, int k) {
     *planes[p] = (const unsigned char*)upload(h.data(), b);
   }
   return m;
+}
+
+// lk_mxfp4_half against the dequant numerics' f32 values rounded to f16, for every exponent byte (a block's) and every
+// code in every element place (a thread's group: byte j holds codes (c + j) and (c + 3 j) mod 16): mismatches
+// counted, groups the direct path took counted.
+__global__ void mxfp4_half_check(int* mismatches, int* direct) {
+  using F = lk_fmt<lk_blk<LK_MXFP4>>;
+  const unsigned e = blockIdx.x, c = threadIdx.x;
+  F::Raw r{};
+  unsigned char* b = reinterpret_cast<unsigned char*>(&r.q);
+  for (int j = 0; j < 16; ++j) b[j] = (unsigned char)(((c + j) & 15u) | (((c + 3 * j) & 15u) << 4));
+  r.s.x = (int)e;
+  __half2 h[16];
+  if (!lk_mxfp4_half(r.q, e, h)) return;
+  atomicAdd(direct, 1);
+  float v[32];
+  F::expand(r, v);
+  for (int j = 0; j < 32; ++j) {
+    const __half want = __float2half_rn(v[j]), got = j % 2 ? __high2half(h[j / 2]) : __low2half(h[j / 2]);
+    if (__half_as_ushort(want) != __half_as_ushort(got)) atomicAdd(mismatches, 1);
+  }
+}
+
+static void check_mxfp4_half() {
+  int* d;
+  CK(cudaMalloc(&d, 8));
+  CK(cudaMemset(d, 0, 8));
+  mxfp4_half_check<<<256, 16>>>(d, d + 1);
+  int h[2];
+  CK(cudaMemcpy(h, d, 8, cudaMemcpyDeviceToHost));
+  CK(cudaFree(d));
+  printf("mxfp4 f16 unpacking: %d of its %d groups' values differ from the f32 path's rounded (%s)\n", h[0], h[1],
+         h[0] == 0 && h[1] == 40 * 16 ? "equal" : "WRONG");
 }
 
 struct Shape {
@@ -190,6 +224,7 @@ static void run_shape(const Shape& sh, int rows, W gate, W up, W down, cudaStrea
 int main() {
   cudaStream_t s;
   CK(cudaStreamCreate(&s));
+  check_mxfp4_half();
   printf("%-14s %4s %-22s %9s %8s %s\n", "shape", "rows", "kernel", "us", "TB/s", "check");
   {
     const Shape q30{"qwen3-30b-a3b", 128, 8, 2048, 768, 34.0 / 32};

@@ -33,6 +33,36 @@ __global__ void __launch_bounds__(256) lk_half_rows(const lk_act* __restrict__ x
 
 #if LK_WITH_GEMM_HALF
 
+#if LK_WITH_BLOCKS
+// An MXFP4 32-group straight to f16, two elements a word: a 3-bit magnitude code c (E2M1's exponent and mantissa
+// bits) placed at bit 9 of an f16 reads as E2M1's value times 2^-14 (c = 1, 0.5, as a subnormal), so the group's
+// values are those patterns (the sign at bit 15; code 8, -0, as +0) times one f16 power of two, 2^(e - 113) for the
+// group's exponent byte e. Both factors exact, the product is rounded once -- the same f16 as the dequant numerics'
+// f32 value rounded (bench/moe_gemm_bench.cu checks every code and exponent). Returns false, with nothing written,
+// where that power of two is not an f16 (e outside 89 .. 128): the caller takes the f32 path.
+LK_DEVICE bool lk_mxfp4_half(const int4& q, unsigned e, __half2 (&h)[16]) {
+  if (e < 89u || e > 128u) return false;
+  const unsigned short bits = (unsigned short)(e >= 99u ? (e - 98u) << 10 : 1u << (e - 89u));
+  const __half2 scale = __half2half2(__ushort_as_half(bits));
+  // codes (4 bits in each 16-bit half of p) to their f16 patterns
+  auto pattern = [](unsigned p) {
+    const unsigned m = p & 0x00070007u, nonzero = (m + 0x00070007u) & 0x00080008u;
+    const unsigned v = (m << 9) | ((p & nonzero) << 12);
+    return *reinterpret_cast<const __half2*>(&v);
+  };
+  const unsigned w[4] = {(unsigned)q.x, (unsigned)q.y, (unsigned)q.z, (unsigned)q.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {  // bytes 4i .. 4i + 3: elements 4i .. 4i + 3 (low nibbles), 16 + 4i .. (high)
+    const unsigned a = __byte_perm(w[i], 0u, 0x4140u), b = __byte_perm(w[i], 0u, 0x4342u);
+    h[2 * i] = __hmul2(pattern(a), scale);
+    h[2 * i + 1] = __hmul2(pattern(b), scale);
+    h[8 + 2 * i] = __hmul2(pattern(a >> 4), scale);
+    h[8 + 2 * i + 1] = __hmul2(pattern(b >> 4), scale);
+  }
+  return true;
+}
+#endif
+
 // d += a b for one m16n8k16 tile of f16: a 16x16 (row-major fragments), b 16x8 (column-major), d f32.
 LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
   asm volatile(
@@ -93,13 +123,23 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
   auto unpack = [&](int i, const Raw(&r)[U], unsigned char* wt) {
     const bool in = (k0 + i) * GROUPS + gi < kb;
     __half2 h[16];
+    bool direct = false;  // (MXFP4: the group's f16 values without the f32 ones, lk_mxfp4_half)
+#if LK_WITH_BLOCKS
+    if constexpr (lk_blk_type<W>::value == LK_MXFP4) {
+      direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
+      if (direct && !in)
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      float v[F::E];
-      F::expand(r[u], v);
-#pragma unroll
-      for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
+        for (int j = 0; j < 16; ++j) h[j] = __half2();
     }
+#endif
+    if (!direct)
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        float v[F::E];
+        F::expand(r[u], v);
+#pragma unroll
+        for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
+      }
     int4* dst = reinterpret_cast<int4*>(wt + row * ROW + gi * 64);
 #pragma unroll
     for (int q = 0; q < 4; ++q) dst[q] = reinterpret_cast<const int4*>(h)[q];

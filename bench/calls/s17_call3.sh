@@ -7,11 +7,8 @@
 # llama-bench under the chunks-of-512 set; (3) tiny-moe and tiny-gpt-oss (MXFP4) trained and judged at chunks of 512;
 # (4) gpt-oss-20b MXFP4 side by side.
 set -u
-. bench/calls/prelude.sh
-. bench/calls/llama_prelude.sh
+. bench/calls/moe_prelude.sh
 nvcc -O3 -std=c++20 -arch=sm_90 -o /tmp/mgb bench/moe_gemm_bench.cu && timeout 120 /tmp/mgb | tee $OUT/moe-gemm.txt
-. bench/common.sh
-. bench/calls/moe_side_by_side.sh
 A='"gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"pdl":true,"kv_cache":"f16","attn_mma":2'
 MOE_SETS=("{\"numerics\":\"int8\",$A,\"max_chunk\":512}")
 moe qwen3-30b-a3b q8_0
