@@ -127,9 +127,12 @@ def main():
         f.write(data[: 1 << 20])
     tokens = torch.from_numpy(np.frombuffer(data, dtype=np.uint8).astype(np.int64)).cuda()
 
+    t_start = time.time()
+    stage = lambda what: print(f"STAGE: {what} at {time.time() - t_start:.0f}s", flush=True)  # noqa: E731
     g = ct.GGUF(a.out)
     s = ct.hf_shape(g)
     model, _ = ct.build_hf(g, torch, transformers, "float32", "cuda")
+    stage("model built")
     model.config._attn_implementation = "sdpa"
     torch.manual_seed(1)
     with torch.no_grad():  # transformers' own initialization (the synthesized weights are not a trainable start)
@@ -167,6 +170,7 @@ def main():
 
     # The trained tensors into the checkpoint's data, in place, then read back.
     sd = trained_weights(model, g, s, np)
+    stage("trained tensors mapped back")
     g.buf.close()
     worst = 0.0
     with open(a.out, "r+b") as f:
@@ -181,6 +185,7 @@ def main():
             mm[at : at + len(raw)] = raw
         mm.flush()
         mm.close()
+    stage("written")
     back = ct.GGUF(a.out)
     for hf, name, heads in ct.tensor_map(s):
         got = back.array(name)

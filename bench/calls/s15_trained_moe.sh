@@ -18,9 +18,9 @@ SETS=('{"numerics":"dequant"}'
 K=(); for s in "${SETS[@]}"; do K+=(--knobs-json "$s"); done
 # train NAME PRESET SECONDS [LAYERS]: /tmp/t/NAME.gguf (q8_0) and its prompts (PROMPT_LENS tokens each: 40 and 300)
 train() {
-  timeout 200 python3 bench/train_checkpoint.py $L $2 /tmp/t/$1.gguf --seconds $3 --type q8_0 ${4:+--layers $4} \
+  timeout ${TRAIN_TIMEOUT:-200} python3 bench/train_checkpoint.py $L $2 /tmp/t/$1.gguf --seconds $3 --type q8_0 ${4:+--layers $4} \
     > $OUT/train-$1.log 2>&1
-  echo "train $1 rc=$? $(grep -E '^(TRAINED|WROTE)' $OUT/train-$1.log | tr '\n' ' ')"
+  echo "train $1 rc=$? $(grep -E '^(TRAINED|WROTE|STAGE)' $OUT/train-$1.log | tr '\n' ' ')"
   python3 - /tmp/t/$1.gguf.text ${PROMPT_LENS:-40 300} > /tmp/t/$1.prompts <<'PY'
 import sys, random
 b = open(sys.argv[1], "rb").read()
@@ -32,7 +32,7 @@ PY
 }
 # judge NAME FILE: every set verified or not
 judge() {
-  timeout 240 $L measure "$2" "${K[@]}" --verify --prompts /tmp/t/$1.prompts --workload 64,16 --repeat 1 \
+  timeout ${JUDGE_TIMEOUT:-240} $L measure "$2" "${K[@]}" --verify --prompts /tmp/t/$1.prompts --workload 64,16 --repeat 1 \
     --cache /tmp/t/cache --format json > $OUT/judge-$1.jsonl 2> $OUT/judge-$1.err
   echo "judge $1 rc=$?"
   python3 - $1 $OUT/judge-$1.jsonl <<'PY'
@@ -67,6 +67,6 @@ if want q30-2l; then
 fi
 if want oss20-2l; then
   train oss20-2l gpt-oss-20b ${OSS_SECONDS:-40} 2
-  timeout 60 $L quantize /tmp/t/oss20-2l.gguf --type mxfp4 -o /tmp/t/oss20-2l-mxfp4.gguf -q; cp /tmp/t/oss20-2l.prompts /tmp/t/oss20-2l-mxfp4.prompts
+  timeout 120 $L quantize /tmp/t/oss20-2l.gguf --type mxfp4 -o /tmp/t/oss20-2l-mxfp4.gguf -q; cp /tmp/t/oss20-2l.prompts /tmp/t/oss20-2l-mxfp4.prompts
   judge oss20-2l-mxfp4 /tmp/t/oss20-2l-mxfp4.gguf
 fi
