@@ -241,6 +241,35 @@ TEST(Knobs, AMixtureRefusesTheFusionsThatDoNotApplyToIt) {
   EXPECT_EQ(shared.why_invalid(knobs_of({{"fuse_qkv", true}, {"side_streams", true}})), "");
 }
 
+// The grouped expert GEMM's tile is a knob of a mixture's space only, and only with gemm_half (whose GEMM it shapes);
+// the count by parts stays the walk's.
+TEST(Knobs, TheExpertTileIsAMixturesKnobUnderGemmHalf) {
+  const auto values = [](const knobs::Space& s) {
+    for (const auto& d : s.domains)
+      if (d.name == "moe_tile") return json(d.values);
+    return json();
+  };
+  knobs::Space moe = knobs::space(load("tiny-moe").model, {132, 90});
+  EXPECT_EQ(values(moe), json({0, 64, 128}));
+  EXPECT_EQ(values(knobs::space(load("tiny-qwen3").model, {132, 90})), json({0}));
+  EXPECT_NE(knobs::space(load("tiny-qwen3").model, {132, 90})
+                .why_invalid(knobs_of({{"moe_tile", 64}}))
+                .find("outside its domain"),
+            std::string::npos);
+  EXPECT_NE(moe.why_invalid(knobs_of({{"moe_tile", 128}})).find("moe_tile 128 needs gemm_half"), std::string::npos);
+  EXPECT_EQ(moe.why_invalid(knobs_of({{"moe_tile", 128}, {"gemm_half", true}, {"max_chunk", 64}})), "");
+  EXPECT_NE(moe.why_invalid(knobs_of({{"moe_tile", 32}, {"gemm_half", true}, {"max_chunk", 64}})).find("domain"),
+            std::string::npos);
+  for (auto& d : moe.domains)  // (a smaller walk: the knobs the count's parts do not touch held)
+    if (d.name != "numerics" && d.name != "max_chunk" && d.name != "gemm_half" && d.name != "moe_tile" &&
+        d.name != "gemm_tile" && d.name != "gemm_prequant")
+      d.values.resize(1);
+  size_t walked = 0;
+  moe.each([&](const knobs::Knobs&) { ++walked; });
+  EXPECT_EQ(moe.size(), walked);
+  EXPECT_GT(walked, 0u);
+}
+
 TEST(Schedule, UnsupportedModelsAreClearErrors) {
   Loaded l = load("tiny-qwen3");
   model::Model m = l.model;

@@ -545,6 +545,20 @@ TEST(Lowering, AMixtureRoutesOnTheDeviceAndReadsOnlyTheSelectedExperts) {
     EXPECT_EQ(bg[0].instance(), "lk_moe_gemm_h<lk_q8, true, 128, 128>");
     EXPECT_EQ(bg[0].grid.v[1], unsigned((big_pairs + 127) / 128 + m.experts));
     EXPECT_EQ(bg[0].smem, size_t(lk_gemm_h_smem(128, 128)));
+    // moe_tile sets the tile whatever the pairs: 64 at 512 rows, 128 at 16.
+    const Schedule small = schedule(
+        file, m,
+        knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 512}, {"gemm_half", true}, {"moe_tile", 64}}),
+        knobs::Target{132, 90});
+    const auto sg = lower(small, form_of(small, 512), launch_of(small, 512, "moe_down", "l0_expert_dn"));
+    EXPECT_EQ(sg.at(0).instance(), "lk_moe_gemm_h<lk_q8, false, 64, 128>");
+    EXPECT_EQ(sg.at(0).grid.v[1], unsigned((big_pairs + 63) / 64 + m.experts));
+    const Schedule wide = schedule(
+        file, m,
+        knobs::Knobs::from_json({{"numerics", "dequant"}, {"max_chunk", 16}, {"gemm_half", true}, {"moe_tile", 128}}),
+        knobs::Target{132, 90});
+    EXPECT_EQ(lower(wide, form_of(wide, 16), launch_of(wide, 16, "moe_glu", "l0_expert_s")).at(0).instance(),
+              "lk_moe_gemm_h<lk_q8, true, 128, 128>");
   }
   EXPECT_EQ(lower(h, form_of(h, 1), launch_of(h, 1, "moe_glu", "l0_expert_s"))[0].kernel, "lk_moe_glu");
 

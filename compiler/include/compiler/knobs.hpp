@@ -54,6 +54,8 @@ struct Knobs {
   int attn_mma = 0;  // attention on the tensor cores (flash-style; a 16-bit cache): 1 a chunk's, 2 the decode step's too
   int context = 0;                  // positions the caches hold (0: the model's context, at most 4096)
   bool gemm_half = false;  // a chunk's GEMMs on the tensor cores in f16 (activations and unpacked weights rounded)
+  int moe_tile = 0;        // pairs a tile of a mixture's grouped expert GEMM under gemm_half (0: by the pairs an expert
+                           // sees, 128 from 64 on average, else 64)
 
   nlohmann::json to_json() const;
   // Reads a configuration; fields absent take their defaults; throws lt::Error naming a bad or unknown knob.

@@ -297,6 +297,15 @@ const KnobDef kTable[] = {
      "where the grid is small; a mixture's experts over their grouped pairs, lk_moe_gemm_h); under the dequant and int8 numerics "
      "with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their defaults)",
      {false, true}},
+    {"moe_tile",
+     &Knobs::moe_tile,
+     "a mixture's grouped expert GEMM under gemm_half (lk_moe_gemm_h): the (row, expert) pairs a block's tile takes, 64 "
+     "or 128 (128 weight rows by them); 0 chooses by the pairs an expert sees in the chunk on average (128 from 64 "
+     "on, else 64); only where the checkpoint has experts",
+     {0, 64, 128},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (m.experts == 0) values.resize(1);
+     }},
     {"context",
      &Knobs::context,
      "positions the caches hold: the job's (0: the model's context, at most 4096)",
@@ -484,6 +493,13 @@ const Rule kRules[] = {
                     "gemm_half replaces the int8 chunk GEMMs: gemm_prequant off, gemm_tile 0 and gemm_rows 64");
               });
      }},
+    {"moe_tile other than 0: gemm_half (the tile is the f16 grouped expert GEMM's)",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.moe_tile == 0 || k.gemm_half || broken(why, [&] {
+                return "moe_tile " + std::to_string(k.moe_tile) +
+                       " needs gemm_half (it shapes the f16 grouped expert GEMM of a chunk)";
+              });
+     }},
     {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.fuse_norm || k.gemv_split == 1 ||
@@ -649,7 +665,7 @@ std::vector<Domain> narrowed(std::vector<Domain> domains, const std::string& nam
 }  // namespace
 
 // The valid points counted by parts, each part a value of gemm_half and of attn_mma with the knobs their rules fix
-// narrowed to what those rules allow (gemm_half on: gemm_prequant off, gemm_tile 0, gemm_rows 64; attn_mma 1 or 2: a
+// narrowed to what those rules allow (gemm_half on: gemm_prequant off, gemm_tile 0, gemm_rows 64; off: moe_tile 0; attn_mma 1 or 2: a
 // 16-bit cache; 2: attn_heads 0 and attn_lanes off), so that the walks skip points no rule lets through: the same
 // count, in about a third of the time of one walk over the whole product. Keep in step with those rules.
 size_t Space::size() const {
@@ -662,6 +678,8 @@ size_t Space::size() const {
       h = narrowed(std::move(h), "gemm_prequant", is(false));
       h = narrowed(std::move(h), "gemm_tile", is(0));
       h = narrowed(std::move(h), "gemm_rows", is(64));
+    } else {
+      h = narrowed(std::move(h), "moe_tile", is(0));
     }
     for (const int mma : {0, 1, 2}) {
       std::vector<Domain> a = narrowed(h, "attn_mma", is(mma));

@@ -638,15 +638,16 @@ class Lowerer {
     return c;
   }
   // gemm_half's grouped expert GEMM, lk_moe_gemm_h<W, GLU, BN, BM>: blocks of 128 weight rows (GLU: 64 of gate and
-  // of up) by BN pairs: 128 where the experts see 64 pairs each or more on average, else 64 (with three stages of
-  // weights in flight: lk_gemm_h_prefetch); along y the experts' tiles one after the other, as many as the pairs could
-  // fill (each expert at most one partial tile more than its share). bench/moe_gemm_bench.cu, session 17: qwen3-30b-
-  // a3b's 32 pairs an expert glu 391 -> 377 us (P 3), down 324 -> 237 (BM 128 over 64); gpt-oss-20b's 64 glu 1,002 ->
-  // 747, down 549 -> 407 (BN 128).
+  // of up) by BN pairs: moe_tile's, or by rule 128 where the experts see 64 pairs each or more on average, else 64
+  // (with three stages of weights in flight: lk_gemm_h_prefetch); along y the experts' tiles one after the other, as
+  // many as the pairs could fill (each expert at most one partial tile more than its share). bench/moe_gemm_bench.cu,
+  // session 17: qwen3-30b-a3b's 32 pairs an expert glu 391 -> 377 us (P 3), down 324 -> 237 (BM 128 over 64);
+  // gpt-oss-20b's 64 glu 1,002 -> 747, down 549 -> 407 (BN 128); session 18 (MXFP4 unpacked to f16): glu 624 (BN 64)
+  // against 515 (BN 128) at 512 rows, BN 64 ahead at 256.
   KernelCall expert_gemm(const Matrix& w, const Matrix* u, const ExpertGroups& groups, const std::string& xq,
                          const Ref& y, int rows) const {
     const size_t n = w.rows / w.experts, pairs = size_t(rows) * m_.experts_used;
-    const int bn = pairs >= 64 * size_t(m_.experts) ? 128 : 64;
+    const int bn = k_.moe_tile ? k_.moe_tile : pairs >= 64 * size_t(m_.experts) ? 128 : 64;
     const bool glu = u != nullptr;
     constexpr int bm = 128;
     KernelCall c;
