@@ -99,6 +99,10 @@ struct lk_plane {
 // repacking; lk_upload_q8_rows splits Q8_0 blocks in it too), valid until then or until lk_planes_done frees it at the
 // load's end.
 std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n);
+// The same planes carved (in plane order, those the format has) and uploaded into dev[4] (null for a plane the format
+// lacks), the repacking of each slice overlapped with the copies of the one before (pinned staging, a copy stream).
+void lk_upload_planes(int t, const uint8_t* src, size_t n, bool host, uint8_t* dev[4]);
+// The load's end: waits for its last copies and frees the staging.
 void lk_planes_done();
 
 // `bytes` bytes at `src` carved and uploaded as they are (a plain matrix, a vector, a plane, a sidecar constant).

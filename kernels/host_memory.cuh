@@ -86,28 +86,85 @@ static uint8_t* lk_stage(size_t bytes) {
   return lk_staging.get();
 }
 
-void lk_planes_done() {
-  lk_staging.reset();
-  lk_staging_bytes = 0;
+
+
+// The load's copies to the device, pipelined: host work fills a slice of pinned staging while the copy stream takes
+// the slice before it (two slices in turn, each refilled only after its copies are done), so that the repacking on
+// the host's cores and the copies overlap and the copies run at pinned memory's rate. Open from the first upload until
+// lk_planes_done, which waits for the last copy; an upload after it copies synchronously.
+struct lk_load_pipe {
+  static constexpr size_t kSlice = 32u << 20;
+  uint8_t* buf[2] = {};
+  cudaEvent_t copied[2] = {};
+  cudaStream_t st = nullptr;
+  int turn = 0;
+};
+static lk_load_pipe* lk_pipe = nullptr;
+static bool lk_pipe_closed = false;
+
+static lk_load_pipe* lk_pipe_open() {
+  if (lk_pipe_closed) return nullptr;
+  if (!lk_pipe) {
+    lk_pipe = new lk_load_pipe;
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaHostAlloc((void**)&lk_pipe->buf[i], lk_load_pipe::kSlice, cudaHostAllocDefault));
+      CK(cudaEventCreateWithFlags(&lk_pipe->copied[i], cudaEventDisableTiming));
+    }
+    CK(cudaStreamCreateWithFlags(&lk_pipe->st, cudaStreamNonBlocking));
+  }
+  return lk_pipe;
+}
+
+// Runs over [0, n) units of `unit` bytes of staging each, a slice at a time: fill(buffer, first, last) writes the
+// slice's staging (on the host's cores), send(buffer, first, last, stream) issues its copies. Without the pipe (after
+// lk_planes_done) one slice of pageable staging and synchronous copies.
+template <class Fill, class Send>
+static void lk_pipeline(size_t n, size_t unit, const Fill& fill, const Send& send) {
+  lk_load_pipe* p = lk_pipe_open();
+  const size_t per = std::max<size_t>(1, lk_load_pipe::kSlice / std::max<size_t>(unit, 1));
+  if (!p) {
+    uint8_t* b = lk_stage(std::min(n, per) * unit);
+    for (size_t first = 0; first < n; first += per) {
+      const size_t last = std::min(n, first + per);
+      fill(b, first, last);
+      send(b, first, last, (cudaStream_t)0);
+      CK(cudaStreamSynchronize(0));
+    }
+    return;
+  }
+  for (size_t first = 0; first < n; first += per) {
+    const size_t last = std::min(n, first + per);
+    const int i = p->turn;
+    p->turn ^= 1;
+    CK(cudaEventSynchronize(p->copied[i]));  // (its slice's copies done: the buffer is free)
+    fill(p->buf[i], first, last);
+    send(p->buf[i], first, last, p->st);
+    CK(cudaEventRecord(p->copied[i], p->st));
+  }
 }
 
 void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host, signed char** q,
                        __half** s) {
-  const size_t nb = cols / 32;
-  // (every byte written below, on every core)
-  signed char* const hq = (signed char*)lk_stage(lk_round(rows * cols) + rows * nb * 2);
-  __half* const hs = (__half*)(hq + lk_round(rows * cols));
-  const uint8_t* src = file + offset;
-  lk_parallel(rows * nb, 16384, [&](size_t first, size_t last) {
-    for (size_t b = first; b < last; ++b) {
-      memcpy(&hs[b], src + b * 34, 2);
-      memcpy(&hq[b * 32], src + b * 34 + 2, 32);
-    }
-  });
+  const size_t nb = rows * cols / 32;
   *q = lk_carve<signed char>(rows * cols, host);
-  *s = lk_carve<__half>(rows * nb, host);
-  CK(cudaMemcpy(*q, hq, rows * cols, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(*s, hs, rows * nb * 2, cudaMemcpyHostToDevice));
+  *s = lk_carve<__half>(nb, host);
+  const uint8_t* src = file + offset;
+  // A slice of blocks: its int8 rows, then its scales.
+  lk_pipeline(
+      nb, 34,
+      [&](uint8_t* b, size_t first, size_t last) {
+        uint8_t* const hs = b + (last - first) * 32;
+        lk_parallel(last - first, 16384, [&](size_t from, size_t to) {
+          for (size_t i = from; i < to; ++i) {
+            memcpy(&hs[i * 2], src + (first + i) * 34, 2);
+            memcpy(&b[i * 32], src + (first + i) * 34 + 2, 32);
+          }
+        });
+      },
+      [&](const uint8_t* b, size_t first, size_t last, cudaStream_t st) {
+        CK(cudaMemcpyAsync(*q + first * 32, b, (last - first) * 32, cudaMemcpyDefault, st));
+        CK(cudaMemcpyAsync(*s + first, b + (last - first) * 32, (last - first) * 2, cudaMemcpyDefault, st));
+      });
 }
 
 // A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
@@ -194,8 +251,58 @@ std::vector<lk_plane> lk_planes(int t, const uint8_t* src, size_t n) {
   return p;
 }
 
+void lk_upload_planes(int t, const uint8_t* src, size_t n, bool host, uint8_t* dev[4]) {
+  for (int i = 0; i < 4; ++i) dev[i] = lk_plane_bytes(t, i, n) ? lk_carve<uint8_t>(lk_plane_bytes(t, i, n), host) : nullptr;
+  const size_t be = (size_t)lk_block_elems(t), bb = (size_t)lk_block_bytes(t);
+  size_t unit = 0;  // a block's bytes over the planes (each plane's bytes are its elements' count times a constant)
+  for (int i = 0; i < 4; ++i) unit += lk_plane_bytes(t, i, be);
+  // A slice of blocks: its part of each plane, one after the other, repacked as a matrix of its own.
+  lk_pipeline(
+      n / be, unit,
+      [&](uint8_t* b, size_t first, size_t last) {
+        uint8_t* at[4];
+        for (int i = 0; i < 4; ++i) at[i] = b, b += lk_plane_bytes(t, i, (last - first) * be);
+        lk_repack(t, src + first * bb, (last - first) * be, at[0], at[1], at[2], at[3]);
+      },
+      [&](const uint8_t* b, size_t first, size_t last, cudaStream_t st) {
+        for (int i = 0; i < 4; ++i) {
+          const size_t bytes = lk_plane_bytes(t, i, (last - first) * be);
+          if (bytes) CK(cudaMemcpyAsync(dev[i] + lk_plane_bytes(t, i, first * be), b, bytes, cudaMemcpyDefault, st));
+          b += bytes;
+        }
+      });
+}
+
 void* lk_upload_bytes(const void* src, size_t bytes, bool host) {
   uint8_t* d = lk_carve<uint8_t>(bytes, host);
-  CK(cudaMemcpy(d, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes < (1u << 20) || lk_pipe_closed) {  // (a vector, a constant: no slices to overlap)
+    CK(cudaMemcpy(d, src, bytes, cudaMemcpyHostToDevice));
+    return d;
+  }
+  const uint8_t* from = (const uint8_t*)src;
+  lk_pipeline(
+      bytes, 1,
+      [&](uint8_t* b, size_t first, size_t last) {
+        lk_parallel(last - first, 1u << 20, [&](size_t a, size_t z) { memcpy(b + a, from + first + a, z - a); });
+      },
+      [&](const uint8_t* b, size_t first, size_t last, cudaStream_t st) {
+        CK(cudaMemcpyAsync(d + first, b, last - first, cudaMemcpyDefault, st));
+      });
   return d;
+}
+
+void lk_planes_done() {
+  if (lk_pipe) {
+    CK(cudaStreamSynchronize(lk_pipe->st));
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaFreeHost(lk_pipe->buf[i]));
+      CK(cudaEventDestroy(lk_pipe->copied[i]));
+    }
+    CK(cudaStreamDestroy(lk_pipe->st));
+    delete lk_pipe;
+    lk_pipe = nullptr;
+  }
+  lk_pipe_closed = true;
+  lk_staging.reset();
+  lk_staging_bytes = 0;
 }

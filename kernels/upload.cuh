@@ -11,13 +11,11 @@ inline lk_q8 lk_upload_q8(const uint8_t* file, uint64_t offset, size_t rows, siz
 }
 
 #if LK_WITH_BLOCKS
-// A block-format matrix as its planes (lk_planes), each carved apart.
+// A block-format matrix as its planes (lk_upload_planes), each carved apart.
 template <int T>
 lk_blk<T> lk_upload_blocks(const uint8_t* file, uint64_t offset, size_t rows, size_t cols, bool host) {
-  const std::vector<lk_plane> p = lk_planes(T, file + offset, rows * cols);
   uint8_t* dev[4] = {};
-  for (int i = 0; i < 4; ++i)
-    if (!p[i].empty()) dev[i] = (uint8_t*)lk_upload_bytes(p[i].data(), p[i].size(), host);
+  lk_upload_planes(T, file + offset, rows * cols, host, dev);
   return lk_blk<T>{dev[0], dev[1], dev[2], (const __half*)dev[3]};
 }
 #endif  // LK_WITH_BLOCKS

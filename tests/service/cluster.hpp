@@ -35,8 +35,9 @@ class Process {
 // The cluster.
 class Cluster {
  public:
-  // A tiny-qwen3 checkpoint of `type` (synth --type), its synthetic recording, and no process yet.
-  explicit Cluster(const std::string& token = "", const std::string& type = "q8_0");
+  // A checkpoint of `preset` and `type` (synth --preset --type), its synthetic recording, and no process yet.
+  explicit Cluster(const std::string& token = "", const std::string& type = "q8_0",
+                   const std::string& preset = "tiny-qwen3");
   ~Cluster();
 
   // Starts the coordinator (on `port`, 0: any free port) and waits until it serves.

@@ -53,10 +53,10 @@ int Process::wait(double timeout_s) {
   }
 }
 
-Cluster::Cluster(const std::string& token, const std::string& type) : token_(token) {
+Cluster::Cluster(const std::string& token, const std::string& type, const std::string& preset) : token_(token) {
   checkpoint_ = dir_ / "tiny.gguf";
   recording_ = dir_ / "recording.json";
-  auto s = run(test::cli() + " synth --preset tiny-qwen3 --type " + type + " -q -o " + checkpoint_.string());
+  auto s = run(test::cli() + " synth --preset " + preset + " --type " + type + " -q -o " + checkpoint_.string());
   EXPECT_EQ(s.status, 0) << s.out;
   auto r = run(test::cli() + " record --synthetic " + checkpoint_.string() + " --gpu h200 -o " + recording_.string());
   EXPECT_EQ(r.status, 0) << r.out;

@@ -164,5 +164,35 @@ TEST(NightlyEndToEnd, NoWorkerOfTheKindFailsTheNightAfterItsTimeout) {
   EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs WHERE verdict = 'failed'"), 2);
 }
 
+// A mixture (gpt-oss with MXFP4 experts) through the same service, unchanged: tuned over its own space (the expert
+// tile among its knobs) to a verified best whose knobs compile, exported with the lane's sources, and judged nightly.
+TEST(NightlyEndToEnd, AMixtureIsTunedExportedAndJudgedNightlyLikeAnyModel) {
+  Cluster c("", "mxfp4", "tiny-gpt-oss");
+  c.start_coordinator();
+  auto space = run(cli() + " knobs " + c.checkpoint().string() + " --json");
+  ASSERT_EQ(space.status, 0) << space.out;
+  EXPECT_NE(space.out.find("\"moe_tile\""), std::string::npos);
+  auto worker = replay_worker(c, "a", c.path("recording.json"));
+  auto tuned = c.cli("submit " + c.checkpoint().string() + " --gpus h200 --strategy random --budget 4 --wait");
+  ASSERT_EQ(tuned.status, 0) << tuned.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM plans WHERE job = 1 AND state != 'done'"), 0);
+  ASSERT_EQ(c.cli("best 1 --gpu h200 --knobs " + c.path("best.json").string()).status, 0);
+  const nlohmann::json winner = read_json(c.path("best.json"));
+  EXPECT_TRUE(winner.contains("moe_tile")) << winner.dump();
+  auto lane = run(cli() + " compile " + c.checkpoint().string() + " --knobs " + c.path("best.json").string() + " -o " +
+                  c.path("lane").string());
+  ASSERT_EQ(lane.status, 0) << lane.out;
+  EXPECT_EQ(read_json(c.path("lane") / "lane.json")["knobs"], winner);
+  auto ex = c.cli("export 1 --gpu h200 --no-build -o " + c.path("release").string());
+  ASSERT_EQ(ex.status, 0) << ex.out;
+  const auto m = read_json(c.path("release") / "manifest.json");
+  EXPECT_EQ(m["knobs"], winner);
+  EXPECT_EQ(m["checkpoint"]["size"], std::filesystem::file_size(c.checkpoint()));
+  EXPECT_TRUE(std::filesystem::exists(c.path("release") / "lane.cu"));
+  auto night = c.cli("nightly --gpus h200");
+  EXPECT_EQ(night.status, 0) << night.out;
+  EXPECT_EQ(c.query("SELECT COUNT(*) FROM nightly_runs WHERE verdict = 'same'"), 1);
+}
+
 }  // namespace
 }  // namespace lt::test
