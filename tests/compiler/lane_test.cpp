@@ -241,6 +241,38 @@ TEST(Knobs, AMixtureRefusesTheFusionsThatDoNotApplyToIt) {
   EXPECT_EQ(shared.why_invalid(knobs_of({{"fuse_qkv", true}, {"side_streams", true}})), "");
 }
 
+// size() counts by the knobs each rule lists as read: every rule's list is checked against its verdicts (no unlisted
+// knob changes one), and the count against a walk over every point of several slices of the spaces (the knobs outside
+// a slice held at one value).
+TEST(Knobs, TheCountByTheRulesReadsIsTheWalks) {
+  for (const char* preset : {"tiny-qwen3", "tiny-moe", "tiny-qwen2moe", "tiny-gpt-oss"}) {
+    const knobs::Space s = knobs::space(load(preset).model, {132, 90});
+    EXPECT_EQ(knobs::unlisted_reads(s, 7, 300), "") << preset;
+    const std::vector<std::vector<std::string>> slices = {
+        {"numerics", "max_chunk", "kv_cache", "attn_mma", "attn_heads", "attn_lanes", "gemm_half", "moe_tile"},
+        {"numerics", "max_chunk", "gemm_rows", "gemm_prequant", "gemv_prequant", "gemm_tile", "fuse_glu", "gemm_half"},
+        {"fuse_qkv", "fuse_glu", "fuse_rope_kv", "fuse_rope", "side_streams", "gemv_rows_per_warp", "fuse_norm",
+         "gemv_split", "pdl", "cuda_graphs", "numerics"}};
+    for (const auto& slice : slices) {
+      knobs::Space cut = s;
+      for (auto& d : cut.domains)
+        if (std::find(slice.begin(), slice.end(), d.name) == slice.end()) d.values.resize(1);
+      size_t walked = 0;
+      cut.each([&](const knobs::Knobs&) { ++walked; });
+      EXPECT_EQ(cut.size(), walked) << preset << " " << slice.front();
+    }
+  }
+  // A mistake in a rule's list shows: a space whose rules' lists were right counts the same whatever the hubs'
+  // values; here a point the count must leave out (int8's chunks of 512 without their GEMMs) is left out.
+  knobs::Space one = knobs::space(load("tiny-qwen3").model, {132, 90});
+  for (auto& d : one.domains) {
+    if (d.name == "numerics") d.values = {"int8"};
+    else if (d.name == "max_chunk") d.values = {512};
+    else if (d.name != "gemm_prequant" && d.name != "gemm_half") d.values.resize(1);
+  }
+  EXPECT_EQ(one.size(), 2u);  // gemm_prequant or gemm_half, not neither nor both
+}
+
 // The grouped expert GEMM's tile is a knob of a mixture's space only, and only with gemm_half (whose GEMM it shapes);
 // the count by parts stays the walk's.
 TEST(Knobs, TheExpertTileIsAMixturesKnobUnderGemmHalf) {

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <map>
+#include <random>
 #include <set>
+#include <sstream>
 #include <type_traits>
 #include <variant>
 
@@ -380,14 +383,11 @@ Knobs knobs_of(const std::vector<Domain>& d, const std::vector<size_t>& at) {
 
 namespace {
 
-// The knobs no constraint between knobs reads: each of their values combines with every valid combination of the
-// others, so size() multiplies instead of visiting them. Keep in step with constrained() below.
-constexpr const char* kUnconstrained[] = {"cuda_graphs", "gemv_warps", "attn_splits"};
-
 // A constraint between knobs: its rule in words (as `lane-tune knobs` prints it) and its check, true when `k` keeps it;
 // else false, with what is wrong in words into `why` when it is not null (the words are built only then).
 struct Rule {
   const char* text;
+  const char* reads;  // the knobs its check reads, by name, a space between (size() counts by them)
   bool (*holds)(const Space& s, const Knobs& k, std::string* why);
 };
 
@@ -410,6 +410,7 @@ bool int8_numerics(const Knobs& k) {
 // The constraints between knobs, one entry each, in the order they are checked.
 const Rule kRules[] = {
     {"max_chunk is at most the lane's context",
+     "max_chunk context",
      [](const Space& s, const Knobs& k, std::string* why) {
        return k.max_chunk <= lane_context(s.model, k) || broken(why, [&] {
                 return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the lane's context " +
@@ -417,6 +418,7 @@ const Rule kRules[] = {
               });
      }},
     {"kv_cache other than act: not the precise numerics (the reference lane keeps f64 caches)",
+     "kv_cache numerics",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.kv_cache == KvCache::Act || k.numerics != Numerics::Precise || broken(why, [&] {
                 return std::string("kv_cache ") + to_string(k.kv_cache) +
@@ -425,6 +427,7 @@ const Rule kRules[] = {
      }},
     {"attn_mma: a 16-bit cache (kv_cache f16 or bf16: the tensor cores' operands); 1 with chunks (max_chunk above "
      "1); 2 with attn_heads 0 and attn_lanes off (the decode kernels it replaces)",
+     "attn_mma kv_cache max_chunk attn_heads attn_lanes",
      [](const Space&, const Knobs& k, std::string* why) {
        if (k.attn_mma == 0) return true;
        if (k.kv_cache != KvCache::F16 && k.kv_cache != KvCache::Bf16)
@@ -440,6 +443,7 @@ const Rule kRules[] = {
        return true;
      }},
     {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
+     "gemm_rows numerics max_chunk",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.gemm_rows == 64 || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [&] {
                 return "gemm_rows " + std::to_string(k.gemm_rows) +
@@ -447,17 +451,20 @@ const Rule kRules[] = {
               });
      }},
     {"gemm_prequant: the int8 numerics with chunks of 16 rows or more",
+     "gemm_prequant numerics max_chunk",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemm_prequant || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [] {
          return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more");
        });
      }},
     {"gemv_prequant: the int8 numerics",
+     "gemv_prequant numerics",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_prequant || int8_numerics(k) ||
               broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
      }},
     {"gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
+     "gemm_tile gemm_prequant gemm_rows",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.gemm_tile == 0 || (k.gemm_prequant && k.gemm_rows == 64) || broken(why, [&] {
                 return "gemm_tile " + std::to_string(k.gemm_tile) +
@@ -466,6 +473,7 @@ const Rule kRules[] = {
               });
      }},
     {"gemm_tile 128: fuse_glu and the int8 numerics (only the fused gate/up GEMM of one word takes tiles of 128)",
+     "gemm_tile fuse_glu numerics",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.gemm_tile != 128 || (k.fuse_glu && k.numerics == Numerics::Int8) || broken(why, [] {
                 return std::string(
@@ -474,6 +482,7 @@ const Rule kRules[] = {
               });
      }},
     {"max_chunk above 64 under the int8 numerics: gemm_prequant or gemm_half (the staged GEMM holds at most 64 rows)",
+     "max_chunk numerics gemm_prequant gemm_half",
      [](const Space&, const Knobs& k, std::string* why) {
        return !int8_numerics(k) || k.max_chunk <= 64 || k.gemm_prequant || k.gemm_half || broken(why, [&] {
          return "max_chunk " + std::to_string(k.max_chunk) +
@@ -482,6 +491,7 @@ const Rule kRules[] = {
      }},
     {"gemm_half: the dequant or int8 numerics (not precise), chunks of 16 rows or more, and the int8 GEMMs' knobs at "
      "their defaults (gemm_prequant off, gemm_tile 0, gemm_rows 64: the GEMMs they shape do not run)",
+     "gemm_half numerics max_chunk gemm_prequant gemm_tile gemm_rows",
      [](const Space&, const Knobs& k, std::string* why) {
        if (!k.gemm_half) return true;
        if (k.numerics == Numerics::Precise)
@@ -494,6 +504,7 @@ const Rule kRules[] = {
               });
      }},
     {"moe_tile other than 0: gemm_half (the tile is the f16 grouped expert GEMM's)",
+     "moe_tile gemm_half",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.moe_tile == 0 || k.gemm_half || broken(why, [&] {
                 return "moe_tile " + std::to_string(k.moe_tile) +
@@ -501,11 +512,13 @@ const Rule kRules[] = {
               });
      }},
     {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
+     "fuse_norm gemv_split",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.fuse_norm || k.gemv_split == 1 ||
               broken(why, [] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
      }},
     {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
+     "attn_heads",
      [](const Space& s, const Knobs& k, std::string* why) {
        const int group = s.model.kv_heads ? int(s.model.heads / s.model.kv_heads) : 1;
        return k.attn_heads == 0 || (k.attn_heads > 0 && k.attn_heads <= group && group % k.attn_heads == 0) ||
@@ -515,6 +528,7 @@ const Rule kRules[] = {
               });
      }},
     {"fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
+     "fuse_rope fuse_qkv fuse_rope_kv",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.fuse_rope || (k.fuse_qkv && k.fuse_rope_kv) || broken(why, [] {
          return std::string(
@@ -523,6 +537,7 @@ const Rule kRules[] = {
      }},
     {"side_streams: fuse_qkv or fuse_glu off (else no two launches of a step are independent; a mixture without a "
      "shared expert has no gate and up to keep apart: fuse_qkv off)",
+     "side_streams fuse_qkv fuse_glu",
      [](const Space& s, const Knobs& k, std::string* why) {
        return !(k.side_streams && k.fuse_qkv && (k.fuse_glu || !has_gate_and_up(s.model))) || broken(why, [] {
          return std::string(
@@ -531,6 +546,7 @@ const Rule kRules[] = {
        });
      }},
     {"fuse_glu: a dense FFN or a shared expert (a mixture's experts pair their gate and up always)",
+     "fuse_glu",
      [](const Space& s, const Knobs& k, std::string* why) {
        return !k.fuse_glu || has_gate_and_up(s.model) || broken(why, [] {
          return std::string(
@@ -539,6 +555,7 @@ const Rule kRules[] = {
        });
      }},
     {"pdl: the GPU is sm_90 or later",
+     "pdl",
      [](const Space& s, const Knobs& k, std::string* why) {
        return !k.pdl || s.target.arch >= 90 || broken(why, [&] {
          return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch);
@@ -546,6 +563,7 @@ const Rule kRules[] = {
      }},
     {"fuse_qkv: the q, k and v projections' rows are multiples of their format's rows a warp (a warp's rows in one "
      "matrix)",
+     "fuse_qkv gemv_rows_per_warp gemv_rows_q6_k",
      [](const Space& s, const Knobs& k, std::string* why) {
        if (!k.fuse_qkv) return true;
        const model::Model& m = s.model;
@@ -621,77 +639,130 @@ std::vector<Knobs> Space::enumerate() const {
 
 namespace {
 
-// The valid combinations of `s`'s constrained knobs over `domains` (s's, some narrowed) walked as an odometer (the
-// unconstrained ones held at their first value), times the unconstrained knobs' domain sizes.
-size_t walked_size(const Space& s, const std::vector<Domain>& domains) {
-  std::vector<size_t> walk;  // the constrained domains, in order
-  size_t free = 1;
-  for (size_t i = 0; i < domains.size(); ++i) {
-    if (domains[i].values.empty()) return 0;
-    if (std::find(std::begin(kUnconstrained), std::end(kUnconstrained), domains[i].name) != std::end(kUnconstrained))
-      free *= domains[i].values.size();
-    else
-      walk.push_back(i);
-  }
-  Knobs k = knobs_of(domains, std::vector<size_t>(domains.size(), 0));
-  std::vector<size_t> at(walk.size(), 0);
-  size_t n = 0;
-  for (;;) {
-    if (s.allows(k)) ++n;
-    size_t w = walk.size();
-    while (w > 0) {
-      --w;
-      const Domain& d = domains[walk[w]];
-      if (++at[w] < d.values.size()) {
-        k.set(d.name, d.values[at[w]]);
-        break;
-      }
-      at[w] = 0;
-      k.set(d.name, d.values[0]);
-      if (w == 0) return n * free;
-    }
-    if (walk.empty()) return n * free;
-  }
+// The names in a rule's `reads`.
+std::vector<std::string> names_in(const char* reads) {
+  std::vector<std::string> out;
+  std::istringstream in(reads);
+  for (std::string n; in >> n;) out.push_back(n);
+  return out;
 }
 
-// `domains` with knob `name` narrowed to the values `keep` approves.
-std::vector<Domain> narrowed(std::vector<Domain> domains, const std::string& name,
-                             const std::function<bool(const json&)>& keep) {
-  for (Domain& d : domains)
-    if (d.name == name) std::erase_if(d.values, [&](const json& v) { return !keep(v); });
-  return domains;
-}
+// The knobs most rules read beside their own: fixing them splits the others into small independent groups.
+constexpr const char* kHubs[] = {"numerics", "max_chunk", "gemm_half", "fuse_glu", "fuse_qkv"};
 
 }  // namespace
 
-// The valid points counted by parts, each part a value of gemm_half and of attn_mma with the knobs their rules fix
-// narrowed to what those rules allow (gemm_half on: gemm_prequant off, gemm_tile 0, gemm_rows 64; off: moe_tile 0; attn_mma 1 or 2: a
-// 16-bit cache; 2: attn_heads 0 and attn_lanes off), so that the walks skip points no rule lets through: the same
-// count, in about a third of the time of one walk over the whole product. Keep in step with those rules.
+// Counted by the rules' reads: for each setting of the hub knobs (kHubs) that the rules reading only hubs allow, the
+// other knobs fall into groups that no rule spans (a rule's non-hub knobs are one group), each group's valid settings
+// counted by walking its own product, the groups' counts multiplied; knobs no rule reads multiply the whole. The same
+// count as walking every point (tests/compiler/lane_test.cpp checks both, and each rule's reads), in milliseconds
+// where the walk took minutes (an 8B Q4_K_M's 145 M points).
 size_t Space::size() const {
-  const auto is = [](json want) { return [want](const json& v) { return v == want; }; };
-  const auto cache16 = [](const json& v) { return v == "f16" || v == "bf16"; };
-  size_t n = 0;
-  for (const bool half : {false, true}) {
-    std::vector<Domain> h = narrowed(domains, "gemm_half", is(half));
-    if (half) {
-      h = narrowed(std::move(h), "gemm_prequant", is(false));
-      h = narrowed(std::move(h), "gemm_tile", is(0));
-      h = narrowed(std::move(h), "gemm_rows", is(64));
-    } else {
-      h = narrowed(std::move(h), "moe_tile", is(0));
+  const size_t n = domains.size();
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < n; ++i) index[domains[i].name] = i;
+  std::vector<bool> hub(n, false);
+  for (const char* h : kHubs)
+    if (auto it = index.find(h); it != index.end()) hub[it->second] = true;
+  // Each rule's non-hub knobs; groups of knobs by union-find over them.
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  const std::function<size_t(size_t)> root = [&](size_t i) { return parent[i] == i ? i : parent[i] = root(parent[i]); };
+  std::vector<bool> read(n, false);
+  std::vector<std::vector<size_t>> own(std::size(kRules));
+  for (size_t r = 0; r < std::size(kRules); ++r)
+    for (const std::string& name : names_in(kRules[r].reads)) {
+      const size_t i = index.at(name);
+      read[i] = true;
+      if (hub[i]) continue;
+      if (!own[r].empty()) parent[root(i)] = root(own[r].front());
+      own[r].push_back(i);
     }
-    for (const int mma : {0, 1, 2}) {
-      std::vector<Domain> a = narrowed(h, "attn_mma", is(mma));
-      if (mma > 0) a = narrowed(std::move(a), "kv_cache", cache16);
-      if (mma == 2) {
-        a = narrowed(std::move(a), "attn_heads", is(0));
-        a = narrowed(std::move(a), "attn_lanes", is(false));
+  size_t free = 1;
+  std::map<size_t, std::vector<size_t>> groups;  // root -> its knobs
+  std::vector<size_t> hubs;
+  for (size_t i = 0; i < n; ++i) {
+    if (domains[i].values.empty()) return 0;
+    if (hub[i]) hubs.push_back(i);
+    else if (!read[i]) free *= domains[i].values.size();
+    else groups[root(i)].push_back(i);
+  }
+  std::vector<std::vector<const Rule*>> group_rules;
+  std::vector<std::vector<size_t>> group_knobs;
+  std::vector<const Rule*> hub_rules;
+  for (auto& [r0, knobs] : groups) {
+    group_knobs.push_back(knobs);
+    group_rules.emplace_back();
+  }
+  for (size_t r = 0; r < std::size(kRules); ++r) {
+    if (own[r].empty()) {
+      hub_rules.push_back(&kRules[r]);
+      continue;
+    }
+    size_t g = 0;
+    while (root(group_knobs[g].front()) != root(own[r].front())) ++g;
+    group_rules[g].push_back(&kRules[r]);
+  }
+  const auto holds = [&](const std::vector<const Rule*>& rules, const Knobs& k) {
+    for (const Rule* r : rules)
+      if (!r->holds(*this, k, nullptr)) return false;
+    return true;
+  };
+  // Visits every setting of `knobs` (an odometer over their domains) in `k`.
+  const auto walk = [&](const std::vector<size_t>& knobs, Knobs& k, const auto& visit) {
+    std::vector<size_t> at(knobs.size(), 0);
+    for (size_t j = 0; j < knobs.size(); ++j) k.set(domains[knobs[j]].name, domains[knobs[j]].values[0]);
+    for (;;) {
+      visit();
+      size_t j = knobs.size();
+      for (;;) {
+        if (j == 0) return;
+        --j;
+        const Domain& d = domains[knobs[j]];
+        if (++at[j] < d.values.size()) {
+          k.set(d.name, d.values[at[j]]);
+          break;
+        }
+        at[j] = 0;
+        k.set(d.name, d.values[0]);
       }
-      n += walked_size(*this, a);
+    }
+  };
+  Knobs k = knobs_of(domains, std::vector<size_t>(n, 0));
+  size_t total = 0;
+  walk(hubs, k, [&] {
+    if (!holds(hub_rules, k)) return;
+    size_t product = 1;
+    for (size_t g = 0; g < group_knobs.size() && product; ++g) {
+      size_t valid = 0;
+      walk(group_knobs[g], k, [&] { valid += holds(group_rules[g], k); });
+      product *= valid;
+    }
+    total += product;
+  });
+  return total * free;
+}
+
+std::string unlisted_reads(const Space& s, uint64_t seed, int samples) {
+  std::mt19937_64 rng(seed);
+  const uint64_t raw = s.raw_size();
+  for (int t = 0; t < samples; ++t) {
+    const Knobs k = s.at(std::uniform_int_distribution<uint64_t>(0, raw - 1)(rng));
+    for (const Rule& r : kRules) {
+      const std::vector<std::string> reads = names_in(r.reads);
+      const bool before = r.holds(s, k, nullptr);
+      for (const Domain& d : s.domains) {
+        if (std::find(reads.begin(), reads.end(), d.name) != reads.end()) continue;
+        for (const json& v : d.values) {
+          Knobs other = k;
+          other.set(d.name, v);
+          if (r.holds(s, other, nullptr) != before)
+            return std::string("the rule \"") + r.text + "\" reads " + d.name + " but does not list it";
+        }
+      }
     }
   }
-  return n;
+  return "";
 }
 
 uint64_t Space::raw_size() const {
