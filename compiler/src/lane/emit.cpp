@@ -278,7 +278,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   cu << "\n";
 
   cu << "int main(int argc, char** argv) {\n"
-     << "  setenv(\"CUDA_MODULE_LOADING\", \"EAGER\", 1);\n"
+     << "  setenv(\"CUDA_MODULE_LOADING\", \"EAGER\", 0);  // (every kernel loaded at start, unless the caller says)\n"
      << "  lk_args a;\n"
      << "  if (int e = lk_parse_args(argc, argv, a, VOCAB, CTX); e >= 0) return e;\n"
      << "  const uint8_t* file = lk_open_checkpoint(a.checkpoint, CKPT_SIZE, CKPT_DATA, CKPT_DIGEST);\n"
