@@ -20,7 +20,7 @@ namespace lt::coord {
 namespace {
 
 // Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
-// each taken when it (or a variant with smaller chunks, without pdl or without gemm_tile) is a point of the space.
+// each taken when it (or a variant with smaller chunks, without pdl, gemm_tile or fuse_glu) is a point of the space.
 const char* const kPriors[] = {
     // (the chunks' GEMMs in f16 beside the f16 cache and attention on the tensor cores, Q6_K matrices 2 rows a warp:
     // llama-3.1-8b Q4_K_M prefill(512) 11,192 tok/s against the int8 tiled GEMMs' 6,128 and llama.cpp's 9,318,
@@ -49,6 +49,11 @@ const char* const kPriors[] = {
         "attn_splits":16})",
     R"({"numerics":"dequant","gemm_half":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,
         "pdl":true,"gemv_rows_per_warp":2,"kv_cache":"f16","attn_mma":2,"attn_splits":16})",
+    // (the mixtures' set, chunks of 512 as llama.cpp's ubatch: each expert's weights read once for more pairs;
+    // qwen3-30b-a3b Q8_0 prefill(512) 1.15x llama.cpp, decode 1.08x; gpt-oss-20b MXFP4 1.64x and 1.35x; verified on
+    // their trained 2-layer shapes; sessions 17-19)
+    R"({"numerics":"int8","gemm_half":true,"gemv_prequant":true,"fuse_qkv":true,"pdl":true,"cuda_graphs":true,
+        "kv_cache":"f16","attn_mma":2,"max_chunk":512})",
 };
 
 constexpr size_t kInitial = 16;    // screens before the cost model ranks (priors, warm start, random)
@@ -183,12 +188,13 @@ class ModelSearch : public Strategy {
   // The prior and its variants that fit smaller contexts and older GPUs.
   static std::vector<nlohmann::json> variants(const nlohmann::json& p) {
     std::vector<nlohmann::json> v = {p};
-    for (int chunk : {64, 16}) {
+    for (int chunk : {256, 64, 16}) {
       auto q = p;
       if (q.value("max_chunk", 0) > chunk) q["max_chunk"] = chunk;
       v.push_back(q);
     }
-    for (const char* knob : {"pdl", "gemm_tile"})
+    // (fuse_glu: a mixture without a shared expert has no gate and up to fuse)
+    for (const char* knob : {"pdl", "gemm_tile", "fuse_glu"})
       for (size_t i = 0, n = v.size(); i < n; ++i) {
         auto q = v[i];
         q.erase(knob);

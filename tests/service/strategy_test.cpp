@@ -242,6 +242,39 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
   }
 }
 
+// A mixture's space holds none of the dense priors as written (no gate and up to fuse): their variants without
+// fuse_glu are screened, and the mixtures' own set (gemm_half, the f16 cache, attention on the tensor cores, chunks of
+// 512 where the context takes them) among the first.
+TEST(Strategies, AMixturesFirstScreensAreThePriorsItHolds) {
+  test::TempDir dir;
+  for (const char* preset : {"tiny-moe", "tiny-gpt-oss"}) {
+    synth::Options o;
+    o.preset = preset;
+    o.type = ggml::Type::Q8_0;
+    o.seed = 4;
+    const auto path = dir / (std::string(preset) + ".gguf");
+    synth::write(o, path);
+    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"), 0);
+    SearchSettings s;
+    s.strategy = "model";
+    s.budget = 30;
+    s.seed = 1;
+    auto st = make_strategy(*space, s);
+    const auto first = st->propose(8, 0);
+    size_t priors = 0;
+    bool moe_set = false;
+    for (const auto& p : first) {
+      if (p.origin != "prior") continue;
+      ++priors;
+      EXPECT_FALSE(p.knobs.value("fuse_glu", true)) << preset << " " << p.knobs.dump();
+      moe_set |= p.knobs.value("gemm_half", false) && p.knobs.value("attn_mma", 0) == 2 &&
+                 p.knobs.value("max_chunk", 0) >= 256 && p.knobs.value("gemv_prequant", false);
+    }
+    EXPECT_GE(priors, 3u) << preset;
+    EXPECT_TRUE(moe_set) << preset;
+  }
+}
+
 // Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by
 // the lane landscape) and the measurements each strategy takes to reach the set's best verified time. The model
 // strategy needs several times fewer than random draws, over several seeds.
