@@ -107,9 +107,17 @@ static lk_load_pipe* lk_pipe_open() {
   if (!lk_pipe) {
     lk_pipe = new lk_load_pipe;
     for (int i = 0; i < 2; ++i) {
-      CK(cudaHostAlloc((void**)&lk_pipe->buf[i], lk_load_pipe::kSlice, cudaHostAllocDefault));
-      CK(cudaEventCreateWithFlags(&lk_pipe->copied[i], cudaEventDisableTiming));
+      // (where the host will not pin 64 MB, the load goes on through pageable staging, only slower)
+      if (cudaHostAlloc((void**)&lk_pipe->buf[i], lk_load_pipe::kSlice, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (i) CK(cudaFreeHost(lk_pipe->buf[0]));
+        delete lk_pipe;
+        lk_pipe = nullptr;
+        lk_pipe_closed = true;
+        return nullptr;
+      }
     }
+    for (int i = 0; i < 2; ++i) CK(cudaEventCreateWithFlags(&lk_pipe->copied[i], cudaEventDisableTiming));
     CK(cudaStreamCreateWithFlags(&lk_pipe->st, cudaStreamNonBlocking));
   }
   return lk_pipe;
@@ -117,7 +125,7 @@ static lk_load_pipe* lk_pipe_open() {
 
 // Runs over [0, n) units of `unit` bytes of staging each, a slice at a time: fill(buffer, first, last) writes the
 // slice's staging (on the host's cores), send(buffer, first, last, stream) issues its copies. Without the pipe (after
-// lk_planes_done) one slice of pageable staging and synchronous copies.
+// lk_planes_done, or where the host would not pin its staging) one slice of pageable staging and synchronous copies.
 template <class Fill, class Send>
 static void lk_pipeline(size_t n, size_t unit, const Fill& fill, const Send& send) {
   lk_load_pipe* p = lk_pipe_open();
