@@ -217,23 +217,27 @@ TEST(Strategies, ModelScreensThenVerifiesItsFront) {
 // The model strategy's first screens are its priors where they are points of the space: on llama.cpp's Q4_K_M mix the
 // one with its Q6_K matrices 2 rows a warp (gemv_rows_q6_k) and the chunks' GEMMs in f16 (the measured best of
 // session 14), on Q8_0, where that knob has no other value than 0, the first that holds.
-TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
+// The model strategy's first `n` proposals for a synthesized checkpoint of `preset` and `type` (`mixed`: llama.cpp's
+// K-quant mix) on the H200.
+std::vector<Proposal> first_screens(const std::string& preset, ggml::Type type, bool mixed, size_t n) {
   test::TempDir dir;
+  synth::Options o;
+  o.preset = preset;
+  o.type = type;
+  o.mixed = mixed;
+  o.seed = 4;
+  synth::write(o, dir / "c.gguf");
+  auto space = coord::compiler()->space(dir / "c.gguf", *coord::find_gpu_kind("h200"), 0);
+  SearchSettings s;
+  s.strategy = "model";
+  s.budget = 30;
+  s.seed = 1;
+  return make_strategy(*space, s)->propose(n, 0);
+}
+
+TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
   for (const bool mixed : {true, false}) {
-    synth::Options o;
-    o.preset = "tiny-llama";
-    o.type = mixed ? ggml::Type::Q4_K : ggml::Type::Q8_0;
-    o.mixed = mixed;
-    o.seed = 4;
-    const auto path = dir / (mixed ? "q4km.gguf" : "q8.gguf");
-    synth::write(o, path);
-    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"), 0);
-    SearchSettings s;
-    s.strategy = "model";
-    s.budget = 30;
-    s.seed = 1;
-    auto st = make_strategy(*space, s);
-    const auto first = st->propose(1, 0);
+    const auto first = first_screens("tiny-llama", mixed ? ggml::Type::Q4_K : ggml::Type::Q8_0, mixed, 1);
     ASSERT_EQ(first.size(), 1u);
     EXPECT_EQ(first[0].knobs.value("gemv_rows_q6_k", -1), mixed ? 2 : 0) << first[0].knobs.dump();
     EXPECT_EQ(first[0].knobs.value("gemv_rows_per_warp", -1), mixed ? 1 : 2) << first[0].knobs.dump();
@@ -246,21 +250,8 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
 // fuse_glu are screened, and the mixtures' own set (gemm_half, the f16 cache, attention on the tensor cores, chunks of
 // 512 where the context takes them) among the first.
 TEST(Strategies, AMixturesFirstScreensAreThePriorsItHolds) {
-  test::TempDir dir;
   for (const char* preset : {"tiny-moe", "tiny-gpt-oss"}) {
-    synth::Options o;
-    o.preset = preset;
-    o.type = ggml::Type::Q8_0;
-    o.seed = 4;
-    const auto path = dir / (std::string(preset) + ".gguf");
-    synth::write(o, path);
-    auto space = coord::compiler()->space(path, *coord::find_gpu_kind("h200"), 0);
-    SearchSettings s;
-    s.strategy = "model";
-    s.budget = 30;
-    s.seed = 1;
-    auto st = make_strategy(*space, s);
-    const auto first = st->propose(8, 0);
+    const auto first = first_screens(preset, ggml::Type::Q8_0, false, 8);
     size_t priors = 0;
     bool moe_set = false;
     for (const auto& p : first) {
