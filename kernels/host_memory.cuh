@@ -86,8 +86,6 @@ static uint8_t* lk_stage(size_t bytes) {
   return lk_staging.get();
 }
 
-
-
 // The load's copies to the device, pipelined: host work fills a slice of pinned staging while the copy stream takes
 // the slice before it (two slices in turn, each refilled only after its copies are done), so that the repacking on
 // the host's cores and the copies overlap and the copies run at pinned memory's rate. Open from the first upload until

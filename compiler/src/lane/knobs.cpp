@@ -679,30 +679,25 @@ size_t Space::size() const {
       own[r].push_back(i);
     }
   size_t free = 1;
-  std::map<size_t, std::vector<size_t>> groups;  // root -> its knobs
+  std::map<size_t, size_t> group_of;  // a group's root -> its index
+  std::vector<std::vector<size_t>> group_knobs;
   std::vector<size_t> hubs;
   for (size_t i = 0; i < n; ++i) {
     if (domains[i].values.empty()) return 0;
-    if (hub[i]) hubs.push_back(i);
-    else if (!read[i]) free *= domains[i].values.size();
-    else groups[root(i)].push_back(i);
-  }
-  std::vector<std::vector<const Rule*>> group_rules;
-  std::vector<std::vector<size_t>> group_knobs;
-  std::vector<const Rule*> hub_rules;
-  for (auto& [r0, knobs] : groups) {
-    group_knobs.push_back(knobs);
-    group_rules.emplace_back();
-  }
-  for (size_t r = 0; r < std::size(kRules); ++r) {
-    if (own[r].empty()) {
-      hub_rules.push_back(&kRules[r]);
-      continue;
+    if (hub[i]) {
+      hubs.push_back(i);
+    } else if (!read[i]) {
+      free *= domains[i].values.size();
+    } else {
+      const auto [at, fresh] = group_of.emplace(root(i), group_knobs.size());
+      if (fresh) group_knobs.emplace_back();
+      group_knobs[at->second].push_back(i);
     }
-    size_t g = 0;
-    while (root(group_knobs[g].front()) != root(own[r].front())) ++g;
-    group_rules[g].push_back(&kRules[r]);
   }
+  std::vector<std::vector<const Rule*>> group_rules(group_knobs.size());
+  std::vector<const Rule*> hub_rules;
+  for (size_t r = 0; r < std::size(kRules); ++r)
+    (own[r].empty() ? hub_rules : group_rules[group_of.at(root(own[r].front()))]).push_back(&kRules[r]);
   const auto holds = [&](const std::vector<const Rule*>& rules, const Knobs& k) {
     for (const Rule* r : rules)
       if (!r->holds(*this, k, nullptr)) return false;
