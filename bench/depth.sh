@@ -6,6 +6,8 @@
 # the same file (prefill SHORT and DEPTH at depth 0; tg128 at depth DEPTH with its f16 cache and with q8_0). The
 # bound at depth counts the weights and the cache read a token. Prints a table last.
 #
+# (LLAMA_DECODE_ONLY=1: llama-bench's decode at depth only; LLAMA_CACHES: its cache types, default "f16 q8_0".)
+#
 # usage: [TYPE=q4_k_m] [DEPTH=32768] [SHORT=8192] [KNOB_SETS=$'{..}\n{..}'] bench/depth.sh LANE_TUNE WORKDIR
 #        [LLAMA_BENCH] -- PRESET
 set -uo pipefail
@@ -61,8 +63,9 @@ while read -r D; do
     "$P" "$KV" "$DEPTH" "$dec" "$bound" "$frac" "$SHORT" "${short:-?}" "$DEPTH" "${pre:-?}" "$cmp" "$KS" | tee -a "$TABLE"
 done < "$W/$P.dirs"
 if [ -n "$LB" ] && [ -x "$LB" ]; then
-  timeout 200 "$LB" -m "$F" -p "$SHORT,$DEPTH" -n 0 -fa 1 -ngl 99 -r 1 -o md 2>&1 | grep -E '^\|' | tee -a "$TABLE"
-  for c in f16 q8_0; do
+  [ -n "${LLAMA_DECODE_ONLY:-}" ] ||
+    timeout 200 "$LB" -m "$F" -p "$SHORT,$DEPTH" -n 0 -fa 1 -ngl 99 -r 1 -o md 2>&1 | grep -E '^\|' | tee -a "$TABLE"
+  for c in ${LLAMA_CACHES:-f16 q8_0}; do
     timeout 150 "$LB" -m "$F" -p 0 -n 128 -d "$DEPTH" -fa 1 -ngl 99 -r 1 -ctk $c -ctv $c -o md 2>&1 | grep -E '^\||error' | tee -a "$TABLE"
   done
 fi

@@ -36,8 +36,8 @@ TABLE="$W/formats.txt"
   F="$W/$P-$T.gguf"
   [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" --seed 3 -o "$F" -q
   "$LT" measure "$F" "${args[@]}" --verify --workload 64,16 --repeat 1 --cache "$W/cache" > "$W/$T.measure" 2> "$W/$T.err"
-  echo "$T $P: $(grep -c ' valid ' "$W/$T.measure") of $((${#args[@]} / 2)) valid" | tee -a "$TABLE"
-  grep -E 'INVALID' "$W/$T.measure" | head -4
+  echo "$T $P: $(grep -cE '^ +[0-9]+ +verified ' "$W/$T.measure") of $((${#args[@]} / 2)) verified" | tee -a "$TABLE"
+  grep -E '^ +[0-9]+ +(failed|screened) ' "$W/$T.measure" | cut -c1-240 | head -4
   [ -s "$W/$T.measure" ] || tail -3 "$W/$T.err"
 done
 

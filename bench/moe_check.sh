@@ -36,7 +36,7 @@ for P in tiny-moe tiny-qwen2moe; do
   F=$(checkpoint "$LT" "$W" "$P")
   "$LT" measure "$F" "${args[@]}" --verify --workload 64,16 --repeat 1 --cache "$W/cache" > "$W/$P.measure" 2> "$W/$P.err"
   echo "$P: $(grep -c ' verified ' "$W/$P.measure") of $((${#args[@]} / 2)) valid" | tee -a "$TABLE"
-  grep -E 'INVALID' "$W/$P.measure" | head -4
+  grep -E '^ +[0-9]+ +(failed|screened) ' "$W/$P.measure" | cut -c1-240 | head -4
   [ -s "$W/$P.measure" ] || tail -3 "$W/$P.err"
 done
 
@@ -69,7 +69,7 @@ for i in 0 2 4 6 8; do big+=(--knobs-json "${SETS[$i]}"); done
 "$LT" measure "$F" "${big[@]}" --verify --prompts "$W/big.prompts" --workload 64,16 --repeat 1 --cache "$W/cache" \
   > "$W/big.measure" 2> "$W/big.err"
 echo "$B verify: $(grep -c ' verified ' "$W/big.measure") of $((${#big[@]} / 2)) valid" | tee -a "$TABLE"
-grep -E 'INVALID' "$W/big.measure" | head -4
+grep -E '^ +[0-9]+ +(failed|screened) ' "$W/big.measure" | cut -c1-240 | head -4
 "$LT" measure "$F" "${big[@]}" --prompts "$W/big.prompts" --workload 512,128 --repeat 3 --cache "$W/cache" \
   > "$W/big.speed" 2> "$W/big.speed.err"
 cat "$W/big.speed" | tee -a "$TABLE"

@@ -29,7 +29,7 @@ import collections, csv, sys
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 head, body = rows[0], rows[1:]
 k, v, u = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
-scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}
+scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "ns": 1e-3, "us": 1.0, "ms": 1e3}
 by = collections.defaultdict(lambda: [0, 0.0])
 for r in body:
     name = r[k].split("<")[0].split("(")[0]

@@ -6,6 +6,12 @@
 #define LK_GEMV_AHEAD 4
 #endif
 
+// EARLY (under pdl): a kernel's sums wait for the launch before it (lk_pdl_entry) only once their first round of
+// weights is in flight. The weights are constants, so their first DRAM round trip runs under the previous launch's
+// tail (a GEMV's blocks are resident while the small launch before it -- a norm, a fold, a quantize -- runs). A warp
+// waits before it reads an activation; a kernel calls lk_pdl_entry again (a no-op past the first) before any write
+// that a warp without rows could reach.
+
 // A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy of `rows` rows, row-major:
 // the words' int8 values [P][rows][k], then their f32 scales [P][rows][k / 32]; a GEMV reads its R rows from `row`
 // (an expert launch's pair: lk_x_at). As a GEMV kernel's input (its last template argument).
@@ -102,7 +108,7 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
-template <int RPW, int R, int STRIDE, class X>
+template <int RPW, int R, int STRIDE, class X, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
 #pragma unroll
@@ -120,6 +126,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         const int u = base0 + j * STRIDE + first;
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int base = base0 + j * STRIDE;
@@ -199,7 +206,7 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
 // as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
 // loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
 // lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
-template <int T, int RPW, int R, int STRIDE, class X>
+template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
@@ -216,6 +223,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * STRIDE;
@@ -237,7 +245,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 // A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
-template <class M, int RPW, int R, int STRIDE>
+template <class M, int RPW, int R, int STRIDE, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                               int first) {
   constexpr int E = lk_fmt<M>::E;
@@ -254,6 +262,7 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int u = u0 + j * STRIDE;
@@ -283,27 +292,28 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
-template <class M, int RPW, int R, int STRIDE = 32>
+// (EARLY: the wait after the first round's weight loads, above.)
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY>(m, x, k, n, row0, acc, first);
   else
 #endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
-template <class M, int RPW, int R, int STRIDE = 32>
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
-    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY>(m, x, k, n, row0, acc, first);
 #if LK_WITH_BLOCKS
   else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY>(m, x, k, n, row0, acc, first);
 #endif
   else
-    lk_gemv_sums_f<M, RPW, R, STRIDE>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_f<M, RPW, R, STRIDE, EARLY>(m, x, k, n, row0, acc, first);
 }
 
 // The first of the calling warp's RPW output rows (n or past it: the warp has none): a block's warps in order, a GEMV's
@@ -335,7 +345,7 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
@@ -344,7 +354,6 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
-  lk_pdl_entry();
   const size_t slab = (size_t)blockIdx.y * R;
   lk_gemv_rows<M, RPW, R, X>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
@@ -354,8 +363,8 @@ __global__ void __launch_bounds__(256)
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type x, const float* __restrict__ bias,
                                                     lk_act* __restrict__ y, int k, int n, lk_norm_tail tail) {
-  lk_pdl_entry();
   lk_gemv_rows<M, RPW, R, X>(m, x, bias, y, k, n);
+  lk_pdl_entry();
   lk_norm_after(tail, y, R);
 }
 
@@ -364,13 +373,13 @@ __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type
 template <class M, int RPW, int R, int S, class X = const lk_act*>
 __global__ void __launch_bounds__(256) lk_gemv_split(M m, typename lk_in<X>::type x, const float* __restrict__ bias,
                                                      lk_act* __restrict__ y, int k, int n) {
-  lk_pdl_entry();
   __shared__ lk_acc part[8][RPW * R];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = (blockDim.x >> 5) / S;
   const int row0 = (blockIdx.x * groups + warp / S) * RPW;
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32 * S>(m, lk_x_at(x, slab, k), k, n, min(row0, n - 1), acc, lane + 32 * (warp % S));
+  lk_gemv_sums<M, RPW, R, 32 * S, true>(m, lk_x_at(x, slab, k), k, n, min(row0, n - 1), acc, lane + 32 * (warp % S));
+  lk_pdl_entry();
   if (lane == 0)
 #pragma unroll
     for (int i = 0; i < RPW; ++i)
@@ -409,7 +418,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc,
                         p == 0   ? ps.bias[0]
                         : p == 1 ? ps.bias[1]
@@ -422,7 +431,6 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
 
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
-  lk_pdl_entry();
   lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
 }
 
@@ -430,8 +438,8 @@ __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk
 template <class M, int RPW, int R, bool NEOX, bool NORM, int PP, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv_parts_rope(lk_parts<M> ps, typename lk_in<X>::type x, int k, lk_rope_args rope) {
-  lk_pdl_entry();
   lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
+  lk_pdl_entry();
   lk_rope_after<NEOX, NORM, PP>(rope, R);
 }
 
@@ -476,12 +484,11 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
-  lk_pdl_entry();
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
-  lk_gemv_sums<M, RPW, R>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+  lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
   lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);

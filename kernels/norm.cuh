@@ -1,10 +1,109 @@
 // The RMS norm with the residual add: x += add (when ADD), then out = x / sqrt(mean(x^2) + eps) * w, a block a row.
+//
+// Where the activations are f32 and a row fits (d a multiple of 4, at most LK_NORM_V float4s a thread) the row stays
+// in registers: every load of it issued at once, the weights (constant) read before the launch's PDL wait, the
+// output and its quantized copy written from the registers. Otherwise (f64 activations, wide rows) the strided loops.
+
+#ifndef LK_NORM_V
+#define LK_NORM_V 4
+#endif
+
+// The first of the 4 columns of piece j of the calling thread's (pieces a block's width of float4s apart).
+LK_DEVICE int lk_norm_col(int j) {
+  return 4 * ((int)threadIdx.x + j * (int)blockDim.x);
+}
+
+// Whether a row of d values takes the register form in the calling block.
+LK_DEVICE bool lk_norm_in_regs(int d) {
+  return std::is_same_v<lk_act, float> && d % 4 == 0 && d <= LK_NORM_V * 4 * (int)blockDim.x;
+}
+
+// The calling thread's pieces of the norm's weights (zeros past d).
+LK_DEVICE void lk_norm_load_w(const float* __restrict__ w, int d, float4 (&wv)[LK_NORM_V]) {
+#pragma unroll
+  for (int j = 0; j < LK_NORM_V; ++j) {
+    const int c = lk_norm_col(j);
+    wv[j] = c < d ? __ldg(reinterpret_cast<const float4*>(w + c)) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+// The 4 values of a piece as an array, and back.
+LK_DEVICE void lk_unpack4(const float4& f, float (&v)[4]) {
+  v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+}
+LK_DEVICE float4 lk_pack4(const float (&v)[4]) {
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// One 4-value piece at column c of a row (k values) into its quantized copy, as lk_quantize_cols writes it: every lane
+// of the warp calls it (the 32-block's maximum by shuffles over 8 lanes), `ok` false past the row with zeros in v.
+LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int c, bool ok) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  float* scales = reinterpret_cast<float*>(xq + (size_t)P * k / 4);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    float s;
+    const int packed = lk_i8_quad(v, s);  // (v becomes the residual: the second word's input)
+    if (!ok) continue;
+    xq[((size_t)p * k + c) / 4] = packed;
+    if ((threadIdx.x & 7) == 0) scales[(size_t)p * (k / 32) + c / 32] = s;
+  }
+}
+
+// Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read;
+// under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
+// (A template on the element, f32 where it runs, so that a precise lane's kernels still compile.)
+template <bool ADD, bool QUANT, class A>
+LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add, const float4 (&wv)[LK_NORM_V],
+                                   A* __restrict__ out, int d, float eps, size_t row, int* __restrict__ xq) {
+  __shared__ float scratch[32];
+  A* xr = x + row * d;
+  float v[LK_NORM_V][4], a[LK_NORM_V][4];
+#pragma unroll
+  for (int j = 0; j < LK_NORM_V; ++j) {
+    const int c = lk_norm_col(j);
+    const bool ok = c < d;
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    lk_unpack4(ok ? *reinterpret_cast<const float4*>(xr + c) : zero, v[j]);
+    if constexpr (ADD) lk_unpack4(ok ? __ldcg(reinterpret_cast<const float4*>(add + row * d + c)) : zero, a[j]);
+  }
+  float ss = 0.f;
+#pragma unroll
+  for (int j = 0; j < LK_NORM_V; ++j) {
+    if constexpr (ADD) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) v[j][e] += a[j][e];
+      if (lk_norm_col(j) < d) *reinterpret_cast<float4*>(xr + lk_norm_col(j)) = lk_pack4(v[j]);
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) ss += v[j][e] * v[j][e];
+  }
+  ss = lk_block_sum(ss, scratch);
+  const float scale = 1.f / sqrt(ss / d + eps);
+#pragma unroll
+  for (int j = 0; j < LK_NORM_V; ++j) {
+    const int c = lk_norm_col(j);
+    float w[4];
+    lk_unpack4(wv[j], w);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) v[j][e] = v[j][e] * scale * w[e];
+    if (c < d) *reinterpret_cast<float4*>(out + row * d + c) = lk_pack4(v[j]);
+    if constexpr (QUANT)
+      if (4 * j * (int)blockDim.x < d) lk_quantize_piece(v[j], xq, d, c, c < d);  // (uniform over the block)
+  }
+}
 
 // Row `row` of the norm by the calling block (every thread calls it). `add` is read past L1: under fuse_norm it was
 // written by the other blocks of the launch this block ends.
 template <bool ADD>
 LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
                                   lk_act* __restrict__ out, int d, float eps, size_t row) {
+  if (lk_norm_in_regs(d)) {
+    float4 wv[LK_NORM_V];
+    lk_norm_load_w(w, d, wv);
+    lk_add_rmsnorm_regs<ADD, false>(x, add, wv, out, d, eps, row, nullptr);
+    return;
+  }
   __shared__ lk_acc scratch[32];
   const size_t base = row * d;
   lk_acc ss = 0;
@@ -19,7 +118,8 @@ LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restri
   }
   ss = lk_block_sum(ss, scratch);
   const lk_acc scale = (lk_acc)1 / sqrt(ss / d + (lk_acc)eps);
-  for (int i = threadIdx.x; i < d; i += blockDim.x) out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
+  for (int i = threadIdx.x; i < d; i += blockDim.x)
+    out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
 }
 
 // Columns [c0, c0 + len) of a row of k values the calling block wrote (`row`) quantized as lk_quantize_i8<false>
@@ -52,9 +152,16 @@ LK_DEVICE void lk_quantize_cols(const A* row, int* __restrict__ xq, int k, int c
 // The norm's launch, a block a row; under QUANT (gemv_prequant, the decode step's one row) it also writes out's
 // quantized copy xq, which the projections after it read: the quantize launch folded in.
 template <bool ADD, bool QUANT>
-__global__ void __launch_bounds__(1024) lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add,
-                                                       const float* __restrict__ w, lk_act* __restrict__ out, int d,
-                                                       float eps, int* __restrict__ xq) {
+__global__ void __launch_bounds__(1024)
+    lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
+                   lk_act* __restrict__ out, int d, float eps, int* __restrict__ xq) {
+  if (lk_norm_in_regs(d)) {
+    float4 wv[LK_NORM_V];
+    lk_norm_load_w(w, d, wv);  // (constant: before the wait, under the launch before this one)
+    lk_pdl_entry();
+    lk_add_rmsnorm_regs<ADD, QUANT>(x, add, wv, out, d, eps, blockIdx.x, xq);
+    return;
+  }
   lk_pdl_entry();
   lk_add_rmsnorm_row<ADD>(x, add, w, out, d, eps, blockIdx.x);
   if constexpr (QUANT) {

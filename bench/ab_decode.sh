@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A kernel change A/B in one run: the same checkpoint and knobs compiled by two lane-tune builds (the kernel library is
+# embedded in the binary), both lanes built, then decode (128 tokens after a 5-token prompt) and prefill (PREFILL
+# tokens, default 512) timed alternately, ROUNDS processes each (default 3), medians; then the two lanes' logits on
+# the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the numbers shows ~0).
+# KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both.
+#
+# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [ROUNDS=3] [PREFILL=512] bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
+set -uo pipefail
+A=$1; B=$2; W=$3; P=$4
+. "$(dirname "$0")/common.sh"
+mkdir -p "$W"
+F=$(checkpoint "$B" "$W" "$P")
+echo "${KNOBS:-{\}}" > "$W/$P.ab-b.json"
+echo "${KNOBS_A:-${KNOBS:-{\}}}" > "$W/$P.ab-a.json"
+: > "$W/$P.ab.dirs"
+for s in a b; do
+  LT=$A; [ $s = b ] && LT=$B
+  "$LT" compile "$F" --knobs "$W/$P.ab-$s.json" -o "$W/$P.ab-$s" > /dev/null && echo "$W/$P.ab-$s" >> "$W/$P.ab.dirs"
+done
+build_all "$B" "$W/$P.ab.dirs"
+V=$(vocab "$W/$P.ab-b")
+T=$(tokens "$V" 5 7)
+printf '1 %s\n1 %s\n' "$(tokens "$V" "${PREFILL:-512}" 4)" "$(tokens "$V" "${PREFILL:-512}" 4)" > "$W/$P.ab.pre"
+declare -A dec pre
+for r in $(seq "${ROUNDS:-3}"); do
+  for s in a b; do
+    D="$W/$P.ab-$s"
+    dec[$s]+=" $("$D/lane" "$F" "$D/lane.sidecar" 128 $T 2> /dev/null | awk '/DECODE_TOK_PER_S/ {print $2}')"
+    pre[$s]+=" $("$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.pre" 2> /dev/null |
+      awk '/PREFILL_MS/ {n++; if (n == 2) printf "%.0f", '"${PREFILL:-512}"' * 1000 / $2}')"
+  done
+done
+med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.1f}" if v else "?")' "$@"; }
+PROMPT_LENS="5 300" prompts "$V" "$W/$P.ab.prompts" 8
+for s in a b; do
+  D="$W/$P.ab-$s"
+  "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.prompts" --logits "$D/ab.bin" > "$D/ab.txt" 2>&1
+done
+cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ab-a/ab.bin" "$W/$P.ab-b/ab.bin" "$V" --tol 1e-3 \
+  --ref-tokens "$W/$P.ab-a/ab.txt" --out-tokens "$W/$P.ab-b/ab.txt" | grep -o 'rel_l2=[^ ]*\|tokens=[^ ]*' | tr '\n' ' ')
+da=$(med ${dec[a]}); db=$(med ${dec[b]}); pa=$(med ${pre[a]}); pb=$(med ${pre[b]})
+echo "==== A/B $P ${TYPE:-q8_0}: decode A $da B $db tok/s (B/A $(python3 -c "print(f'{$db/$da:.3f}')" 2> /dev/null)) [A:${dec[a]} B:${dec[b]}]"
+echo "==== prefill(${PREFILL:-512}) A $pa B $pb tok/s [A:${pre[a]} B:${pre[b]}]; B's logits against A's: $cmp"
