@@ -93,14 +93,14 @@ int main() {
     const size_t sm = lk_attention_smem(4, G, 4);
     lk_attention<G, 4, 4><<<dim3(HK, splits, rows), 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                                splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
-                                                               CTX, scale, splits, G);
+                                                               CTX, scale, splits, G, nullptr);
     fold(rows, splits, out);
   };
   auto lanes_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_lanes_smem(4, G, 4, HD);
     lk_attention_lanes<G, 4><<<dim3(HK, splits, rows), 128, sm>>>(
         s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out, splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
-        CTX, scale, splits, G);
+        CTX, scale, splits, G, nullptr);
     fold(rows, splits, out);
   };
   auto mma_kernel = [&](int l, int rows, int splits, float* out) {
@@ -111,11 +111,11 @@ int main() {
     if (step)
       lk_attention_mma<HD, HD, true><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                         splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                        scale2, splits, G);
+                                                        scale2, splits, G, nullptr);
     else
       lk_attention_mma<HD, HD, false><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                          splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                         scale2, splits, G);
+                                                         scale2, splits, G, nullptr);
     fold(rows, splits, out);
   };
   CK(cudaFuncSetAttribute(lk_attention_mma<HD, HD, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,

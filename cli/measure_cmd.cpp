@@ -75,10 +75,18 @@ lt::cli::Table measured_table(uint32_t prompt) {
                {"logits_hash", "logits_hash", false, Audience::Programs},
                {"failure", "failure", false, Audience::Programs},
                {"reason", "reason", false, Audience::Programs},
-               {"failure_and_reason", "failure", false, Audience::People, 48},
+               {"failure_and_reason", "failure", false, Audience::People, 120},
                {"knob_changes", "knobs (vs the defaults)", false, Audience::People, 48},
                {"knobs", "knobs", false, Audience::Programs}};
   return t;
+}
+
+// A failed configuration's cell for people: its class and reason, and the first line of the error behind it where
+// there is one (a refused knob, nvcc's first complaint), so the table says why without --format json.
+std::string failure_text(const lt::worker::Result& r) {
+  std::string s = r.failure + ": " + r.reason;
+  if (const std::string e = r.error.substr(0, r.error.find('\n')); !e.empty() && e != r.reason) s += " (" + e + ")";
+  return s;
 }
 
 void add_measured(lt::cli::Table& t, size_t i, const nlohmann::json& knobs, const lt::worker::Result& r,
@@ -101,7 +109,7 @@ void add_measured(lt::cli::Table& t, size_t i, const nlohmann::json& knobs, cons
          text(r.logits_hash),
          text(r.failure),
          text(r.reason),
-         text(r.valid ? "" : r.failure + ": " + r.reason),
+         text(r.valid ? "" : failure_text(r)),
          text(changes.empty() ? "(the defaults)" : changes),
          {"", knobs}});
 }

@@ -21,6 +21,15 @@ LK_DEVICE lk_acc lk_attention_out(lk_acc m, lk_acc l, lk_acc v, const float* __r
   return v * f / (l * f + exp(s - top));
 }
 
+// With one split (no fold after) and gemv_prequant's copy `xq` (the decode step's one row), the block's query heads'
+// values [c0, c0 + len) of the row (k wide; whole 32-blocks) into the copy, as the fold would write them (every
+// thread calls it).
+LK_DEVICE void lk_attention_quantize(const lk_act* out, int* __restrict__ xq, int k, int c0, int len, int splits) {
+  if (!xq || splits != 1) return;
+  __syncthreads();  // (the heads' values, written by the block's threads)
+  lk_quantize_cols(out, xq, k, c0, len);
+}
+
 // The block's warps' partials merged: each warp's running max m, sum l and weighted values acc of its G heads, into
 // the output (one split) or the split's partial. `sm` is lk_attention_smem(sizeof(lk_acc), G, VPER) bytes.
 template <int G, int VPER>
@@ -70,7 +79,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
     lk_attention(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
                  const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
                  const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale, int splits,
-                 int group) {
+                 int group, int* __restrict__ xq) {
   lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
@@ -119,6 +128,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
   }
   lk_attention_merge<G, VPER>(m, l, acc, reinterpret_cast<lk_acc*>(lk_smem), out, part, sinks, head0, r, s, hq, vd,
                               splits);
+  lk_attention_quantize(out, xq, hq * vd, head0 * vd, G * vd, splits);
 }
 
 // A lane a position: each warp scores 32 positions at once (a lane its position's key against the G queries staged in
@@ -130,7 +140,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
     lk_attention_lanes(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
                        const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
                        const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale,
-                       int splits, int group) {
+                       int splits, int group, int* __restrict__ xq) {
   lk_pdl_entry();
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
@@ -194,6 +204,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
     }
   }
   lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, sinks, head0, r, s, hq, vd, splits);
+  lk_attention_quantize(out, xq, hq * vd, head0 * vd, G * vd, splits);
 }
 
 // The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER), and

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_attention_mma(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
                      const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
                      const float* __restrict__ sinks, int window, int rows, int hq, int ctx, float scale2, int splits,
-                     int group) {
+                     int group, int* __restrict__ xq) {
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
@@ -281,6 +281,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, splits, mx, sum, d, val);
     }
   }
+  if (rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)
+    lk_attention_quantize(out, xq, hq * VD, (kvh * group + i0) * VD, (last - i0 + 1) * VD, splits);
 }
 
 #endif  // LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)

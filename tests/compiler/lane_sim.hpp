@@ -339,7 +339,13 @@ class LaneSim {
   // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly; the
   // splits spread over the row's window (lk_window_first).
   void exec(const lane::Form& f, const lane::Attention& a) {
-    if (lane::mma_attention(p_.knobs, a.rows)) return exec_mma(f, a);
+    if (lane::mma_attention(p_.knobs, a.rows))
+      exec_mma(f, a);
+    else
+      exec_plain(f, a);
+    if (a.xq) exec(f, lane::QuantizeI8{a.out, *a.xq, a.rows, size_t(m_.heads) * m_.value_dim, false});  // (as Fold's)
+  }
+  void exec_plain(const lane::Form& f, const lane::Attention& a) {
     const int pos = ints("pos")[0];
     const size_t hd = m_.head_dim, vd = m_.value_dim;
     const T* kc = act(f, a.kc);

@@ -262,6 +262,22 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
     EXPECT_EQ(a.logits, b.logits) << numerics;
     EXPECT_EQ(a.tokens, c.tokens) << numerics;
     EXPECT_EQ(a.logits, c.logits) << numerics;
+    // With one split the decode step's attention writes the copy (no fold, no quantize launch after it): the same
+    // numbers as its schedule without the copies.
+    j["max_chunk"] = 64;
+    j["attn_splits"] = 1;
+    const lane::Schedule one = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
+    j["gemm_prequant"] = j["gemv_prequant"] = false;
+    const lane::Schedule one_staged = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
+    size_t attention_copies = 0;
+    for (const lane::Launch& l : one.forms[0].launches)
+      if (const auto* at = std::get_if<lane::Attention>(&l.op)) attention_copies += at->xq.has_value();
+    EXPECT_EQ(attention_copies, size_t(m.layers));
+    EXPECT_EQ(quantizes(one.forms[0], false), size_t(m.layers)) << "decode: s alone has a quantize launch";
+    const reference::Generation d = LaneSim<float>(file, one).generate(prompt, 3);
+    const reference::Generation e = LaneSim<float>(file, one_staged).generate(prompt, 3);
+    EXPECT_EQ(d.tokens, e.tokens) << numerics;
+    EXPECT_EQ(d.logits, e.logits) << numerics;
   }
 }
 

@@ -284,6 +284,41 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
   EXPECT_GE(norms, 2 * layers);
   EXPECT_EQ(folds, layers);
   EXPECT_EQ(quantizes, layers);  // (the down projection's input)
+  // With one split there is no fold: the attention launch writes the copy (its last parameter), no quantize after it.
+  for (const int mma : {0, 2}) {
+    const Schedule one = schedule_of({{"numerics", "int8"},
+                                      {"gemv_prequant", true},
+                                      {"attn_splits", 1},
+                                      {"attn_mma", mma},
+                                      {"kv_cache", mma ? "f16" : "act"}});
+    const Form& s1 = form_of(one, 1);
+    int attentions = 0, quantized = 0;
+    for (size_t i = 0; i < s1.launches.size(); ++i) {
+      const Launch& l = s1.launches[i];
+      EXPECT_FALSE(std::holds_alternative<Fold>(l.op));
+      const auto* a = std::get_if<Attention>(&l.op);
+      if (!a) continue;
+      ++attentions;
+      ASSERT_TRUE(a->xq.has_value()) << l.output;
+      const std::vector<KernelCall> calls = lower(one, s1, l);
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_EQ(calls[0].kernel, mma ? "lk_attention_mma" : "lk_attention");
+      EXPECT_EQ(calls[0].params.back().kind, Arg::Kind::Pointer);
+      EXPECT_NE(calls[0].params.back().place.space, Place::Space::Null);
+      ASSERT_LT(i + 1, s1.launches.size());
+      const std::vector<std::string>& next = s1.launches[i + 1].reads;
+      quantized += std::find(next.begin(), next.end(), *a->xq) != next.end();
+      EXPECT_FALSE(std::holds_alternative<QuantizeI8>(s1.launches[i + 1].op));
+    }
+    EXPECT_EQ(attentions, layers);
+    EXPECT_EQ(quantized, layers);
+    // (a chunk's attention keeps a null copy)
+    for (const Launch& l : form_of(one, 16).launches) {
+      if (std::holds_alternative<Attention>(l.op)) {
+        EXPECT_EQ(lower(one, form_of(one, 16), l).at(0).params.back().place.space, Place::Space::Null);
+      }
+    }
+  }
   // Without gemv_prequant nothing is folded, and the kernels take a null copy.
   const Schedule plain = schedule_of({{"numerics", "int8"}, {"attn_splits", 4}});
   for (const Launch& l : form_of(plain, 1).launches) {
@@ -291,6 +326,59 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
     const auto* f = std::get_if<Fold>(&l.op);
     EXPECT_FALSE((n && n->xq) || (f && f->xq)) << l.output;
   }
+}
+
+// gemv_prequant in a chunk whose projections run as GEMV slabs (a block format without gemm_prequant's GEMMs, or under
+// 16 rows): one launch quantizes the chunk's rows row by row, and each slab reads its rows of that copy (an lk_xq of
+// the chunk's rows from the slab's first) instead of every warp quantizing the activations again (session 20: the
+// 8B's gate/up over a 4-row slab took 645 us so).
+TEST(Lowering, AChunksGemvSlabsReadTheRowByRowCopy) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  const json j = {{"numerics", "int8"}, {"gemv_prequant", true}, {"max_chunk", 16}, {"fuse_glu", true}};
+  const Schedule p = schedule(file, m, knobs::Knobs::from_json(j), knobs::Target{132, 90});
+  for (const int rows : {16, 4}) {
+    const Form& f = form_of(p, rows);
+    std::map<std::string, int> copies;  // (each copy: its rows)
+    int slabs = 0;
+    for (const Launch& l : f.launches) {
+      if (const auto* q = std::get_if<QuantizeI8>(&l.op)) {
+        EXPECT_FALSE(q->fragments || q->half) << l.output;  // (row by row)
+        copies[q->xq] = q->rows;
+      }
+      const Gemv* g = std::get_if<Gemv>(&l.op);
+      if (const auto* glu = std::get_if<GemvGlu>(&l.op)) {
+        EXPECT_TRUE(glu->xq.has_value()) << l.output;
+      }
+      if (!g || g->rows != rows) continue;  // (the logits project the last row alone)
+      ASSERT_TRUE(g->xq.has_value()) << l.output;
+      ASSERT_TRUE(copies.count(*g->xq)) << l.output;  // (quantized before, in this form)
+      EXPECT_EQ(copies[*g->xq], rows);
+      for (const KernelCall& c : lower(p, f, l)) {
+        ASSERT_EQ(c.targs.back(), "lk_xq") << c.instance();
+        const Arg& x = c.params.at(1);
+        ASSERT_EQ(x.kind, Arg::Kind::Aggregate);
+        ASSERT_EQ(x.members.size(), 3u);
+        EXPECT_EQ(x.members[1].i, rows);  // the copy's rows
+        EXPECT_EQ(x.members[2].i, 0);     // lk_gemv's slabs along y from row 0 (blockIdx.y adds 8 a slab)
+        EXPECT_EQ(c.grid.v[1], unsigned(rows >= 8 ? rows / 8 : 1));
+        ++slabs;
+      }
+    }
+    EXPECT_GT(slabs, 0) << rows;
+  }
+  // lk_gemv_parts takes its slabs a launch each: the second's copy from row 8.
+  const Schedule fused = schedule(
+      file, m,
+      knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}, {"max_chunk", 16}, {"fuse_qkv", true}}),
+      knobs::Target{132, 90});
+  std::vector<int64_t> firsts;
+  for (const Launch& l : form_of(fused, 16).launches)
+    if (std::holds_alternative<GemvParts>(l.op))
+      for (const KernelCall& c : lower(fused, form_of(fused, 16), l)) firsts.push_back(c.params.at(1).members.at(2).i);
+  ASSERT_GE(firsts.size(), 2u);
+  EXPECT_EQ(firsts[0], 0);
+  EXPECT_EQ(firsts[1], 8);
 }
 
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others

@@ -133,6 +133,8 @@ struct Attention {
   int rows, splits, heads;
   std::optional<std::string> sinks;
   int window = 0;
+  // With one split, the decode step's quantized copy of out (gemv_prequant), written by this launch too (as Fold::xq).
+  std::optional<std::string> xq = std::nullopt;
 };
 struct Fold {
   Ref part, out;

@@ -258,9 +258,8 @@ const KnobDef kTable[] = {
      {false, true}},
     {"gemv_prequant",
      &Knobs::gemv_prequant,
-     "the decode step's activations quantized once into an int8 copy, which its GEMVs read (one 16-byte load a "
-     "unit), "
-     "instead of quantized by every warp",
+     "the GEMVs' activations quantized once into an int8 copy, which they read (one 16-byte load a unit) instead of "
+     "every warp quantizing them again: the decode step's, and a chunk's where its projections run as GEMV slabs",
      {false, true}},
     {"gemm_tile",
      &Knobs::gemm_tile,

@@ -174,13 +174,13 @@ class Lowerer {
   Arg ptr(const std::string& name) const { return Arg::pointer(place(name)); }
   Arg opt_ptr(const std::optional<std::string>& name) const { return name ? ptr(*name) : Arg::null(); }
 
-  // A GEMV's input as its kernel takes it: x, or under gemv_prequant the quantized copy of `rows` rows (an lk_xq, the
-  // kernel's last template argument, appended to `targs`).
-  Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, size_t extra, std::vector<std::string>& targs,
+  // A GEMV's input as its kernel takes it from row `at` of x (k wide): x, or under gemv_prequant the quantized copy of
+  // x's `rows` rows (an lk_xq from row `at`, the kernel's last template argument, appended to `targs`).
+  Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, int at, size_t k, std::vector<std::string>& targs,
                  int rows = 1) const {
-    if (!xq) return ptr(x, extra);
+    if (!xq) return ptr(x, size_t(at) * k);
     targs.push_back("lk_xq");
-    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(0)});
+    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
   }
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
@@ -321,7 +321,7 @@ class Lowerer {
       for (const std::string& t : rope_mode(*rope)) c.targs.push_back(t);
       c.targs.push_back(std::to_string(rope_pairs()));
     }
-    Arg x = gemv_input(op.xq, op.x, size_t(at) * w0.cols, c.targs);
+    Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows);
     c.grid = dims1(cdiv(total, size_t(warps) * rpw));
     c.block = dims1(32 * warps);
     c.params = {
@@ -387,7 +387,7 @@ class Lowerer {
         c.kernel = "lk_gemv";
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
-      Arg x = gemv_input(op.xq, op.x, size_t(at) * w.cols, c.targs);
+      Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
                   x,
@@ -417,7 +417,7 @@ class Lowerer {
       KernelCall c;
       c.kernel = "lk_gemv_glu";
       c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(r)};
-      Arg x = gemv_input(op.xq, op.x, size_t(at) * g.cols, c.targs);
+      Arg x = gemv_input(op.xq, op.x, at, g.cols, c.targs, op.rows);
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
@@ -437,7 +437,7 @@ class Lowerer {
     KernelCall c;
     c.kernel = "lk_gemv_norm";
     c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(op.gemv.rows)};
-    Arg x = gemv_input(op.gemv.xq, op.gemv.x, 0, c.targs);
+    Arg x = gemv_input(op.gemv.xq, op.gemv.x, 0, 0, c.targs, op.gemv.rows);
     c.grid = dims1(cdiv(w.rows, size_t(warps) * rpw));
     c.block = dims1(32 * warps);
     c.params = {Arg::weights(w.name),
@@ -516,12 +516,14 @@ class Lowerer {
     c.block = dims1(128);
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(m_.heads), Arg::integer(m_.head_dim), Arg::integer(m_.value_dim), Arg::integer(p_.ctx),
-                  Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))), Arg::integer(op.splits), Arg::integer(m_.group())})
+                  Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))), Arg::integer(op.splits), Arg::integer(m_.group()),
+                  opt_ptr(op.xq)})
       c.params.push_back(a);
     out.push_back(std::move(c));
   }
   // Every attention kernel's first parameters: the queries, the caches, the position, then the output or (splits)
-  // the partials, the sinks (null: none, or the Fold's) and the layer's sliding window (0: none).
+  // the partials, the sinks (null: none, or the Fold's) and the layer's sliding window (0: none). Its last: the int8
+  // copy of the output it writes (gemv_prequant, one split), or null.
   std::vector<Arg> attention_io(const Attention& op) const {
     return {ptr(op.q),
             ptr(op.kc),
@@ -546,7 +548,7 @@ class Lowerer {
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(op.rows), Arg::integer(m_.heads), Arg::integer(p_.ctx),
                   Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
-                  Arg::integer(op.splits), Arg::integer(int64_t(group))})
+                  Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq)})
       c.params.push_back(a);
     return c;
   }
@@ -602,8 +604,7 @@ class Lowerer {
   // block a pair).
   void add(const MoeGroup& op, std::vector<KernelCall>& out) const {
     const size_t pairs = size_t(op.rows) * m_.experts_used;
-    KernelCall group{
-        "lk_moe_group", {}, dims1(1), dims1(LK_MOE_GROUP_THREADS), lk_moe_group_smem(int(m_.experts)), {}};
+    KernelCall group{"lk_moe_group", {}, dims1(1), dims1(LK_MOE_GROUP_THREADS), lk_moe_group_smem(int(m_.experts)), {}};
     group.params = {ptr(op.ids),          Arg::integer(int64_t(pairs)), Arg::integer(m_.experts), ptr(op.groups.count),
                     ptr(op.groups.first), ptr(op.groups.order),         ptr(op.groups.at)};
     KernelCall gather{"lk_moe_gather", {}, dims1(pairs), dims1(256), 0, {}};
@@ -624,7 +625,7 @@ class Lowerer {
     const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps;
     const size_t n = w.rows / w.experts, blocks = cdiv(n, size_t(warps) * rpw);
     targs.push_back(std::to_string(rpw));
-    const Arg input = gemv_input(groups ? std::nullopt : xq, x, 0, targs, xq_rows);
+    const Arg input = gemv_input(groups ? std::nullopt : xq, x, 0, 0, targs, xq_rows);
     KernelCall c{kernel, targs, dims3(blocks, m_.experts_used, rows), dims1(32 * warps), 0, matrices};
     if (groups) {
       c.kernel += "_grouped";

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include "compiler/error.hpp"
 #include "kernels/shapes.cuh"
@@ -284,7 +285,7 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
     const Matrix& m = p.matrix(w);
     k = m.cols;
     rows = r;
-    by_row = r == 1;
+    by_row = !on_tensor_cores(p.knobs, m, r);  // (the GEMVs' copy, a step's row or a chunk's slabs, is row by row)
     if (!quantized_input(p.knobs, m, r)) return {nullptr, nullptr};
     return {&x, &xq};
   };
@@ -307,7 +308,7 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
             const bool glu = std::is_same_v<T, MoeGlu>;
             rows = glu ? o.rows : o.rows * int(p.model.experts_used);
             by_row = true;
-            if (!quantized_input(p.knobs, *w, o.rows) || (u && !quantized_input(p.knobs, *u, o.rows)))
+            if (o.rows != 1 || !quantized_input(p.knobs, *w, o.rows) || (u && !quantized_input(p.knobs, *u, o.rows)))
               return {nullptr, nullptr};
             return {&o.x, &o.xq};
           }
@@ -336,8 +337,9 @@ void each_gemm(const Op& op, F f) {
 }
 
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
-// itself: a norm's or an attention fold's of one row whose output is x (the fold's a head's values at a time, so whole
-// 32-blocks of them): that launch, with the op's xq field to set; else nulls.
+// itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
+// head's values at a time, attention's a block's heads: whole 32-blocks of them): that launch, with the op's xq field
+// to set; else nulls.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
                                                                const Ref& x, int rows) {
   if (rows != 1) return {nullptr, nullptr};
@@ -350,6 +352,9 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
   if (auto* f = std::get_if<Fold>(&writer->op);
       f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
     return {&*writer, &f->xq};
+  if (auto* a = std::get_if<Attention>(&writer->op);  // (one split: its blocks write whole heads, no fold after)
+      a && a->rows == 1 && a->splits == 1 && !a->part && a->out == x && !a->xq && p.model.value_dim % 32 == 0)
+    return {&*writer, &a->xq};
   return {nullptr, nullptr};
 }
 
@@ -359,21 +364,27 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
 // list x among their reads too: the CPU's model of the schedule reads it.) In the decode step the norm or attention
 // fold that wrote the buffer just before writes the copy too, where it can (folds_quantize: one launch fewer).
 void prequantize(const Schedule& p, Form& f) {
-  // (an activation buffer, the offset of the rows read) -> its quantized copy, while the buffer is unchanged
-  std::map<std::pair<std::string, size_t>, std::string> fresh;
+  // (an activation buffer, the offset of the rows read, the copy's layout) -> its quantized copy, while the buffer is
+  // unchanged (the layout: 0 the tensor cores' order, 1 row by row, 2 gemm_half's f16 rows; two projections of one
+  // input on different kernels may want two)
+  std::map<std::tuple<std::string, size_t, int>, std::string> fresh;
   std::vector<Launch> out;
   for (Launch& l : f.launches) {
     size_t k = 0;
     int rows = 0;
     bool by_row = false;  // (the copy's layout: row by row, else the tensor cores' order)
     if (auto [x, xq] = prequantized_input(p, l.op, k, rows, by_row); x) {
-      const std::pair<std::string, size_t> from = {x->buf, x->offset};
+      // (gemm_half's copies are a chunk's, for the tensor cores; the GEMVs', row by row, int8 ones)
+      const bool half = p.knobs.gemm_half && !by_row;
+      const std::tuple<std::string, size_t, int> from = {x->buf, x->offset, half ? 2 : by_row ? 1 : 0};
       auto it = fresh.find(from);
       if (it == fresh.end()) {
-        const std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
-        // (gemm_half's copies are a chunk's, for the tensor cores; the decode step's, row by row, int8 ones)
-        const bool half = p.knobs.gemm_half && !by_row;
-        f.buffers.try_emplace(name, Buffer{name, quantized_words(p.knobs, rows, k, half), Elem::Int, Life::Step});
+        std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
+        if (std::any_of(fresh.begin(), fresh.end(), [&](const auto& e) { return e.second == name; }))
+          name += by_row ? "_rows" : "_tc";
+        const size_t words = quantized_words(p.knobs, rows, k, half);
+        Buffer& b = f.buffers.try_emplace(name, Buffer{name, words, Elem::Int, Life::Step}).first->second;
+        b.count = std::max(b.count, words);  // (a name another layout held before: room for either)
         if (auto [writer, in] = folds_quantize(p, out, *x, rows); in) {
           *in = name;
           writer->writes.push_back(name);
@@ -391,7 +402,7 @@ void prequantize(const Schedule& p, Form& f) {
     }
     out.push_back(std::move(l));
     for (const std::string& w : out.back().writes)
-      std::erase_if(fresh, [&](const auto& e) { return e.first.first == w; });
+      std::erase_if(fresh, [&](const auto& e) { return std::get<0>(e.first) == w; });
   }
   f.launches = std::move(out);
 }
@@ -432,7 +443,9 @@ bool experts_on_tensor_cores(const knobs::Knobs& k, const Matrix& w, const Matri
 
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
   if ((k.gemm_prequant || k.gemm_half) && on_tensor_cores(k, w, rows)) return true;
-  return k.gemv_prequant && rows == 1 && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
+  // (the GEMVs: the decode step's row, and a chunk's rows where they run as GEMV slabs)
+  return k.gemv_prequant && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))) &&
+         !on_tensor_cores(k, w, rows);
 }
 
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k, bool half) {
