@@ -480,16 +480,43 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
   }
 }
 
-// The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
+// The blocks of each group of 32 rows of lk_gemv_glu's output that are done; the group's last block resets its count.
+__device__ unsigned lk_glu_done[LK_GLU_GROUPS];
+
+// The int8 copy of a gated GEMV's one output row y (n rows, whole 32-blocks) into xq, as lk_quantize_i8<false> writes
+// it: a block's rows lie in one group of 32 (its warps' rows divide 32), and the group's last block to finish
+// quantizes the group's 32 values (warp 0, 8 lanes of 4) from what the others wrote (every thread calls it).
+template <int RPW>
+LK_DEVICE void lk_glu_quantize(const lk_act* y, int* __restrict__ xq, int n) {
+  const int rows = (blockDim.x >> 5) * RPW, group = blockIdx.x * rows / 32;
+  __shared__ bool last;
+  __threadfence();  // (the block's rows stored, as lk_last_block)
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&lk_glu_done[group], 1u) == unsigned(32 / rows) - 1;
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  __threadfence();
+  const int lane = threadIdx.x, c = group * 32 + 4 * lane;
+  const bool ok = lane < 8;
+  float v[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) v[e] = ok ? (float)__ldcg(y + c + e) : 0.f;
+  lk_quantize_piece(v, xq, n, c, ok);
+  if (lane == 0) lk_glu_done[group] = 0;
+}
+
+// The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices; with
+// `xq` (the decode step's one row, n whole 32-blocks) also y's int8 copy, which the down projection reads.
 template <class M, int RPW, int R, class X = const lk_act*>
-__global__ void __launch_bounds__(256)
-    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
+__global__ void __launch_bounds__(256) lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k,
+                                                   int n, int* __restrict__ xq) {
   const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) return;
+  if (row0 >= n) return;  // (with xq every block's rows are in: n is whole groups of 32, a block's rows divide 32)
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
   lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
   lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
+  if (R == 1 && xq) lk_glu_quantize<RPW>(y, xq, n);
 }
