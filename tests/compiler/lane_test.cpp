@@ -625,7 +625,9 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, "
                     "lk_xq{(const int*)f1_xq_l0_h, 1, 0}"),
             std::string::npos);
-  EXPECT_EQ(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);  // the chunks' GEMVs quantize as before
+  // (a chunk's GEMV slabs read a row-by-row copy of the chunk's rows too: here 2 rows from row 0)
+  EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);
+  EXPECT_NE(gq.find("lk_xq{(const int*)f2_xq_"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_prequant", true}})).find("int8"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemm_prequant", true}})).find("int8"), std::string::npos);
   EXPECT_NE(

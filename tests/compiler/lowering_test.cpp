@@ -804,7 +804,7 @@ TEST(LaneImage, ParametersAreLaidOutAsTheKernelsTakeThem) {
 }
 
 // gpt-oss's image (what the resident host runs while tuning) carries the attention's sinks and windows: the decode
-// step's lk_attention calls (layer 0's, then layer 1's; 15 parameters each) take the sinks as a weight vector of its
+// step's lk_attention calls (layer 0's, then layer 1's; 16 parameters each) take the sinks as a weight vector of its
 // table (parameter 6, a pointer at its offset 0) and the layer's window (parameter 7: 128, then 0).
 TEST(LaneImage, GptOssAttentionCarriesItsSinksAndWindows) {
   test::TempDir dir;
@@ -818,15 +818,15 @@ TEST(LaneImage, GptOssAttentionCarriesItsSinksAndWindows) {
     if (k.rfind("lk_attention<", 0) == 0) instance = k;
   ASSERT_FALSE(instance.empty());
   const auto params = params_of(img, instance);
-  ASSERT_EQ(params.size(), 2 * 15u);
+  ASSERT_EQ(params.size(), 2 * 16u);
   for (int l : {0, 1}) {
-    const auto& sinks = params[15 * l + 6];
+    const auto& sinks = params[16 * l + 6];
     ASSERT_EQ(sinks.size(), 9u);
     EXPECT_EQ(std::vector<std::string>(sinks.begin() + 4, sinks.begin() + 7),
               (std::vector<std::string>{"p", "0", "v"}));
-    EXPECT_EQ(params[15 * l + 7], (std::vector<std::string>{"param", "4", "4", "1", "i", "0", l == 0 ? "128" : "0"}));
+    EXPECT_EQ(params[16 * l + 7], (std::vector<std::string>{"param", "4", "4", "1", "i", "0", l == 0 ? "128" : "0"}));
   }
-  EXPECT_NE(params[6][7], params[15 + 6][7]) << "each layer's own sinks";
+  EXPECT_NE(params[6][7], params[16 + 6][7]) << "each layer's own sinks";
 }
 
 TEST(LaneImage, ModulesShareTheImagesHeadAndNameTheirInstance) {
