@@ -6,12 +6,14 @@
 #     quantize launch: two launches a layer fewer where the tuner picks attn_splits 1, i.e. short contexts).
 # (c) the fused gate/up GEMV writes the down projection's int8 copy (a group of 32 rows' last block quantizes it):
 #     the decode step's last quantize launch gone (formats_check's sets 6, 8 and 10 run it).
+# (d) fuse_qkv fuses q and k beside a Q6_K v (Q4_K_M's mix): two launches instead of three in those layers
+#     (formats_check's q4_k_m / q5_k_m sets with fuse_qkv run it).
 # (1) correctness: formats_check.sh's sets (6, 8 and 10 run gemv_prequant with chunks of 2-8 rows as slabs) on 5 types
 #     against the CPU reference. Prediction: as call 3 of session 20 (q4_k_m, q6_k 11 of 11; the others 10 of 11, the
 #     11th set's gemv_rows_q6_k refused where there is no Q6_K).
 # (2) A/B against session 20's calls' build (.carry-old) on llama-3.1-8b and qwen3-0.6b Q4_K_M: prefill of 300 tokens
 #     (256 + 32 + 8 + 4: two slab chunks) and of 5 (4 + 1). Prediction: 8B prefill(300) ~60 ms shorter (~2x), prefill(5)
-#     ~30 ms -> ~5 ms; decode (c): 8B +3-4% (32 launches of ~2.5 us fewer), 0.6B +7-9%.
+#     ~30 ms -> ~5 ms; decode (c) + (d): 8B +5-6% (48 launches of ~2.5 us fewer), 0.6B +10-13%.
 set -u
 . bench/calls/prelude.sh
 mkdir -p /tmp/o && tar xJf .carry-old/bundle.tar.xz -C /tmp/o

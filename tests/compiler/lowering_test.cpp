@@ -415,6 +415,46 @@ TEST(Lowering, AChunksGemvSlabsReadTheRowByRowCopy) {
 
 // gemv_rows_q6_k: a Q4_K_M checkpoint's decode GEMVs over its Q6_K matrices take that many rows a warp, the others
 // gemv_rows_per_warp's; 0 leaves Q6_K's at gemv_rows_per_warp. A checkpoint without Q6_K has the knob at 0 alone.
+// fuse_qkv over a Q4_K_M checkpoint: a layer whose q, k and v share a format projects them in one launch; one whose v
+// is Q6_K (llama.cpp's mix) projects q and k in one (lk_gemv_parts over two parts) and v in its own, not three.
+TEST(Lowering, QAndKFuseBesideAVOfAnotherFormat) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  const Schedule p =
+      schedule(file, m, knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_qkv", true}}),
+               knobs::Target{132, 90});
+  const Form& step = form_of(p, 1);
+  int three = 0, two = 0, alone = 0;
+  for (size_t i = 0; i < step.launches.size(); ++i) {
+    const auto* g = std::get_if<GemvParts>(&step.launches[i].op);
+    if (!g) continue;
+    const Matrix& wq = p.matrix(g->parts[0].w);
+    if (g->parts.size() == 3) {
+      ++three;
+      continue;
+    }
+    ASSERT_EQ(g->parts.size(), 2u);
+    ++two;
+    EXPECT_EQ(p.matrix(g->parts[1].w).type, wq.type);
+    const std::vector<KernelCall> calls = lower(p, step, step.launches[i]);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].kernel, "lk_gemv_parts");
+    const size_t rows = wq.rows + p.matrix(g->parts[1].w).rows;
+    EXPECT_EQ(calls[0].grid.v[0], (rows + 7) / 8);  // (8 warps of a row each)
+    // v next, alone, in its own format, reading the same copy
+    ASSERT_LT(i + 1, step.launches.size());
+    const auto* v = std::get_if<Gemv>(&step.launches[i + 1].op);
+    ASSERT_NE(v, nullptr);
+    EXPECT_NE(p.matrix(v->w).type, wq.type);
+    EXPECT_EQ(v->xq, g->xq);
+    ++alone;
+  }
+  EXPECT_GT(three, 0);
+  EXPECT_GT(two, 0);
+  EXPECT_EQ(two, alone);
+  EXPECT_EQ(three + two, int(m.layers));
+}
+
 TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;

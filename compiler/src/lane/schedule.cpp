@@ -156,8 +156,10 @@ void build_form(Schedule& p, Form& f) {
     const std::string kc = "kc" + std::to_string(l), vc = "vc" + std::to_string(l);
     const std::vector<Gemv> parts = {Gemv{W(L.wq), h, opt_v(L.bq), q, R}, Gemv{W(L.wk), h, opt_v(L.bk), k, R},
                                      Gemv{W(L.wv), h, opt_v(L.bv), v, R}};
-    // A fusion over matrices of one format only: a layer whose q, k, v (gate, up) differ keeps them apart.
+    // A fusion over matrices of one format only: a layer whose q, k, v (gate, up) differ keeps them apart, but for q
+    // and k of one format beside a v of another (llama.cpp's Q4_K_M keeps some layers' v in Q6_K): q and k fused.
     const bool qkv = p.knobs.fuse_qkv && L.wq->type == L.wk->type && L.wq->type == L.wv->type;
+    const bool qk = p.knobs.fuse_qkv && !qkv && L.wq->type == L.wk->type;
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
     if (qkv_rope) {  // (with fuse_qkv and fuse_rope_kv)
       b.add(
@@ -165,6 +167,9 @@ void build_form(Schedule& p, Form& f) {
           {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
     } else if (qkv) {
       b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
+    } else if (qk) {
+      b.add(GemvParts{h, {parts[0], parts[1]}, R}, {h.buf}, {q.buf, k.buf}, "gemv_qk", q.buf);
+      b.add(Gemv{W(L.wv), h, opt_v(L.bv), v, R}, {h.buf}, {v.buf}, "gemv", v.buf);
     } else {
       b.add(Gemv{W(L.wq), h, opt_v(L.bq), q, R}, {h.buf}, {q.buf}, "gemv", q.buf);
       b.add(Gemv{W(L.wk), h, opt_v(L.bk), k, R}, {h.buf}, {k.buf}, "gemv", k.buf);
