@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A kernel change A/B in one run: the same checkpoint and knobs compiled by two lane-tune builds (the kernel library is
 # embedded in the binary), both lanes built, then decode (128 tokens after a 5-token prompt) and prefill (PREFILL
-# tokens, default 512) timed alternately, ROUNDS processes each (default 3), medians; then the two lanes' logits on
-# the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the numbers shows ~0).
+# tokens, default 512; a list such as "300 5" times each) alternately, ROUNDS processes each (default 3), medians; then
+# the two lanes' logits on the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the
+# numbers shows ~0).
 # KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both.
 #
 # usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [ROUNDS=3] [PREFILL=512] bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
@@ -21,14 +22,17 @@ done
 build_all "$B" "$W/$P.ab.dirs"
 V=$(vocab "$W/$P.ab-b")
 T=$(tokens "$V" 5 7)
-printf '1 %s\n1 %s\n' "$(tokens "$V" "${PREFILL:-512}" 4)" "$(tokens "$V" "${PREFILL:-512}" 4)" > "$W/$P.ab.pre"
+PREFILLS=${PREFILL:-512}
+for n in $PREFILLS; do printf '1 %s\n1 %s\n' "$(tokens "$V" "$n" 4)" "$(tokens "$V" "$n" 4)" > "$W/$P.ab.pre$n"; done
 declare -A dec pre
 for r in $(seq "${ROUNDS:-3}"); do
   for s in a b; do
     D="$W/$P.ab-$s"
     dec[$s]+=" $("$D/lane" "$F" "$D/lane.sidecar" 128 $T 2> /dev/null | awk '/DECODE_TOK_PER_S/ {print $2}')"
-    pre[$s]+=" $("$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.pre" 2> /dev/null |
-      awk '/PREFILL_MS/ {n++; if (n == 2) printf "%.0f", '"${PREFILL:-512}"' * 1000 / $2}')"
+    for n in $PREFILLS; do  # (the second prompt's prefill: the first warms up)
+      pre[$s$n]+=" $("$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.pre$n" 2> /dev/null |
+        awk '/PREFILL_MS/ {k++; if (k == 2) printf "%.0f", '"$n"' * 1000 / $2}')"
+    done
   done
 done
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.1f}" if v else "?")' "$@"; }
@@ -39,6 +43,10 @@ for s in a b; do
 done
 cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ab-a/ab.bin" "$W/$P.ab-b/ab.bin" "$V" --tol 1e-3 \
   --ref-tokens "$W/$P.ab-a/ab.txt" --out-tokens "$W/$P.ab-b/ab.txt" | grep -o 'rel_l2=[^ ]*\|tokens=[^ ]*' | tr '\n' ' ')
-da=$(med ${dec[a]}); db=$(med ${dec[b]}); pa=$(med ${pre[a]}); pb=$(med ${pre[b]})
+da=$(med ${dec[a]}); db=$(med ${dec[b]})
 echo "==== A/B $P ${TYPE:-q8_0}: decode A $da B $db tok/s (B/A $(python3 -c "print(f'{$db/$da:.3f}')" 2> /dev/null)) [A:${dec[a]} B:${dec[b]}]"
-echo "==== prefill(${PREFILL:-512}) A $pa B $pb tok/s [A:${pre[a]} B:${pre[b]}]; B's logits against A's: $cmp"
+for n in $PREFILLS; do
+  pa=$(med ${pre[a$n]}); pb=$(med ${pre[b$n]})
+  echo "==== prefill($n) A $pa B $pb tok/s (B/A $(python3 -c "print(f'{$pb/$pa:.3f}')" 2> /dev/null)) [A:${pre[a$n]} B:${pre[b$n]}]"
+done
+echo "==== B's logits against A's: $cmp"

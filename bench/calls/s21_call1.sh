@@ -31,10 +31,8 @@ for T in q4_k_m q8_0; do
 done
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":256}'
 for P in llama-3.1-8b qwen3-0.6b; do
-  for n in 300 5; do
-    TYPE=q4_k_m KNOBS="$B" PREFILL=$n timeout 150 bash bench/ab_decode.sh /tmp/o/lane-tune $L /tmp/ab $P 2>&1 | tee $OUT/ab-$P-$n.txt | grep "===="
-  done
+  TYPE=q4_k_m KNOBS="$B" PREFILL="300 5" timeout 170 bash bench/ab_decode.sh /tmp/o/lane-tune $L /tmp/ab $P 2>&1 | tee $OUT/ab-$P.txt | grep "===="
   # (b)'s speed: one split (attention writes the copy) against call (a)'s 4-split set, the new build both times.
   # Prediction: 0.6B decode +8-12% (28 x 2 launches of ~2.7 us a step fewer), 8B +3-5%.
-  TYPE=q4_k_m KNOBS_A="$B" KNOBS="${B%\}},\"attn_splits\":1}" timeout 150 bash bench/ab_decode.sh $L $L /tmp/ab1 $P 2>&1 | tee $OUT/ab1-$P.txt | grep "===="
+  TYPE=q4_k_m KNOBS_A="$B" KNOBS="${B%\}},\"attn_splits\":1}" timeout 150 bash bench/ab_decode.sh $L $L /tmp/ab $P 2>&1 | tee $OUT/ab1-$P.txt | grep "===="
 done
