@@ -489,13 +489,7 @@ __device__ unsigned lk_glu_done[LK_GLU_GROUPS];
 template <int RPW>
 LK_DEVICE void lk_glu_quantize(const lk_act* y, int* __restrict__ xq, int n) {
   const int rows = (blockDim.x >> 5) * RPW, group = blockIdx.x * rows / 32;
-  __shared__ bool last;
-  __threadfence();  // (the block's rows stored, as lk_last_block)
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(&lk_glu_done[group], 1u) == unsigned(32 / rows) - 1;
-  __syncthreads();
-  if (!last || threadIdx.x >= 32) return;
-  __threadfence();
+  if (!lk_last_of(&lk_glu_done[group], unsigned(32 / rows)) || threadIdx.x >= 32) return;
   const int lane = threadIdx.x, c = group * 32 + 4 * lane;
   const bool ok = lane < 8;
   float v[4];
@@ -508,8 +502,8 @@ LK_DEVICE void lk_glu_quantize(const lk_act* y, int* __restrict__ xq, int n) {
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices; with
 // `xq` (the decode step's one row, n whole 32-blocks) also y's int8 copy, which the down projection reads.
 template <class M, int RPW, int R, class X = const lk_act*>
-__global__ void __launch_bounds__(256) lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k,
-                                                   int n, int* __restrict__ xq) {
+__global__ void __launch_bounds__(256)
+    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n, int* __restrict__ xq) {
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // (with xq every block's rows are in: n is whole groups of 32, a block's rows divide 32)
   const size_t slab = (size_t)blockIdx.y * R;

@@ -130,22 +130,13 @@ LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restri
 // activations are f32.)
 template <class A>
 LK_DEVICE void lk_quantize_cols(const A* row, int* __restrict__ xq, int k, int c0, int len) {
-  constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  float* scales = reinterpret_cast<float*>(xq + (size_t)P * k / 4);
   for (int base = 0; base < len; base += 4 * (int)blockDim.x) {
     const int c = c0 + base + 4 * (int)threadIdx.x;
     const bool ok = base + 4 * (int)threadIdx.x < len;
     float v[4];
 #pragma unroll
     for (int e = 0; e < 4; ++e) v[e] = ok ? (float)row[c + e] : 0.f;
-#pragma unroll
-    for (int p = 0; p < P; ++p) {
-      float s;
-      const int packed = lk_i8_quad(v, s);
-      if (!ok) continue;
-      xq[((size_t)p * k + c) / 4] = packed;
-      if ((threadIdx.x & 7) == 0) scales[(size_t)p * (k / 32) + c / 32] = s;
-    }
+    lk_quantize_piece(v, xq, k, c, ok);
   }
 }
 
@@ -183,16 +174,22 @@ struct lk_norm_tail {
 // streams leave them alone).
 __device__ unsigned lk_tail_done;
 
-// Whether the calling block is the last of its launch to get here (every thread calls it); that block then sees every
-// other block's writes, and ends with lk_tail_reset.
-LK_DEVICE bool lk_last_block() {
+// Whether the calling block is the last of `blocks` to count themselves in `done` (every thread calls it); that block
+// then sees the other blocks' writes, and resets the count itself once done with them.
+LK_DEVICE bool lk_last_of(unsigned* done, unsigned blocks) {
   __shared__ bool last;
   __threadfence();
   __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(&lk_tail_done, 1u) == gridDim.x - 1;
+  if (threadIdx.x == 0) last = atomicAdd(done, 1u) == blocks - 1;
   __syncthreads();
   if (last) __threadfence();
   return last;
+}
+
+// Whether the calling block is the last of its launch to get here (every thread calls it); that block then sees every
+// other block's writes, and ends with lk_tail_reset.
+LK_DEVICE bool lk_last_block() {
+  return lk_last_of(&lk_tail_done, gridDim.x);
 }
 LK_DEVICE void lk_tail_reset() {
   if (threadIdx.x == 0) lk_tail_done = 0;
