@@ -419,7 +419,7 @@ int main() {
       auto glu = [&](auto kernel, int rpw) {
         return [&, kernel, rpw](int c, cudaStream_t s) {
           launch(kernel, grid(rpw, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(),
-                 cx.y, k, n, nullptr);
+                 cx.y, k, n);
         };
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));

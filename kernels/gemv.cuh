@@ -5,6 +5,10 @@
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
+// GLU_JOINT: the fused gate/up GEMV loads a round of both matrices' weights before it uses either (lk_gemv_sums_i8b2).
+#ifndef LK_GLU_JOINT
+#define LK_GLU_JOINT 1
+#endif
 
 // EARLY (under pdl): a kernel's sums wait for the launch before it (lk_pdl_entry) only once their first round of
 // weights is in flight. The weights are constants, so their first DRAM round trip runs under the previous launch's
@@ -239,6 +243,56 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
+}
+
+// The fused gate/up GEMV's sums over two block-format matrices of one shape (GLU_JOINT): as lk_gemv_sums_i8b for each,
+// each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in the
+// order lk_gemv_sums_i8b adds them, so the same numbers).
+template <int T, int RPW, int R, class X>
+LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
+                                 int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
+  using F = lk_fmt<lk_blk<T>>;
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc0[i][r] = acc1[i][r] = 0;
+  const int units = k / 32, lane = threadIdx.x & 31;
+  for (int v0 = 0; v0 < units; v0 += 32 * LK_GEMV_AHEAD) {
+    typename F::Raw raw0[LK_GEMV_AHEAD][RPW], raw1[LK_GEMV_AHEAD][RPW];
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+        if (v0 + j * 32 + lane < units) {
+          const size_t row = (size_t)min(row0 + i, n - 1);
+          raw0[j][i] = F::load_part(m0, row, k, v0 + j * 32 + lane);
+          raw1[j][i] = F::load_part(m1, row, k, v0 + j * 32 + lane);
+        }
+    lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before)
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int v = v0 + j * 32;
+      if (v >= units) break;  // (uniform over the warp)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) {
+        F::share(raw0[j][i]);
+        F::share(raw1[j][i]);
+      }
+      if (v + lane < units)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw0[j], acc0);
+          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw1[j], acc1);
+        }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      acc0[i][r] = lk_warp_sum(acc0[i][r]);
+      acc1[i][r] = lk_warp_sum(acc1[i][r]);
+    }
 }
 #endif  // LK_WITH_BLOCKS
 
@@ -480,37 +534,29 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
   }
 }
 
-// The blocks of each group of 32 rows of lk_gemv_glu's output that are done; the group's last block resets its count.
-__device__ unsigned lk_glu_done[LK_GLU_GROUPS];
+// Whether lk_gemv_glu takes lk_gemv_sums_i8b2 (the decode step's int8 sums over a block format, a row a warp): its
+// two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64 without it).
+template <class M, int RPW, int R>
+constexpr bool lk_glu_joint =
+    LK_GLU_JOINT && LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
 
-// The int8 copy of a gated GEMV's one output row y (n rows, whole 32-blocks) into xq, as lk_quantize_i8<false> writes
-// it: a block's rows lie in one group of 32 (its warps' rows divide 32), and the group's last block to finish
-// quantizes the group's 32 values (warp 0, 8 lanes of 4) from what the others wrote (every thread calls it).
-template <int RPW>
-LK_DEVICE void lk_glu_quantize(const lk_act* y, int* __restrict__ xq, int n) {
-  const int rows = (blockDim.x >> 5) * RPW, group = blockIdx.x * rows / 32;
-  if (!lk_last_of(&lk_glu_done[group], unsigned(32 / rows)) || threadIdx.x >= 32) return;
-  const int lane = threadIdx.x, c = group * 32 + 4 * lane;
-  const bool ok = lane < 8;
-  float v[4];
-#pragma unroll
-  for (int e = 0; e < 4; ++e) v[e] = ok ? (float)__ldcg(y + c + e) : 0.f;
-  lk_quantize_piece(v, xq, n, c, ok);
-  if (lane == 0) lk_glu_done[group] = 0;
-}
-
-// The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices; with
-// `xq` (the decode step's one row, n whole 32-blocks) also y's int8 copy, which the down projection reads.
+// The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>
-__global__ void __launch_bounds__(256)
-    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n, int* __restrict__ xq) {
+__global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
+    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) return;  // (with xq every block's rows are in: n is whole groups of 32, a block's rows divide 32)
+  if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
-  lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
+#if LK_WITH_BLOCKS
+  if constexpr (lk_glu_joint<M, RPW, R>) {
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, row0, ag, au);
+  } else
+#endif
+  {
+    lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+    lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
+  }
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
-  if (R == 1 && xq) lk_glu_quantize<RPW>(y, xq, n);
 }

@@ -24,10 +24,6 @@ LK_SHAPE unsigned long long lk_moe_group_smem(int experts) {
   return 4ull * ((unsigned long long)(LK_MOE_GROUP_THREADS / 32 + 1) * (unsigned long long)experts + 1);
 }
 
-// lk_gemv_glu's int8 copy of its output (gemv_prequant): a counter for each group of 32 output rows, so rows up to
-// 32 LK_GLU_GROUPS.
-#define LK_GLU_GROUPS 4096
-
 // lk_attention: LK_ATTN_WARPS warps a block, each walking every LK_ATTN_WARPS-th position; the dynamic shared memory
 // holds the warps' partials, m and l [warps][G] then the values [warps][G][32 VPER], of `acc` bytes each (lk_acc).
 #define LK_ATTN_WARPS 4

@@ -98,8 +98,6 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   Ref x, out;
   int rows;
   std::optional<std::string> xq;
-  // The decode step's quantized copy of out (gemv_prequant: the down projection's input), written by this launch too.
-  std::optional<std::string> out_xq = std::nullopt;
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then

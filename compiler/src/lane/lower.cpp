@@ -421,7 +421,7 @@ class Lowerer {
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
-                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows)), opt_ptr(op.out_xq)};
+                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
       out.push_back(std::move(c));
     });
   }

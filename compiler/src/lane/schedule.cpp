@@ -342,9 +342,9 @@ void each_gemm(const Op& op, F f) {
 }
 
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
-// itself: a norm's, an attention fold's, an attention of one split's or the gated GEMV's, of one row whose output is x
-// (the fold's a head's values at a time, attention's a block's heads, the GEMV's a group of 32 rows: whole 32-blocks
-// of them): that launch, with the op's xq field to set; else nulls.
+// itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
+// head's values at a time, attention's a block's heads: whole 32-blocks of them): that launch, with the op's xq field
+// to set; else nulls.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
                                                                const Ref& x, int rows) {
   if (rows != 1) return {nullptr, nullptr};
@@ -360,10 +360,6 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
   if (auto* a = std::get_if<Attention>(&writer->op);  // (one split: its blocks write whole heads, no fold after)
       a && a->rows == 1 && a->splits == 1 && !a->part && a->out == x && !a->xq && p.model.value_dim % 32 == 0)
     return {&*writer, &a->xq};
-  if (auto* g = std::get_if<GemvGlu>(&writer->op);  // (a group of 32 rows' last block quantizes them: lk_glu_quantize)
-      g && g->rows == 1 && g->out == x && !g->out_xq && p.matrix(g->wg).rows % 32 == 0 &&
-      p.matrix(g->wg).rows <= size_t(32 * LK_GLU_GROUPS))
-    return {&*writer, &g->out_xq};
   return {nullptr, nullptr};
 }
 
