@@ -8,6 +8,7 @@
 #     matrices before using either: one DRAM round trip a warp, not two (80 registers, 3 blocks an SM, not 64 and 4).
 # Both keep the numbers: the A/B's logits should be bitwise equal (rel_l2 0). Prediction: P1 8B +5-10%, 0.6B +0-5%
 # (its matrices are one wave or less); P2 between; J 8B +3-8%.
+# (Run once, session 21: P was slower (-5.8% on the 8B) and the knob was removed after; J was kept.)
 set -u
 . bench/calls/prelude.sh
 mkdir -p /tmp/gj && tar xJf .carry-gj/bundle.tar.xz -C /tmp/gj
