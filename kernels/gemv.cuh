@@ -535,7 +535,8 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
 }
 
 // Whether lk_gemv_glu takes lk_gemv_sums_i8b2 (the decode step's int8 sums over a block format, a row a warp): its
-// two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64 without it).
+// two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64 without it). Other
+// instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
 template <class M, int RPW, int R>
 constexpr bool lk_glu_joint =
     LK_GLU_JOINT && LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
