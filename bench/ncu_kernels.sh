@@ -3,7 +3,8 @@
 # CONTEXT when given), run on one prompt of DEPTH tokens (default 5) with 2 generated, and the launches whose demangled
 # name matches REGEX (after SKIP of them, COUNT in all) profiled with `--set full`. Prints, a launch a block, the
 # figures that say what bounds a kernel: duration, DRAM and memory throughput, achieved occupancy, registers, the
-# warps' main stalls. The whole report text is kept as WORKDIR/PRESET.ncuk.txt.
+# warps' stall reasons (each reason's warps an issued instruction: smsp__average_warps_issue_stalled_*). The whole
+# report text is kept as WORKDIR/PRESET.ncuk.txt.
 # (ncu demangles a bool template argument as 1 or 0: match lk_add_rmsnorm<1, 1>, not <true, true>.)
 #
 # usage: [TYPE=q4_k_m] [KNOBS='{..}'] [CONTEXT=N] [DEPTH=N] [SKIP=0] bench/ncu_kernels.sh LANE_TUNE WORKDIR PRESET REGEX COUNT
@@ -21,7 +22,7 @@ D=$W/$P.ncuk
 printf '2 %s\n' "$(tokens "$(vocab "$D")" "${DEPTH:-5}" 5)" > "$W/$P.ncuk.prompt"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
 [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
-"$NCU" --set full --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
+"$NCU" --set full --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
   --print-units base "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ncuk.prompt" > "$W/$P.ncuk.txt" 2> "$W/$P.ncuk.err"
 echo "ncu rc=$? ($(grep -c '^  [a-z_].*(' "$W/$P.ncuk.txt") launches)"
 grep -E '^  [a-z_].*\(|^    Duration |DRAM Throughput|^    Memory Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Compute \(SM\) Throughput|L2 Hit Rate |Waves Per SM|Grid Size|Block Size|Dynamic Shared|stall|Stall' "$W/$P.ncuk.txt" |
