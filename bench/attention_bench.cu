@@ -5,7 +5,8 @@
 // the products' rate (chunk), and the largest difference from lk_attention's output relative to its largest value
 // (lk_attention sums in f32 from the same cache: the tensor-core kernels round the queries and weights to f16).
 //
-// build: nvcc -O3 -std=c++17 -arch=sm_90 -o attention_bench bench/attention_bench.cu     run: ./attention_bench
+// build: nvcc -O3 -std=c++17 -arch=sm_90 -o attention_bench bench/attention_bench.cu
+// run: ./attention_bench [warp|lanes|mma]   (one kernel's lines alone)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -56,7 +57,8 @@ float median(std::vector<float> v) {
   return v[v.size() / 2];
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";  // a kernel's name: that one alone
   Setup s;
   const size_t cache = (size_t)HK * CTX * HD;  // elements a layer's cache
   s.layers = 4;                                // 4 x 2 x 67.6 MB: past L2 at every depth
@@ -166,26 +168,29 @@ int main() {
     warp_kernel(0, 1, 1, s.ref);
     const double bytes = 2.0 * HK * (depth + 1) * HD * 2;
     for (const Named& n : kernels)
-      for (int splits : {4, 16, 32, 64}) {
-        const float us = time(n.k, 1, splits);
-        n.k(0, 1, splits, s.out);
-        CK(cudaDeviceSynchronize());
-        printf("%-6s %6d %5d %6d %10.2f %7.0f GB/s %10.2e\n", n.name, 1, depth, splits, us, bytes / us / 1e3, diff(1));
-      }
+      if (only.empty() || only == n.name)
+        for (int splits : {4, 16, 32, 64}) {
+          const float us = time(n.k, 1, splits);
+          n.k(0, 1, splits, s.out);
+          CK(cudaDeviceSynchronize());
+          printf("%-6s %6d %5d %6d %10.2f %7.0f GB/s %10.2e\n", n.name, 1, depth, splits, us, bytes / us / 1e3,
+                 diff(1));
+        }
   }
   for (int depth : {0, 8192, 32512}) {  // a 256-row chunk from position `depth`
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, maxrows, 1, s.ref);
     const double flops = 4.0 * maxrows * HQ * (depth + maxrows / 2.0) * HD;
     for (const Named& n : kernels)
-      for (int splits : {1, 4, 16}) {
-        if (std::string(n.name) != "mma" && depth == 32512 && splits == 1) continue;  // (seconds)
-        const float us = time(n.k, maxrows, splits);
-        n.k(0, maxrows, splits, s.out);
-        CK(cudaDeviceSynchronize());
-        printf("%-6s %6d %5d %6d %10.2f %6.1f TFLOPS %9.2e\n", n.name, maxrows, depth, splits, us, flops / us / 1e6,
-               diff(maxrows));
-      }
+      if (only.empty() || only == n.name)
+        for (int splits : {1, 4, 16}) {
+          if (std::string(n.name) != "mma" && depth == 32512 && splits == 1) continue;  // (seconds)
+          const float us = time(n.k, maxrows, splits);
+          n.k(0, maxrows, splits, s.out);
+          CK(cudaDeviceSynchronize());
+          printf("%-6s %6d %5d %6d %10.2f %6.1f TFLOPS %9.2e\n", n.name, maxrows, depth, splits, us, flops / us / 1e6,
+                 diff(maxrows));
+        }
   }
   return 0;
 }

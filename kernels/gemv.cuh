@@ -6,7 +6,7 @@
 #define LK_GEMV_AHEAD 4
 #endif
 // GLU_JOINT: the fused gate/up GEMV loads a round of both matrices' weights before it uses either, and each unit's
-// activations once for both (lk_gemv_sums_i8bn with two matrices).
+// activations once for both (lk_gemv_sums_i8bn over two matrices).
 #ifndef LK_GLU_JOINT
 #define LK_GLU_JOINT 1
 #endif
@@ -207,79 +207,54 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
   }
 }
 
-// The int8 numerics' sums over MATS block-format matrices of one shape (dp4a), for the warp's row sets row0, row0 +
-// step, ... below n (step 0: row0's alone): as lk_gemv_sums_f, a lane a 32-group, its activations as int8 words
-// (lk_i8b_unit: read or quantized once a unit for all the rows) times the codes in integers; rows mt RPW .. mt RPW +
-// RPW - 1 of a set's sums are matrix mt's (the fused gate/up GEMV's two). `done(row, sums)` takes each set's sums,
-// reduced over the warp. The 256-block headers the K-quants' lanes share are loaded a word a lane and handed around
-// (lk_fmt::share), so the rounds are uniform over the warp: `first` is the lane plus a multiple of 32 (a split GEMV's
-// warps' offsets), and a lane past the row's end takes part, adding nothing. The loads rotate: LK_GEMV_AHEAD slots of
-// units in flight, each refilled, as soon as its products are taken, with the unit LK_GEMV_AHEAD on -- in the row
-// (a long row, the down projection's, never waits a whole round trip between rounds) or in the next row set (a warp
-// that walks rows, gemv_resident, sums one set with the next one's weights in flight). Each row's sums are added in
-// unit order however the warp walks.
-template <int T, int MATS, int RPW, int R, int STRIDE, class X, bool EARLY, class Done>
-LK_DEVICE void lk_gemv_stream_i8b(const lk_blk<T> (&ms)[MATS], typename lk_in<X>::type x, int k, int n, int row0,
-                                  int step, int first, Done done) {
+// The int8 numerics' sums over MATS block-format matrices of one shape (dp4a): as lk_gemv_sums_f, a lane a 32-group,
+// its activations as int8 words (lk_i8b_unit: read or quantized once a unit for all the rows) times the codes in
+// integers; rows mt RPW .. mt RPW + RPW - 1 of acc are matrix mt's (the fused gate/up GEMV's two). The 256-block
+// headers the K-quants' lanes share are loaded a word a lane and handed around (lk_fmt::share), so the rounds are
+// uniform over the warp: `first` is the lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the
+// row's end takes part, adding nothing. Each row's sums are added in unit order whatever MATS is.
+template <int T, int MATS, int RPW, int R, int STRIDE, class X, bool EARLY>
+LK_DEVICE void lk_gemv_sums_i8bn(const lk_blk<T> (&ms)[MATS], typename lk_in<X>::type x, int k, int n, int row0,
+                                 lk_acc (&acc)[MATS * RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
-  constexpr int ROWS = MATS * RPW, ROUND = STRIDE * LK_GEMV_AHEAD;
-  const int units = k / 32, lane = first & 31, u0 = first - lane;
-  const int rounds = (units - u0 + ROUND - 1) / ROUND;  // a row's
-  const int end = step ? n : row0 + 1;                   // (step 0: row0's set, its rows clamped to n as ever)
-  typename F::Raw raw[LK_GEMV_AHEAD][ROWS];
-  auto fetch = [&](int j, int row, int v) {  // slot j: the set's unit v + lane (none past the row's end or the sets)
+  constexpr int ROWS = MATS * RPW;
 #pragma unroll
-    for (int i = 0; i < RPW; ++i)
+  for (int i = 0; i < ROWS; ++i)
 #pragma unroll
-      for (int mt = 0; mt < MATS; ++mt)
-        if (row < end && v + lane < units)
-          raw[j][mt * RPW + i] = F::load_part(ms[mt], (size_t)min(row + i, n - 1), k, v + lane);
-  };
+    for (int r = 0; r < R; ++r) acc[i][r] = 0;
+  const int units = k / 32, lane = first & 31;
+  for (int v0 = first - lane; v0 < units; v0 += STRIDE * LK_GEMV_AHEAD) {
+    typename F::Raw raw[LK_GEMV_AHEAD][ROWS];
 #pragma unroll
-  for (int j = 0; j < LK_GEMV_AHEAD; ++j) fetch(j, row0, u0 + j * STRIDE);
-  if constexpr (EARLY) lk_pdl_entry();
-  for (int row = row0; row < end;) {
-    const int next = step ? row + step : end;
-    lk_acc acc[ROWS][R];
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
 #pragma unroll
-    for (int i = 0; i < ROWS; ++i)
+      for (int i = 0; i < RPW; ++i)
 #pragma unroll
-      for (int r = 0; r < R; ++r) acc[i][r] = 0;
-    for (int q = 0; q < rounds; ++q) {
-      const int v0 = u0 + q * ROUND;
-      const bool last = q + 1 == rounds;
+        for (int mt = 0; mt < MATS; ++mt)
+          if (v0 + j * STRIDE + lane < units)
+            raw[j][mt * RPW + i] = F::load_part(ms[mt], (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
-      for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
-        const int v = v0 + j * STRIDE;
-        if (v < units) {  // (uniform over the warp)
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int v = v0 + j * STRIDE;
+      if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
-          for (int i = 0; i < ROWS; ++i) F::share(raw[j][i]);
-          if (v + lane < units)
+      for (int i = 0; i < ROWS; ++i) F::share(raw[j][i]);
+      if (v + lane < units)
 #pragma unroll
-            for (int r = 0; r < R; ++r) lk_i8b_unit<F, ROWS, R>(x, k, r, v + lane, raw[j], acc);
-        }
-        fetch(j, last ? next : row, (last ? u0 : v0 + ROUND) + j * STRIDE);
-      }
+        for (int r = 0; r < R; ++r) lk_i8b_unit<F, ROWS, R>(x, k, r, v + lane, raw[j], acc);
     }
-#pragma unroll
-    for (int i = 0; i < ROWS; ++i)
-#pragma unroll
-      for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
-    done(row, acc);
-    row = next;
   }
+#pragma unroll
+  for (int i = 0; i < ROWS; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   const lk_blk<T> ms[1] = {m};
-  lk_gemv_stream_i8b<T, 1, RPW, R, STRIDE, X, EARLY>(ms, x, k, n, row0, 0, first,
-                                                      [&](int, const lk_acc(&sums)[RPW][R]) {
-#pragma unroll
-                                                        for (int i = 0; i < RPW; ++i)
-#pragma unroll
-                                                          for (int r = 0; r < R; ++r) acc[i][r] = sums[i][r];
-                                                      });
+  lk_gemv_sums_i8bn<T, 1, RPW, R, STRIDE, X, EARLY>(ms, x, k, n, row0, acc, first);
 }
 #endif  // LK_WITH_BLOCKS
 
@@ -364,14 +339,6 @@ LK_DEVICE int lk_gemv_row0() {
   return (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
 }
 
-// The rows between a warp's row sets where the launch has fewer warps than rows (gemv_resident: a block-format GEMV of
-// the decode step launched as the blocks the GPU holds at once, each warp walking its rows); a launch with a warp for
-// every row set takes one set a warp.
-template <int RPW>
-LK_DEVICE int lk_gemv_step() {
-  return gridDim.x * (blockDim.x >> 5) * RPW;
-}
-
 // Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias.
 template <int RPW, int R>
 LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restrict__ bias, lk_act* __restrict__ y, int n,
@@ -391,23 +358,11 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 template <class M, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
-  const int row0 = lk_gemv_row0<RPW>(), step = lk_gemv_step<RPW>();
+  const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
-#if LK_WITH_BLOCKS
-  if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0) {  // (the next rows' weights in flight: one stream)
-    const M ms[1] = {m};
-    lk_gemv_stream_i8b<lk_blk_type<M>::value, 1, RPW, R, 32, X, true>(
-        ms, x, k, n, row0, step, threadIdx.x & 31,
-        [&](int row, const lk_acc(&acc)[RPW][R]) { lk_gemv_store<RPW, R>(acc, bias, y, n, row); });
-  } else
-#endif
-  {
-    for (int row = row0; row < n; row += step) {
-      lk_acc acc[RPW][R];
-      lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row, acc);
-      lk_gemv_store<RPW, R>(acc, bias, y, n, row);
-    }
-  }
+  lk_acc acc[RPW][R];
+  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
+  lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
 // lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
@@ -541,10 +496,9 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
   }
 }
 
-// Whether lk_gemv_glu takes lk_gemv_stream_i8b over both matrices (the decode step's int8 sums over a block format, a
+// Whether lk_gemv_glu takes lk_gemv_sums_i8bn over both matrices (the decode step's int8 sums over a block format, a
 // row a warp): its two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64
-// without it). Other
-// instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
+// without it). Other instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
 template <class M, int RPW, int R>
 constexpr bool lk_glu_joint =
     LK_GLU_JOINT && LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
@@ -553,34 +507,29 @@ constexpr bool lk_glu_joint =
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
-  const int row0 = lk_gemv_row0<RPW>(), step = lk_gemv_step<RPW>();
+  const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
+  lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
     const M ms[2] = {g, u};
-    lk_gemv_stream_i8b<lk_blk_type<M>::value, 2, RPW, R, 32, X, true>(
-        ms, lk_x_at(x, slab, k), k, n, row0, step, threadIdx.x & 31, [&](int row, const lk_acc(&a)[2 * RPW][R]) {
-          lk_acc ag[RPW][R], au[RPW][R];
+    lk_acc a[2 * RPW][R];
+    lk_gemv_sums_i8bn<lk_blk_type<M>::value, 2, RPW, R, 32, X, true>(ms, lk_x_at(x, slab, k), k, n, row0, a,
+                                                                     threadIdx.x & 31);
 #pragma unroll
-          for (int i = 0; i < RPW; ++i)
+    for (int i = 0; i < RPW; ++i)
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-              ag[i][r] = a[i][r];
-              au[i][r] = a[RPW + i][r];
-            }
-          lk_glu_sums(ag, au);
-          lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row);
-        });
+      for (int r = 0; r < R; ++r) {
+        ag[i][r] = a[i][r];
+        au[i][r] = a[RPW + i][r];
+      }
   } else
 #endif
   {
-    for (int row = row0; row < n; row += step) {
-      lk_acc ag[RPW][R], au[RPW][R];
-      lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row, ag);
-      lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row, au);
-      lk_glu_sums(ag, au);
-      lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row);
-    }
+    lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+    lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   }
+  lk_glu_sums(ag, au);
+  lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
 }

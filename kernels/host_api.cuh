@@ -125,14 +125,6 @@ void lk_launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t smem, cudaStr
   CK(cudaLaunchKernelEx(&c, kernel, std::forward<A>(args)...));
 }
 
-// The blocks of a launch whose warps walk its rows (gemv_resident): `blocks`, or as many blocks of `threads` threads
-// and `smem` bytes of dynamic shared memory as the GPU holds at once, if fewer (asked of the driver once a kernel).
-unsigned lk_resident_blocks(const void* kernel, unsigned blocks, int threads, size_t smem);
-template <class... P>
-unsigned lk_resident(void (*kernel)(P...), unsigned blocks, int threads, size_t smem) {
-  return lk_resident_blocks((const void*)kernel, blocks, threads, smem);
-}
-
 // == around each launch (host_profile.cuh)
 
 // The stagger's switch and seed, from the command line.

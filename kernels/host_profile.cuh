@@ -1,22 +1,9 @@
 // The lane's host runtime (after host_memory.cuh): what runs around each launch: the --stagger stalls (stall.cuh's
 // kernel, which only the runtime launches), the side streams' fork and join, and CUPTI's kernel records (loaded where
-// the library is; host_clock.cuh's clocks read them), and the blocks a walking launch takes (lk_resident_blocks).
+// the library is; host_clock.cuh's clocks read them).
 
 bool lk_stagger = false;
 unsigned long long lk_seed = 0;
-
-unsigned lk_resident_blocks(const void* kernel, unsigned blocks, int threads, size_t smem) {
-  static std::vector<std::pair<const void*, unsigned>> held;  // (a lane's few walking kernels)
-  for (const auto& [k, n] : held)
-    if (k == kernel) return blocks < n ? blocks : n;
-  int per = 0, device = 0, sms = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, smem));
-  CK(cudaGetDevice(&device));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const unsigned n = (unsigned)((per > 0 ? per : 1) * sms);
-  held.emplace_back(kernel, n);
-  return blocks < n ? blocks : n;
-}
 
 // (Out of line where a program is one file, as the resident host is: a step's functions stay small.)
 __attribute__((noinline)) void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i) {

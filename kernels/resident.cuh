@@ -232,7 +232,7 @@ static std::string lk_resident_read(const char* path, const lk_resident_weights&
   std::istringstream in(text);
   std::string word;
   int version = 0;
-  if (!(in >> word >> version) || word != "LANE_IMAGE" || version != 2) return "not a lane image of version 2";
+  if (!(in >> word >> version) || word != "LANE_IMAGE" || version != 1) return "not a lane image of version 1";
   auto expect = [&](const char* name) {
     std::string w;
     return (bool)(in >> w) && w == name;
@@ -344,14 +344,11 @@ static std::string lk_resident_read(const char* path, const lk_resident_weights&
       for (size_t ci = 0; ci < calls; ++ci) {
         lk_resident_call c;
         size_t kernel = 0, params = 0;
-        int resident = 0;
         if (!expect("call") || !(in >> kernel >> c.grid.x >> c.grid.y >> c.grid.z >> c.block.x >> c.block.y >>
-                                 c.block.z >> c.smem >> resident >> params) ||
-            kernel >= ks.size() || (resident != 0 && resident != 1))
+                                 c.block.z >> c.smem >> params) ||
+            kernel >= ks.size())
           return "a call's record does not parse";
         c.kernel = ks[kernel];
-        if (resident)
-          c.grid.x = lk_resident_blocks((const void*)c.kernel, c.grid.x, c.block.x * c.block.y * c.block.z, c.smem);
         const std::vector<size_t>& sizes = lk_params_of(c.kernel);
         if (sizes.size() != params)
           return "kernel " + std::to_string(kernel) + " takes " + std::to_string(sizes.size()) +

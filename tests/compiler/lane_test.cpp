@@ -819,8 +819,7 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   synth::write(o, dir / "q4km.gguf");
   const gguf::File f = gguf::File::open(dir / "q4km.gguf");
   const model::Model m = model::recognize(f);
-  const json k = {{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"fuse_glu", true},
-                  {"gemv_resident", true}};
+  const json k = {{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"fuse_glu", true}};
   lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), dir / "lane");
   std::string log;
   ASSERT_NO_THROW(lane::build(dir / "lane", 90, &log)) << log;

@@ -10,7 +10,6 @@
 
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
-#include "compiler/lane.hpp"
 #include "compiler/lane_image.hpp"
 #include "compiler/lane_schedule.hpp"
 #include "compiler/lowering.hpp"
@@ -464,65 +463,6 @@ TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)).empty(), v_rows % 4 == 0);
 }
 
-// gemv_resident: the one-row GEMVs over block formats (the decode step's plain ones and gate/up, the logits') launch as
-// the blocks the GPU holds at once, counted at run time (lk_resident in the program, the call record's flag in an
-// image); a chunk's slabs, the fused q/k/v and the Q8_0 file's GEMVs keep a block for every 8 row sets. The knob needs the int8 numerics
-// and a block format.
-TEST(Lowering, ResidentGemvsWalkTheirRowsInTheDecodeStepOnly) {
-  const gguf::File& file = q4km().file;
-  const model::Model& m = q4km().model;
-  const json on = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"fuse_qkv", true},
-                   {"gemv_resident", true}, {"max_chunk", 16}, {"gemv_rows_q6_k", 2}};
-  const Schedule p = schedule(file, m, knobs::Knobs::from_json(on), knobs::Target{132, 90});
-  std::set<std::string> walking, whole;
-  for (const Form& f : p.forms)
-    for (const Launch& l : f.launches)
-      for (const KernelCall& c : lower(p, f, l)) {
-        if (c.kernel.rfind("lk_gemv", 0) != 0) continue;
-        (c.resident ? walking : whole).insert(std::to_string(f.rows) + " " + c.instance());
-        if (c.resident) {  // one activation row: the decode step's, a chunk's logits
-          EXPECT_EQ(c.grid.dims, 1) << c.instance();
-          EXPECT_EQ(c.targs.at(2), "1") << c.instance();
-        }
-      }
-  EXPECT_TRUE(walking.count("1 lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>"));
-  EXPECT_TRUE(walking.count("1 lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>"));
-  EXPECT_TRUE(walking.count("1 lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>"));
-  for (const std::string& w : whole)
-    EXPECT_TRUE(w.rfind("1 ", 0) != 0 || w.find("lk_gemv_parts") != std::string::npos) << w;
-  const std::string glu = "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>";
-  const std::string cu = compile(file, m, knobs::Knobs::from_json(on), {132, 90}).cu;
-  EXPECT_NE(cu.find(glu + "<<<lk_resident(" + glu + ", "), std::string::npos);
-  json off = on;
-  off["gemv_resident"] = false;
-  EXPECT_EQ(compile(file, m, knobs::Knobs::from_json(off), {132, 90}).cu.find("lk_resident(lk_"), std::string::npos);
-  // The image's call records carry the flag (the word after smem).
-  const Image img = image(file, m, knobs::Knobs::from_json(on), knobs::Target{132, 90});
-  std::vector<Module> modules(img.kernels.size(), Module{"/m.cubin", "_Zk"});
-  std::istringstream in(image_text(img, modules));
-  size_t flagged = 0;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream w(line);
-    std::vector<std::string> words;
-    for (std::string x; w >> x;) words.push_back(x);
-    if (words.empty() || words[0] != "call") continue;
-    ASSERT_EQ(words.size(), 11u) << line;
-    EXPECT_TRUE(words[9] == "0" || words[9] == "1") << line;
-    flagged += words[9] == "1";
-  }
-  EXPECT_GT(flagged, 0u);
-  // The domain: on and off where a matrix is in a block format, off alone for the Q8_0 file; the int8 numerics.
-  auto domain = [](const knobs::Space& s) {
-    for (const knobs::Domain& d : s.domains)
-      if (d.name == "gemv_resident") return d.values.size();
-    return size_t{0};
-  };
-  const knobs::Space with = knobs::space(m, {132, 90});
-  EXPECT_EQ(domain(with), 2u);
-  EXPECT_EQ(domain(knobs::space(tiny().model, {132, 90})), 1u);
-  EXPECT_NE(with.why_invalid(knobs::Knobs::from_json({{"gemv_resident", true}})).find("int8"), std::string::npos);
-}
-
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});
@@ -779,7 +719,7 @@ TEST(LaneImage, RecordsMatchThePlanAndItsLowering) {
   EXPECT_THROW(image_text(img, {}), Error);
   const Records r = read(text);
   ASSERT_FALSE(r.lines.empty());
-  EXPECT_EQ(r.lines[0], "LANE_IMAGE 2");
+  EXPECT_EQ(r.lines[0], "LANE_IMAGE 1");
   const std::string manifest = weights_manifest(tiny().file, tiny().model);
   char digest[17];
   std::snprintf(digest, sizeof digest, "%016llx",

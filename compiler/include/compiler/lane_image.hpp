@@ -3,8 +3,8 @@
 // schedule and the same lowering as the lane's program (lane.cu), so the two launch the same kernels with the same
 // arguments; only the kernels' machine code comes from modules compiled once per kernel instance and cached.
 //
-// Text format (version 2), one record a line, words separated by spaces:
-//   LANE_IMAGE 2
+// Text format (version 1), one record a line, words separated by spaces:
+//   LANE_IMAGE 1
 //   weights <xxh64 of the weights manifest's text, 16 hex digits>
 //   act_bytes <4|8>  vocab <n>  ctx <n>  graphs <0|1>  side_streams <0|1>  pdl <0|1>   (one record a line each)
 //   sidecar <bytes> <xxh64>
@@ -15,9 +15,8 @@
 //   forms <n>, then for each form: form <rows> <token: carried index> <logits: arena byte offset> <launches>,
 //     and for each launch: launch <stream> <fork> <join> <calls> <kind> <output>
 //       (fork: side streams to fork before it; join: side streams to join after it; stream: 0 the step's, k the
-//       k-th side stream), and for each call: call <kernel> <gx> <gy> <gz> <bx> <by> <bz> <smem> <resident>
-//       <params> (resident 1: gx blocks or as many as the GPU holds at once, if fewer: lk_resident_blocks), and
-//       for each parameter: param <bytes> <align> <items> <item>... where an item is `i <offset> <int32>`,
+//       k-th side stream), and for each call: call <kernel> <gx> <gy> <gz> <bx> <by> <bz> <smem> <params>,
+//       and for each parameter: param <bytes> <align> <items> <item>... where an item is `i <offset> <int32>`,
 //       `f <offset> <float bits>`, `d <offset> <double bits>` or `p <offset> <space> <index> <byte offset>` with
 //       space n (null), q / s (a Q8_0 matrix's int8 rows / scales), q / h / s / d (a block format's planes,
 //       kernels/shapes.cuh's lk_plane_bytes), w (a plain matrix), v (a vector),
@@ -43,7 +42,7 @@
 
 namespace lt::lane {
 
-inline constexpr int kImageVersion = 2;
+inline constexpr int kImageVersion = 1;
 
 // One configuration's image before its kernels are built: the kernel instances it calls (the records refer to them by
 // index), the text of the rest, its sidecar and a description.

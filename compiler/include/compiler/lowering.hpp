@@ -58,9 +58,6 @@ struct KernelCall {
   Dims grid, block;
   size_t smem = 0;  // dynamic shared memory bytes; past 48 KiB the kernel must be allowed it first
   std::vector<Arg> params;
-  // gemv_resident: grid.x blocks or, if fewer, as many as the GPU holds at once (the kernel's warps walk its rows;
-  // lk_resident_blocks counts them at run time, the kernel's registers being the compiler's).
-  bool resident = false;
 
   // The kernel's instance as C text: "lk_gemv<lk_q8, 2, 1>" (the kernel's name when it has no template arguments).
   std::string instance() const;

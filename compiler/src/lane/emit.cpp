@@ -100,16 +100,11 @@ std::string print_dims(const Dims& d, bool dim3) {
 std::string print_call(const KernelCall& c, const Schedule& p, const Form& f) {
   std::string args;
   for (size_t i = 0; i < c.params.size(); ++i) args += (i ? ", " : "") + print_arg(c.params[i], p, f);
-  // (a resident launch's blocks counted at run time: a one-dimensional grid)
-  const std::string grid =
-      c.resident ? "lk_resident(" + c.instance() + ", " + std::to_string(c.grid.v[0]) + ", " +
-                       std::to_string(c.block.v[0] * c.block.v[1] * c.block.v[2]) + ", " + std::to_string(c.smem) + ")"
-                 : print_dims(c.grid, p.knobs.pdl);
   if (p.knobs.pdl)
-    return "lk_launch(" + c.instance() + ", " + (c.resident ? "dim3(" + grid + ")" : grid) + ", " +
-           print_dims(c.block, true) + ", " + std::to_string(c.smem) + ", st, " + args + ");";
-  return c.instance() + "<<<" + grid + ", " + print_dims(c.block, false) + ", " + std::to_string(c.smem) + ", st>>>(" +
-         args + ");";
+    return "lk_launch(" + c.instance() + ", " + print_dims(c.grid, true) + ", " + print_dims(c.block, true) + ", " +
+           std::to_string(c.smem) + ", st, " + args + ");";
+  return c.instance() + "<<<" + print_dims(c.grid, false) + ", " + print_dims(c.block, false) + ", " +
+         std::to_string(c.smem) + ", st>>>(" + args + ");";
 }
 
 // The statements of one launch's calls.

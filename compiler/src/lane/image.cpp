@@ -232,7 +232,7 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
         body << "call " << it->second;
         for (unsigned v : c.grid.v) body << " " << v;
         for (unsigned v : c.block.v) body << " " << v;
-        body << " " << c.smem << " " << (c.resident ? 1 : 0) << " " << c.params.size() << "\n";
+        body << " " << c.smem << " " << c.params.size() << "\n";
         for (const Arg& a : c.params) {
           const Layout lay = writer.layout(a);
           body << "param " << lay.size << " " << lay.align << " " << lay.items.size();

@@ -200,15 +200,6 @@ const KnobDef kTable[] = {
      &Knobs::gemv_split,
      "warps that share each output row of a plain GEMV (split-K over its units)",
      {1, 2, 4}},
-    {"gemv_resident",
-     &Knobs::gemv_resident,
-     "the decode step's GEMVs over block-format matrices (int8 numerics) launched as the blocks the GPU holds at once, "
-     "each warp walking its rows with the next row's weights in flight while it sums the current one (else a warp "
-     "takes one row set and the launch has a block for every 8)",
-     {false, true},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); })) values.resize(1);
-     }},
     {"attn_splits",
      &Knobs::attn_splits,
      "decode attention: the positions split over this many blocks, folded after (a chunk's attention at most 16, "
@@ -470,12 +461,6 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_prequant || int8_numerics(k) ||
               broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
-     }},
-    {"gemv_resident: the int8 numerics",
-     "gemv_resident numerics",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !k.gemv_resident || int8_numerics(k) ||
-              broken(why, [] { return std::string("gemv_resident needs the int8 numerics"); });
      }},
     {"gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
      "gemm_tile gemm_prequant gemm_rows",

@@ -345,13 +345,6 @@ class Lowerer {
     if (rows % 8) one(rows / 8 * 8, rows % 8, 1);
   }
 
-  // gemv_resident: the decode step's GEMV over a block-format matrix under the int8 numerics (lk_gemv_stream_i8b) takes
-  // as many blocks as the GPU holds at once, its warps walking the rows.
-  bool resident(const Matrix& w, int rows) const {
-    return k_.gemv_resident && rows == 1 && lk_is_block(int(w.type)) &&
-           (k_.numerics == knobs::Numerics::Int8 || k_.numerics == knobs::Numerics::Int8x2);
-  }
-
   void add(const Embed& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.table);
     KernelCall c{
@@ -393,7 +386,6 @@ class Lowerer {
       } else {
         c.kernel = "lk_gemv";
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
-        c.resident = resident(w, op.rows);
       }
       Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
       c.block = dims1(32 * warps);
@@ -427,7 +419,6 @@ class Lowerer {
       c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(r)};
       Arg x = gemv_input(op.xq, op.x, at, g.cols, c.targs, op.rows);
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
-      c.resident = resident(g, op.rows);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
                   Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
