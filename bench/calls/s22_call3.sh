@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# (Ran at commit d4ca897, whose streamed sums and gemv_resident knob the next commit reverts: bench/NOTES.md "session 22".)
+# (Ran at d4ca897; the next commit reverts its streamed sums and gemv_resident: bench/NOTES.md "session 22".)
 # Session 22, call 3 (~9 minutes; carry .carry = this tree, .carry-old = f6aca63, the record's build).
 # The block-format GEMVs' new sums (kernels/gemv.cuh lk_gemv_stream_i8b: loads that rotate instead of rounds that
 # drain; the gate/up GEMV reading each unit's activations once for both matrices) and the new knob gemv_resident (the
