@@ -5,8 +5,7 @@
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
-// GLU_JOINT: the fused gate/up GEMV loads a round of both matrices' weights before it uses either, and each unit's
-// activations once for both (lk_gemv_sums_i8bn over two matrices).
+// GLU_JOINT: the fused gate/up GEMV loads a round of both matrices' weights before it uses either (lk_gemv_sums_i8b2).
 #ifndef LK_GLU_JOINT
 #define LK_GLU_JOINT 1
 #endif
@@ -207,54 +206,93 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
   }
 }
 
-// The int8 numerics' sums over MATS block-format matrices of one shape (dp4a): as lk_gemv_sums_f, a lane a 32-group,
-// its activations as int8 words (lk_i8b_unit: read or quantized once a unit for all the rows) times the codes in
-// integers; rows mt RPW .. mt RPW + RPW - 1 of acc are matrix mt's (the fused gate/up GEMV's two). The 256-block
-// headers the K-quants' lanes share are loaded a word a lane and handed around (lk_fmt::share), so the rounds are
-// uniform over the warp: `first` is the lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the
-// row's end takes part, adding nothing. Each row's sums are added in unit order whatever MATS is.
-template <int T, int MATS, int RPW, int R, int STRIDE, class X, bool EARLY>
-LK_DEVICE void lk_gemv_sums_i8bn(const lk_blk<T> (&ms)[MATS], typename lk_in<X>::type x, int k, int n, int row0,
-                                 lk_acc (&acc)[MATS * RPW][R], int first) {
+// The int8 numerics' sums over a block-format matrix (dp4a): as lk_gemv_sums_f, a lane a 32-group, its activations
+// as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
+// loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
+// lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
+template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false>
+LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
+                                lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
-  constexpr int ROWS = MATS * RPW;
 #pragma unroll
-  for (int i = 0; i < ROWS; ++i)
+  for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 32, lane = first & 31;
   for (int v0 = first - lane; v0 < units; v0 += STRIDE * LK_GEMV_AHEAD) {
-    typename F::Raw raw[LK_GEMV_AHEAD][ROWS];
+    typename F::Raw raw[LK_GEMV_AHEAD][RPW];
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
-#pragma unroll
-        for (int mt = 0; mt < MATS; ++mt)
-          if (v0 + j * STRIDE + lane < units)
-            raw[j][mt * RPW + i] = F::load_part(ms[mt], (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
+        if (v0 + j * STRIDE + lane < units)
+          raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
     if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * STRIDE;
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
-      for (int i = 0; i < ROWS; ++i) F::share(raw[j][i]);
+      for (int i = 0; i < RPW; ++i) F::share(raw[j][i]);
       if (v + lane < units)
 #pragma unroll
-        for (int r = 0; r < R; ++r) lk_i8b_unit<F, ROWS, R>(x, k, r, v + lane, raw[j], acc);
+        for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[j], acc);
     }
   }
 #pragma unroll
-  for (int i = 0; i < ROWS; ++i)
+  for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
-template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false>
-LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
-                                lk_acc (&acc)[RPW][R], int first) {
-  const lk_blk<T> ms[1] = {m};
-  lk_gemv_sums_i8bn<T, 1, RPW, R, STRIDE, X, EARLY>(ms, x, k, n, row0, acc, first);
+
+// The fused gate/up GEMV's sums over two block-format matrices of one shape (GLU_JOINT): as lk_gemv_sums_i8b for each,
+// each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in the
+// order lk_gemv_sums_i8b adds them, so the same numbers).
+template <int T, int RPW, int R, class X>
+LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
+                                 int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
+  using F = lk_fmt<lk_blk<T>>;
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc0[i][r] = acc1[i][r] = 0;
+  const int units = k / 32, lane = threadIdx.x & 31;
+  for (int v0 = 0; v0 < units; v0 += 32 * LK_GEMV_AHEAD) {
+    typename F::Raw raw0[LK_GEMV_AHEAD][RPW], raw1[LK_GEMV_AHEAD][RPW];
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+        if (v0 + j * 32 + lane < units) {
+          const size_t row = (size_t)min(row0 + i, n - 1);
+          raw0[j][i] = F::load_part(m0, row, k, v0 + j * 32 + lane);
+          raw1[j][i] = F::load_part(m1, row, k, v0 + j * 32 + lane);
+        }
+    lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before)
+#pragma unroll
+    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+      const int v = v0 + j * 32;
+      if (v >= units) break;  // (uniform over the warp)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i) {
+        F::share(raw0[j][i]);
+        F::share(raw1[j][i]);
+      }
+      if (v + lane < units)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw0[j], acc0);
+          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw1[j], acc1);
+        }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      acc0[i][r] = lk_warp_sum(acc0[i][r]);
+      acc1[i][r] = lk_warp_sum(acc1[i][r]);
+    }
 }
 #endif  // LK_WITH_BLOCKS
 
@@ -496,9 +534,9 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
   }
 }
 
-// Whether lk_gemv_glu takes lk_gemv_sums_i8bn over both matrices (the decode step's int8 sums over a block format, a
-// row a warp): its two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64
-// without it). Other instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
+// Whether lk_gemv_glu takes lk_gemv_sums_i8b2 (the decode step's int8 sums over a block format, a row a warp): its
+// two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64 without it). Other
+// instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
 template <class M, int RPW, int R>
 constexpr bool lk_glu_joint =
     LK_GLU_JOINT && LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
@@ -513,17 +551,7 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
-    const M ms[2] = {g, u};
-    lk_acc a[2 * RPW][R];
-    lk_gemv_sums_i8bn<lk_blk_type<M>::value, 2, RPW, R, 32, X, true>(ms, lk_x_at(x, slab, k), k, n, row0, a,
-                                                                     threadIdx.x & 31);
-#pragma unroll
-    for (int i = 0; i < RPW; ++i)
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        ag[i][r] = a[i][r];
-        au[i][r] = a[RPW + i][r];
-      }
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, row0, ag, au);
   } else
 #endif
   {
