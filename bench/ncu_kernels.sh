@@ -6,6 +6,8 @@
 # warps' stall reasons (each reason's warps an issued instruction: smsp__average_warps_issue_stalled_*). The whole
 # report text is kept as WORKDIR/PRESET.ncuk.txt.
 # (ncu demangles a bool template argument as 1 or 0: match lk_add_rmsnorm<1, 1>, not <true, true>.)
+# (Session 22: 'lk_gemv_glu<lk_blk<12>, 1, 1|lk_gemv<lk_blk<1[24]>, [12], 1, lk_xq>' matched nothing; a plain name
+# prefix such as lk_gemv, with SKIP and COUNT choosing the launches, is what worked.)
 #
 # usage: [TYPE=q4_k_m] [KNOBS='{..}'] [CONTEXT=N] [DEPTH=N] [SKIP=0] bench/ncu_kernels.sh LANE_TUNE WORKDIR PRESET REGEX COUNT
 set -uo pipefail
