@@ -173,15 +173,40 @@ void lk_upload_q8_rows(const uint8_t* file, uint64_t offset, size_t rows, size_t
       });
 }
 
+// Eight bytes at p as one word (little-endian, as the checkpoint's bytes lie), and back.
+static inline uint64_t lk_word(const uint8_t* p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+static inline void lk_put_word(uint8_t* p, uint64_t w) {
+  memcpy(p, &w, 8);
+}
+// A 32-group's codes (c[i]: elements 8i .. 8i + 7, a byte each, below 16) packed as a group's 16 bytes: byte j holds
+// elements j and j + 16.
+static inline void lk_pack_group(uint8_t* q, const uint64_t (&c)[4]) {
+  lk_put_word(q, c[0] | c[2] << 4);
+  lk_put_word(q + 8, c[1] | c[3] << 4);
+}
+// The low 2 bits of 8 bytes as 16 bits, byte k's at bits 2k.
+static inline uint64_t lk_gather2(uint64_t x) {
+  x &= 0x0303030303030303ull;
+  x = (x | x >> 6) & 0x000f000f000f000full;
+  x = (x | x >> 12) & 0x000000ff000000ffull;
+  return (x | x >> 24) & 0xffffull;
+}
+// The low bit of 8 bytes as 8 bits, byte k's at bit k (each byte's bit moved to the top byte by one product).
+static inline uint64_t lk_gather1(uint64_t x) {
+  return ((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56;
+}
+
 // A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
 // lk_plane_bytes; formats.cuh's lk_blk reads them): the same bits, each 32-group's 4-bit codes as 16 bytes whose byte j
-// holds elements j and j + 16, its high bits and scales beside them.
+// holds elements j and j + 16, its high bits and scales beside them. The K-quants' codes and bits move 8 at a time as
+// 64-bit words (the byte-wise shifts and masks of each element, done for 8 bytes in one operation).
 static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* h, uint8_t* s, uint8_t* d) {
   const size_t be = (size_t)lk_block_elems(t), bb = (size_t)lk_block_bytes(t);
-  // Group g's codes from a function of its element l (0..31).
-  auto pack = [&](size_t g, auto code) {
-    for (int j = 0; j < 16; ++j) q[g * 16 + j] = (uint8_t)(code(j) | (code(j + 16) << 4));
-  };
+  constexpr uint64_t kNibbles = 0x0f0f0f0f0f0f0f0full, kPairs = 0x0303030303030303ull, kBits = 0x0101010101010101ull;
   lk_parallel(n / be, 4096, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b) {
       const uint8_t* x = src + b * bb;
@@ -201,21 +226,25 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
       }
       for (int gi = 0; gi < 8; ++gi) {
         const size_t g = b * 8 + gi;
+        uint64_t c[4];  // the group's codes, 8 elements a word
         if (t == LK_Q2_K || t == LK_Q3_K) {
           // Each 128 elements' 32 bytes of 2-bit codes read four times, two bits further each time (group gi: bits
           // 2 (gi % 4)); Q3_K's third bit in its 32 bytes of high bits (bit gi of byte l: element l of group gi).
           const uint8_t* qs = x + (t == LK_Q2_K ? 16 : 32) + 32 * (gi / 4);
           const int shift = 2 * (gi % 4);
-          pack(g, [&](int l) { return ((qs[l] >> shift) & 3) | (t == LK_Q3_K ? ((x[l] >> gi) & 1) << 2 : 0); });
+          for (int i = 0; i < 4; ++i) {
+            c[i] = lk_word(qs + 8 * i) >> shift & kPairs;
+            if (t == LK_Q3_K) c[i] |= (lk_word(x + 8 * i) >> gi & kBits) << 2;
+          }
         } else if (t == LK_Q4_K || t == LK_Q5_K) {
           // d, dmin and the scales; then (Q5_K) 32 bytes of fifth bits (bit gi of byte l: element l of group gi); then
           // the codes, a 64-element chunk's 32 bytes low nibbles first.
           const uint8_t* qs = x + (t == LK_Q4_K ? 16 : 48) + 32 * (gi / 2);
           const int shift = 4 * (gi % 2);
-          pack(g, [&](int l) { return (qs[l] >> shift) & 0xf; });
+          for (int i = 0; i < 4; ++i) c[i] = lk_word(qs + 8 * i) >> shift & kNibbles;
           if (t == LK_Q5_K) {
             uint32_t bits = 0;
-            for (int l = 0; l < 32; ++l) bits |= (uint32_t)((x[16 + l] >> gi) & 1) << l;
+            for (int i = 0; i < 4; ++i) bits |= (uint32_t)lk_gather1(lk_word(x + 16 + 8 * i) >> gi) << (8 * i);
             memcpy(h + g * 4, &bits, 4);
           }
         } else {  // Q6_K: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales, d
@@ -223,11 +252,12 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
           const uint8_t* ql = x + 64 * half + (quarter % 2 ? 32 : 0);
           const uint8_t* qh = x + 128 + 32 * half;
           const int shift = quarter >= 2 ? 4 : 0;
-          pack(g, [&](int l) { return (ql[l] >> shift) & 0xf; });
+          for (int i = 0; i < 4; ++i) c[i] = lk_word(ql + 8 * i) >> shift & kNibbles;
           uint64_t bits = 0;
-          for (int l = 0; l < 32; ++l) bits |= (uint64_t)((qh[l] >> (2 * quarter)) & 3) << (2 * l);
+          for (int i = 0; i < 4; ++i) bits |= lk_gather2(lk_word(qh + 8 * i) >> (2 * quarter)) << (16 * i);
           memcpy(h + g * 8, &bits, 8);
         }
+        lk_pack_group(q + g * 16, c);
       }
       if (t == LK_Q6_K) {
         memcpy(s + b * 16, x + 192, 16);
