@@ -24,7 +24,8 @@ D=$W/$P.ncuk
 printf '2 %s\n' "$(tokens "$(vocab "$D")" "${DEPTH:-5}" 5)" > "$W/$P.ncuk.prompt"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
 [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
-"$NCU" --set full --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
+"$NCU" --set full --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+  --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
   --print-units base "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ncuk.prompt" > "$W/$P.ncuk.txt" 2> "$W/$P.ncuk.err"
 echo "ncu rc=$? ($(grep -c '^  [a-z_].*(' "$W/$P.ncuk.txt") launches)"
 grep -E '^  [a-z_].*\(|^    Duration |DRAM Throughput|^    Memory Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Compute \(SM\) Throughput|L2 Hit Rate |Waves Per SM|Grid Size|Block Size|Dynamic Shared|stall|Stall' "$W/$P.ncuk.txt" |

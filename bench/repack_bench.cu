@@ -1,8 +1,8 @@
 // The load's host work (issue #18's load time): lk_planes, the repacking of a block-format matrix's checkpoint blocks
 // into the planes a lane uploads, on all the host's cores (lk_parallel) against block by block on one, over ~1 GB of
-// random Q4_K, Q6_K, Q4_0 and Q5_K blocks (the bytes' contents do not change the work). Checks that both give the same
-// planes and prints GB/s of checkpoint bytes for each, and for lk_planes with its staging's allocation and reusing it,
-// and a digest of the planes (the same input every run: a change that keeps the output keeps it).
+// random Q4_K, Q6_K, Q4_0, Q5_K, Q2_K and Q3_K blocks (the bytes' contents do not change the work). Checks that both
+// give the same planes and prints GB/s of checkpoint bytes for each, and for lk_planes with its staging's allocation
+// and reusing it, and a digest of the planes (the same input every run: a change that keeps the output keeps it).
 // Host code only: it runs where no GPU is.
 //
 // build: nvcc -O3 -std=c++17 -o repack_bench bench/repack_bench.cu     run: ./repack_bench [MB]

@@ -5,10 +5,6 @@
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
-// GLU_JOINT: the fused gate/up GEMV loads a round of both matrices' weights before it uses either (lk_gemv_sums_i8b2).
-#ifndef LK_GLU_JOINT
-#define LK_GLU_JOINT 1
-#endif
 
 // EARLY (under pdl): a kernel's sums wait for the launch before it (lk_pdl_entry) only once their first round of
 // weights is in flight. The weights are constants, so their first DRAM round trip runs under the previous launch's
@@ -245,9 +241,9 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
-// The fused gate/up GEMV's sums over two block-format matrices of one shape (GLU_JOINT): as lk_gemv_sums_i8b for each,
-// each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in the
-// order lk_gemv_sums_i8b adds them, so the same numbers).
+// The fused gate/up GEMV's sums over two block-format matrices of one shape (lk_glu_joint): as lk_gemv_sums_i8b for
+// each, each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in
+// the order lk_gemv_sums_i8b adds them, so the same numbers).
 template <int T, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
@@ -538,8 +534,7 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
 // two rounds in flight hold 80 registers on Q4_K, so the launch asks for 3 blocks an SM (4 at 64 without it). Other
 // instances ask for no minimum (0: as __launch_bounds__(256) alone; their registers as before).
 template <class M, int RPW, int R>
-constexpr bool lk_glu_joint =
-    LK_GLU_JOINT && LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
+constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>

@@ -47,13 +47,8 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 LK_SHAPE int lk_attention_mma_rows(bool step) {
   return step ? 16 : LK_AM_WARPS * 16;
 }
-// (The step's stages a build can change, -DLK_AM_STEP_STAGES=2: bench/attention_bench.cu times 2 against 3, whose
-// shared memory allows 3 blocks an SM against 2 -- issue #19's depth question. A lane takes lane-tune's value.)
-#ifndef LK_AM_STEP_STAGES
-#define LK_AM_STEP_STAGES 3
-#endif
 LK_SHAPE int lk_attention_mma_stages(bool step) {
-  return step ? LK_AM_STEP_STAGES : 2;
+  return step ? 3 : 2;
 }
 LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
   const int stages =
