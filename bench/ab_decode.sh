@@ -4,9 +4,11 @@
 # tokens, default 512; a list such as "300 5" times each) alternately, ROUNDS processes each (default 3), medians; then
 # the two lanes' logits on the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the
 # numbers shows ~0).
-# KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both.
+# KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both. KNOBS_C (with LT_C, default
+# LT_B) adds a third lane C, timed in the same rounds and compared with A the same way.
 #
-# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [ROUNDS=3] [PREFILL=512] bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
+# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [ROUNDS=3] [PREFILL=512]
+#        bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
 set -uo pipefail
 A=$1; B=$2; W=$3; P=$4
 . "$(dirname "$0")/common.sh"
@@ -14,9 +16,11 @@ mkdir -p "$W"
 F=$(checkpoint "$B" "$W" "$P")
 echo "${KNOBS:-{\}}" > "$W/$P.ab-b.json"
 echo "${KNOBS_A:-${KNOBS:-{\}}}" > "$W/$P.ab-a.json"
+S="a b"
+[ -n "${KNOBS_C:-}" ] && S="a b c" && echo "$KNOBS_C" > "$W/$P.ab-c.json"
 : > "$W/$P.ab.dirs"
-for s in a b; do
-  LT=$A; [ $s = b ] && LT=$B
+for s in $S; do
+  LT=$A; [ $s = b ] && LT=$B; [ $s = c ] && LT=${LT_C:-$B}
   "$LT" compile "$F" --knobs "$W/$P.ab-$s.json" -o "$W/$P.ab-$s" > /dev/null && echo "$W/$P.ab-$s" >> "$W/$P.ab.dirs"
 done
 build_all "$B" "$W/$P.ab.dirs"
@@ -26,7 +30,7 @@ PREFILLS=${PREFILL:-512}
 for n in $PREFILLS; do printf '1 %s\n1 %s\n' "$(tokens "$V" "$n" 4)" "$(tokens "$V" "$n" 4)" > "$W/$P.ab.pre$n"; done
 declare -A dec pre
 for r in $(seq "${ROUNDS:-3}"); do
-  for s in a b; do
+  for s in $S; do
     D="$W/$P.ab-$s"
     dec[$s]+=" $("$D/lane" "$F" "$D/lane.sidecar" 128 $T 2> /dev/null | awk '/DECODE_TOK_PER_S/ {print $2}')"
     for n in $PREFILLS; do  # (the second prompt's prefill: the first warms up)
@@ -37,16 +41,20 @@ for r in $(seq "${ROUNDS:-3}"); do
 done
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.1f}" if v else "?")' "$@"; }
 PROMPT_LENS="5 300" prompts "$V" "$W/$P.ab.prompts" 8
-for s in a b; do
+for s in $S; do
   D="$W/$P.ab-$s"
   "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.prompts" --logits "$D/ab.bin" > "$D/ab.txt" 2>&1
 done
-cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ab-a/ab.bin" "$W/$P.ab-b/ab.bin" "$V" --tol 1e-3 \
-  --ref-tokens "$W/$P.ab-a/ab.txt" --out-tokens "$W/$P.ab-b/ab.txt" | grep -o 'rel_l2=[^ ]*\|tokens=[^ ]*' | tr '\n' ' ')
-da=$(med ${dec[a]}); db=$(med ${dec[b]})
-echo "==== A/B $P ${TYPE:-q8_0}: decode A $da B $db tok/s (B/A $(python3 -c "print(f'{$db/$da:.3f}')" 2> /dev/null)) [A:${dec[a]} B:${dec[b]}]"
-for n in $PREFILLS; do
-  pa=$(med ${pre[a$n]}); pb=$(med ${pre[b$n]})
-  echo "==== prefill($n) A $pa B $pb tok/s (B/A $(python3 -c "print(f'{$pb/$pa:.3f}')" 2> /dev/null)) [A:${pre[a$n]} B:${pre[b$n]}]"
+da=$(med ${dec[a]})
+for s in ${S#a }; do
+  S_=${s^^}
+  cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ab-a/ab.bin" "$W/$P.ab-$s/ab.bin" "$V" --tol 1e-3 \
+    --ref-tokens "$W/$P.ab-a/ab.txt" --out-tokens "$W/$P.ab-$s/ab.txt" | grep -o 'rel_l2=[^ ]*\|tokens=[^ ]*' | tr '\n' ' ')
+  db=$(med ${dec[$s]})
+  echo "==== A/$S_ $P ${TYPE:-q8_0}: decode A $da $S_ $db tok/s ($S_/A $(python3 -c "print(f'{$db/$da:.3f}')" 2> /dev/null)) [A:${dec[a]} $S_:${dec[$s]}]"
+  for n in $PREFILLS; do
+    pa=$(med ${pre[a$n]}); pb=$(med ${pre[$s$n]})
+    echo "==== prefill($n) A $pa $S_ $pb tok/s ($S_/A $(python3 -c "print(f'{$pb/$pa:.3f}')" 2> /dev/null)) [A:${pre[a$n]} $S_:${pre[$s$n]}]"
+  done
+  echo "==== $S_'s logits against A's: $cmp"
 done
-echo "==== B's logits against A's: $cmp"

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@ typedef float lk_acc;
 #include "../kernels/formats.cuh"
 #include "../kernels/norm.cuh"
 #include "../kernels/kv.cuh"
+#include "../kernels/rope.cuh"
 #include "../kernels/attention.cuh"
 #include "../kernels/attention_mma.cuh"
 // clang-format on
@@ -113,11 +115,11 @@ int main(int argc, char** argv) {
     if (step)
       lk_attention_mma<HD, HD, true><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                         splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                        scale2, splits, G, nullptr);
+                                                        scale2, splits, G, nullptr, lk_rope_args{});
     else
       lk_attention_mma<HD, HD, false><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                          splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                         scale2, splits, G, nullptr);
+                                                         scale2, splits, G, nullptr, lk_rope_args{});
     fold(rows, splits, out);
   };
   CK(cudaFuncSetAttribute(lk_attention_mma<HD, HD, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,

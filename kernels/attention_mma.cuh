@@ -67,18 +67,31 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
   pp[2 + d] = v;
 }
 
-template <int HD, int VD, bool STEP>
+// A value as the cache holds it (lk_kv_put_row's conversion).
+LK_DEVICE lk_kv lk_kv_of(float x) {
+#if LK_KV == 1
+  return __float2half(x);
+#else
+  return __float2bfloat16(x);
+#endif
+}
+
+// ROPE (attn_rope; the decode step, one row): rope, the per-head norm and the cache append folded in (bit 1; bit 2 the
+// NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into its
+// queries, and where its split holds the row's position also the key head (into the cache and its stage) and copies
+// the value head; `rope` is lk_rope's parameters (unused without ROPE).
+template <int HD, int VD, bool STEP, int ROPE = 0>
 __global__ void __launch_bounds__(LK_AM_WARPS * 32)
-    lk_attention_mma(const lk_act* __restrict__ q, const lk_kv* __restrict__ kc, const lk_kv* __restrict__ vc,
-                     const int* __restrict__ pos, lk_act* __restrict__ out, lk_acc* __restrict__ part,
-                     const float* __restrict__ sinks, int window, int rows, int hq, int ctx, float scale2, int splits,
-                     int group, int* __restrict__ xq) {
+    lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
+                     lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
+                     int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
+                     lk_rope_args rope) {
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
   constexpr int NK = STEP ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions of a tile
   constexpr int STAGES = lk_attention_mma_stages(STEP);
-  lk_pdl_entry();
+  static_assert(!ROPE || STEP, "rope is folded into the decode step's attention only");
   extern __shared__ unsigned char lk_smem[];
   lk_kv* qs = reinterpret_cast<lk_kv*>(lk_smem);  // [M][QS]
   lk_kv* ks = qs + M * QS;                        // [STAGES][LK_AM_KEYS][KS]
@@ -94,40 +107,109 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   const int t1 = min(min(longest, split0 + chunk), p0 + last / group + 1);
   const int tiles = t1 > t0 ? (t1 - t0 + LK_AM_KEYS - 1) / LK_AM_KEYS : 0;
 
-  // Tile `tile` of the split's keys and values into stage `buf`; positions past t1 as zeros (never weighed).
-  auto stage = [&](int tile, int buf) {
-    const int tb = t0 + tile * LK_AM_KEYS;
+  // Tile `tile` of the split's keys and values into stage `buf`, its positions before `upto`; positions past t1 as
+  // zeros (never weighed).
+  auto stage = [&](int tile, int buf, int upto) {
+    const int tb = t0 + tile * LK_AM_KEYS, end = min(t1, upto);
     lk_kv* kd = ks + buf * LK_AM_KEYS * KS;
     lk_kv* vd = vs + buf * LK_AM_KEYS * VS;
     for (int c = threadIdx.x; c < LK_AM_KEYS * (HD / 8); c += blockDim.x) {
       const int j = c / (HD / 8), piece = c % (HD / 8), p = tb + j;
-      const bool ok = p < t1;
-      lk_cp16(kd + j * KS + piece * 8, kc + ((size_t)kvh * ctx + (ok ? p : 0)) * HD + piece * 8, ok);
+      if (p < end || p >= t1)
+        lk_cp16(kd + j * KS + piece * 8, kc + ((size_t)kvh * ctx + (p < end ? p : 0)) * HD + piece * 8, p < end);
     }
     for (int c = threadIdx.x; c < LK_AM_KEYS * (VD / 8); c += blockDim.x) {
       const int j = c / (VD / 8), piece = c % (VD / 8), p = tb + j;
-      const bool ok = p < t1;
-      lk_cp16(vd + j * VS + piece * 8, vc + ((size_t)kvh * ctx + (ok ? p : 0)) * VD + piece * 8, ok);
+      if (p < end || p >= t1)
+        lk_cp16(vd + j * VS + piece * 8, vc + ((size_t)kvh * ctx + (p < end ? p : 0)) * VD + piece * 8, p < end);
     }
     lk_cp_commit();
   };
-  for (int i = 0; i < STAGES - 1; ++i)  // (an empty group where there is no tile: every wait counts groups alike)
-    if (i < tiles)
-      stage(i, i);
-    else
-      lk_cp_commit();
+  // A step's first tiles are asked before the launch before this one has finished (pdl): the positions before the
+  // step's rows were cached by earlier steps, which every launch before this one's predecessor waited for; the step's
+  // own rows (its predecessor's appends, or ROPE's) come after the wait, below.
+  const int early = STEP ? p0 : INT_MAX;
+  if constexpr (STEP)
+    for (int i = 0; i < STAGES - 1; ++i)  // (an empty group where there is no tile: every wait counts groups alike)
+      if (i < tiles)
+        stage(i, i, early);
+      else
+        lk_cp_commit();
+  lk_pdl_entry();
+  if constexpr (!STEP)
+    for (int i = 0; i < STAGES - 1; ++i)
+      if (i < tiles)
+        stage(i, i, early);
+      else
+        lk_cp_commit();
 
-  // The block's queries, rounded to the cache's type (rows past the chunk's as zeros), then the warp's A fragments.
-  for (int e = threadIdx.x; e < M * (HD / 2); e += blockDim.x) {
-    const int i = e / (HD / 2), d = 2 * (e % (HD / 2)), row = i0 + i;
-    float a = 0.f, b = 0.f;
-    if (row < total) {
-      const lk_act* src = q + ((size_t)(row / group) * hq + kvh * group + row % group) * HD + d;
-      a = (float)src[0];
-      b = (float)src[1];
+  if constexpr (ROPE) {
+    // The row's query heads roped into the queries (rows past them zeros); where this split holds the position, the
+    // key head roped and the value head into the caches and, if its tile is staged already, its stage.
+    constexpr bool NEOX = ROPE & 2, NORM = ROPE & 4;
+    constexpr int PP = (HD / 2 + 31) / 32;
+    const bool mine = p0 >= t0 && p0 < t1;
+    const int tp = (p0 - t0) / LK_AM_KEYS, jp = (p0 - t0) % LK_AM_KEYS;
+    const bool staged = mine && tp < STAGES - 1;
+    for (int e = threadIdx.x; e < (M - total) * QS; e += blockDim.x) qs[total * QS + e] = lk_kv_of(0.f);
+    for (int item = warp; item < total + 2; item += LK_AM_WARPS) {
+      if (item < total) {
+        const lk_act* x = q + ((size_t)kvh * group + item) * HD;
+        lk_rope_pairs<NEOX, NORM, PP>(rope, x, rope.qn, p0, [&](int ia, int ib, lk_act ya, lk_act yb) {
+          qs[item * QS + ia] = lk_kv_of((float)ya);
+          qs[item * QS + ib] = lk_kv_of((float)yb);
+        });
+      } else if (mine && item == total) {
+        lk_kv* row = kc + ((size_t)kvh * ctx + p0) * HD;
+        lk_kv* srow = ks + (tp * LK_AM_KEYS + jp) * KS;
+        lk_rope_pairs<NEOX, NORM, PP>(rope, rope.k + (size_t)kvh * HD, rope.kn, p0,
+                                      [&](int ia, int ib, lk_act ya, lk_act yb) {
+                                        row[ia] = lk_kv_of((float)ya);
+                                        row[ib] = lk_kv_of((float)yb);
+                                        if (staged) {
+                                          srow[ia] = row[ia];
+                                          srow[ib] = row[ib];
+                                        }
+                                      });
+      } else if (mine) {
+        lk_kv* row = vc + ((size_t)kvh * ctx + p0) * VD;
+        lk_kv* srow = vs + (tp * LK_AM_KEYS + jp) * VS;
+        for (int d = lane; d < VD; d += 32) {
+          row[d] = lk_kv_of((float)__ldcg(rope.v + (size_t)kvh * VD + d));
+          if (staged) srow[d] = row[d];
+        }
+      }
     }
-    float ra, rb;
-    *reinterpret_cast<int*>(qs + i * QS + d) = lk_pack_kv(a, b, ra, rb);
+    __threadfence_block();  // (a later tile's copies read the appended row)
+  } else {
+    if constexpr (STEP) {
+      // The step's own rows of the tiles asked early, by this block's threads now that they are written.
+      for (int i = 0; i < STAGES - 1 && i < tiles; ++i) {
+        const int tb = t0 + i * LK_AM_KEYS, lo = max(p0, tb), n = min(t1, tb + LK_AM_KEYS) - lo;
+        for (int c = threadIdx.x; c < n * (HD / 8); c += blockDim.x) {
+          const int p = lo + c / (HD / 8), piece = c % (HD / 8);
+          *reinterpret_cast<int4*>(ks + (i * LK_AM_KEYS + p - tb) * KS + piece * 8) =
+              __ldcg(reinterpret_cast<const int4*>(kc + ((size_t)kvh * ctx + p) * HD + piece * 8));
+        }
+        for (int c = threadIdx.x; c < n * (VD / 8); c += blockDim.x) {
+          const int p = lo + c / (VD / 8), piece = c % (VD / 8);
+          *reinterpret_cast<int4*>(vs + (i * LK_AM_KEYS + p - tb) * VS + piece * 8) =
+              __ldcg(reinterpret_cast<const int4*>(vc + ((size_t)kvh * ctx + p) * VD + piece * 8));
+        }
+      }
+    }
+    // The block's queries, rounded to the cache's type (rows past the chunk's as zeros), then the warp's A fragments.
+    for (int e = threadIdx.x; e < M * (HD / 2); e += blockDim.x) {
+      const int i = e / (HD / 2), d = 2 * (e % (HD / 2)), row = i0 + i;
+      float a = 0.f, b = 0.f;
+      if (row < total) {
+        const lk_act* src = q + ((size_t)(row / group) * hq + kvh * group + row % group) * HD + d;
+        a = (float)src[0];
+        b = (float)src[1];
+      }
+      float ra, rb;
+      *reinterpret_cast<int*>(qs + i * QS + d) = lk_pack_kv(a, b, ra, rb);
+    }
   }
   __syncthreads();
   int qf[HD / 16][4];
@@ -151,7 +233,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   for (int tile = 0; tile < tiles; ++tile) {
     const int next = tile + STAGES - 1;  // into the stage the tile before this one was read from
     if (next < tiles)
-      stage(next, next % STAGES);
+      stage(next, next % STAGES, INT_MAX);
     else
       lk_cp_commit();
     lk_cp_wait<STAGES - 1>();

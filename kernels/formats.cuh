@@ -76,9 +76,9 @@ struct lk_blk {
   const unsigned char* q;  // the 4-bit codes, 16 bytes a group
   const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (bits 2j, 2j + 1)
   const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
-                           // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins; Q6_K 16 int8
-                           // scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low bits (4); Q2_K 16
-                           // (scale, min) nibbles; Q3_K 12 bytes of 6-bit scales)
+                           // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins, lk_scale_min_k4's
+                           // layout; Q6_K 16 int8 scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low
+                           // bits (4); Q2_K 16 (scale, min) nibbles; Q3_K 12 bytes of 6-bit scales)
   const __half* d;         // Q6_K, Q3_K: a 256-block's d; Q2_K: its d and dmin
 };
 template <int T>
@@ -99,21 +99,14 @@ LK_DEVICE int lk_spread2(unsigned v) {
   return (int)((v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) | ((v >> 6 & 3u) << 24));
 }
 
-// A K-quant 256-block's sub-block j (0..7, known at run time): its 6-bit scale and min from the 12 packed bytes
-// (ggml's get_scale_min_k4) in the header's words h1, h2, h3 (bytes 4..15 of d, dmin and the scales). A byte index
-// known only at run time would put the header in local memory: byte permutes pick bytes j and j + 4 of (h1, h2) and
-// byte j - 4 of h3, and both of ggml's cases are computed and one selected.
+// A Q4_K / Q5_K 256-block's sub-block j (0..7, known at run time): its 6-bit scale and min from the header's words
+// h1, h2, h3 (bytes 4..15, after d and dmin) as lk_repack lays them out: byte 4 + j holds sub-block j's scale (bits
+// 0..5) and its min's low 2 bits (6..7), h3's nibble j the min's high 4 bits. Branch-free: the byte by a shift of the
+// word j's half names (a byte index known only at run time would put the header in local memory).
 LK_DEVICE void lk_scale_min_k4(int j, unsigned h1, unsigned h2, unsigned h3, int& sc, int& m) {
-  const unsigned i = (unsigned)j & 3u;
-  const unsigned pair = __byte_perm(h1, h2, i | ((i + 4u) << 4));  // byte 0: scale byte i, byte 1: byte i + 4
-  if (j < 4) {
-    sc = (int)(pair & 63u);
-    m = (int)((pair >> 8) & 63u);
-  } else {  // j = i + 4: bytes j + 4 (h3's byte i), j - 4 (byte i) and j (byte i + 4)
-    const unsigned hi = __byte_perm(h3, 0u, i);
-    sc = (int)((hi & 0xfu) | ((pair >> 6 & 3u) << 4));
-    m = (int)((hi >> 4 & 0xfu) | ((pair >> 14 & 3u) << 4));
-  }
+  const unsigned b = (j < 4 ? h1 : h2) >> (8 * (j & 3));
+  sc = (int)(b & 63u);
+  m = (int)(((b >> 6) & 3u) | (((h3 >> (4 * j)) & 15u) << 2));
 }
 
 // Four MXFP4 codes (a byte each, 0..15) as their E2M1 values (doubled) in signed bytes: the magnitudes by byte
@@ -214,24 +207,38 @@ struct lk_fmt<lk_blk<T>> {
   // whose units are a 256-block's 8 groups in order: a warp's lanes take consecutive units), so that a unit in flight
   // holds 5 registers of weights, not 8. For the others `load_part` is `load` and `share` nothing.
   static constexpr bool kSharedHeader = T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K;
-  static LK_DEVICE Raw load_part(const lk_blk<T>& m, size_t row, int k, int u) {
+  // Unit u + du of the row (du a multiple of 32 known when the loop unrolls: its addresses the unit u's plus
+  // constants, so that a round's loads share one address computation).
+  static LK_DEVICE Raw load_part(const lk_blk<T>& m, size_t row, int k, int u, int du = 0) {
     if constexpr (!kSharedHeader) {
-      return load(m, row, k, u);
+      return load(m, row, k, u + du);
     } else {
       Raw r;
-      const size_t g = row * (size_t)(k / 32) + (size_t)u, sb = row * (size_t)(k / 256) + (size_t)(u / 8);
-      r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
-      if constexpr (T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
-      r.sub = u % 8;
-      r.s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + sb * 4 + (size_t)(u % 4));
+      const int4* q = reinterpret_cast<const int4*>(m.q) + row * (size_t)(k / 32) + u;
+      r.q = __ldg(q + du);
+      if constexpr (T == LK_Q5_K)
+        r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + row * (size_t)(k / 32) + u + du);
+      r.sub = u % 8;  // (du a multiple of 8)
+      // The header's word u % 4 of the 256-block (u + du) / 8: word 4 ((u + du) / 8) + u % 4 of the row's headers.
+      const unsigned* hw = reinterpret_cast<const unsigned*>(m.s) + row * (size_t)(k / 256) * 4 + (u / 8) * 4 + u % 4;
+      r.s.x = (int)__ldg(hw + du / 2);
+      const size_t sb = row * (size_t)(k / 256) + (size_t)((u + du) / 8);
       if constexpr (T == LK_Q2_K) r.dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
       if constexpr (T == LK_Q3_K) r.d = m.d[sb];
       return r;
     }
   }
   // Every lane of the warp calls it (lane l's unit the (l % 8)-th group of its 256-block).
+  // Q4_K / Q5_K: three words, d and dmin, the one of h1 and h2 that holds the lane's sub-block (as both: see
+  // lk_scale_min_k4) and h3.
   static LK_DEVICE void share(Raw& r) {
-    if constexpr (kSharedHeader) {
+    if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
+      const int src = (int)(threadIdx.x & 24u);
+      const int w = r.s.x;
+      r.s.x = __shfl_sync(0xffffffffu, w, src);
+      r.s.y = r.s.z = __shfl_sync(0xffffffffu, w, src | (1 + (r.sub >> 2)));
+      r.s.w = __shfl_sync(0xffffffffu, w, src | 3);
+    } else if constexpr (kSharedHeader) {
       const int src = (int)(threadIdx.x & 24u);
       const int w = r.s.x;
       r.s.x = __shfl_sync(0xffffffffu, w, src);

@@ -222,7 +222,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
-          raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + j * STRIDE + lane);
+          raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
     if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
@@ -261,8 +261,8 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * 32 + lane < units) {
           const size_t row = (size_t)min(row0 + i, n - 1);
-          raw0[j][i] = F::load_part(m0, row, k, v0 + j * 32 + lane);
-          raw1[j][i] = F::load_part(m1, row, k, v0 + j * 32 + lane);
+          raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
+          raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
     lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before)
 #pragma unroll

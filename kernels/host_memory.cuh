@@ -269,8 +269,17 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
         memcpy(s + b * 16, x + 96, 12);
         memset(s + b * 16 + 12, 0, 4);
         memcpy(d + b * 2, x + 108, 2);
-      } else {
-        memcpy(s + b * 16, x, 16);
+      } else {  // Q4_K, Q5_K: d and dmin; then the scales and mins as lk_scale_min_k4 reads them (formats.cuh)
+        memcpy(s + b * 16, x, 4);
+        const uint8_t* p = x + 4;  // ggml's 12 bytes of 6-bit scales and mins (get_scale_min_k4)
+        uint32_t high = 0;
+        for (int j = 0; j < 8; ++j) {
+          const int sc = j < 4 ? p[j] & 63 : (p[j + 4] & 0xf) | (p[j - 4] >> 6) << 4;
+          const int mn = j < 4 ? p[j + 4] & 63 : (p[j + 4] >> 4) | (p[j] >> 6) << 4;
+          s[b * 16 + 4 + j] = (uint8_t)(sc | (mn & 3) << 6);
+          high |= (uint32_t)(mn >> 2) << (4 * j);
+        }
+        memcpy(s + b * 16 + 12, &high, 4);
       }
     }
   });

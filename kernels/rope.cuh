@@ -30,17 +30,12 @@ LK_DEVICE int lk_rope_heads(const lk_rope_args& a) {
   return a.hq + a.hk * (APPEND ? 2 : 1);
 }
 
-// Head h of row r by the calling warp.
-template <bool NEOX, bool NORM, bool APPEND, int PP>
-LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
-  const int lane = threadIdx.x & 31, half = a.hd / 2, p = *a.pos + r;
-  if (APPEND && h >= a.hq + a.hk) {
-    const int vh = h - a.hq - a.hk;
-    lk_kv_put_row(a.vc, (size_t)a.hk * a.ctx * a.vd, (size_t)vh * a.ctx + p, a.vd, a.v + ((size_t)r * a.hk + vh) * a.vd);
-    return;
-  }
-  const bool is_q = h < a.hq;
-  lk_act* x = is_q ? a.q + ((size_t)r * a.hq + h) * a.hd : a.k + ((size_t)r * a.hk + (h - a.hq)) * a.hd;
+// The pairs of head x (hd wide; written by an earlier launch or this warp before a __syncwarp, read past L1) at
+// position p, normed first under NORM (w the norm's weights): each lane's pairs, their elements (ia, ib) and roped
+// values (ya, yb) handed to put(ia, ib, ya, yb). The calling warp's lanes all take part (the norm's sum).
+template <bool NEOX, bool NORM, int PP, class Put>
+LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const float* w, int p, Put&& put) {
+  const int lane = threadIdx.x & 31, half = a.hd / 2;
   lk_acc xa[PP], xb[PP], ss = 0;
 #pragma unroll
   for (int i = 0; i < PP; ++i) {
@@ -52,7 +47,6 @@ LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
   }
   lk_acc scale = 1;
   if (NORM) scale = (lk_acc)1 / sqrt(lk_warp_sum(ss) / a.hd + (lk_acc)a.eps);
-  const float* w = is_q ? a.qn : a.kn;
 #pragma unroll
   for (int i = 0; i < PP; ++i) {
     const int j = lane + 32 * i;
@@ -65,7 +59,22 @@ LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
     }
     const size_t t = (size_t)p * half + j;
     const lk_acc c = a.cos_t[t], s = a.sin_t[t];
-    const lk_act ya = (lk_act)(va * c - vb * s), yb = (lk_act)(va * s + vb * c);
+    put(ia, ib, (lk_act)(va * c - vb * s), (lk_act)(va * s + vb * c));
+  }
+}
+
+// Head h of row r by the calling warp.
+template <bool NEOX, bool NORM, bool APPEND, int PP>
+LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
+  const int p = *a.pos + r;
+  if (APPEND && h >= a.hq + a.hk) {
+    const int vh = h - a.hq - a.hk;
+    lk_kv_put_row(a.vc, (size_t)a.hk * a.ctx * a.vd, (size_t)vh * a.ctx + p, a.vd, a.v + ((size_t)r * a.hk + vh) * a.vd);
+    return;
+  }
+  const bool is_q = h < a.hq;
+  lk_act* x = is_q ? a.q + ((size_t)r * a.hq + h) * a.hd : a.k + ((size_t)r * a.hk + (h - a.hq)) * a.hd;
+  lk_rope_pairs<NEOX, NORM, PP>(a, x, is_q ? a.qn : a.kn, p, [&](int ia, int ib, lk_act ya, lk_act yb) {
     x[ia] = ya;
     x[ib] = yb;
 #if LK_KV == 0
@@ -75,7 +84,7 @@ LK_DEVICE void lk_rope_head(const lk_rope_args& a, int r, int h) {
       row[ib] = yb;
     }
 #endif
-  }
+  });
 #if LK_KV != 0
   if (APPEND && !is_q) {  // (the roped head as written above, converted a row at a time)
     __syncwarp();

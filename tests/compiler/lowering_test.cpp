@@ -303,8 +303,10 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
       const std::vector<KernelCall> calls = lower(one, s1, l);
       ASSERT_EQ(calls.size(), 1u);
       EXPECT_EQ(calls[0].kernel, mma ? "lk_attention_mma" : "lk_attention");
-      EXPECT_EQ(calls[0].params.back().kind, Arg::Kind::Pointer);
-      EXPECT_NE(calls[0].params.back().place.space, Place::Space::Null);
+      // (the copy is the last parameter; lk_attention_mma's is followed by its rope's, lk_rope_args)
+      const Arg& copy = calls[0].params[calls[0].params.size() - (mma ? 2 : 1)];
+      EXPECT_EQ(copy.kind, Arg::Kind::Pointer);
+      EXPECT_NE(copy.place.space, Place::Space::Null);
       ASSERT_LT(i + 1, s1.launches.size());
       const std::vector<std::string>& next = s1.launches[i + 1].reads;
       quantized += std::find(next.begin(), next.end(), *a->xq) != next.end();
@@ -500,7 +502,33 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_EQ(step[0].targs.back(), "true");
   EXPECT_EQ(step[0].grid.v[1], 1u);
   EXPECT_EQ(step[0].smem, size_t(lk_attention_mma_smem(int(m.head_dim), int(m.value_dim), true)));
+  // attn_rope: the decode step's attention ropes and appends (its rope launch gone, the chunks' kept); ROPE's bits
+  // name the model's pairs and norm (tiny-qwen3: NeoX with the per-head norm, 1 + 2 + 4).
+  const Schedule p3 = schedule_of({{"kv_cache", "f16"},
+                                   {"attn_mma", 2},
+                                   {"attn_splits", 2},
+                                   {"max_chunk", 64},
+                                   {"fuse_rope_kv", true},
+                                   {"attn_rope", true}});
+  for (const Form& f : p3.forms) {
+    int ropes = 0, fused = 0;
+    for (const Launch& l : f.launches) {
+      ropes += l.kind == "rope_kv";
+      fused += l.kind == "attention_rope";
+    }
+    EXPECT_EQ(ropes, f.rows == 1 ? 0 : int(m.layers)) << f.rows;
+    EXPECT_EQ(fused, f.rows == 1 ? int(m.layers) : 0) << f.rows;
+  }
+  const auto roped = lower(p3, form_of(p3, 1), launch_of(p3, 1, "attention_rope", "l0_part"));
+  ASSERT_EQ(roped.size(), 1u);
+  EXPECT_EQ(roped[0].targs, (std::vector<std::string>{std::to_string(m.head_dim), std::to_string(m.value_dim), "true",
+                                                      "7"}));
+  EXPECT_EQ(roped[0].params.back().kind, Arg::Kind::Aggregate);
+  EXPECT_EQ(roped[0].params.back().type, "lk_rope_args");
+  EXPECT_EQ(step[0].params.back().type, "lk_rope_args");  // (nulls where the attention does not rope)
   const knobs::Space s = knobs::space(m, {132, 90});
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 1}, {"attn_rope", true}})), "")
+      << "attn_rope without the decode step's tensor-core attention";
   EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 1}})), "");
   EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 1}})), "");
   EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"attn_mma", 1}})), "") << "an f32 cache";

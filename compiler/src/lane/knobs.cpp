@@ -291,6 +291,14 @@ const KnobDef kTable[] = {
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!mma_attention_fits(m)) values.resize(1);
      }},
+    {"attn_rope",
+     &Knobs::attn_rope,
+     "the decode step's rope, per-head norm and cache append done by its attention blocks (attn_mma 2), each roping "
+     "its query heads and the block holding the position its key and value heads, instead of a launch before them",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (!mma_attention_fits(m)) values.resize(1);
+     }},
     {"gemm_half",
      &Knobs::gemm_half,
      "a chunk's GEMMs on the tensor cores in f16, for every weight format: the activations rounded to f16 once (a copy "
@@ -525,6 +533,16 @@ const Rule kRules[] = {
                 return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " +
                        std::to_string(group) + " query heads a key/value head serves";
               });
+     }},
+    {"attn_rope: attn_mma 2, fuse_rope_kv, and fuse_rope off (the decode step's tensor-core attention takes rope's "
+     "launch with its append)",
+     "attn_rope attn_mma fuse_rope_kv fuse_rope",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.attn_rope || (k.attn_mma == 2 && k.fuse_rope_kv && !k.fuse_rope) || broken(why, [] {
+         return std::string(
+             "attn_rope needs attn_mma 2 and fuse_rope_kv, and fuse_rope off (the decode step's attention takes "
+             "rope's launch with its append)");
+       });
      }},
     {"fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
      "fuse_rope fuse_qkv fuse_rope_kv",

@@ -291,6 +291,16 @@ class Lowerer {
          append ? ptr(op.append->v) : Arg::null(), append ? ptr(op.append->kc) : Arg::null(),
          append ? ptr(op.append->vc) : Arg::null(), Arg::integer(m_.value_dim), Arg::integer(p_.ctx)});
   }
+  // An lk_rope_args of nulls and zeros (the tensor-core attention's parameter where it does not rope).
+  Arg no_rope_args() const {
+    std::vector<Arg> members;
+    for (int i = 0; i < 7; ++i) members.push_back(Arg::null());
+    for (int i = 0; i < 3; ++i) members.push_back(Arg::integer(0));
+    members.push_back(Arg::real(0.f));
+    for (int i = 0; i < 3; ++i) members.push_back(Arg::null());
+    for (int i = 0; i < 2; ++i) members.push_back(Arg::integer(0));
+    return Arg::aggregate("lk_rope_args", std::move(members));
+  }
   // Rope's kernels' first template arguments: NEOX, NORM.
   std::vector<std::string> rope_mode(const Rope& op) const {
     return {flag(m_.rope_mode == model::RopeMode::Neox), flag(op.qn.has_value())};
@@ -501,6 +511,7 @@ class Lowerer {
       out.push_back(mma_attention_call(op));
       return;
     }
+    if (op.rope) throw Error("attn_rope folds rope into the tensor-core decode attention only (attn_mma 2)");
     const int per = int(cdiv(m_.head_dim, 32)), vper = int(cdiv(m_.value_dim, 32));
     KernelCall c;
     if (lanes_attention(k_, m_)) {
@@ -550,6 +561,14 @@ class Lowerer {
                   Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
                   Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq)})
       c.params.push_back(a);
+    if (op.rope) {  // ROPE: 1, the NeoX pairs 2, the per-head norm 4 (the rope kernels' NEOX and NORM)
+      if (!step || op.rows != 1) throw Error("attn_rope folds rope into the decode step's attention only");
+      const bool neox = m_.rope_mode == model::RopeMode::Neox, norm = op.rope->qn.has_value();
+      c.targs.push_back(std::to_string(1 + (neox ? 2 : 0) + (norm ? 4 : 0)));
+      c.params.push_back(rope_args(*op.rope));
+    } else {
+      c.params.push_back(no_rope_args());
+    }
     return c;
   }
   void add(const Fold& op, std::vector<KernelCall>& out) const {
