@@ -76,7 +76,7 @@ LK_DEVICE lk_kv lk_kv_of(float x) {
 #endif
 }
 
-// ROPE (attn_rope; the decode step, one row): rope, the per-head norm and the cache append folded in (bit 1; bit 2 the
+// ROPE (the decode step, one row, under fuse_rope_kv): rope, the per-head norm and the cache append folded in (bit 1; bit 2 the
 // NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into its
 // queries, and where its split holds the row's position also the key head (into the cache and its stage) and copies
 // the value head; `rope` is lk_rope's parameters (unused without ROPE).

@@ -339,7 +339,7 @@ class LaneSim {
   // Each split's partial (max, sum, weighted values) laid out as lk_attention writes it, or the output directly; the
   // splits spread over the row's window (lk_window_first).
   void exec(const lane::Form& f, const lane::Attention& a) {
-    if (a.rope) exec(f, *a.rope);  // (attn_rope: the same numbers as rope's launch before)
+    if (a.rope) exec(f, *a.rope);  // (the decode step's rope in its attention: the same numbers as rope's launch)
     if (lane::mma_attention(p_.knobs, a.rows))
       exec_mma(f, a);
     else

@@ -103,14 +103,14 @@ const json kKnobSets[] = {
          {"fuse_glu", true},
          {"kv_cache", "f16"},
          {"attn_mma", 1}},
-    // 23: the decode step's rope and append done by its tensor-core attention (attn_rope).
+    // 23: the decode step's rope and append done by its tensor-core attention (fuse_rope_kv under attn_mma 2), one
+    // split.
     json{{"numerics", "int8"},
          {"gemv_prequant", true},
          {"kv_cache", "f16"},
          {"attn_mma", 2},
          {"fuse_qkv", true},
          {"fuse_rope_kv", true},
-         {"attn_rope", true},
          {"attn_splits", 1},
          {"max_chunk", 16}},
 };
@@ -412,13 +412,8 @@ const json kGptOssKnobSets[] = {
          {"side_streams", true}},
     // 14: the chunks' GEMMs in f16, the experts' (their biases and clamped SwiGLU in lk_moe_gemm_h's epilogue) too.
     json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}},
-    // 15: the decode step's rope (YaRN's tables) and append done by its tensor-core attention (attn_rope), split.
-    json{{"numerics", "dequant"},
-         {"kv_cache", "f16"},
-         {"attn_mma", 2},
-         {"fuse_rope_kv", true},
-         {"attn_rope", true},
-         {"max_chunk", 16},
+    // 15: the decode step's rope (YaRN's tables) and append done by its tensor-core attention, split.
+    json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"fuse_rope_kv", true}, {"max_chunk", 16},
          {"attn_splits", 2}},
 };
 

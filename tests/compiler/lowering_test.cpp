@@ -502,14 +502,10 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_EQ(step[0].targs.back(), "true");
   EXPECT_EQ(step[0].grid.v[1], 1u);
   EXPECT_EQ(step[0].smem, size_t(lk_attention_mma_smem(int(m.head_dim), int(m.value_dim), true)));
-  // attn_rope: the decode step's attention ropes and appends (its rope launch gone, the chunks' kept); ROPE's bits
-  // name the model's pairs and norm (tiny-qwen3: NeoX with the per-head norm, 1 + 2 + 4).
-  const Schedule p3 = schedule_of({{"kv_cache", "f16"},
-                                   {"attn_mma", 2},
-                                   {"attn_splits", 2},
-                                   {"max_chunk", 64},
-                                   {"fuse_rope_kv", true},
-                                   {"attn_rope", true}});
+  // Under fuse_rope_kv the decode step's attention ropes and appends (its rope launch gone, the chunks' kept); ROPE's
+  // bits name the model's pairs and norm (tiny-qwen3: NeoX with the per-head norm, 1 + 2 + 4).
+  const Schedule p3 = schedule_of(
+      {{"kv_cache", "f16"}, {"attn_mma", 2}, {"attn_splits", 2}, {"max_chunk", 64}, {"fuse_rope_kv", true}});
   for (const Form& f : p3.forms) {
     int ropes = 0, fused = 0;
     for (const Launch& l : f.launches) {
@@ -527,8 +523,6 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_EQ(roped[0].params.back().type, "lk_rope_args");
   EXPECT_EQ(step[0].params.back().type, "lk_rope_args");  // (nulls where the attention does not rope)
   const knobs::Space s = knobs::space(m, {132, 90});
-  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 1}, {"attn_rope", true}})), "")
-      << "attn_rope without the decode step's tensor-core attention";
   EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 1}})), "");
   EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json({{"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 1}})), "");
   EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"attn_mma", 1}})), "") << "an f32 cache";

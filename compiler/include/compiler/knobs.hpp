@@ -52,7 +52,6 @@ struct Knobs {
   KvCache kv_cache = KvCache::Act;  // the caches' element type
   bool attn_lanes = false;          // decode attention with a lane a position (32 positions a warp at once)
   int attn_mma = 0;  // attention on the tensor cores (flash-style; a 16-bit cache): 1 a chunk's, 2 the decode step's too
-  bool attn_rope = false;  // the decode step's rope, per-head norm and cache append done by its attention blocks
   int context = 0;                  // positions the caches hold (0: the model's context, at most 4096)
   bool gemm_half = false;  // a chunk's GEMMs on the tensor cores in f16 (activations and unpacked weights rounded)
   int moe_tile = 0;        // pairs a tile of a mixture's grouped expert GEMM under gemm_half (0: by the pairs an expert

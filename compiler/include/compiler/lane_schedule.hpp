@@ -135,7 +135,7 @@ struct Attention {
   int window = 0;
   // With one split, the decode step's quantized copy of out (gemv_prequant), written by this launch too (as Fold::xq).
   std::optional<std::string> xq = std::nullopt;
-  // attn_rope (the decode step on the tensor cores): rope with its append, done by this launch first (q, k and
+  // The decode step on the tensor cores under fuse_rope_kv: rope with its append, done by this launch first (q, k and
   // append's v are the projections' outputs; k and q are not roped in place).
   std::optional<Rope> rope = std::nullopt;
 };

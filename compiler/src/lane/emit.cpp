@@ -331,20 +331,6 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   for (const auto& [instance, smem] : large_smem(calls))
     cu << "  CK(cudaFuncSetAttribute(" << instance << ", cudaFuncAttributeMaxDynamicSharedMemorySize, " << smem
        << "));\n";
-  // (A measurement's switch, LK_CARVEOUT=percent: every kernel's preferred shared-memory carveout, so that launches
-  // of kernels with and without large shared memory need no reconfiguration of the SMs between them.)
-  {
-    std::vector<std::string> instances;
-    for (const auto& form : calls)
-      for (const auto& launch : form)
-        for (const KernelCall& c : launch)
-          if (std::find(instances.begin(), instances.end(), c.instance()) == instances.end())
-            instances.push_back(c.instance());
-    cu << "  if (const char* carve = getenv(\"LK_CARVEOUT\")) {\n";
-    for (const std::string& i : instances)
-      cu << "    CK(cudaFuncSetAttribute(" << i << ", cudaFuncAttributePreferredSharedMemoryCarveout, atoi(carve)));\n";
-    cu << "  }\n";
-  }
 
   cu << "  lk_stagger = a.stagger;\n  lk_seed = a.seed;\n  std::vector<lk_form> forms;\n";
   if (k.side_streams) cu << "  lk_side_init();\n";

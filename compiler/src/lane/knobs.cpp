@@ -218,7 +218,8 @@ const KnobDef kTable[] = {
      {false, true}},
     {"fuse_rope_kv",
      &Knobs::fuse_rope_kv,
-     "append the roped keys and the values to the caches in rope's launch",
+     "append the roped keys and the values to the caches in rope's launch (under attn_mma 2 the decode step's "
+     "attention blocks rope and append themselves: rope's launch gone)",
      {false, true}},
     {"pdl",
      &Knobs::pdl,
@@ -288,14 +289,6 @@ const KnobDef kTable[] = {
      "cached positions, an online softmax, the queries and weights rounded to the cache's type; only with a 16-bit "
      "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers)",
      {0, 1, 2},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!mma_attention_fits(m)) values.resize(1);
-     }},
-    {"attn_rope",
-     &Knobs::attn_rope,
-     "the decode step's rope, per-head norm and cache append done by its attention blocks (attn_mma 2), each roping "
-     "its query heads and the block holding the position its key and value heads, instead of a launch before them",
-     {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!mma_attention_fits(m)) values.resize(1);
      }},
@@ -533,16 +526,6 @@ const Rule kRules[] = {
                 return "attn_heads " + std::to_string(k.attn_heads) + " is not 0 or a divisor of the " +
                        std::to_string(group) + " query heads a key/value head serves";
               });
-     }},
-    {"attn_rope: attn_mma 2, fuse_rope_kv, and fuse_rope off (the decode step's tensor-core attention takes rope's "
-     "launch with its append)",
-     "attn_rope attn_mma fuse_rope_kv fuse_rope",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !k.attn_rope || (k.attn_mma == 2 && k.fuse_rope_kv && !k.fuse_rope) || broken(why, [] {
-         return std::string(
-             "attn_rope needs attn_mma 2 and fuse_rope_kv, and fuse_rope off (the decode step's attention takes "
-             "rope's launch with its append)");
-       });
      }},
     {"fuse_rope: fuse_qkv and fuse_rope_kv (the fused projection's tail ropes and appends)",
      "fuse_rope fuse_qkv fuse_rope_kv",

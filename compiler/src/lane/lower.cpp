@@ -511,7 +511,7 @@ class Lowerer {
       out.push_back(mma_attention_call(op));
       return;
     }
-    if (op.rope) throw Error("attn_rope folds rope into the tensor-core decode attention only (attn_mma 2)");
+    if (op.rope) throw Error("rope is folded into the tensor-core decode attention only (attn_mma 2)");
     const int per = int(cdiv(m_.head_dim, 32)), vper = int(cdiv(m_.value_dim, 32));
     KernelCall c;
     if (lanes_attention(k_, m_)) {
@@ -562,7 +562,7 @@ class Lowerer {
                   Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq)})
       c.params.push_back(a);
     if (op.rope) {  // ROPE: 1, the NeoX pairs 2, the per-head norm 4 (the rope kernels' NEOX and NORM)
-      if (!step || op.rows != 1) throw Error("attn_rope folds rope into the decode step's attention only");
+      if (!step || op.rows != 1) throw Error("rope is folded into the decode step's attention only");
       const bool neox = m_.rope_mode == model::RopeMode::Neox, norm = op.rope->qn.has_value();
       c.targs.push_back(std::to_string(1 + (neox ? 2 : 0) + (norm ? 4 : 0)));
       c.params.push_back(rope_args(*op.rope));
