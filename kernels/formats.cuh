@@ -192,16 +192,14 @@ struct lk_fmt<lk_blk<T>> {
     unsigned dd;
     int sub;  // the group's place in its 256-block
   };
-  // Unit u + du of the row (u >= 0; du a multiple of 8, known when a loop unrolls: the unit's addresses are then
-  // unit u's plus constants, one address computation a round).
-  static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int k, int u, int du = 0) {
+  static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int k, int u) {
     Raw r;
-    const size_t g = row * (size_t)(k / 32) + (size_t)u + du;
+    const size_t g = row * (size_t)(k / 32) + (size_t)u;
     r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
     if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const uint2*>(m.h) + g);
     r.sub = u % 8;
-    lk_blk_scales(m, g, row * (size_t)(k / 256) + (size_t)(u >> 3) + (du >> 3), r.sub, r.s, r.d, r.dd);
+    lk_blk_scales(m, g, row * (size_t)(k / 256) + (size_t)(u / 8), r.sub, r.s, r.d, r.dd);
     return r;
   }
   // The 256-block formats with a 16-byte header (Q2_K .. Q5_K): a decode GEMV's lane loads one word of it (the
@@ -213,7 +211,7 @@ struct lk_fmt<lk_blk<T>> {
   // constants, so that a round's loads share one address computation).
   static LK_DEVICE Raw load_part(const lk_blk<T>& m, size_t row, int k, int u, int du = 0) {
     if constexpr (!kSharedHeader) {
-      return load(m, row, k, u, du);
+      return load(m, row, k, u + du);
     } else {
       Raw r;
       const int4* q = reinterpret_cast<const int4*>(m.q) + row * (size_t)(k / 32) + u;
