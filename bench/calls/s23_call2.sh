@@ -10,24 +10,16 @@
 #    (sinks, a sliding window, YaRN), prompts of 200 tokens (the position's tile past the stages asked early).
 # 2. A/B/C (bench/ab_decode.sh): A bf03330, B this tree (E), C this tree with attn_rope (E + R), the record's knobs,
 #    8B and 0.6B Q4_K_M. Predictions: B/A 0.6B +4-8%, 8B +2-4%; C/A 0.6B +12-20%, 8B +5-8%; logits bitwise equal.
+# (Run as it was at 792a61b: attn_rope was a knob until 6a84974, which folds rope so under fuse_rope_kv and attn_mma 2.)
 set -u
 . bench/calls/prelude.sh
+. bench/calls/verify_presets.sh
 mkdir -p /tmp/o && tar xJf .carry-old/bundle.tar.xz -C /tmp/o
-W=/tmp/v; mkdir -p $W
 S1='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"kv_cache":"f16","attn_mma":2,"attn_splits":1,"max_chunk":64,"attn_rope":true}'
 S2='{"numerics":"dequant","fuse_rope_kv":true,"pdl":true,"kv_cache":"bf16","attn_mma":2,"attn_splits":4,"max_chunk":16,"attn_rope":true}'
 S3='{"numerics":"dequant","fuse_rope_kv":true,"pdl":true,"kv_cache":"f16","attn_mma":2,"attn_splits":2,"max_chunk":16}'
 S4='{"numerics":"dequant","kv_cache":"f16","attn_mma":2,"attn_splits":1,"max_chunk":4,"pdl":true}'
-for PT in tiny-qwen3:q8_0 tiny-llama:q4_k_m tiny-gpt-oss:q8_0; do
-  P=${PT%%:*}; T=${PT##*:}; F=$W/$P-$T.gguf
-  $L synth --preset $P --type $T --seed 3 -o $F -q
-  timeout 150 $L measure $F --knobs-json "$S1" --knobs-json "$S2" --knobs-json "$S3" --knobs-json "$S4" --verify \
-    --workload 200,16 --repeat 1 --cache $W/cache > $W/$P.measure 2> $W/$P.err
-  echo "$P $T: $(grep -cE '^ +[0-9]+ +verified ' $W/$P.measure) of 4 verified"
-  grep -E '^ +[0-9]+ +(failed|screened) ' $W/$P.measure | cut -c1-300 | head -4
-  [ -s $W/$P.measure ] || tail -3 $W/$P.err
-  cp $W/$P.measure $OUT/ 2>/dev/null
-done
+verify_presets 150 "$S1" "$S2" "$S3" "$S4"
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":256,"attn_splits":1}'
 C=${B%\}},\"attn_rope\":true}
 for P in qwen3-0.6b llama-3.1-8b; do

@@ -11,22 +11,13 @@
 #    8B +1-2%; logits bitwise equal.
 set -u
 . bench/calls/prelude.sh
+. bench/calls/verify_presets.sh
 mkdir -p /tmp/o && tar xJf .carry-old/bundle.tar.xz -C /tmp/o
-W=/tmp/v; mkdir -p $W
 S1='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_rope_kv":true,"pdl":true,"kv_cache":"f16","attn_mma":2,"attn_splits":1,"max_chunk":64}'
 S2='{"numerics":"int8x2","gemv_prequant":true,"fuse_rope_kv":true,"pdl":true,"kv_cache":"bf16","attn_mma":2,"attn_splits":4,"max_chunk":16}'
 S3='{"numerics":"int8","gemv_prequant":true,"fuse_rope_kv":true,"pdl":true,"attn_splits":1,"max_chunk":16}'
 S4='{"numerics":"int8","gemv_prequant":true,"fuse_rope_kv":true,"pdl":true,"kv_cache":"f16","attn_lanes":true,"attn_splits":1,"max_chunk":16}'
-for PT in tiny-qwen3:q8_0 tiny-llama:q4_k_m tiny-gpt-oss:q8_0; do
-  P=${PT%%:*}; T=${PT##*:}; F=$W/$P-$T.gguf
-  $L synth --preset $P --type $T --seed 3 -o $F -q
-  timeout 150 $L measure $F --knobs-json "$S1" --knobs-json "$S2" --knobs-json "$S3" --knobs-json "$S4" --verify \
-    --workload 200,16 --repeat 1 --cache $W/cache > $W/$P.measure 2> $W/$P.err
-  echo "$P $T: $(grep -cE '^ +[0-9]+ +verified ' $W/$P.measure) of 4 verified"
-  grep -E '^ +[0-9]+ +(failed|screened) ' $W/$P.measure | cut -c1-300 | head -4
-  [ -s $W/$P.measure ] || tail -3 $W/$P.err
-  cp $W/$P.measure $OUT/ 2>/dev/null
-done
+verify_presets 150 "$S1" "$S2" "$S3" "$S4"
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":256,"attn_splits":1}'
 for P in qwen3-0.6b llama-3.1-8b; do
   TYPE=q4_k_m KNOBS="$B" PREFILL="5" timeout 170 bash bench/ab_decode.sh /tmp/o/lane-tune $L /tmp/ab $P 2>&1 |

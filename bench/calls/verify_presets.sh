@@ -1,0 +1,20 @@
+# Sourced by the device calls' scripts after prelude.sh: `verify_presets LIMIT KNOBS_JSON...` runs `measure --verify`
+# (the CPU reference: tokens, logits within the numerics' bound, --stagger bit for bit) of the knob sets on tiny-qwen3
+# (NeoX rope with the per-head norm), tiny-llama in llama.cpp's Q4_K_M mix (adjacent pairs) and tiny-gpt-oss (sinks, a
+# sliding window, YaRN), a 200-token prompt then 16 tokens; a line a preset, the failures after it, the tables in $OUT.
+verify_presets() {
+  local limit=$1; shift
+  local K=(); for k in "$@"; do K+=(--knobs-json "$k"); done
+  local W=/tmp/v PT P T F
+  mkdir -p $W
+  for PT in tiny-qwen3:q8_0 tiny-llama:q4_k_m tiny-gpt-oss:q8_0; do
+    P=${PT%%:*}; T=${PT##*:}; F=$W/$P-$T.gguf
+    [ -f $F ] || $L synth --preset $P --type $T --seed 3 -o $F -q
+    timeout "$limit" $L measure $F "${K[@]}" --verify --workload 200,16 --repeat 1 --cache $W/cache > $W/$P.measure \
+      2> $W/$P.err
+    echo "$P $T: $(grep -cE '^ +[0-9]+ +verified ' $W/$P.measure) of $# verified"
+    grep -E '^ +[0-9]+ +(failed|screened) ' $W/$P.measure | cut -c1-300 | head -4
+    [ -s $W/$P.measure ] || tail -3 $W/$P.err
+    cp $W/$P.measure $OUT/ 2>/dev/null
+  done
+}
