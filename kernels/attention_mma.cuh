@@ -76,10 +76,10 @@ LK_DEVICE lk_kv lk_kv_of(float x) {
 #endif
 }
 
-// ROPE (the decode step, one row, under fuse_rope_kv): rope, the per-head norm and the cache append folded in (bit 1; bit 2 the
-// NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into its
-// queries, and where its split holds the row's position also the key head (into the cache and its stage) and copies
-// the value head; `rope` is lk_rope's parameters (unused without ROPE).
+// ROPE (the decode step, one row, under fuse_rope_kv): rope, the per-head norm and the cache append folded in (bit 1;
+// bit 2 the NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into
+// its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
+// copies the value head; `rope` is lk_rope's parameters (unused without ROPE).
 template <int HD, int VD, bool STEP, int ROPE = 0>
 __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
