@@ -125,21 +125,20 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     }
     lk_cp_commit();
   };
-  // A step's first tiles are asked before the launch before this one has finished (pdl): the positions before the
-  // step's rows were cached by earlier steps, which every launch before this one's predecessor waited for; the step's
-  // own rows (its predecessor's appends, or ROPE's) come after the wait, below.
-  const int early = STEP ? p0 : INT_MAX;
-  if constexpr (STEP)
+  // Under ROPE the first tiles are asked before the launch before this one has finished (pdl), so that they arrive
+  // while the block ropes: the positions before the row's were cached by earlier steps, which every launch before this
+  // one's predecessor waited for, and the row's own position is the block's to append (below).
+  if constexpr (ROPE)
     for (int i = 0; i < STAGES - 1; ++i)  // (an empty group where there is no tile: every wait counts groups alike)
       if (i < tiles)
-        stage(i, i, early);
+        stage(i, i, p0);
       else
         lk_cp_commit();
   lk_pdl_entry();
-  if constexpr (!STEP)
+  if constexpr (!ROPE)
     for (int i = 0; i < STAGES - 1; ++i)
       if (i < tiles)
-        stage(i, i, early);
+        stage(i, i, INT_MAX);
       else
         lk_cp_commit();
 
@@ -182,22 +181,6 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     }
     __threadfence_block();  // (a later tile's copies read the appended row)
   } else {
-    if constexpr (STEP) {
-      // The step's own rows of the tiles asked early, by this block's threads now that they are written.
-      for (int i = 0; i < STAGES - 1 && i < tiles; ++i) {
-        const int tb = t0 + i * LK_AM_KEYS, lo = max(p0, tb), n = min(t1, tb + LK_AM_KEYS) - lo;
-        for (int c = threadIdx.x; c < n * (HD / 8); c += blockDim.x) {
-          const int p = lo + c / (HD / 8), piece = c % (HD / 8);
-          *reinterpret_cast<int4*>(ks + (i * LK_AM_KEYS + p - tb) * KS + piece * 8) =
-              __ldcg(reinterpret_cast<const int4*>(kc + ((size_t)kvh * ctx + p) * HD + piece * 8));
-        }
-        for (int c = threadIdx.x; c < n * (VD / 8); c += blockDim.x) {
-          const int p = lo + c / (VD / 8), piece = c % (VD / 8);
-          *reinterpret_cast<int4*>(vs + (i * LK_AM_KEYS + p - tb) * VS + piece * 8) =
-              __ldcg(reinterpret_cast<const int4*>(vc + ((size_t)kvh * ctx + p) * VD + piece * 8));
-        }
-      }
-    }
     // The block's queries, rounded to the cache's type (rows past the chunk's as zeros), then the warp's A fragments.
     for (int e = threadIdx.x; e < M * (HD / 2); e += blockDim.x) {
       const int i = e / (HD / 2), d = 2 * (e % (HD / 2)), row = i0 + i;

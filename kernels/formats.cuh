@@ -232,18 +232,16 @@ struct lk_fmt<lk_blk<T>> {
   // Q4_K / Q5_K: three words, d and dmin, the one of h1 and h2 that holds the lane's sub-block (as both: see
   // lk_scale_min_k4) and h3.
   static LK_DEVICE void share(Raw& r) {
-    if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
+    if constexpr (kSharedHeader) {
       const int src = (int)(threadIdx.x & 24u);
       const int w = r.s.x;
       r.s.x = __shfl_sync(0xffffffffu, w, src);
-      r.s.y = r.s.z = __shfl_sync(0xffffffffu, w, src | (1 + (r.sub >> 2)));
-      r.s.w = __shfl_sync(0xffffffffu, w, src | 3);
-    } else if constexpr (kSharedHeader) {
-      const int src = (int)(threadIdx.x & 24u);
-      const int w = r.s.x;
-      r.s.x = __shfl_sync(0xffffffffu, w, src);
-      r.s.y = __shfl_sync(0xffffffffu, w, src | 1);
-      r.s.z = __shfl_sync(0xffffffffu, w, src | 2);
+      if constexpr (T == LK_Q4_K || T == LK_Q5_K) {
+        r.s.y = r.s.z = __shfl_sync(0xffffffffu, w, src | (1 + (r.sub >> 2)));
+      } else {
+        r.s.y = __shfl_sync(0xffffffffu, w, src | 1);
+        r.s.z = __shfl_sync(0xffffffffu, w, src | 2);
+      }
       r.s.w = __shfl_sync(0xffffffffu, w, src | 3);
     }
   }

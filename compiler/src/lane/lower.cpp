@@ -281,25 +281,17 @@ class Lowerer {
             Arg::integer(rows)};
   }
 
-  // Rope's parameters for `op` (an lk_rope_args).
-  Arg rope_args(const Rope& op) const {
-    const bool append = op.append.has_value();
+  // Rope's parameters for `op` (an lk_rope_args); without one (the tensor-core attention where it does not rope) its
+  // buffers null.
+  Arg rope_args(const Rope* op) const {
+    const bool append = op && op->append.has_value();
     return Arg::aggregate(
         "lk_rope_args",
-        {ptr(op.q), ptr(op.k), opt_ptr(op.qn), opt_ptr(op.kn), ptr("c_rope_cos"), ptr("c_rope_sin"), ptr("pos"),
-         Arg::integer(m_.heads), Arg::integer(m_.kv_heads), Arg::integer(m_.head_dim), Arg::real(float(m_.norm_eps)),
-         append ? ptr(op.append->v) : Arg::null(), append ? ptr(op.append->kc) : Arg::null(),
-         append ? ptr(op.append->vc) : Arg::null(), Arg::integer(m_.value_dim), Arg::integer(p_.ctx)});
-  }
-  // An lk_rope_args of nulls and zeros (the tensor-core attention's parameter where it does not rope).
-  Arg no_rope_args() const {
-    std::vector<Arg> members;
-    for (int i = 0; i < 7; ++i) members.push_back(Arg::null());
-    for (int i = 0; i < 3; ++i) members.push_back(Arg::integer(0));
-    members.push_back(Arg::real(0.f));
-    for (int i = 0; i < 3; ++i) members.push_back(Arg::null());
-    for (int i = 0; i < 2; ++i) members.push_back(Arg::integer(0));
-    return Arg::aggregate("lk_rope_args", std::move(members));
+        {op ? ptr(op->q) : Arg::null(), op ? ptr(op->k) : Arg::null(), op ? opt_ptr(op->qn) : Arg::null(),
+         op ? opt_ptr(op->kn) : Arg::null(), ptr("c_rope_cos"), ptr("c_rope_sin"), ptr("pos"), Arg::integer(m_.heads),
+         Arg::integer(m_.kv_heads), Arg::integer(m_.head_dim), Arg::real(float(m_.norm_eps)),
+         append ? ptr(op->append->v) : Arg::null(), append ? ptr(op->append->kc) : Arg::null(),
+         append ? ptr(op->append->vc) : Arg::null(), Arg::integer(m_.value_dim), Arg::integer(p_.ctx)});
   }
   // Rope's kernels' first template arguments: NEOX, NORM.
   std::vector<std::string> rope_mode(const Rope& op) const {
@@ -338,7 +330,7 @@ class Lowerer {
         Arg::aggregate("lk_parts<" + format_type(w0.type) + ">", {Arg::aggregate("", ms), Arg::aggregate("", bs),
                                                                   Arg::aggregate("", ys), Arg::aggregate("", ns)}),
         x, Arg::integer(int64_t(w0.cols))};
-    if (rope) c.params.push_back(rope_args(*rope));
+    if (rope) c.params.push_back(rope_args(rope));
     return c;
   }
 
@@ -490,7 +482,7 @@ class Lowerer {
     c.targs.push_back(std::to_string(rope_pairs()));
     c.grid = dims2(cdiv(heads, 4), op.rows);
     c.block = dims1(128);
-    c.params = {rope_args(op)};
+    c.params = {rope_args(&op)};
     out.push_back(std::move(c));
   }
   void add(const KvAppend& op, std::vector<KernelCall>& out) const {
@@ -565,10 +557,8 @@ class Lowerer {
       if (!step || op.rows != 1) throw Error("rope is folded into the decode step's attention only");
       const bool neox = m_.rope_mode == model::RopeMode::Neox, norm = op.rope->qn.has_value();
       c.targs.push_back(std::to_string(1 + (neox ? 2 : 0) + (norm ? 4 : 0)));
-      c.params.push_back(rope_args(*op.rope));
-    } else {
-      c.params.push_back(no_rope_args());
     }
+    c.params.push_back(rope_args(op.rope ? &*op.rope : nullptr));
     return c;
   }
   void add(const Fold& op, std::vector<KernelCall>& out) const {

@@ -197,21 +197,20 @@ void build_form(Schedule& p, Form& f) {
     const int heads = p.knobs.attn_heads ? p.knobs.attn_heads : int(m.group());
     const std::optional<std::string> sinks = opt_v(L.sinks);
     const int window = L.sliding ? int(m.sliding_window) : 0;
+    // (with step_rope the attention reads the projections' k and v too, and appends to the caches)
+    std::vector<std::string> reads = {q.buf, kc, vc}, writes;
+    if (step_rope) reads = {q.buf, k.buf, v.buf, kc, vc}, writes = {kc, vc};
+    const char* kind = step_rope ? "attention_rope" : "attention";
     if (splits > 1) {
       Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
-      if (step_rope)
-        b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window, std::nullopt, step_rope},
-              {q.buf, k.buf, v.buf, kc, vc}, {part.buf, kc, vc}, "attention_rope", part.buf);
-      else
-        b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window}, {q.buf, kc, vc}, {part.buf},
-              "attention", part.buf);
+      writes.insert(writes.begin(), part.buf);
+      b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window, std::nullopt, step_rope}, reads,
+            writes, kind, part.buf);
       b.add(Fold{part, a, R, splits, sinks}, {part.buf}, {a.buf}, "attention_fold", a.buf);
-    } else if (step_rope) {
-      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads, sinks, window, std::nullopt, step_rope},
-            {q.buf, k.buf, v.buf, kc, vc}, {a.buf, kc, vc}, "attention_rope", a.buf);
     } else {
-      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads, sinks, window}, {q.buf, kc, vc}, {a.buf}, "attention",
-            a.buf);
+      writes.insert(writes.begin(), a.buf);
+      b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads, sinks, window, std::nullopt, step_rope}, reads, writes,
+            kind, a.buf);
     }
     Ref o = b.buf(t + "o", R * d);
     Ref h2 = b.buf(t + "h2", R * d);
