@@ -35,7 +35,7 @@ LK_DEVICE void lk_attention_quantize(const lk_act* out, int* __restrict__ xq, in
 template <int G, int VPER>
 LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], const lk_acc (&acc)[G][VPER], lk_acc* sm,
                                   lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks,
-                                  int head0, int r, int s, int hq, int vd, int splits, int* __restrict__ xq) {
+                                  int head0, int r, int s, int hq, int vd, int splits) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   lk_acc* sl = sm + LK_ATTN_WARPS * G;
   lk_acc* sa = sl + LK_ATTN_WARPS * G;
@@ -62,9 +62,7 @@ LK_DEVICE void lk_attention_merge(const lk_acc (&m)[G], const lk_acc (&l)[G], co
       }
     const int head = head0 + g;
     if (splits == 1) {
-      const lk_act o = (lk_act)lk_attention_out(mx, sum, val, sinks, head);
-      out[((size_t)r * hq + head) * vd + d] = o;
-      if (xq) lk_quantize_lane((float)o, xq, hq * vd, head * vd + d);  // (vd whole 32-blocks: a warp is one)
+      out[((size_t)r * hq + head) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, head);
     } else {
       lk_acc* pp = part + (((size_t)r * hq + head) * splits + s) * (vd + 2);
       if (d == 0) {
@@ -129,7 +127,8 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
     }
   }
   lk_attention_merge<G, VPER>(m, l, acc, reinterpret_cast<lk_acc*>(lk_smem), out, part, sinks, head0, r, s, hq, vd,
-                              splits, xq);
+                              splits);
+  lk_attention_quantize(out, xq, hq * vd, head0 * vd, G * vd, splits);
 }
 
 // A lane a position: each warp scores 32 positions at once (a lane its position's key against the G queries staged in
@@ -204,7 +203,8 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
       }
     }
   }
-  lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, sinks, head0, r, s, hq, vd, splits, xq);
+  lk_attention_merge<G, VPER>(m, l, acc, merge, out, part, sinks, head0, r, s, hq, vd, splits);
+  lk_attention_quantize(out, xq, hq * vd, head0 * vd, G * vd, splits);
 }
 
 // The dynamic shared memory lk_attention<G, PER, VPER> takes is lk_attention_smem(sizeof(lk_acc), G, VPER), and
@@ -231,8 +231,10 @@ __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __res
       sum += pp[s * (vd + 2) + 1] * f;
       val += pp[s * (vd + 2) + 2 + d] * f;
     }
-    const lk_act o = (lk_act)lk_attention_out(mx, sum, val, sinks, h);
-    out[((size_t)r * hq + h) * vd + d] = o;
-    if constexpr (QUANT) lk_quantize_lane((float)o, xq, hq * vd, h * vd + d);  // (vd whole 32-blocks: a warp is one)
+    out[((size_t)r * hq + h) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, h);
+  }
+  if constexpr (QUANT) {
+    __syncthreads();  // (the head's values, written by the block's threads)
+    lk_quantize_cols(out, xq, hq * vd, h * vd, vd);
   }
 }

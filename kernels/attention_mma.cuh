@@ -343,18 +343,10 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         val += so[(w * 16 + r) * VD + d] * f;
       }
       const int head = kvh * group + row % group;
-      const size_t rh = (size_t)(row / group) * hq + head;
-      if (VD % 32 == 0 && xq && splits == 1) {
-        // (the decode step's int8 copy from registers: a warp's 32 lanes are a 32-block of one row, in order)
-        const lk_act o = (lk_act)lk_attention_out(mx * 0.69314718f, sum, val, sinks, head);
-        out[rh * VD + d] = o;
-        lk_quantize_lane((float)o, xq, hq * VD, head * VD + d);
-      } else {
-        lk_am_put<VD>(out, part, sinks, rh, head, s, splits, mx, sum, d, val);
-      }
+      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, splits, mx, sum, d, val);
     }
   }
-  if (!STEP && rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)
+  if (rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)
     lk_attention_quantize(out, xq, hq * VD, (kvh * group + i0) * VD, (last - i0 + 1) * VD, splits);
 }
 

@@ -458,15 +458,3 @@ LK_DEVICE int lk_i8_quad(float (&v)[4], float& d) {
   }
   return lk_i8_pack(q[0], q[1], q[2], q[3]);
 }
-
-// The same rule over a lane's one value, a warp's 32 lanes a 32-block (lane l its element l): the block's scale `d`,
-// the value's code (the return), the value left as its residual (the next word's). The same numbers as lk_i8_quad.
-LK_DEVICE int lk_i8_one(float& v, float& d) {
-  float amax = fabsf(v);
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-  d = lk_i8_scale(amax);
-  const int q = lk_i8_q(v, lk_i8_inv(amax));
-  v -= d * (float)q;
-  return q;
-}

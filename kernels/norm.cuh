@@ -50,20 +50,6 @@ LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int
   }
 }
 
-// One value at column c of a row (k values) into its quantized copy, as lk_quantize_cols writes it, from registers: a
-// warp's 32 lanes hold a 32-block in order (lane l column c - c % 32 + l) and all call it.
-LK_DEVICE void lk_quantize_lane(float v, int* __restrict__ xq, int k, int c) {
-  constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  signed char* codes = reinterpret_cast<signed char*>(xq);
-  float* scales = reinterpret_cast<float*>(xq + (size_t)P * k / 4);
-#pragma unroll
-  for (int p = 0; p < P; ++p) {
-    float s;
-    codes[(size_t)p * k + c] = (signed char)lk_i8_one(v, s);  // (v becomes the residual: the second word's input)
-    if ((threadIdx.x & 31) == 0) scales[(size_t)p * (k / 32) + c / 32] = s;
-  }
-}
-
 // Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read;
 // under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
 // (A template on the element, f32 where it runs, so that a precise lane's kernels still compile.)
