@@ -5,7 +5,8 @@
 // Prints, a shape and variant a line: microseconds for the pair (the activations' prologue and the GEMM), the GEMM's
 // TFLOPS, and its relative L2 error.
 //
-// build: nvcc -O3 -std=c++20 -arch=sm_90 -o gemm_bench bench/gemm_bench.cu     run: ./gemm_bench
+// build: nvcc -O3 -std=c++20 -gencode arch=compute_90a,code=sm_90a -o gemm_bench bench/gemm_bench.cu (sm_90a: the
+// wgmma variants; lk_gemm_w traps on a plain sm_90 build)     run: ./gemm_bench
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -37,6 +38,7 @@ typedef float lk_acc;
 #include "../kernels/gemm.cuh"
 #include "../kernels/gemm_blocks.cuh"
 #include "../kernels/gemm_half.cuh"
+#include "../kernels/gemm_wgmma.cuh"
 // clang-format on
 #include "bench_cuda.cuh"
 
@@ -153,8 +155,8 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
     const int z = split ? split : auto_split;
     const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn, z);
     const size_t smem = lk_gemm_h_smem(bm, bn);
-    const std::string name = "half bm" + std::to_string(bm) + " bn" + std::to_string(bn) + " s" + std::to_string(z) +
-                             (split ? "" : "*");
+    const std::string name =
+        "half bm" + std::to_string(bm) + " bn" + std::to_string(bn) + " s" + std::to_string(z) + (split ? "" : "*");
     vs.emplace_back(name, [=, &mats](int c, cudaStream_t st) {
       const size_t total = (size_t)rows * k;
       launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
@@ -173,6 +175,33 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
     for (int z : {1, 2, 4, 8}) half(lk_gemm_h<W, false, 128, 64>, 128, 64, z);
     half(lk_gemm_h<W, false, 64, 64>, 64, 64, 0);
     half(lk_gemm_h<W, false, 64, 128>, 64, 128, 1);
+  }
+  // gemm_wgmma's GEMM (wgs warpgroups a block, 64 wgs weight rows by bn activation rows, ks of k a stage), split
+  // `split` ways along k (0: lk_gemm_h_split's choice for its tiles).
+  auto wg = [&](auto kernel, int bn, int wgs, int ks, int split) {
+    const int out_rows = lk_gemm_w_outputs(sh.glu, wgs);
+    const long tiles = (long)((n + out_rows - 1) / out_rows) * ((rows + bn - 1) / bn);
+    const int z = split ? split : lk_gemm_h_split(tiles, (k + ks - 1) / ks, sms * lk_gemm_w_blocks(bn, wgs, ks));
+    const dim3 grid((n + out_rows - 1) / out_rows, (rows + bn - 1) / bn, z);
+    const size_t smem = lk_gemm_w_smem(bn, wgs, ks);
+    const std::string name = "wgmma" + std::to_string(wgs) + " bn" + std::to_string(bn) + " k" + std::to_string(ks) +
+                             " s" + std::to_string(z) + (split ? "" : "*");
+    vs.emplace_back(name, [=, &mats](int c, cudaStream_t st) {
+      const size_t total = (size_t)rows * k;
+      launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
+      launch_ex(kernel, grid, dim3(128 * wgs), smem, st, mats[c], mats[(c + 1) % copies], (const __half*)xh,
+                (const float*)nullptr, y, k, n, rows, part, count);
+    });
+  };
+  if (sh.glu) {
+    wg(lk_gemm_w<W, true, 128, 2, 64>, 128, 2, 64, 1);
+    wg(lk_gemm_w<W, true, 128, 2, 128>, 128, 2, 128, 1);
+    wg(lk_gemm_w<W, true, 64, 2, 128>, 64, 2, 128, 1);
+  } else {
+    wg(lk_gemm_w<W, false, 128, 2, 64>, 128, 2, 64, 0);
+    wg(lk_gemm_w<W, false, 128, 2, 128>, 128, 2, 128, 0);
+    wg(lk_gemm_w<W, false, 128, 2, 128>, 128, 2, 128, 1);
+    wg(lk_gemm_w<W, false, 64, 2, 128>, 64, 2, 128, 0);
   }
   const char* only = getenv("GB_VARIANT");  // (a variant's name to run alone, e.g. under ncu)
   for (auto& [name, pair] : vs) {
@@ -220,13 +249,18 @@ int main() {
     CK(cudaMemcpy(x, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
   }
   const Shape shapes[] = {
-      {"q    4096x4096 q4_k", LK_Q4_K, 4096, 4096, false},   {"k    1024x4096 q4_k", LK_Q4_K, 1024, 4096, false},
-      {"v    1024x4096 q6_k", LK_Q6_K, 1024, 4096, false},   {"gate+up 2x14336x4096 q4_k", LK_Q4_K, 14336, 4096, true},
-      {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336, false}, {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336, false},
-      {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096, false},   {"gate+up 2x14336x4096 q8_0", LK_Q8_0, 14336, 4096, true},
+      {"q    4096x4096 q4_k", LK_Q4_K, 4096, 4096, false},
+      {"k    1024x4096 q4_k", LK_Q4_K, 1024, 4096, false},
+      {"v    1024x4096 q6_k", LK_Q6_K, 1024, 4096, false},
+      {"gate+up 2x14336x4096 q4_k", LK_Q4_K, 14336, 4096, true},
+      {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336, false},
+      {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336, false},
+      {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096, false},
+      {"gate+up 2x14336x4096 q8_0", LK_Q8_0, 14336, 4096, true},
       {"down 4096x14336 q8_0", LK_Q8_0, 4096, 14336, false},
       // qwen3-0.6b's (d 1024): every one narrow or short
-      {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false}, {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
+      {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false},
+      {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
       {"0.6b gate+up 2x3072x1024 q8_0", LK_Q8_0, 3072, 1024, true},
       {"0.6b down 1024x3072 q8_0", LK_Q8_0, 1024, 3072, false},
   };

@@ -63,6 +63,63 @@ LK_DEVICE bool lk_mxfp4_half(const int4& q, unsigned e, __half2 (&h)[16]) {
 }
 #endif
 
+// A thread's 32-group of weights (its format's U units, loaded) expanded to 32 f16 at `dst` (64 bytes), in order; zeros
+// where `in` is false (past k). The f16 GEMMs' (lk_gemm_h, lk_gemm_w) one unpacking.
+template <class W>
+LK_DEVICE void lk_gh_expand(const typename lk_fmt<W>::Raw (&r)[32 / lk_fmt<W>::E], bool in, unsigned char* dst) {
+  using F = lk_fmt<W>;
+  constexpr int U = 32 / F::E;
+  __half2 h[16];
+  bool direct = false;  // (MXFP4: the group's f16 values without the f32 ones, lk_mxfp4_half)
+#if LK_WITH_BLOCKS
+  if constexpr (lk_blk_type<W>::value == LK_MXFP4) {
+    direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
+    if (direct && !in)
+#pragma unroll
+      for (int j = 0; j < 16; ++j) h[j] = __half2();
+  }
+#endif
+  if (!direct)
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float v[F::E];
+      F::expand(r[u], v);
+#pragma unroll
+      for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
+    }
+  int4* d = reinterpret_cast<int4*>(dst);
+#pragma unroll
+  for (int q = 0; q < 4; ++q) d[q] = reinterpret_cast<const int4*>(h)[q];
+}
+
+// A GEMM split gridDim.z ways along k: each part stores its NA sums a thread (flat; THREADS threads, coalesced across
+// them) in its slice of `part`; the block that counts the tile's last part adds the parts in their order (whichever
+// finished last, so the sums are the same every run), leaves them in `flat` and resets the tile's count for the next
+// launch. Returns whether this block goes on to write the tile (every block where there is one part).
+template <int NA, int THREADS>
+LK_DEVICE bool lk_gemm_parts(float* flat, float* __restrict__ part, int* __restrict__ count) {
+  if (gridDim.z == 1) return true;
+  const int tid = threadIdx.x, tile = blockIdx.y * gridDim.x + blockIdx.x;
+  float* const slice = part + (size_t)tile * gridDim.z * NA * THREADS;
+#pragma unroll
+  for (int a = 0; a < NA; ++a) slice[((size_t)blockIdx.z * NA + a) * THREADS + tid] = flat[a];
+  __threadfence();
+  __syncthreads();
+  __shared__ int last;
+  if (tid == 0) last = atomicAdd(count + tile, 1) == (int)gridDim.z - 1;
+  __syncthreads();
+  if (!last) return false;
+  __threadfence();
+#pragma unroll
+  for (int a = 0; a < NA; ++a) {
+    float v = 0.f;
+    for (int z = 0; z < (int)gridDim.z; ++z) v += __ldcg(slice + ((size_t)z * NA + a) * THREADS + tid);
+    flat[a] = v;
+  }
+  if (tid == 0) count[tile] = 0;
+  return true;
+}
+
 // d += a b for one m16n8k16 tile of f16: a 16x16 (row-major fragments), b 16x8 (column-major), d f32.
 LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
   asm volatile(
@@ -121,28 +178,7 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
   };
   // ... expanded into tile `wt` as f16, the group's 32 elements in order (zeros past k).
   auto unpack = [&](int i, const Raw(&r)[U], unsigned char* wt) {
-    const bool in = (k0 + i) * GROUPS + gi < kb;
-    __half2 h[16];
-    bool direct = false;  // (MXFP4: the group's f16 values without the f32 ones, lk_mxfp4_half)
-#if LK_WITH_BLOCKS
-    if constexpr (lk_blk_type<W>::value == LK_MXFP4) {
-      direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
-      if (direct && !in)
-#pragma unroll
-        for (int j = 0; j < 16; ++j) h[j] = __half2();
-    }
-#endif
-    if (!direct)
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        float v[F::E];
-        F::expand(r[u], v);
-#pragma unroll
-        for (int e = 0; e < F::E; e += 2) h[(u * F::E + e) / 2] = in ? __floats2half2_rn(v[e], v[e + 1]) : __half2();
-      }
-    int4* dst = reinterpret_cast<int4*>(wt + row * ROW + gi * 64);
-#pragma unroll
-    for (int q = 0; q < 4; ++q) dst[q] = reinterpret_cast<const int4*>(h)[q];
+    lk_gh_expand<W>(r, (k0 + i) * GROUPS + gi < kb, wt + row * ROW + gi * 64);
   };
   // The activations of stage kt into slot `slot`: BN rows of KS f16, PIECES 16-byte pieces a row, a thread the same
   // piece of rows r0, r0 + RS, ..; zeros past the rows or k.
@@ -180,8 +216,8 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
 #pragma unroll
       for (int q = 0; q < NT / 2; ++q) {
         int r[4];
-        lk_ldmatrix4(r,
-                     sb + (wn * NT * 8 + q * 16 + (lane & 7) + 8 * (lane >> 4)) * ROW + kk * 32 + 16 * ((lane >> 3) & 1));
+        lk_ldmatrix4(
+            r, sb + (wn * NT * 8 + q * 16 + (lane & 7) + 8 * (lane >> 4)) * ROW + kk * 32 + 16 * ((lane >> 3) & 1));
         bf[2 * q][0] = r[0], bf[2 * q][1] = r[1], bf[2 * q + 1][0] = r[2], bf[2 * q + 1][1] = r[3];
       }
 #pragma unroll
@@ -221,33 +257,10 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
       if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
       lk_cp_commit();
     }
-  // Split along k: each part stores its sums (a thread's, in the part's slice of `part`, coalesced across the
-  // threads); the block that counts the tile's last part adds the parts in their order (whichever finished last, so
-  // the sums are the same every run) and resets the tile's count for the next launch.
-  if (gridDim.z > 1) {
-    constexpr int NA = MT * NT * 4;
-    const int tile = blockIdx.y * gridDim.x + blockIdx.x;
-    float* const slice = part + (size_t)tile * gridDim.z * NA * LK_GH_WARPS * 32;
-    float* const flat = &acc[0][0][0];
-#pragma unroll
-    for (int a = 0; a < NA; ++a) slice[((size_t)blockIdx.z * NA + a) * LK_GH_WARPS * 32 + tid] = flat[a];
-    __threadfence();
-    __syncthreads();
-    __shared__ int last;
-    if (tid == 0) last = atomicAdd(count + tile, 1) == (int)gridDim.z - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-#pragma unroll
-    for (int a = 0; a < NA; ++a) {
-      float v = 0.f;
-      for (int z = 0; z < (int)gridDim.z; ++z) v += __ldcg(slice + ((size_t)z * NA + a) * LK_GH_WARPS * 32 + tid);
-      flat[a] = v;
-    }
-    if (tid == 0) count[tile] = 0;
-  }
-  // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;
-  // under GLU tile mt + MT / 2 holds the same outputs' up sums.
+  // Split along k: the parts' sums meet (lk_gemm_parts).
+  if (!lk_gemm_parts<MT * NT * 4, LK_GH_WARPS * 32>(&acc[0][0][0], part, count)) return;
+    // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;
+    // under GLU tile mt + MT / 2 holds the same outputs' up sums.
 #pragma unroll
   for (int mt = 0; mt < (GLU ? MT / 2 : MT); ++mt)
 #pragma unroll
@@ -299,7 +312,7 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   const size_t base = (size_t)e * n, at = (size_t)first[e];
   const lk_glu_act mine{act.bg ? act.bg + base : nullptr, act.bu ? act.bu + base : nullptr, act.limit, act.alpha};
   lk_gemm_h_tile<W, GLU, BN, BM, P>(wg, wu, base, xg + at * k, bias ? bias + base : nullptr, mine, out + at * n, k, n,
-                                 count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr);
+                                    count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr);
 }
 
 #endif  // LK_WITH_GEMM_HALF

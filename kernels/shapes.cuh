@@ -134,6 +134,20 @@ LK_SHAPE int lk_gemm_h_split(long tiles, int kstages, int slots) {
   return s;
 }
 
+// lk_gemm_w (gemm_wgmma): a block is `wgs` warpgroups, 64 wgs weight rows by bn activation rows, ks (64 or 128) of k a
+// stage; two weight tiles of 64 wgs rows of 2 ks + 16 bytes (the values and 16 more, for ldmatrix's banks), then
+// LK_GH_STAGES stages of bn rows of ks f16 in wgmma's 128-byte swizzle, and 1,024 bytes to put them on its atoms.
+// The blocks an SM its registers allow (a thread's sums are bn / 2) and its shared memory.
+LK_SHAPE int lk_gemm_w_smem(int bn, int wgs, int ks) {
+  return 2 * 64 * wgs * (2 * ks + 16) + LK_GH_STAGES * bn * ks * 2 + 1024;
+}
+LK_SHAPE int lk_gemm_w_blocks(int bn, int wgs, int ks) {
+  return bn <= 64 && ks <= 64 ? 4 / wgs : bn <= 128 && wgs == 1 ? 2 : 1;
+}
+LK_SHAPE int lk_gemm_w_outputs(bool glu, int wgs) {
+  return (glu ? 32 : 64) * wgs;
+}
+
 // The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.
 #define LK_Q2_K 10
 #define LK_Q3_K 11

@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
-# For the next GPU session (~4 minutes; carry .carry = this tree): what the decode step's tensor-core attention's
-# fixed ~7 us a layer is (session 23: 7.4 us on the 8B, 7.8 on the 0.6B, 11% and 32% of their steps; not its tiles'
-# latency, not its splits, not the SMs' carveout). ncu --set full with the stall reasons on the step attention (with its
-# rope) of layers 8-9 of the decode step, 8B and 0.6B Q4_K_M at depth 128 (the tg128 shape) and 8B at 2,048.
-# Prediction: a latency chain -- few warps (4 a block, 8 blocks on 8 SMs at one split), most cycles stalled on
-# barriers and long scoreboard between the PDL wait and the end; DRAM under 10%.
+# Session 24, call 2 (~4 minutes; carry .carry-old = 29ff937's build; bench/tmpbin/gemm_bench built here for sm_90a):
+# 1. gemm_wgmma's first run (kernels/gemm_wgmma.cuh lk_gemm_w: a warpgroup a block, wgmma.m64n64k16 with the weights'
+#    A fragments from registers and the activations through a descriptor, the next stage's weights unpacked while the
+#    tensor cores multiply): bench/gemm_bench.cu at the 8B's shapes, 256 and 512 rows, against lk_gemm_h and f64.
+#    Prediction: correct (rel_l2 ~3e-4 as lk_gemm_h's); gate/up 1.5-2x lk_gemm_h's 211-225 TFLOPS; q/down 1.3-1.8x.
+# 2. Whether tiny-gpt-oss's int8 sets fail at 29ff937 too (call 1: 0.030-0.032 against the 0.03 bound at HEAD).
 set -u
 . bench/calls/prelude.sh
-B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":256,"attn_splits":1}'
-# (preset, depth, launches to skip: the prompt's chunks run lk_attention_mma too -- a launch a layer a chunk of at most
-# 256 rows -- then the decode step's layers 0-7)
-for PDS in llama-3.1-8b:128:40 qwen3-0.6b:128:36 llama-3.1-8b:2048:264; do
-  IFS=: read -r P DEPTH SKIP <<< "$PDS"
-  TYPE=q4_k_m KNOBS="$B" DEPTH=$DEPTH SKIP=$SKIP timeout 150 bash bench/ncu_kernels.sh $L /tmp/n-$DEPTH $P 'lk_attention_mma' 2 \
-    > $OUT/ncu-$P-$DEPTH.txt 2>&1
-  cp /tmp/n-$DEPTH/$P.ncuk.txt $OUT/ncu-full-$P-$DEPTH.txt 2>/dev/null
-  echo "== $P depth $DEPTH"; grep -E 'Duration|DRAM Throughput|Achieved Occ|barrier|long_scoreboard|wait' $OUT/ncu-$P-$DEPTH.txt | cut -c1-120 | head -16
-done
+cuobjdump -sass bench/tmpbin/gemm_bench | grep -c HGMMA | sed 's/^/HGMMA instructions: /'
+timeout 300 bench/tmpbin/gemm_bench 2>&1 | tee $OUT/gemm.txt
+mkdir -p /tmp/o && tar xJf .carry-old/bundle.tar.xz -C /tmp/o
+L=/tmp/o/lane-tune; export LD_LIBRARY_PATH=/tmp/o/lib:$LD_LIBRARY_PATH
+. bench/calls/verify_presets.sh
+S1='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_rope_kv":true,"pdl":true,"kv_cache":"f16","attn_mma":2,"attn_splits":1,"max_chunk":64}'
+S3='{"numerics":"int8","gemv_prequant":true,"fuse_rope_kv":true,"pdl":true,"attn_splits":1,"max_chunk":16}'
+verify_presets 150 "$S1" "$S3"

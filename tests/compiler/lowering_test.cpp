@@ -251,6 +251,36 @@ TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
   EXPECT_EQ(shape(1024, 4096, false, 256).split, 1);
 }
 
+// On Hopper the large GEMMs of chunks of 512 rows or more take lk_gemm_w (wgmma): two warpgroups a block (128 weight
+// rows, under GLU 64 outputs), 128 activation rows, 128 of k a stage (bench/NOTES.md session 24: q, down and gate/up
+// of the 8B 1.05-1.54x lk_gemm_h's); narrow, short, 256-row and A100 GEMMs keep lk_gemm_h.
+TEST(Lowering, LargeHalfGemmsOnHopperTakeWgmma) {
+  Schedule p;
+  p.target = knobs::Target{132, 90};
+  auto shape = [&](size_t n, size_t k, bool glu, int rows) {
+    return half_gemm_shape(p, Matrix{"w", nullptr, n, k, ggml::Type::Q4_K, 1}, glu, rows);
+  };
+  const HalfGemm q = shape(4096, 4096, false, 512);
+  EXPECT_EQ(q.wgs, 2);
+  EXPECT_EQ(q.ks, 128);
+  EXPECT_EQ(q.bn, 128);
+  EXPECT_EQ(q.bm, 128);
+  EXPECT_EQ(q.gx, 32u);
+  EXPECT_EQ(q.gy, 4u);
+  EXPECT_EQ(q.split, 1);  // 128 blocks: one an SM
+  EXPECT_EQ(q.workspace(), 0u);
+  const HalfGemm gu = shape(14336, 4096, true, 512);
+  EXPECT_EQ(gu.wgs, 2);
+  EXPECT_EQ(gu.gx, 224u);  // 64 outputs a block
+  EXPECT_EQ(shape(4096, 14336, false, 1024).wgs, 2);
+  EXPECT_EQ(shape(4096, 14336, false, 1024).gy, 8u);
+  EXPECT_EQ(shape(1024, 4096, false, 512).wgs, 0);  // k and v: narrow
+  EXPECT_EQ(shape(2048, 1024, false, 512).wgs, 0);  // qwen3-0.6b's q: short
+  EXPECT_EQ(shape(4096, 4096, false, 256).wgs, 0);
+  p.target = knobs::Target{108, 80};
+  EXPECT_EQ(shape(4096, 4096, false, 512).wgs, 0);
+}
+
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
 // (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
 // its quantize launch. Each layer: its two norms and its fold.

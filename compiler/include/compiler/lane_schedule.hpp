@@ -300,6 +300,7 @@ bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows);
 // launches would share the parts' workspace). A grid of gx by gy tiles, `split` blocks each.
 struct HalfGemm {
   int bm = 0, bn = 0, split = 1;
+  int wgs = 0, ks = 0;  // lk_gemm_w's (gemm_wgmma.cuh) warpgroups a block and k a stage; wgs 0: lk_gemm_h
   size_t gx = 0, gy = 0;
   size_t workspace() const { return split > 1 ? gx * gy * size_t(split) * size_t(bm) * size_t(bn) : 0; }
 };

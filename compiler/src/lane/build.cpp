@@ -48,8 +48,9 @@ std::string read_file(const std::filesystem::path& p) {
 
 // `nvcc` and the flags every program lane-tune builds shares: C++17, line info, sm_`arch`, and the host code's
 // optimization level `host_opt` (nvcc's -O is the host compiler's alone: the device code is the same under any).
+// sm_90 builds as sm_90a, Hopper's own target (wgmma: gemm_wgmma.cuh), which runs on compute capability 9.0 alone.
 std::vector<std::string> nvcc_flags(const std::string& nvcc, int arch, const char* host_opt = "-O3") {
-  const std::string a = std::to_string(arch);
+  const std::string a = std::to_string(arch) + (arch == 90 ? "a" : "");
   return {nvcc, host_opt, "-std=c++17", "-lineinfo", "-gencode", "arch=compute_" + a + ",code=sm_" + a};
 }
 

@@ -25,10 +25,10 @@ namespace {
 constexpr size_t kLaunchesPerFunction = 24;
 
 // The kernel library's device files, in the order a program includes them: its kernels, and a kernel module's.
-const char* const kDevice[] = {"prelude.cuh",     "shapes.cuh",    "async.cuh",     "formats.cuh",       "embed.cuh",
-                               "norm.cuh",        "kv.cuh",        "rope.cuh",      "gemv.cuh",          "gemm.cuh",
-                               "gemm_blocks.cuh", "gemm_half.cuh", "attention.cuh", "attention_mma.cuh", "swiglu.cuh",
-                               "argmax.cuh",      "moe.cuh"};
+const char* const kDevice[] = {
+    "prelude.cuh",    "shapes.cuh",    "async.cuh",         "formats.cuh", "embed.cuh",       "norm.cuh",
+    "kv.cuh",         "rope.cuh",      "gemv.cuh",          "gemm.cuh",    "gemm_blocks.cuh", "gemm_half.cuh",
+    "gemm_wgmma.cuh", "attention.cuh", "attention_mma.cuh", "swiglu.cuh",  "argmax.cuh",      "moe.cuh"};
 // What a lane's program adds to its kernels to call the host runtime: the exit codes, the runtime's interface, the
 // uploads by format.
 const char* const kProgramHost[] = {"exits.cuh", "host_api.cuh", "upload.cuh"};
@@ -173,7 +173,8 @@ void LibraryParts::need(const std::string& instance) {
   mma |= instance.rfind("lk_gemm_i8", 0) == 0;
   gemm_tile |= instance.rfind("lk_gemm_i8t<", 0) == 0 || instance.rfind("lk_gemm_i8tb<", 0) == 0;
   attn_mma |= instance.rfind("lk_attention_mma<", 0) == 0;
-  gemm_half |= instance.rfind("lk_gemm_h<", 0) == 0 || instance.rfind("lk_moe_gemm_h<", 0) == 0;
+  gemm_half |= instance.rfind("lk_gemm_h<", 0) == 0 || instance.rfind("lk_moe_gemm_h<", 0) == 0 ||
+               instance.rfind("lk_gemm_w<", 0) == 0;
 }
 
 std::string LibraryParts::switches() const {

@@ -249,17 +249,26 @@ class Lowerer {
     return c;
   }
 
-  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM>, shaped and split as half_gemm_shape says; its shape and shared memory
-  // kernels/shapes.cuh's; a split one's parts meet in gemm_part, counted in gemm_count.
+  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM> (or on Hopper lk_gemm_w<W, GLU, BN, WGS, KS>), shaped and split as
+  // half_gemm_shape says; its shape and shared memory kernels/shapes.cuh's; a split one's parts meet in gemm_part,
+  // counted in gemm_count.
   KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
                        const std::string& xq) const {
     const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
     KernelCall c;
-    c.kernel = "lk_gemm_h";
-    c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.bm)};
     c.grid = dims3(h.gx, h.gy, size_t(h.split));
-    c.block = dims1(32 * LK_GH_WARPS);
-    c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
+    if (h.wgs) {  // (lk_gemm_w<W, GLU, BN, WGS, KS>: wgmma, Hopper's)
+      c.kernel = "lk_gemm_w";
+      c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.wgs),
+                 std::to_string(h.ks)};
+      c.block = dims1(size_t(128 * h.wgs));
+      c.smem = size_t(lk_gemm_w_smem(h.bn, h.wgs, h.ks));
+    } else {
+      c.kernel = "lk_gemm_h";
+      c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.bm)};
+      c.block = dims1(32 * LK_GH_WARPS);
+      c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
+    }
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
     c.params.push_back(h.split > 1 ? ptr("gemm_part") : Arg::null());
