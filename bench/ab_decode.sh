@@ -5,7 +5,8 @@
 # the two lanes' logits on the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the
 # numbers shows ~0).
 # KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both. KNOBS_C (with LT_C, default
-# LT_B) adds a third lane C, timed in the same rounds and compared with A the same way.
+# LT_B) adds a third lane C, timed in the same rounds and compared with A the same way. AB_PROMPT_LENS: the compared
+# prompts' lengths (default "5 300"; 600 reaches a chunk of 512 rows).
 #
 # usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [ROUNDS=3] [PREFILL=512]
 #        bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
@@ -40,7 +41,7 @@ for r in $(seq "${ROUNDS:-3}"); do
   done
 done
 med() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x]; print(f"{statistics.median(v):.1f}" if v else "?")' "$@"; }
-PROMPT_LENS="5 300" prompts "$V" "$W/$P.ab.prompts" 8
+PROMPT_LENS="${AB_PROMPT_LENS:-5 300}" prompts "$V" "$W/$P.ab.prompts" 8
 for s in $S; do
   D="$W/$P.ab-$s"
   "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ab.prompts" --logits "$D/ab.bin" > "$D/ab.txt" 2>&1

@@ -120,6 +120,48 @@ LK_DEVICE bool lk_gemm_parts(float* flat, float* __restrict__ part, int* __restr
   return true;
 }
 
+// The f16 GEMMs' pipeline (lk_gemm_h, lk_gemm_w) over a block's `nst` stages: stage i multiplies (multiply(i, its
+// tile)) while stage i + 1's weights are unpacked into the other tile of `tiles` (two of `wt` bytes; their loads were
+// issued P stages before into raw's ring) and stage i + 1 + P's are loaded into the registers just freed, the
+// activations LK_GH_STAGES - 1 stages ahead (load_acts(slot, stage)). One barrier a stage: after it the next tile is
+// whole, and the tile and activation slot just read are free. `drain` runs before each stage's barrier (lk_gemm_w:
+// its asynchronous products' wait) and `publish` after each wait for activations (lk_gemm_w: the async proxy's
+// fence). The loop is unrolled by P, so that each stage's ring slot is known when compiled.
+template <int P, class R, class Fetch, class Unpack, class Multiply, class LoadActs, class Drain, class Publish>
+LK_DEVICE void lk_gh_pipeline(int nst, R (&raw)[P], unsigned char* tiles, int wt, const Fetch& fetch,
+                              const Unpack& unpack, const Multiply& multiply, const LoadActs& load_acts,
+                              const Drain& drain, const Publish& publish) {
+#pragma unroll
+  for (int s = 0; s < P; ++s)  // (the weights do not depend on the launch before: read before its wait)
+    if (s < nst) fetch(s, raw[s]);
+  lk_pdl_entry();
+#pragma unroll
+  for (int s = 0; s < LK_GH_STAGES; ++s) {
+    if (s < nst) load_acts(s, s);
+    lk_cp_commit();
+  }
+  if (nst > 0) unpack(0, raw[0], tiles);
+  if (P < nst) fetch(P, raw[0]);
+  lk_cp_wait<LK_GH_STAGES - 1>();
+  publish();
+  __syncthreads();
+  for (int i0 = 0; i0 < nst; i0 += P)
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      const int i = i0 + j;
+      if (i >= nst) break;
+      multiply(i, tiles + (i & 1) * wt);
+      if (i + 1 < nst) unpack(i + 1, raw[(j + 1) % P], tiles + ((i + 1) & 1) * wt);
+      if (i + 1 + P < nst) fetch(i + 1 + P, raw[(j + 1) % P]);
+      drain();
+      lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
+      publish();
+      __syncthreads();
+      if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
+      lk_cp_commit();
+    }
+}
+
 // d += a b for one m16n8k16 tile of f16: a 16x16 (row-major fragments), b 16x8 (column-major), d f32.
 LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
   asm volatile(
@@ -227,36 +269,7 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
     }
   };
 
-  // The pipeline: stage i multiplies while stage i + 1's weights are unpacked (the other tile; their loads were issued
-  // P stages before) and stage i + 1 + P's are loaded into the registers just freed, the activations LK_GH_STAGES - 1
-  // stages ahead. One barrier a stage: after it the next tile is whole, and the tile and activation slot just read are
-  // free. The loop is unrolled by P, so that each stage's ring slot is known when compiled.
-#pragma unroll
-  for (int s = 0; s < P; ++s)  // (the weights do not depend on the launch before: read before its wait)
-    if (s < nst) fetch(s, raw[s]);
-  lk_pdl_entry();
-#pragma unroll
-  for (int s = 0; s < LK_GH_STAGES; ++s) {
-    if (s < nst) load_acts(s, s);
-    lk_cp_commit();
-  }
-  if (nst > 0) unpack(0, raw[0], lk_smem);
-  if (P < nst) fetch(P, raw[0]);
-  lk_cp_wait<LK_GH_STAGES - 1>();
-  __syncthreads();
-  for (int i0 = 0; i0 < nst; i0 += P)
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int i = i0 + j;
-      if (i >= nst) break;
-      multiply(i, lk_smem + (i & 1) * WT);
-      if (i + 1 < nst) unpack(i + 1, raw[(j + 1) % P], lk_smem + ((i + 1) & 1) * WT);
-      if (i + 1 + P < nst) fetch(i + 1 + P, raw[(j + 1) % P]);
-      lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
-      __syncthreads();
-      if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
-      lk_cp_commit();
-    }
+  lk_gh_pipeline<P>(nst, raw, lk_smem, WT, fetch, unpack, multiply, load_acts, [] {}, [] {});
   // Split along k: the parts' sums meet (lk_gemm_parts).
   if (!lk_gemm_parts<MT * NT * 4, LK_GH_WARPS * 32>(&acc[0][0][0], part, count)) return;
     // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;

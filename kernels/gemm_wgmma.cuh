@@ -140,37 +140,14 @@ __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
     lk_wg_commit();
   };
 
+  lk_gh_pipeline<P>(
+      nst, raw, lk_smem, WT, fetch, unpack, multiply, load_acts,
+      [&] {
+        lk_wg_wait();
 #pragma unroll
-  for (int s = 0; s < P; ++s)  // (the weights do not depend on the launch before: read before its wait)
-    if (s < nst) fetch(s, raw[s]);
-  lk_pdl_entry();
-#pragma unroll
-  for (int s = 0; s < LK_GH_STAGES; ++s) {
-    if (s < nst) load_acts(s, s);
-    lk_cp_commit();
-  }
-  if (nst > 0) unpack(0, raw[0], lk_smem);
-  if (P < nst) fetch(P, raw[0]);
-  lk_cp_wait<LK_GH_STAGES - 1>();
-  lk_fence_async_smem();
-  __syncthreads();
-  for (int i0 = 0; i0 < nst; i0 += P)
-#pragma unroll
-    for (int j = 0; j < P; ++j) {
-      const int i = i0 + j;
-      if (i >= nst) break;
-      multiply(i, lk_smem + (i & 1) * WT);
-      if (i + 1 < nst) unpack(i + 1, raw[(j + 1) % P], lk_smem + ((i + 1) & 1) * WT);
-      if (i + 1 + P < nst) fetch(i + 1 + P, raw[(j + 1) % P]);
-      lk_wg_wait();
-#pragma unroll
-      for (int nb = 0; nb < NB; ++nb) lk_wg_pin(acc[nb]);
-      lk_cp_wait<LK_GH_STAGES - 2>();  // stage i + 1's activations have landed
-      lk_fence_async_smem();
-      __syncthreads();
-      if (i + LK_GH_STAGES < nst) load_acts(i % LK_GH_STAGES, i + LK_GH_STAGES);
-      lk_cp_commit();
-    }
+        for (int nb = 0; nb < NB; ++nb) lk_wg_pin(acc[nb]);
+      },
+      [] { lk_fence_async_smem(); });
   if (!lk_gemm_parts<NB * 32, 128 * WGS>(&acc[0][0], part, count)) return;
     // acc[nb][4 j + e]: tile row 16 warp + g (+ 8 for e >= 2), activation row 64 nb + 8 j + 2 t (+ 1 for odd e); under
     // GLU the + 8 row is the same output's up sum.
