@@ -63,6 +63,45 @@ LK_DEVICE bool lk_mxfp4_half(const int4& q, unsigned e, __half2 (&h)[16]) {
 }
 #endif
 
+#ifndef LK_GH_DIRECT_Q4K
+#define LK_GH_DIRECT_Q4K 0  // (off until measured: bench/calls/s25_call1.sh)
+#endif
+#if LK_WITH_BLOCKS
+// A Q4_K 32-group straight to f16 pairs (LK_GH_DIRECT_Q4K; the f16 GEMMs' unpacking is most of their instructions):
+// each code pair placed in the mantissas of two f16 1,024s (1,024 + q, exact), 1,024 taken away (exact), then q d1 - m1
+// by one f16 fused multiply-add with d1 = d sc and m1 = dmin m (f32, the reference's products) rounded to f16: 2
+// half2 operations a pair where the f32 path takes 6 operations a value and a conversion a pair. Its values differ
+// from the dequant numerics' rounded to f16 by the roundings of d1 and m1 (~1 unit in f16's last place; gemm_half's
+// bound is 2e-3). Returns false, with nothing written, where d1 or m1 is not a normal f16 (below 2^-14, where f16's
+// precision thins): the caller takes the f32 path.
+template <class Raw>
+LK_DEVICE bool lk_q4k_half(const Raw& r, __half2 (&h)[16]) {
+  const float d = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x & 0xffff)));
+  const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
+  int sc, mn;
+  lk_scale_min_k4(r.sub, (unsigned)r.s.y, (unsigned)r.s.z, (unsigned)r.s.w, sc, mn);
+  const float d1 = __fmul_rn(d, lk_small_float(sc)), m1 = __fmul_rn(dmin, lk_small_float(mn));
+  const float tiny = 6.103515625e-05f;  // 2^-14
+  if ((d1 != 0.f && fabsf(d1) < tiny) || (m1 != 0.f && fabsf(m1) < tiny) || fabsf(d1) > 4096.f || fabsf(m1) > 4096.f)
+    return false;
+  const __half2 s2 = __float2half2_rn(d1), nm2 = __float2half2_rn(-m1), k1024 = __float2half2_rn(1024.f);
+  auto pair = [&](unsigned v) {  // (the codes in bits 0-3 and 16-19)
+    const unsigned x = (v & 0x000f000fu) | 0x64006400u;
+    return __hfma2(__hsub2(*reinterpret_cast<const __half2*>(&x), k1024), s2, nm2);
+  };
+  const unsigned w[4] = {(unsigned)r.q.x, (unsigned)r.q.y, (unsigned)r.q.z, (unsigned)r.q.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {  // bytes 4i .. 4i + 3: elements 4i .. 4i + 3 (low nibbles), 16 + 4i .. (high)
+    const unsigned a = __byte_perm(w[i], 0u, 0x4140u), b = __byte_perm(w[i], 0u, 0x4342u);
+    h[2 * i] = pair(a);
+    h[2 * i + 1] = pair(b);
+    h[8 + 2 * i] = pair(a >> 4);
+    h[8 + 2 * i + 1] = pair(b >> 4);
+  }
+  return true;
+}
+#endif
+
 // A thread's 32-group of weights (its format's U units, loaded) expanded to 32 f16 at `dst` (64 bytes), in order; zeros
 // where `in` is false (past k). The f16 GEMMs' (lk_gemm_h, lk_gemm_w) one unpacking.
 template <class W>
@@ -70,14 +109,13 @@ LK_DEVICE void lk_gh_expand(const typename lk_fmt<W>::Raw (&r)[32 / lk_fmt<W>::E
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;
   __half2 h[16];
-  bool direct = false;  // (MXFP4: the group's f16 values without the f32 ones, lk_mxfp4_half)
+  bool direct = false;  // (MXFP4 and Q4_K: the group's f16 values without the f32 ones, lk_mxfp4_half, lk_q4k_half)
 #if LK_WITH_BLOCKS
-  if constexpr (lk_blk_type<W>::value == LK_MXFP4) {
-    direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
-    if (direct && !in)
+  if constexpr (lk_blk_type<W>::value == LK_MXFP4) direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
+  if constexpr (lk_blk_type<W>::value == LK_Q4_K && LK_GH_DIRECT_Q4K) direct = lk_q4k_half(r[0], h);
+  if (direct && !in)
 #pragma unroll
-      for (int j = 0; j < 16; ++j) h[j] = __half2();
-  }
+    for (int j = 0; j < 16; ++j) h[j] = __half2();
 #endif
   if (!direct)
 #pragma unroll
