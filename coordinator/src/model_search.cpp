@@ -23,8 +23,10 @@ namespace {
 // each taken when it (or a variant with smaller chunks, without pdl, gemm_tile or fuse_glu) is a point of the space.
 const char* const kPriors[] = {
     // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout:
-    // llama-3.1-8b Q4_K_M decode 478 tok/s against llama.cpp's 269, qwen3-0.6b 1,444 against 759; session 23)
-    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":256,"fuse_qkv":true,"fuse_glu":true,
+    // llama-3.1-8b Q4_K_M decode 478 tok/s against llama.cpp's 269, qwen3-0.6b 1,444 against 759; session 23; chunks
+    // of 512, whose large GEMMs run on Hopper's wgmma: the 8B's prefill(512) 15,517 tok/s against 256's 11,510 and
+    // llama.cpp's 9,561, session 24)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
         "attn_mma":2,"attn_splits":1})",
     // (the chunks' GEMMs in f16 beside the f16 cache and attention on the tensor cores, Q6_K matrices 2 rows a warp:
