@@ -151,7 +151,11 @@ TEST(LaneRuntime, TheManualBuildCommandsCompileTheRuntimeThenLinkIt) {
   ASSERT_NE(runtime, std::string::npos) << cmds;
   ASSERT_NE(program, std::string::npos) << cmds;
   EXPECT_LT(runtime, program);
-  EXPECT_NE(cmds.find("code=sm_90"), std::string::npos) << cmds;
+  // (Hopper's own target, for wgmma; other GPUs their plain one)
+  EXPECT_NE(cmds.find("arch=compute_90a,code=sm_90a"), std::string::npos) << cmds;
+  const std::string a100 = lane::build_commands(80);
+  EXPECT_NE(a100.find("arch=compute_80,code=sm_80"), std::string::npos) << a100;
+  EXPECT_EQ(a100.find("sm_80a"), std::string::npos) << a100;
 }
 
 }  // namespace
