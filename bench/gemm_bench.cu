@@ -249,18 +249,13 @@ int main() {
     CK(cudaMemcpy(x, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
   }
   const Shape shapes[] = {
-      {"q    4096x4096 q4_k", LK_Q4_K, 4096, 4096, false},
-      {"k    1024x4096 q4_k", LK_Q4_K, 1024, 4096, false},
-      {"v    1024x4096 q6_k", LK_Q6_K, 1024, 4096, false},
-      {"gate+up 2x14336x4096 q4_k", LK_Q4_K, 14336, 4096, true},
-      {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336, false},
-      {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336, false},
-      {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096, false},
-      {"gate+up 2x14336x4096 q8_0", LK_Q8_0, 14336, 4096, true},
+      {"q    4096x4096 q4_k", LK_Q4_K, 4096, 4096, false},   {"k    1024x4096 q4_k", LK_Q4_K, 1024, 4096, false},
+      {"v    1024x4096 q6_k", LK_Q6_K, 1024, 4096, false},   {"gate+up 2x14336x4096 q4_k", LK_Q4_K, 14336, 4096, true},
+      {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336, false}, {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336, false},
+      {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096, false},   {"gate+up 2x14336x4096 q8_0", LK_Q8_0, 14336, 4096, true},
       {"down 4096x14336 q8_0", LK_Q8_0, 4096, 14336, false},
       // qwen3-0.6b's (d 1024): every one narrow or short
-      {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false},
-      {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
+      {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false}, {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
       {"0.6b gate+up 2x3072x1024 q8_0", LK_Q8_0, 3072, 1024, true},
       {"0.6b down 1024x3072 q8_0", LK_Q8_0, 1024, 3072, false},
   };

@@ -1,10 +1,11 @@
-// gemm_wgmma: gemm_half's GEMM on Hopper's warpgroup tensor cores (wgmma, sm_90a; knob gemm_wgmma). The numbers are
-// gemm_half's (each weight the dequant numerics' value rounded to f16, the activations' f16 copy, f32 sums); what
-// changes is who waits on whom: wgmma runs asynchronously, so the block's threads unpack the next stage's weights while
-// the tensor cores multiply this one's, where mma.sync's products took the same threads' issue slots (session 13's
-// ncu: lk_gemm_h is instruction-bound on the unpacking, 7-14% of its instructions mma).
+// gemm_wgmma: gemm_half's GEMM on Hopper's warpgroup tensor cores (wgmma, sm_90a), where half_gemm_shape's rule puts
+// it (compiler/src/lane/schedule.cpp). The numbers are gemm_half's (each weight the dequant numerics' value rounded to
+// f16, the activations' f16 copy, f32 sums); what changes is who waits on whom: wgmma runs asynchronously, so the
+// block's threads unpack the next stage's weights while the tensor cores multiply this one's, where mma.sync's products
+// took the same threads' issue slots (session 13's ncu: lk_gemm_h is instruction-bound on the unpacking, 7-14% of its
+// instructions mma).
 //
-// lk_gemm_w<W, GLU, BN, WGS>: a block is WGS warpgroups (4 warps each) and takes 64 WGS weight rows (GLU: 32 WGS
+// lk_gemm_w<W, GLU, BN, WGS, KS>: a block is WGS warpgroups (4 warps each) and takes 64 WGS weight rows (GLU: 32 WGS
 // outputs, each warp's 16 rows 8 of gate then the same 8 outputs' up rows, so a thread's sums hold both of an output)
 // by BN activation rows (64, 128 or 256), KS of k a stage (64 or 128: KS / 64 32-groups a thread, two threads a row):
 // - the weights: each thread loads its 32-group P stages ahead into registers and expands it (lk_gh_expand) into one

@@ -449,25 +449,20 @@ HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows)
   // the H200 (bench/gemm_bench.cu, bench/NOTES.md session 24) at the 8B's shapes and 512 rows: q 70 against lk_gemm_h's
   // 103 us, down 226-274 against 347-392, gate/up 467-494 against 509-518; slower on narrow (n 1,024) or short (k
   // 1,024) ones and at 256 rows, which keep lk_gemm_h.
-  if (p.target.arch == 90 && rows >= 512 && w.rows >= 4096 && w.cols >= 4096) {
-    h.wgs = 2, h.ks = 128, h.bn = 128, h.bm = 64 * h.wgs;
-    const size_t out = size_t(lk_gemm_w_outputs(glu, h.wgs));
-    h.gx = (w.rows + out - 1) / out;
-    h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
-    if (!p.knobs.side_streams)
-      h.split = lk_gemm_h_split(long(h.gx * h.gy), int((w.cols + size_t(h.ks) - 1) / size_t(h.ks)),
-                                sms * lk_gemm_w_blocks(h.bn, h.wgs, h.ks));
-    return h;
-  }
-  h.bm = glu ? 128 : 64;
-  const size_t out = size_t(lk_gemm_h_outputs(glu, h.bm)), gx = (w.rows + out - 1) / out;
+  const bool wgmma = p.target.arch == 90 && rows >= 512 && w.rows >= 4096 && w.cols >= 4096;
+  if (wgmma)
+    h.wgs = 2, h.ks = 128, h.bm = 64 * h.wgs;
+  else
+    h.bm = glu ? 128 : 64;
+  const size_t out = size_t(wgmma ? lk_gemm_w_outputs(glu, h.wgs) : lk_gemm_h_outputs(glu, h.bm));
+  const size_t gx = (w.rows + out - 1) / out;
   auto tiles = [&](int bn) { return gx * ((size_t(rows) + size_t(bn) - 1) / size_t(bn)); };
-  h.bn = rows > 64 && (glu || 2 * tiles(128) > size_t(sms)) ? 128 : 64;
+  h.bn = wgmma || (rows > 64 && (glu || 2 * tiles(128) > size_t(sms))) ? 128 : 64;
   h.gx = gx;
   h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
-  if (!p.knobs.side_streams)
-    h.split =
-        lk_gemm_h_split(long(tiles(h.bn)), lk_gemm_h_stages(int(w.cols), h.bm), sms * (h.bm * h.bn <= 64 * 64 ? 2 : 1));
+  const int stages = wgmma ? int((w.cols + size_t(h.ks) - 1) / size_t(h.ks)) : lk_gemm_h_stages(int(w.cols), h.bm);
+  const int per_sm = wgmma ? lk_gemm_w_blocks(h.bn, h.wgs, h.ks) : h.bm * h.bn <= 64 * 64 ? 2 : 1;
+  if (!p.knobs.side_streams) h.split = lk_gemm_h_split(long(tiles(h.bn)), stages, sms * per_sm);
   return h;
 }
 
