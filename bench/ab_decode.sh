@@ -6,9 +6,10 @@
 # numbers shows ~0).
 # KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both. KNOBS_C (with LT_C, default
 # LT_B) adds a third lane C, timed in the same rounds and compared with A the same way. AB_PROMPT_LENS: the compared
-# prompts' lengths (default "5 300"; 600 reaches a chunk of 512 rows).
+# prompts' lengths (default "5 300"; 600 reaches a chunk of 512 rows). AB_DECODE_AT: the decode's prompt length
+# (default 5; 512 decodes at positions 512-640, as bench/speed.sh's timing does).
 #
-# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [ROUNDS=3] [PREFILL=512]
+# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [ROUNDS=3] [PREFILL=512] [AB_DECODE_AT=5]
 #        bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
 set -uo pipefail
 A=$1; B=$2; W=$3; P=$4
@@ -26,7 +27,7 @@ for s in $S; do
 done
 build_all "$B" "$W/$P.ab.dirs"
 V=$(vocab "$W/$P.ab-b")
-T=$(tokens "$V" 5 7)
+T=$(tokens "$V" "${AB_DECODE_AT:-5}" 7)
 PREFILLS=${PREFILL:-512}
 for n in $PREFILLS; do printf '1 %s\n1 %s\n' "$(tokens "$V" "$n" 4)" "$(tokens "$V" "$n" 4)" > "$W/$P.ab.pre$n"; done
 declare -A dec pre

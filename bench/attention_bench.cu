@@ -6,7 +6,8 @@
 // (lk_attention sums in f32 from the same cache: the tensor-core kernels round the queries and weights to f16).
 //
 // build: nvcc -O3 -std=c++17 -arch=sm_90 -o attention_bench bench/attention_bench.cu
-// run: ./attention_bench [warp|lanes|mma]   (one kernel's lines alone)
+// run: ./attention_bench [warp|lanes|mma|mmafold]   (one kernel's lines alone; mmafold: the decode step folding its
+// own splits, as the lane's attn_mma 2 does)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -90,19 +91,27 @@ int main(int argc, char** argv) {
   const double scale = 1.0 / std::sqrt(double(HD));
   const float scale2 = float(1.4426950408889634 * scale);
 
+  // Every launch on one stream, captured as a CUDA graph for the timing (the lane's decode step is a graph: at a few
+  // microseconds a launch, launching one by one would time the host).
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  int* count;  // (mmafold: a count a key/value head, zero between launches)
+  CK(cudaMalloc(&count, HK * 4));
+  CK(cudaMemset(count, 0, HK * 4));
   auto fold = [&](int rows, int splits, float* out) {
-    if (splits > 1) lk_attention_fold<false><<<dim3(HQ, rows), 128>>>(s.part, out, nullptr, HQ, HD, splits, nullptr);
+    if (splits > 1)
+      lk_attention_fold<false><<<dim3(HQ, rows), 128, 0, st>>>(s.part, out, nullptr, HQ, HD, splits, nullptr);
   };
   auto warp_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_smem(4, G, 4);
-    lk_attention<G, 4, 4><<<dim3(HK, splits, rows), 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                               splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
-                                                               CTX, scale, splits, G, nullptr);
+    lk_attention<G, 4, 4><<<dim3(HK, splits, rows), 128, sm, st>>>(
+        s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out, splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
+        CTX, scale, splits, G, nullptr);
     fold(rows, splits, out);
   };
   auto lanes_kernel = [&](int l, int rows, int splits, float* out) {
     const size_t sm = lk_attention_lanes_smem(4, G, 4, HD);
-    lk_attention_lanes<G, 4><<<dim3(HK, splits, rows), 128, sm>>>(
+    lk_attention_lanes<G, 4><<<dim3(HK, splits, rows), 128, sm, st>>>(
         s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out, splits > 1 ? s.part : nullptr, nullptr, 0, HQ, HD, HD,
         CTX, scale, splits, G, nullptr);
     fold(rows, splits, out);
@@ -113,14 +122,21 @@ int main(int argc, char** argv) {
     const dim3 grid(HK, (rows * G + m - 1) / m, splits);
     const size_t sm = lk_attention_mma_smem(HD, HD, step);
     if (step)
-      lk_attention_mma<HD, HD, true><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                        splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                        scale2, splits, G, nullptr, lk_rope_args{});
+      lk_attention_mma<HD, HD, true><<<grid, 128, sm, st>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
+                                                            splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
+                                                            scale2, splits, G, nullptr, nullptr, lk_rope_args{});
     else
-      lk_attention_mma<HD, HD, false><<<grid, 128, sm>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                         splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                         scale2, splits, G, nullptr, lk_rope_args{});
+      lk_attention_mma<HD, HD, false><<<grid, 128, sm, st>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
+                                                             splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
+                                                             scale2, splits, G, nullptr, nullptr, lk_rope_args{});
     fold(rows, splits, out);
+  };
+  // The decode step's attention folding its own splits (the lane's under attn_mma 2 with splits): no fold launch.
+  auto mmafold_kernel = [&](int l, int rows, int splits, float* out) {
+    if (rows * G > 16) return mma_kernel(l, rows, splits, out);
+    lk_attention_mma<HD, HD, true><<<dim3(HK, 1, splits), 128, lk_attention_mma_smem(HD, HD, true), st>>>(
+        s.q, s.kc[l], s.vc[l], s.pos, out, splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX, scale2, splits, G,
+        nullptr, splits > 1 ? count : nullptr, lk_rope_args{});
   };
   CK(cudaFuncSetAttribute(lk_attention_mma<HD, HD, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           lk_attention_mma_smem(HD, HD, true)));
@@ -132,7 +148,8 @@ int main(int argc, char** argv) {
     const char* name;
     K k;
   };
-  const std::vector<Named> kernels = {{"warp", warp_kernel}, {"lanes", lanes_kernel}, {"mma", mma_kernel}};
+  const std::vector<Named> kernels = {
+      {"warp", warp_kernel}, {"lanes", lanes_kernel}, {"mma", mma_kernel}, {"mmafold", mmafold_kernel}};
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -151,15 +168,23 @@ int main(int argc, char** argv) {
   };
   auto time = [&](const K& k, int rows, int splits) {
     std::vector<float> runs;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+    for (int l = 0; l < s.layers; ++l) k(l, rows, splits, s.out);
+    CK(cudaStreamEndCapture(st, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
     for (int run = 0; run < 6; ++run) {
-      CK(cudaEventRecord(e0));
-      for (int l = 0; l < s.layers; ++l) k(l, rows, splits, s.out);
-      CK(cudaEventRecord(e1));
+      CK(cudaEventRecord(e0, st));
+      CK(cudaGraphLaunch(ge, st));
+      CK(cudaEventRecord(e1, st));
       CK(cudaEventSynchronize(e1));
       float ms;
       CK(cudaEventElapsedTime(&ms, e0, e1));
       if (run) runs.push_back(ms * 1000.f / s.layers);
     }
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
     CK(cudaGetLastError());
     return median(runs);
   };
@@ -168,11 +193,14 @@ int main(int argc, char** argv) {
   for (int depth : {512, 2048, 8192, 32768}) {  // decode: the row at position `depth`
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, 1, 1, s.ref);
+    CK(cudaDeviceSynchronize());
     const double bytes = 2.0 * HK * (depth + 1) * HD * 2;
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
-        for (int splits : {4, 16, 32, 64}) {
+        for (int splits : {1, 2, 4, 8, 16, 32, 64}) {
+          if (splits > 8 * (depth / 512)) continue;  // (a split of fewer than 64 positions)
           const float us = time(n.k, 1, splits);
+          CK(cudaMemsetAsync(s.out, 0, (size_t)HQ * HD * 4, st));
           n.k(0, 1, splits, s.out);
           CK(cudaDeviceSynchronize());
           printf("%-6s %6d %5d %6d %10.2f %7.0f GB/s %10.2e\n", n.name, 1, depth, splits, us, bytes / us / 1e3,
@@ -182,11 +210,13 @@ int main(int argc, char** argv) {
   for (int depth : {0, 8192, 32512}) {  // a 256-row chunk from position `depth`
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, maxrows, 1, s.ref);
+    CK(cudaDeviceSynchronize());
     const double flops = 4.0 * maxrows * HQ * (depth + maxrows / 2.0) * HD;
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
         for (int splits : {1, 4, 16}) {
           if (std::string(n.name) != "mma" && depth == 32512 && splits == 1) continue;  // (seconds)
+          if (std::string(n.name) == "mmafold") continue;                               // (a chunk's is mma's)
           const float us = time(n.k, maxrows, splits);
           n.k(0, maxrows, splits, s.out);
           CK(cudaDeviceSynchronize());

@@ -67,6 +67,29 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
   pp[2 + d] = v;
 }
 
+// The decode step's fold in its attention (`count` given, splits > 1): the splits' partials of query heads [head0,
+// head0 + heads) merged into the output by the block that finished their last split, as lk_attention_fold merges them
+// (the splits in order, the sinks joining the sum; read past L1, written by other blocks).
+template <int VD>
+LK_DEVICE void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, int head0,
+                          int heads, int splits) {
+  for (int i = threadIdx.x; i < heads * VD; i += blockDim.x) {
+    const int head = head0 + i / VD, d = i % VD;
+    const lk_acc* pp = part + (size_t)head * splits * (VD + 2);
+    lk_acc mx = -INFINITY;
+    for (int s = 0; s < splits; ++s) mx = max(mx, __ldcg(pp + s * (VD + 2)));
+    lk_acc sum = 0, val = 0;
+    for (int s = 0; s < splits; ++s) {
+      const lk_acc ms = __ldcg(pp + s * (VD + 2));
+      if (ms == -INFINITY) continue;
+      const lk_acc f = exp(ms - mx);
+      sum += __ldcg(pp + s * (VD + 2) + 1) * f;
+      val += __ldcg(pp + s * (VD + 2) + 2 + d) * f;
+    }
+    out[(size_t)head * VD + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, head);
+  }
+}
+
 // A value as the cache holds it (lk_kv_put_row's conversion).
 LK_DEVICE lk_kv lk_kv_of(float x) {
 #if LK_KV == 1
@@ -85,7 +108,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
                      lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
                      int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
-                     lk_rope_args rope) {
+                     int* __restrict__ count, lk_rope_args rope) {
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
@@ -344,6 +367,11 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       }
       const int head = kvh * group + row % group;
       lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, splits, mx, sum, d, val);
+    }
+    if (count && splits > 1) {  // (its own fold: the last split's block to finish merges the splits)
+      if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, splits)) return;
+      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits);
+      splits = 1;  // (the output is whole: the quantized copy below is this block's to write)
     }
   }
   if (rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)

@@ -63,11 +63,10 @@ LK_DEVICE bool lk_mxfp4_half(const int4& q, unsigned e, __half2 (&h)[16]) {
 }
 #endif
 
-#ifndef LK_GH_DIRECT_Q4K
-#define LK_GH_DIRECT_Q4K 0  // (off until measured: bench/calls/s25_call1.sh)
-#endif
 #if LK_WITH_BLOCKS
-// A Q4_K 32-group straight to f16 pairs (LK_GH_DIRECT_Q4K; the f16 GEMMs' unpacking is most of their instructions):
+// A Q4_K 32-group straight to f16 pairs (lk_gemm_w's unpacking; session 25's call 1 at 512 rows: q 70.5 -> 63.7 us,
+// down 227.7 -> 204.3, gate/up 490.9 -> 470.7; lk_gemm_h's mma.sync GEMMs 1-5% slower with it, so they keep the f32
+// path):
 // each code pair placed in the mantissas of two f16 1,024s (1,024 + q, exact), 1,024 taken away (exact), then q d1 - m1
 // by one f16 fused multiply-add with d1 = d sc and m1 = dmin m (f32, the reference's products) rounded to f16: 2
 // half2 operations a pair where the f32 path takes 6 operations a value and a conversion a pair. Its values differ
@@ -103,8 +102,8 @@ LK_DEVICE bool lk_q4k_half(const Raw& r, __half2 (&h)[16]) {
 #endif
 
 // A thread's 32-group of weights (its format's U units, loaded) expanded to 32 f16 at `dst` (64 bytes), in order; zeros
-// where `in` is false (past k). The f16 GEMMs' (lk_gemm_h, lk_gemm_w) one unpacking.
-template <class W>
+// where `in` is false (past k). The f16 GEMMs' (lk_gemm_h, lk_gemm_w) one unpacking; DIRECT_Q4K: Q4_K by lk_q4k_half.
+template <class W, bool DIRECT_Q4K = false>
 LK_DEVICE void lk_gh_expand(const typename lk_fmt<W>::Raw (&r)[32 / lk_fmt<W>::E], bool in, unsigned char* dst) {
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;
@@ -112,7 +111,7 @@ LK_DEVICE void lk_gh_expand(const typename lk_fmt<W>::Raw (&r)[32 / lk_fmt<W>::E
   bool direct = false;  // (MXFP4 and Q4_K: the group's f16 values without the f32 ones, lk_mxfp4_half, lk_q4k_half)
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<W>::value == LK_MXFP4) direct = lk_mxfp4_half(r[0].q, (unsigned)r[0].s.x & 0xffu, h);
-  if constexpr (lk_blk_type<W>::value == LK_Q4_K && LK_GH_DIRECT_Q4K) direct = lk_q4k_half(r[0], h);
+  if constexpr (lk_blk_type<W>::value == LK_Q4_K && DIRECT_Q4K) direct = lk_q4k_half(r[0], h);
   if (direct && !in)
 #pragma unroll
     for (int j = 0; j < 16; ++j) h[j] = __half2();
@@ -141,20 +140,13 @@ LK_DEVICE bool lk_gemm_parts(float* flat, float* __restrict__ part, int* __restr
   float* const slice = part + (size_t)tile * gridDim.z * NA * THREADS;
 #pragma unroll
   for (int a = 0; a < NA; ++a) slice[((size_t)blockIdx.z * NA + a) * THREADS + tid] = flat[a];
-  __threadfence();
-  __syncthreads();
-  __shared__ int last;
-  if (tid == 0) last = atomicAdd(count + tile, 1) == (int)gridDim.z - 1;
-  __syncthreads();
-  if (!last) return false;
-  __threadfence();
+  if (!lk_last_arrival(count + tile, (int)gridDim.z)) return false;
 #pragma unroll
   for (int a = 0; a < NA; ++a) {
     float v = 0.f;
     for (int z = 0; z < (int)gridDim.z; ++z) v += __ldcg(slice + ((size_t)z * NA + a) * THREADS + tid);
     flat[a] = v;
   }
-  if (tid == 0) count[tile] = 0;
   return true;
 }
 

@@ -16,6 +16,8 @@
 //   memory, 8 distinct bank quads of shared memory);
 // - per stage and 16 of k, BN / 64 wgmma.m64n64k16 (A from registers), one commit, one wait before the barrier.
 // Each output is the f32 sum over k in 16-element steps in order (a split GEMM's parts then added in their order).
+// Q4_K weights are unpacked straight to f16 (lk_q4k_half: q f16(d sc) - f16(dmin m), within a unit in f16's last place
+// of the dequant value rounded to f16).
 
 #if LK_WITH_GEMM_HALF && defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LK_WGMMA 1
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
   auto unpack = [&](int i, const Raw(&r)[MG][U], unsigned char* wt) {
 #pragma unroll
     for (int m = 0; m < MG; ++m)
-      lk_gh_expand<W>(r[m], (k0 + i) * GROUPS + gi + 2 * m < kb, wt + row * ROW + (gi + 2 * m) * 64);
+      lk_gh_expand<W, true>(r[m], (k0 + i) * GROUPS + gi + 2 * m < kb, wt + row * ROW + (gi + 2 * m) * 64);
   };
   // The activations of stage i into slot `slot`: 16-byte piece c (k 8c .. 8c + 7 of the stage) of row r in atom
   // column c / 8 (BN rows of 128 bytes each) at 128 r + 16 (c % 8 ^ r % 8); 8 consecutive threads 128 bytes of a row.

@@ -36,6 +36,22 @@ LK_DEVICE void lk_pdl_entry() {
 #endif
 }
 
+// Whether this block is the last of `arrivals` blocks to arrive at `*count` (every thread calls it, after writing what
+// the last one reads): the block's writes made visible device-wide first, the last one's reads after everyone's. The
+// last block resets the count for the next launch (all the others have counted by then).
+LK_DEVICE bool lk_last_arrival(int* count, int arrivals) {
+  __shared__ int last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(count, 1) == arrivals - 1;
+    if (last) *count = 0;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
 // A warp's sum of `v`, every lane holding it after.
 template <class T>
 LK_DEVICE T lk_warp_sum(T v) {

@@ -344,6 +344,7 @@ class LaneSim {
       exec_mma(f, a);
     else
       exec_plain(f, a);
+    if (a.fold) exec(f, lane::Fold{*a.part, a.out, a.rows, a.splits, a.sinks});  // (its own fold, as Fold's launch)
     if (a.xq) exec(f, lane::QuantizeI8{a.out, *a.xq, a.rows, size_t(m_.heads) * m_.value_dim, false});  // (as Fold's)
   }
   void exec_plain(const lane::Form& f, const lane::Attention& a) {

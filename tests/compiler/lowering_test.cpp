@@ -333,8 +333,8 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
       const std::vector<KernelCall> calls = lower(one, s1, l);
       ASSERT_EQ(calls.size(), 1u);
       EXPECT_EQ(calls[0].kernel, mma ? "lk_attention_mma" : "lk_attention");
-      // (the copy is the last parameter; lk_attention_mma's is followed by its rope's, lk_rope_args)
-      const Arg& copy = calls[0].params[calls[0].params.size() - (mma ? 2 : 1)];
+      // (the copy is the last parameter; lk_attention_mma's is followed by its fold's count and rope's lk_rope_args)
+      const Arg& copy = calls[0].params[calls[0].params.size() - (mma ? 3 : 1)];
       EXPECT_EQ(copy.kind, Arg::Kind::Pointer);
       EXPECT_NE(copy.place.space, Place::Space::Null);
       ASSERT_LT(i + 1, s1.launches.size());
@@ -358,6 +358,50 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
     const auto* f = std::get_if<Fold>(&l.op);
     EXPECT_FALSE((n && n->xq) || (f && f->xq)) << l.output;
   }
+}
+
+// The decode step's tensor-core attention with splits folds them itself (folds_in_attention): no Fold launch, its
+// output, partials and copy written by the one launch, a count a key/value head carried (attn_count) and passed; a
+// chunk's split attention keeps its Fold launch, and one split needs no count.
+TEST(Lowering, TheStepsSplitAttentionFoldsItself) {
+  const Schedule p = schedule_of({{"numerics", "int8"},
+                                  {"gemv_prequant", true},
+                                  {"attn_splits", 4},
+                                  {"attn_mma", 2},
+                                  {"kv_cache", "f16"},
+                                  {"fuse_rope_kv", true}});
+  ASSERT_TRUE(folds_in_attention(p, 1));
+  ASSERT_TRUE(p.carried.count("attn_count"));
+  EXPECT_EQ(p.carried.at("attn_count").count, size_t(p.model.kv_heads));
+  const Form& step = form_of(p, 1);
+  int attentions = 0;
+  for (size_t i = 0; i < step.launches.size(); ++i) {
+    const Launch& l = step.launches[i];
+    EXPECT_FALSE(std::holds_alternative<Fold>(l.op)) << l.output;
+    const auto* a = std::get_if<Attention>(&l.op);
+    if (!a) continue;
+    ++attentions;
+    EXPECT_TRUE(a->fold);
+    ASSERT_TRUE(a->part && a->xq);
+    EXPECT_EQ(l.output, a->out.buf);
+    for (const std::string& w : {a->out.buf, a->part->buf, *a->xq})
+      EXPECT_NE(std::find(l.writes.begin(), l.writes.end(), w), l.writes.end()) << w;
+    const std::vector<KernelCall> calls = lower(p, step, l);
+    ASSERT_EQ(calls.size(), 1u);
+    const std::vector<Arg>& params = calls[0].params;
+    EXPECT_NE(params[4].place.space, Place::Space::Null);  // (the output)
+    EXPECT_NE(params[5].place.space, Place::Space::Null);  // (the partials)
+    EXPECT_EQ(params[params.size() - 2].place.name, "attn_count");
+    ASSERT_LT(i + 1, step.launches.size());
+    EXPECT_FALSE(std::holds_alternative<QuantizeI8>(step.launches[i + 1].op));
+  }
+  EXPECT_EQ(attentions, int(p.model.layers));
+  for (const Launch& l : form_of(p, 16).launches)
+    if (const auto* a = std::get_if<Attention>(&l.op)) EXPECT_FALSE(a->fold);
+  const Schedule one = schedule_of({{"attn_splits", 1}, {"attn_mma", 2}, {"kv_cache", "f16"}});
+  EXPECT_FALSE(one.carried.count("attn_count"));
+  const Schedule plain = schedule_of({{"attn_splits", 4}});
+  EXPECT_FALSE(plain.carried.count("attn_count"));
 }
 
 // gemv_prequant in a chunk whose projections run as GEMV slabs (a block format without gemm_prequant's GEMMs, or under

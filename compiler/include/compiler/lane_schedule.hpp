@@ -138,6 +138,9 @@ struct Attention {
   // The decode step on the tensor cores under fuse_rope_kv: rope with its append, done by this launch first (q, k and
   // append's v are the projections' outputs; k and q are not roped in place).
   std::optional<Rope> rope = std::nullopt;
+  // The decode step on the tensor cores with splits: the block that finishes a head group's last split folds the
+  // splits' partials (part) into out, as Fold would, with the sinks (Fold's launch folded in; its count in attn_count).
+  bool fold = false;
 };
 struct Fold {
   Ref part, out;

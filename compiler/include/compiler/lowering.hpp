@@ -82,6 +82,10 @@ bool mma_attention(const knobs::Knobs& k, int rows);
 // Whether lk_attention_mma over `rows` rows takes its STEP shape: at most 16 query rows (rows x the group), shared by
 // the block's warps, each through a quarter of each tile.
 bool mma_attention_step(const model::Model& m, int rows);
+// Whether the decode step's attention, split over the positions, folds its splits itself: lk_attention_mma's STEP
+// shape (a block a key/value head and split), where the block that finishes a head's last split merges them (no Fold
+// launch; its count a head in attn_count).
+bool folds_in_attention(const Schedule& p, int rows);
 
 // The kernel calls launch `l` of form `f` makes, in order: one, or a chunk's GEMV in slabs of at most 8 rows, or the
 // parts of a fused projection on the tensor cores one by one, or a fused launch's pieces where its fusion does not

@@ -96,6 +96,10 @@ bool mma_attention_step(const model::Model& m, int rows) {
   return size_t(rows) * m.group() <= 16;
 }
 
+bool folds_in_attention(const Schedule& p, int rows) {
+  return rows == 1 && mma_attention(p.knobs, rows) && mma_attention_step(p.model, rows);
+}
+
 std::string c_place(const Schedule& p, const Form& f, const Place& place) {
   std::string base;
   switch (place.space) {
@@ -560,8 +564,10 @@ class Lowerer {
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(op.rows), Arg::integer(m_.heads), Arg::integer(p_.ctx),
                   Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
-                  Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq)})
+                  Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq),
+                  op.fold ? ptr("attn_count") : Arg::null()})
       c.params.push_back(a);
+    if (op.fold) c.params[4] = ptr(op.out);  // (its own fold writes the output as well as the partials)
     if (op.rope) {  // ROPE: 1, the NeoX pairs 2, the per-head norm 4 (the rope kernels' NEOX and NORM)
       if (!step || op.rows != 1) throw Error("rope is folded into the decode step's attention only");
       const bool neox = m_.rope_mode == model::RopeMode::Neox, norm = op.rope->qn.has_value();
