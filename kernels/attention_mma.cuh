@@ -68,25 +68,42 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
 }
 
 // The decode step's fold in its attention (`count` given, splits > 1): the splits' partials of query heads [head0,
-// head0 + heads) merged into the output by the block that finished their last split, as lk_attention_fold merges them
-// (the splits in order, the sinks joining the sum; read past L1, written by other blocks).
+// head0 + heads) merged into the output by the block that finished their last split, with the numbers
+// lk_attention_fold's merge gives (the splits in order, the sinks joining the sum; read past L1, written by other
+// blocks). Each (head, split)'s weight e^(m - max) and each head's sum first, into `sm` (shared memory, 2 heads splits
+// + 2 heads values), then each value's splits with their loads in flight together.
 template <int VD>
 LK_DEVICE void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, int head0,
-                          int heads, int splits) {
-  for (int i = threadIdx.x; i < heads * VD; i += blockDim.x) {
-    const int head = head0 + i / VD, d = i % VD;
-    const lk_acc* pp = part + (size_t)head * splits * (VD + 2);
-    lk_acc mx = -INFINITY;
-    for (int s = 0; s < splits; ++s) mx = max(mx, __ldcg(pp + s * (VD + 2)));
-    lk_acc sum = 0, val = 0;
+                          int heads, int splits, lk_acc* sm) {
+  lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
+  lk_acc* const l = f + heads * splits;  // [heads][splits]
+  lk_acc *const top = l + heads * splits, *const sum = top + heads;
+  for (int i = threadIdx.x; i < heads * splits; i += blockDim.x) {
+    const lk_acc* pp = part + ((size_t)head0 * splits + i) * (VD + 2);
+    f[i] = __ldcg(pp);
+    l[i] = __ldcg(pp + 1);
+  }
+  __syncthreads();
+  for (int h = threadIdx.x; h < heads; h += blockDim.x) {
+    lk_acc mx = -INFINITY, total = 0;
+    for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
     for (int s = 0; s < splits; ++s) {
-      const lk_acc ms = __ldcg(pp + s * (VD + 2));
-      if (ms == -INFINITY) continue;
-      const lk_acc f = exp(ms - mx);
-      sum += __ldcg(pp + s * (VD + 2) + 1) * f;
-      val += __ldcg(pp + s * (VD + 2) + 2 + d) * f;
+      const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
+      f[h * splits + s] = w;
+      if (ms != -INFINITY) total += l[h * splits + s] * w;
     }
-    out[(size_t)head * VD + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, head);
+    top[h] = mx;
+    sum[h] = total;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < heads * VD; i += blockDim.x) {
+    const int h = i / VD, d = i % VD;
+    const lk_acc* pp = part + (size_t)(head0 + h) * splits * (VD + 2) + 2 + d;
+    lk_acc val = 0;
+#pragma unroll 8
+    for (int s = 0; s < splits; ++s)
+      val += __ldcg(pp + (size_t)s * (VD + 2)) * f[h * splits + s];  // (an empty split's: its zeros times 0)
+    out[(size_t)(head0 + h) * VD + d] = (lk_act)lk_attention_out(top[h], sum[h], val, sinks, head0 + h);
   }
 }
 
@@ -370,7 +387,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     }
     if (count && splits > 1) {  // (its own fold: the last split's block to finish merges the splits)
       if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, splits)) return;
-      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits);
+      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits, reinterpret_cast<lk_acc*>(lk_smem));
       splits = 1;  // (the output is whole: the quantized copy below is this block's to write)
     }
   }

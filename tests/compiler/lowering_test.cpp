@@ -397,7 +397,9 @@ TEST(Lowering, TheStepsSplitAttentionFoldsItself) {
   }
   EXPECT_EQ(attentions, int(p.model.layers));
   for (const Launch& l : form_of(p, 16).launches)
-    if (const auto* a = std::get_if<Attention>(&l.op)) EXPECT_FALSE(a->fold);
+    if (const auto* a = std::get_if<Attention>(&l.op)) {
+      EXPECT_FALSE(a->fold);
+    }
   const Schedule one = schedule_of({{"attn_splits", 1}, {"attn_mma", 2}, {"kv_cache", "f16"}});
   EXPECT_FALSE(one.carried.count("attn_count"));
   const Schedule plain = schedule_of({{"attn_splits", 4}});
@@ -570,7 +572,8 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   ASSERT_EQ(decode.size(), 1u);
   EXPECT_EQ(decode[0].kernel, "lk_attention");
   const Schedule p2 = schedule_of({{"kv_cache", "bf16"}, {"attn_mma", 2}, {"attn_splits", 2}, {"max_chunk", 64}});
-  const auto step = lower(p2, form_of(p2, 1), launch_of(p2, 1, "attention", "l0_part"));
+  // (the decode step's folds its own splits: its launch's output is the attention's, l0_a)
+  const auto step = lower(p2, form_of(p2, 1), launch_of(p2, 1, "attention", "l0_a"));
   ASSERT_EQ(step.size(), 1u);
   EXPECT_EQ(step[0].kernel, "lk_attention_mma");
   EXPECT_EQ(step[0].targs.back(), "true");
@@ -589,7 +592,7 @@ TEST(Lowering, AttentionOnTheTensorCores) {
     EXPECT_EQ(ropes, f.rows == 1 ? 0 : int(m.layers)) << f.rows;
     EXPECT_EQ(fused, f.rows == 1 ? int(m.layers) : 0) << f.rows;
   }
-  const auto roped = lower(p3, form_of(p3, 1), launch_of(p3, 1, "attention_rope", "l0_part"));
+  const auto roped = lower(p3, form_of(p3, 1), launch_of(p3, 1, "attention_rope", "l0_a"));
   ASSERT_EQ(roped.size(), 1u);
   EXPECT_EQ(roped[0].targs, (std::vector<std::string>{std::to_string(m.head_dim), std::to_string(m.value_dim), "true",
                                                       "7"}));
