@@ -67,19 +67,19 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
   pp[2 + d] = v;
 }
 
-// The decode step's fold in its attention (`count` given, splits > 1): the splits' partials of query heads [head0,
-// head0 + heads) merged into the output by the block that finished their last split, with the numbers
-// lk_attention_fold's merge gives (the splits in order, the sinks joining the sum; read past L1, written by other
-// blocks). Each (head, split)'s weight e^(m - max) and each head's sum first, into `sm` (shared memory, 2 heads splits
-// + 2 heads values), then each value's splits with their loads in flight together.
+// The decode step's fold in its attention (`count` given, splits > 1): the first `splits` partials (of `stride` a
+// head) of query heads [head0, head0 + heads) merged into the output by the block that finished their last split,
+// with the numbers lk_attention_fold's merge gives (the splits in order, the sinks joining the sum; read past L1,
+// written by other blocks). Each (head, split)'s weight e^(m - max) and each head's sum first, into `sm` (shared
+// memory, 2 heads splits + 2 heads values), then each value's splits with their loads in flight together.
 template <int VD>
 LK_DEVICE void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, int head0,
-                          int heads, int splits, lk_acc* sm) {
+                          int heads, int stride, int splits, lk_acc* sm) {
   lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
   lk_acc* const l = f + heads * splits;  // [heads][splits]
   lk_acc *const top = l + heads * splits, *const sum = top + heads;
   for (int i = threadIdx.x; i < heads * splits; i += blockDim.x) {
-    const lk_acc* pp = part + ((size_t)head0 * splits + i) * (VD + 2);
+    const lk_acc* pp = part + ((size_t)(head0 + i / splits) * stride + i % splits) * (VD + 2);
     f[i] = __ldcg(pp);
     l[i] = __ldcg(pp + 1);
   }
@@ -98,7 +98,7 @@ LK_DEVICE void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const fl
   __syncthreads();
   for (int i = threadIdx.x; i < heads * VD; i += blockDim.x) {
     const int h = i / VD, d = i % VD;
-    const lk_acc* pp = part + (size_t)(head0 + h) * splits * (VD + 2) + 2 + d;
+    const lk_acc* pp = part + (size_t)(head0 + h) * stride * (VD + 2) + 2 + d;
     lk_acc val = 0;
 #pragma unroll 8
     for (int s = 0; s < splits; ++s)
@@ -142,7 +142,11 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
   const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
-  const int chunk = (longest - first + splits - 1) / splits, split0 = first + s * chunk;
+  // (its own fold: whole tiles a split, and the splits past the row's positions have nothing to do)
+  const bool own = STEP && count && splits > 1;
+  const int all = longest - first, chunk = own ? lk_am_fold_chunk(all, splits) : (all + splits - 1) / splits;
+  const int parts = own ? (all + chunk - 1) / chunk : splits, split0 = first + s * chunk;
+  if (s >= parts) return;
   const int t0 = max(split0, lk_window_first(p0 + i0 / group + 1, window));
   const int t1 = min(min(longest, split0 + chunk), p0 + last / group + 1);
   const int tiles = t1 > t0 ? (t1 - t0 + LK_AM_KEYS - 1) / LK_AM_KEYS : 0;
@@ -383,13 +387,15 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         val += so[(w * 16 + r) * VD + d] * f;
       }
       const int head = kvh * group + row % group;
-      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, splits, mx, sum, d, val);
+      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx, sum,
+                    d, val);
     }
-    if (count && splits > 1) {  // (its own fold: the last split's block to finish merges the splits)
-      if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, splits)) return;
-      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits, reinterpret_cast<lk_acc*>(lk_smem));
-      splits = 1;  // (the output is whole: the quantized copy below is this block's to write)
+    if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)
+      if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, parts)) return;
+      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits, parts,
+                     reinterpret_cast<lk_acc*>(lk_smem));
     }
+    if (own) splits = 1;  // (the output is whole: the quantized copy below is this block's to write)
   }
   if (rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)
     lk_attention_quantize(out, xq, hq * VD, (kvh * group + i0) * VD, (last - i0 + 1) * VD, splits);

@@ -56,6 +56,12 @@ LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
   const int merge = 4 * LK_AM_WARPS * 16 * (vd + 2);
   return stages > merge ? stages : merge;
 }
+// The positions a split of the decode step's attention holds where it folds its own splits (a count given): whole
+// tiles, ceil(span / splits) rounded up to LK_AM_KEYS, so a row of few positions takes fewer splits (those past its
+// positions do nothing; one alone writes the output as with one split). Without the fold, ceil(span / splits).
+LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
+  return ((span + splits - 1) / splits + LK_AM_KEYS - 1) / LK_AM_KEYS * LK_AM_KEYS;
+}
 
 // lk_gemm_i8t (gemm_tile): a block of LK_GT_WARPS warps takes LK_GT_WEIGHT_ROWS weight rows (GLU: half of them gate,
 // half up) by BN activation rows; stages of LK_GT_BLOCKS 32-blocks, LK_GT_STAGES of them in flight. A stage holds the

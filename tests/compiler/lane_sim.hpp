@@ -340,11 +340,12 @@ class LaneSim {
   // splits spread over the row's window (lk_window_first).
   void exec(const lane::Form& f, const lane::Attention& a) {
     if (a.rope) exec(f, *a.rope);  // (the decode step's rope in its attention: the same numbers as rope's launch)
+    int parts = a.splits;  // (the splits that hold positions)
     if (lane::mma_attention(p_.knobs, a.rows))
-      exec_mma(f, a);
+      parts = exec_mma(f, a);
     else
       exec_plain(f, a);
-    if (a.fold) exec(f, lane::Fold{*a.part, a.out, a.rows, a.splits, a.sinks});  // (its own fold, as Fold's launch)
+    if (a.fold && parts > 1) fold(f, *a.part, a.out, a.rows, a.splits, parts, a.sinks);  // (its own, as Fold's)
     if (a.xq) exec(f, lane::QuantizeI8{a.out, *a.xq, a.rows, size_t(m_.heads) * m_.value_dim, false});  // (as Fold's)
   }
   void exec_plain(const lane::Form& f, const lane::Attention& a) {
@@ -387,15 +388,19 @@ class LaneSim {
   // tiles of LK_AM_KEYS positions from the split's start, each warp's positions of a tile (all, or under STEP a
   // quarter) weighed against its running max and rounded (a warp's positions that are all before the row's window
   // leave it as it was); under STEP the warps' partials merged at the end.
-  void exec_mma(const lane::Form& f, const lane::Attention& a) {
+  // Returns the splits that hold positions: all, but under the step's own fold (lk_am_fold_chunk's whole tiles) those
+  // of a short row's positions; one alone writes the output.
+  int exec_mma(const lane::Form& f, const lane::Attention& a) {
     const int pos = ints("pos")[0];
     const size_t hd = m_.head_dim, vd = m_.value_dim, group = m_.group();
     const T* kc = act(f, a.kc);
     const T* vc = act(f, a.vc);
     const bool step = lane::mma_attention_step(m_, a.rows);
     const int ways = step ? LK_AM_WARPS : 1, nk = LK_AM_KEYS / ways, block_rows = lk_attention_mma_rows(step);
-    const int longest = pos + a.rows, first = lk_window_first(pos + 1, a.window);
-    const int chunk = (longest - first + a.splits - 1) / a.splits;
+    const int longest = pos + a.rows, first = lk_window_first(pos + 1, a.window), span = longest - first;
+    const bool own = a.fold && a.splits > 1;
+    const int chunk = own ? lk_am_fold_chunk(span, a.splits) : (span + a.splits - 1) / a.splits;
+    const int parts = own ? (span + chunk - 1) / chunk : a.splits;
     constexpr double none = -std::numeric_limits<double>::infinity();
     std::vector<double> q(hd), w(nk), mx(ways), sum(ways);
     std::vector<std::vector<double>> val(ways, std::vector<double>(vd));
@@ -406,7 +411,7 @@ class LaneSim {
         const int block_first = lk_window_first(pos + int(i0 / group) + 1, a.window);
         const int row_first = lk_window_first(pos + r + 1, a.window);
         for (size_t i = 0; i < hd; ++i) q[i] = round16(double(act(f, a.q)[(r * m_.heads + h) * hd + i]));
-        for (int s = 0; s < a.splits; ++s) {
+        for (int s = 0; s < parts; ++s) {
           const int split0 = first + s * chunk, t0 = std::max(split0, block_first);
           const int end = std::min(std::min(longest, split0 + chunk), pos + r + 1);
           std::fill(mx.begin(), mx.end(), none);
@@ -441,7 +446,7 @@ class LaneSim {
             l += sum[way] * fw;
             for (size_t i = 0; i < vd; ++i) v[i] += val[way][i] * fw;
           }
-          if (!a.part) {
+          if (!a.part || parts == 1) {
             T* out = act(f, a.out) + (r * m_.heads + h) * vd;
             for (size_t i = 0; i < vd; ++i) out[i] = T(attention_out(top, l, v[i], a.sinks, h));
           } else {
@@ -452,27 +457,33 @@ class LaneSim {
           }
         }
       }
+    return parts;
   }
   void exec(const lane::Form& f, const lane::Fold& o) {
+    fold(f, o.part, o.out, o.rows, o.splits, o.splits, o.sinks);
+    if (o.xq) exec(f, lane::QuantizeI8{o.out, *o.xq, o.rows, size_t(m_.heads) * m_.value_dim, false});  // (as AddNorm's)
+  }
+  // lk_attention_fold's merge of the first `splits` partials of each (row, head), `stride` a head.
+  void fold(const lane::Form& f, const lane::Ref& part, const lane::Ref& to, int rows, int stride, int splits,
+            const std::optional<std::string>& sinks) {
     const size_t vd = m_.value_dim;
-    for (int r = 0; r < o.rows; ++r)
+    for (int r = 0; r < rows; ++r)
       for (uint32_t h = 0; h < m_.heads; ++h) {
-        const T* pp = act(f, o.part) + (r * m_.heads + h) * o.splits * (vd + 2);
+        const T* pp = act(f, part) + (r * m_.heads + h) * stride * (vd + 2);
         double mx = -std::numeric_limits<double>::infinity();
-        for (int s = 0; s < o.splits; ++s) mx = std::max(mx, double(pp[s * (vd + 2)]));
-        T* out = act(f, o.out) + (r * m_.heads + h) * vd;
+        for (int s = 0; s < splits; ++s) mx = std::max(mx, double(pp[s * (vd + 2)]));
+        T* out = act(f, to) + (r * m_.heads + h) * vd;
         for (size_t i = 0; i < vd; ++i) {
           double sum = 0, val = 0;
-          for (int s = 0; s < o.splits; ++s) {
+          for (int s = 0; s < splits; ++s) {
             const double ms = pp[s * (vd + 2)];
             if (ms == -std::numeric_limits<double>::infinity()) continue;
             sum += pp[s * (vd + 2) + 1] * std::exp(ms - mx);
             val += pp[s * (vd + 2) + 2 + i] * std::exp(ms - mx);
           }
-          out[i] = T(attention_out(mx, sum, val, o.sinks, h));
+          out[i] = T(attention_out(mx, sum, val, sinks, h));
         }
       }
-    if (o.xq) exec(f, lane::QuantizeI8{o.out, *o.xq, o.rows, size_t(m_.heads) * vd, false});  // (as AddNorm's)
   }
   void exec(const lane::Form& f, const lane::SwiGlu& o) {
     const T* g = act(f, o.g);
