@@ -22,13 +22,17 @@ namespace {
 // Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
 // each taken when it (or a variant with smaller chunks, without pdl, gemm_tile or fuse_glu) is a point of the space.
 const char* const kPriors[] = {
-    // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout:
-    // llama-3.1-8b Q4_K_M decode 478 tok/s against llama.cpp's 269, qwen3-0.6b 1,444 against 759; session 23; chunks
-    // of 512, whose large GEMMs run on Hopper's wgmma: the 8B's prefill(512) 15,517 tok/s against 256's 11,510 and
-    // llama.cpp's 9,561, session 24)
+    // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout, chunks of 512
+    // whose large GEMMs run on Hopper's wgmma: llama-3.1-8b Q4_K_M decode 481 tok/s against llama.cpp's 271,
+    // prefill(512) 16,398 against 9,254; qwen3-0.6b 1,505 against 743, 84,322 against 33,252; session 25's record)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
         "attn_mma":2,"attn_splits":1})",
+    // (the same with 8 splits, the decode step's attention folding them itself: qwen3-0.6b Q4_K_M's decode at
+    // positions 512-640 982 -> 1,262 tok/s, at 5-133 0.98 of one split's; session 25)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
+        "attn_mma":2,"attn_splits":8})",
     // (the chunks' GEMMs in f16 beside the f16 cache and attention on the tensor cores, Q6_K matrices 2 rows a warp:
     // llama-3.1-8b Q4_K_M prefill(512) 11,192 tok/s against the int8 tiled GEMMs' 6,128 and llama.cpp's 9,318,
     // decode 362 against 269; session 14)

@@ -406,6 +406,28 @@ TEST(Lowering, TheStepsSplitAttentionFoldsItself) {
   EXPECT_FALSE(plain.carried.count("attn_count"));
 }
 
+// A chunk's attention splits its positions only while its blocks fill fewer than the GPU's multiprocessors (132 here),
+// at most 16 ways; the decode step takes attn_splits as it is. tiny-qwen3: 2 key/value heads of 2 query heads each.
+TEST(Lowering, AChunksAttentionSplitsOnlyToFillTheGpu) {
+  auto splits = [](const Schedule& p, int rows) {
+    for (const Launch& l : form_of(p, rows).launches)
+      if (const auto* a = std::get_if<Attention>(&l.op)) return a->splits;
+    return 0;
+  };
+  // Tensor cores: a block 64 query rows (rows x 2) of a key/value head: 2 blocks at 16 rows, 32 at 512.
+  const Schedule mma = schedule_of({{"kv_cache", "f16"}, {"attn_mma", 1}, {"attn_splits", 16}, {"max_chunk", 512}});
+  EXPECT_EQ(splits(mma, 16), 16);
+  EXPECT_EQ(splits(mma, 512), 4);
+  EXPECT_EQ(splits(mma, 1), 16);
+  // lk_attention: a block a row and key/value head: 32 blocks at 16 rows, 1,024 at 512.
+  const Schedule plain = schedule_of({{"attn_splits", 16}, {"max_chunk", 512}});
+  EXPECT_EQ(splits(plain, 16), 4);
+  EXPECT_EQ(splits(plain, 512), 1);
+  EXPECT_EQ(splits(plain, 2), 16);
+  // (never more than the knob asks)
+  EXPECT_EQ(splits(schedule_of({{"attn_splits", 2}, {"max_chunk", 16}}), 16), 2);
+}
+
 // gemv_prequant in a chunk whose projections run as GEMV slabs (a block format without gemm_prequant's GEMMs, or under
 // 16 rows): one launch quantizes the chunk's rows row by row, and each slab reads its rows of that copy (an lk_xq of
 // the chunk's rows from the slab's first) instead of every warp quantizing the activations again (session 20: the

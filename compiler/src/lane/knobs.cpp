@@ -202,8 +202,10 @@ const KnobDef kTable[] = {
      {1, 2, 4}},
     {"attn_splits",
      &Knobs::attn_splits,
-     "decode attention: the positions split over this many blocks, folded after (a chunk's attention at most 16, "
-     "its rows being blocks too); 32 and 64 for long contexts, only where the lane holds more than 4096 positions",
+     "decode attention: the positions split over this many blocks, folded after (on the tensor cores the step splits "
+     "whole tiles and its last block folds; a chunk's attention splits only while its blocks fill fewer than the "
+     "multiprocessors, at most 16 ways); 32 and 64 for long contexts, only where the lane holds more than 4096 "
+     "positions",
      {1, 2, 4, 8, 16, 32, 64},
      [](const model::Model&, const Target& t, std::vector<json>& values) {
        if (t.context <= 4096) values.resize(5);
