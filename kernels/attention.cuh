@@ -211,6 +211,44 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // lk_attention_lanes<G, VPER>'s lk_attention_lanes_smem(sizeof(lk_acc), G, VPER, hd) (kernels/shapes.cuh), which the
 // compiler's lowering launches them with.
 
+// The first `splits` partials (`stride` a pair) of `heads` (row, query head) pairs from rh0 (query heads from head0)
+// merged into the output by one block, the sinks joining the sums: each (pair, split)'s weight e^(m - max) and each
+// pair's sum first, into `sm` (shared memory, 2 heads splits + 2 heads values), then each value's splits in order with
+// their loads in flight together (an empty split's zeros times 0). Read past L1: lk_attention_mma's own fold reads
+// what other blocks of its launch wrote.
+LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, size_t rh0,
+                              int head0, int heads, int vd, int stride, int splits, lk_acc* sm) {
+  lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
+  lk_acc* const l = f + heads * splits;  // [heads][splits]
+  lk_acc *const top = l + heads * splits, *const sum = top + heads;
+  for (int i = threadIdx.x; i < heads * splits; i += blockDim.x) {
+    const lk_acc* pp = part + ((rh0 + i / splits) * stride + i % splits) * (vd + 2);
+    f[i] = __ldcg(pp);
+    l[i] = __ldcg(pp + 1);
+  }
+  __syncthreads();
+  for (int h = threadIdx.x; h < heads; h += blockDim.x) {
+    lk_acc mx = -INFINITY, total = 0;
+    for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
+    for (int s = 0; s < splits; ++s) {
+      const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
+      f[h * splits + s] = w;
+      if (ms != -INFINITY) total += l[h * splits + s] * w;
+    }
+    top[h] = mx;
+    sum[h] = total;
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < heads * vd; i += blockDim.x) {
+    const int h = i / vd, d = i % vd;
+    const lk_acc* pp = part + (rh0 + h) * stride * (vd + 2) + 2 + d;
+    lk_acc val = 0;
+#pragma unroll 8
+    for (int s = 0; s < splits; ++s) val += __ldcg(pp + (size_t)s * (vd + 2)) * f[h * splits + s];
+    out[(rh0 + h) * vd + d] = (lk_act)lk_attention_out(top[h], sum[h], val, sinks, head0 + h);
+  }
+}
+
 // Merges the splits' partials of each (row, query head), its sink joining the sum: a block a pair, a thread a value.
 // Under QUANT (gemv_prequant; the decode step's one row, vd whole 32-blocks) the block also writes its head's part of
 // the row's quantized copy xq, which the output projection reads: the quantize launch folded in.
@@ -218,21 +256,9 @@ template <bool QUANT>
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out,
                                   const float* __restrict__ sinks, int hq, int vd, int splits, int* __restrict__ xq) {
   lk_pdl_entry();
+  __shared__ lk_acc sm[2 * 64 + 2];  // (splits: at most the attn_splits knob's largest, 64)
   const int h = blockIdx.x, r = blockIdx.y;
-  const lk_acc* pp = part + ((size_t)r * hq + h) * splits * (vd + 2);
-  lk_acc mx = -INFINITY;
-  for (int s = 0; s < splits; ++s) mx = max(mx, pp[s * (vd + 2)]);
-  for (int d = threadIdx.x; d < vd; d += blockDim.x) {
-    lk_acc sum = 0, val = 0;
-    for (int s = 0; s < splits; ++s) {
-      const lk_acc ms = pp[s * (vd + 2)];
-      if (ms == -INFINITY) continue;
-      const lk_acc f = exp(ms - mx);
-      sum += pp[s * (vd + 2) + 1] * f;
-      val += pp[s * (vd + 2) + 2 + d] * f;
-    }
-    out[((size_t)r * hq + h) * vd + d] = (lk_act)lk_attention_out(mx, sum, val, sinks, h);
-  }
+  lk_fold_splits(part, out, sinks, (size_t)r * hq + h, h, 1, vd, splits, splits, sm);
   if constexpr (QUANT) {
     __syncthreads();  // (the head's values, written by the block's threads)
     lk_quantize_cols(out, xq, hq * vd, h * vd, vd);

@@ -67,46 +67,6 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
   pp[2 + d] = v;
 }
 
-// The decode step's fold in its attention (`count` given, splits > 1): the first `splits` partials (of `stride` a
-// head) of query heads [head0, head0 + heads) merged into the output by the block that finished their last split,
-// with the numbers lk_attention_fold's merge gives (the splits in order, the sinks joining the sum; read past L1,
-// written by other blocks). Each (head, split)'s weight e^(m - max) and each head's sum first, into `sm` (shared
-// memory, 2 heads splits + 2 heads values), then each value's splits with their loads in flight together.
-template <int VD>
-LK_DEVICE void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, int head0,
-                          int heads, int stride, int splits, lk_acc* sm) {
-  lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
-  lk_acc* const l = f + heads * splits;  // [heads][splits]
-  lk_acc *const top = l + heads * splits, *const sum = top + heads;
-  for (int i = threadIdx.x; i < heads * splits; i += blockDim.x) {
-    const lk_acc* pp = part + ((size_t)(head0 + i / splits) * stride + i % splits) * (VD + 2);
-    f[i] = __ldcg(pp);
-    l[i] = __ldcg(pp + 1);
-  }
-  __syncthreads();
-  for (int h = threadIdx.x; h < heads; h += blockDim.x) {
-    lk_acc mx = -INFINITY, total = 0;
-    for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
-    for (int s = 0; s < splits; ++s) {
-      const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
-      f[h * splits + s] = w;
-      if (ms != -INFINITY) total += l[h * splits + s] * w;
-    }
-    top[h] = mx;
-    sum[h] = total;
-  }
-  __syncthreads();
-  for (int i = threadIdx.x; i < heads * VD; i += blockDim.x) {
-    const int h = i / VD, d = i % VD;
-    const lk_acc* pp = part + (size_t)(head0 + h) * stride * (VD + 2) + 2 + d;
-    lk_acc val = 0;
-#pragma unroll 8
-    for (int s = 0; s < splits; ++s)
-      val += __ldcg(pp + (size_t)s * (VD + 2)) * f[h * splits + s];  // (an empty split's: its zeros times 0)
-    out[(size_t)(head0 + h) * VD + d] = (lk_act)lk_attention_out(top[h], sum[h], val, sinks, head0 + h);
-  }
-}
-
 // A value as the cache holds it (lk_kv_put_row's conversion).
 LK_DEVICE lk_kv lk_kv_of(float x) {
 #if LK_KV == 1
@@ -387,12 +347,12 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         val += so[(w * 16 + r) * VD + d] * f;
       }
       const int head = kvh * group + row % group;
-      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx, sum,
-                    d, val);
+      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx, sum, d,
+                    val);
     }
     if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)
       if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, parts)) return;
-      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits, parts,
+      lk_fold_splits(part, out, sinks, kvh * group + i0, kvh * group + i0, last - i0 + 1, VD, splits, parts,
                      reinterpret_cast<lk_acc*>(lk_smem));
     }
     if (own) splits = 1;  // (the output is whole: the quantized copy below is this block's to write)

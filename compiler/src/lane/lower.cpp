@@ -538,14 +538,15 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   // Every attention kernel's first parameters: the queries, the caches, the position, then the output or (splits)
-  // the partials, the sinks (null: none, or the Fold's) and the layer's sliding window (0: none). Its last: the int8
-  // copy of the output it writes (gemv_prequant, one split), or null.
+  // the partials (both where it folds them itself), the sinks (null: none, or the Fold's) and the layer's sliding
+  // window (0: none). Its last: the int8 copy of the output it writes (gemv_prequant, one split or its own fold), or
+  // null.
   std::vector<Arg> attention_io(const Attention& op) const {
     return {ptr(op.q),
             ptr(op.kc),
             ptr(op.vc),
             ptr("pos"),
-            op.part ? Arg::null() : ptr(op.out),
+            op.part && !op.fold ? Arg::null() : ptr(op.out),  // (its own fold writes both)
             op.part ? Arg::pointer(place(op.part->buf, op.part->offset), "(lk_acc*)") : Arg::null(),
             opt_ptr(op.sinks),
             Arg::integer(op.window)};
@@ -567,7 +568,6 @@ class Lowerer {
                   Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq),
                   op.fold ? ptr("attn_count") : Arg::null()})
       c.params.push_back(a);
-    if (op.fold) c.params[4] = ptr(op.out);  // (its own fold writes the output as well as the partials)
     if (op.rope) {  // ROPE: 1, the NeoX pairs 2, the per-head norm 4 (the rope kernels' NEOX and NORM)
       if (!step || op.rows != 1) throw Error("rope is folded into the decode step's attention only");
       const bool neox = m_.rope_mode == model::RopeMode::Neox, norm = op.rope->qn.has_value();

@@ -215,17 +215,18 @@ void build_form(Schedule& p, Form& f) {
     std::vector<std::string> reads = {q.buf, kc, vc}, writes;
     if (step_rope) reads = {q.buf, k.buf, v.buf, kc, vc}, writes = {kc, vc};
     const char* kind = step_rope ? "attention_rope" : "attention";
-    if (splits > 1 && folds_in_attention(p, R)) {  // (the step's last block a head group folds: no Fold launch)
+    if (splits > 1) {
       Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
-      writes.insert(writes.begin(), {a.buf, part.buf});
-      b.add(Attention{q, kc, vc, a, part, R, splits, heads, sinks, window, std::nullopt, step_rope, true}, reads,
-            writes, kind, a.buf);
-    } else if (splits > 1) {
-      Ref part = b.buf(t + "part", R * hq * splits * (vd + 2), Elem::Acc);
-      writes.insert(writes.begin(), part.buf);
-      b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window, std::nullopt, step_rope}, reads,
-            writes, kind, part.buf);
-      b.add(Fold{part, a, R, splits, sinks}, {part.buf}, {a.buf}, "attention_fold", a.buf);
+      if (folds_in_attention(p, R)) {  // (the step's last block a head group folds: no Fold launch)
+        writes.insert(writes.begin(), {a.buf, part.buf});
+        b.add(Attention{q, kc, vc, a, part, R, splits, heads, sinks, window, std::nullopt, step_rope, true}, reads,
+              writes, kind, a.buf);
+      } else {
+        writes.insert(writes.begin(), part.buf);
+        b.add(Attention{q, kc, vc, a, part, R, splits, heads, std::nullopt, window, std::nullopt, step_rope}, reads,
+              writes, kind, part.buf);
+        b.add(Fold{part, a, R, splits, sinks}, {part.buf}, {a.buf}, "attention_fold", a.buf);
+      }
     } else {
       writes.insert(writes.begin(), a.buf);
       b.add(Attention{q, kc, vc, a, std::nullopt, R, 1, heads, sinks, window, std::nullopt, step_rope}, reads, writes,
@@ -391,7 +392,7 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
       f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
     return {&*writer, &f->xq};
   if (auto* a = std::get_if<Attention>(&writer->op);  // (one split, or its own fold: blocks write whole heads)
-      a && a->rows == 1 && (a->splits == 1 || a->fold) && (!a->part || a->fold) && a->out == x && !a->xq &&
+      a && a->rows == 1 && (a->fold || (a->splits == 1 && !a->part)) && a->out == x && !a->xq &&
       p.model.value_dim % 32 == 0)
     return {&*writer, &a->xq};
   return {nullptr, nullptr};
@@ -696,9 +697,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
           part = std::max(part, h.workspace()), tiles = std::max(tiles, h.gx * h.gy);
       });
   if (part) carry("gemm_part", part, Elem::Act), carry("gemm_count", tiles, Elem::Int);
-  // The decode step's attention with its own fold: a count a block of its grid but its splits, zero between launches.
-  if (k.attn_splits > 1 && folds_in_attention(p, 1))
-    carry("attn_count", m.kv_heads, Elem::Int);
+  // The decode step's attention with its own fold: a count a key/value head, zero between launches.
+  if (k.attn_splits > 1 && folds_in_attention(p, 1)) carry("attn_count", m.kv_heads, Elem::Int);
   return p;
 }
 
