@@ -28,5 +28,5 @@ NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/
   --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
   --print-units base "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ncuk.prompt" > "$W/$P.ncuk.txt" 2> "$W/$P.ncuk.err"
 echo "ncu rc=$? ($(grep -c '^  [a-z_].*(' "$W/$P.ncuk.txt") launches)"
-grep -E '^  [a-z_].*\(|^    Duration |DRAM Throughput|^    Memory Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Compute \(SM\) Throughput|L2 Hit Rate |Waves Per SM|Grid Size|Block Size|Dynamic Shared|stall|Stall' "$W/$P.ncuk.txt" |
+grep -E '^  [a-z_].*\(|^    Duration |DRAM Throughput|^    Memory Throughput|Achieved Occupancy|Registers Per Thread|Theoretical Occupancy|Block Limit (Registers|Shared Mem)|Compute \(SM\) Throughput|L2 Hit Rate |Waves Per SM|Grid Size|Block Size|Dynamic Shared|Shared Memory Configuration Size|Driver Shared|stall|Stall' "$W/$P.ncuk.txt" |
   cut -c1-200 | head -${NCU_LINES:-200}
