@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <tuple>
@@ -485,6 +486,7 @@ void fold_norms(const Schedule& p, Form& f) {
     const QuantizeI8* q = std::get_if<QuantizeI8>(&L[i].op);
     Ref x, out;  // (the row the copy is made from; what the readers read besides the copy)
     std::string copy;
+    if (n && std::getenv("LT_FOLD_QUANTIZE_ONLY")) continue;  // (session 26's measurement only)
     if (n && n->rows == 1 && n->xq && !n->x.offset && !n->out.offset && (!n->add || !n->add->offset) &&
         lk_norm_regs_fit(int(p.model.d_model), threads))
       x = n->x, out = n->out, copy = *n->xq;
