@@ -28,55 +28,13 @@ template <>
 struct lk_in<const lk_act*> {
   using type = const lk_act* __restrict__;
 };
-// gemv_norm (the decode step's one row): x quantized by each block of the projection that reads it into its shared
-// memory in lk_xq's layout (lk_input_ready), normed first where w (the norm's weights, eps) is given: x is then the
-// residual, and the norm's launch before the projection is gone (its add was the projection before it, which added
-// its output into the residual: lk_gemv's ADD). The units read that copy, lk_xn_bytes of dynamic shared memory.
-struct lk_xn {
-  const lk_act* x;
-  const float* w;
-  float eps;
-};
-// Activation row j of a GEMV's input (k wide), each kind (lk_xn: the step's one row).
+// Activation row j of a GEMV's input (k wide), either kind.
 LK_DEVICE const lk_act* lk_x_at(const lk_act* x, size_t j, int k) {
   return x + j * k;
 }
 LK_DEVICE lk_xq lk_x_at(lk_xq x, size_t j, int) {
   x.row += (int)j;
   return x;
-}
-LK_DEVICE lk_xn lk_x_at(lk_xn x, size_t, int) {
-  return x;
-}
-template <class X>
-constexpr bool lk_is_xn = std::is_same_v<X, lk_xn>;
-
-// The block's copy of an lk_xn input: the words' int8 values [P][k], then their 32-blocks' f32 scales [P][k / 32].
-LK_DEVICE signed char* lk_xn_copy() {
-  extern __shared__ unsigned char lk_smem[];
-  return reinterpret_cast<signed char*>(lk_smem);
-}
-
-// The input made ready for a GEMV's sums, once, after the first round of weights is in flight: the launch before
-// waited for (pdl); an lk_xn's block copy made, the residual's row in registers as lk_add_rmsnorm's (every thread of
-// the block calls it: barriers; a warp without rows too, before it leaves).
-template <class X>
-LK_DEVICE void lk_input_ready(const X&, int) {
-  lk_pdl_entry();
-}
-LK_DEVICE void lk_input_ready(const lk_xn& x, int k) {
-  lk_pdl_entry();
-  int* copy = reinterpret_cast<int*>(lk_xn_copy());
-  if (!x.w) {  // (quantized alone, as lk_quantize_i8 would)
-    lk_quantize_cols(x.x, copy, k, 0, k);
-  } else {
-    if (!lk_norm_in_regs(k)) __trap();  // (the lowering folds only the norms whose rows fit: lk_norm_regs_fit)
-    float4 wv[LK_NORM_V];
-    lk_norm_load_w(x.w, k, wv);
-    lk_add_rmsnorm_regs<false, true>(const_cast<lk_act*>(x.x), (const lk_act*)nullptr, wv, (lk_act*)nullptr, k, x.eps,
-                                     0, copy);
-  }
-  __syncthreads();
 }
 
 // N consecutive f32 activations (16-byte aligned; the int8 numerics' activations are f32) into v, zeros where !ok.
@@ -147,20 +105,6 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
   }
 }
 
-// The same from an lk_xn input's block copy.
-template <int RPW, int R>
-LK_DEVICE void lk_i8_unit(lk_xn, int k, int r, int u, bool ok, const int4 (&wq)[RPW], float (&sum)[RPW]) {
-  constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  const signed char* xq = lk_xn_copy();
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * k);
-#pragma unroll
-  for (int p = 0; p < P; ++p) {
-    const int4 a = ok ? reinterpret_cast<const int4*>(xq + (size_t)p * k)[u] : make_int4(0, 0, 0, 0);
-    const float d = ok ? xs[p * (k / 32) + u / 2] : 0.f;
-    lk_dp4a_rows(wq, a.x, a.y, a.z, a.w, d, sum);
-  }
-}
-
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
@@ -182,8 +126,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         const int u = base0 + j * STRIDE + first;
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
-    if constexpr (EARLY)
-      if (base0 == 0) lk_input_ready(x, k);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int base = base0 + j * STRIDE;
@@ -259,23 +202,6 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
   }
 }
 
-// ... or from an lk_xn input's block copy.
-template <class F, int RPW, int R>
-LK_DEVICE void lk_i8b_unit(lk_xn, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
-  constexpr int P = LK_INT8 == 2 ? 2 : 1;
-  const signed char* xq = lk_xn_copy();
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * k);
-#pragma unroll
-  for (int p = 0; p < P; ++p) {
-    const int4* w = reinterpret_cast<const int4*>(xq + (size_t)p * k + (size_t)u * 32);
-    const int4 lo = w[0], hi = w[1];
-    const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const float d = xs[p * (k / 32) + u];
-#pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
-  }
-}
-
 // The int8 numerics' sums over a block-format matrix (dp4a): as lk_gemv_sums_f, a lane a 32-group, its activations
 // as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
 // loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
@@ -297,8 +223,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
-    if constexpr (EARLY)
-      if (v0 == first - lane) lk_input_ready(x, k);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * STRIDE;
@@ -339,7 +264,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
           raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
           raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
-    if (v0 == 0) lk_input_ready(x, k);  // (EARLY: the first round's weights in flight under the launch before)
+    lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * 32;
@@ -387,8 +312,7 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
-    if constexpr (EARLY)
-      if (u0 == first) lk_input_ready(x, k);
+    if constexpr (EARLY) lk_pdl_entry();
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int u = u0 + j * STRIDE;
@@ -430,16 +354,6 @@ LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc 
     lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
-LK_DEVICE void lk_gemv_sums(const M& m, lk_xn x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
-                            int first = threadIdx.x & 31) {
-#if LK_WITH_BLOCKS
-  if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xn, EARLY>(m, x, k, n, row0, acc, first);
-  else
-#endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xn, EARLY>(m, x, k, n, row0, acc, first);
-}
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
@@ -459,9 +373,8 @@ LK_DEVICE int lk_gemv_row0() {
   return (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * RPW;
 }
 
-// Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias; under ADD added to y (the
-// residual: the value as an add_norm launch would add it, rounded to lk_act first).
-template <int RPW, int R, bool ADD = false>
+// Rows [row0, row0 + RPW) of y (R rows of n) from a warp's reduced sums, plus the bias.
+template <int RPW, int R>
 LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restrict__ bias, lk_act* __restrict__ y, int n,
                              int row0) {
   if ((threadIdx.x & 31) != 0) return;
@@ -470,36 +383,29 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
     const int row = row0 + i;
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      if (row < n) {
-        const lk_act v = (lk_act)(acc[i][r] + (bias ? (lk_acc)bias[row] : (lk_acc)0));
-        y[(size_t)r * n + row] = ADD ? (lk_act)(y[(size_t)r * n + row] + v) : v;
-      }
+      if (row < n) y[(size_t)r * n + row] = (lk_act)(acc[i][r] + (bias ? (lk_acc)bias[row] : (lk_acc)0));
   }
 }
 
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
 // consecutive output rows; the sums stay in lk_acc.
-template <class M, int RPW, int R, class X, bool ADD = false>
+template <class M, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) {  // the whole warp
-    if constexpr (lk_is_xn<X>) lk_input_ready(x, k);
-    return;
-  }
+  if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
-  lk_gemv_store<RPW, R, ADD>(acc, bias, y, n, row0);
+  lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
 // lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
-// rows from blockIdx.y * R (the decode step's one slab: y 0). Under ADD (gemv_norm) y is the residual, the sums
-// added to it.
-template <class M, int RPW, int R, class X = const lk_act*, bool ADD = false>
+// rows from blockIdx.y * R (the decode step's one slab: y 0).
+template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
-  lk_gemv_rows<M, RPW, R, X, ADD>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  lk_gemv_rows<M, RPW, R, X>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
@@ -559,10 +465,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
   row0 -= p == 0 ? 0 : p == 1 ? ps.n[0] : ps.n[0] + ps.n[1];
   const int n = p == 0 ? ps.n[0] : p == 1 ? ps.n[1] : ps.n[2];
-  if (row0 >= n) {
-    if constexpr (lk_is_xn<X>) lk_input_ready(x, k);
-    return;
-  }
+  if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
   lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
@@ -638,10 +541,7 @@ template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) {
-    if constexpr (lk_is_xn<X>) lk_input_ready(x, k);
-    return;
-  }
+  if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS

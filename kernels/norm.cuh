@@ -50,8 +50,8 @@ LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int
   }
 }
 
-// Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read,
-// into `out` (null: not stored); under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
+// Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read;
+// under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
 // (A template on the element, f32 where it runs, so that a precise lane's kernels still compile.)
 template <bool ADD, bool QUANT, class A>
 LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add, const float4 (&wv)[LK_NORM_V],
@@ -87,7 +87,7 @@ LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add,
     lk_unpack4(wv[j], w);
 #pragma unroll
     for (int e = 0; e < 4; ++e) v[j][e] = v[j][e] * scale * w[e];
-    if (out && c < d) *reinterpret_cast<float4*>(out + row * d + c) = lk_pack4(v[j]);
+    if (c < d) *reinterpret_cast<float4*>(out + row * d + c) = lk_pack4(v[j]);
     if constexpr (QUANT)
       if (4 * j * (int)blockDim.x < d) lk_quantize_piece(v[j], xq, d, c, c < d);  // (uniform over the block)
   }

@@ -17,17 +17,6 @@ LK_SHAPE int lk_window_first(int len, int window) {
   return window > 0 && len > window ? len - window : 0;
 }
 
-// gemv_norm's copy of the residual's normed row of k in a GEMV block's shared memory (kernels/gemv.cuh's lk_xn):
-// `words` int8 words a value (int8x2: 2), then a word's f32 scale a 32-block.
-LK_SHAPE int lk_xn_bytes(int k, int words) {
-  return words * (k + k / 8);
-}
-// Whether a block of `threads` holds a row of d in registers for that norm (kernels/norm.cuh's register form: whole
-// 32-blocks, 4 float4 pieces a thread at most).
-LK_SHAPE bool lk_norm_regs_fit(int d, int threads) {
-  return d % 32 == 0 && d <= 16 * threads;
-}
-
 // lk_moe_group: LK_MOE_GROUP_THREADS threads; its dynamic shared memory a table of each warp's pairs of each expert,
 // then the experts' counts and their total, 4 bytes each.
 #define LK_MOE_GROUP_THREADS 1024

@@ -156,7 +156,7 @@ class LaneSim {
   void gemv(const lane::Form& f, const lane::Gemv& g) {
     const lane::Matrix& w = p_.matrix(g.w);
     const std::vector<float>& W = weights_.at(w.name);
-    const T* x = g.norm ? normed(f, g.x, *g.norm) : act(f, g.x);  // (in_block alone: x quantized as int8_view does)
+    const T* x = act(f, g.x);
     T* y = act(f, g.y);
     const bool half = p_.knobs.gemm_half && lane::on_tensor_cores(p_.knobs, w, g.rows);
     const std::vector<float>& Wh = half ? weights_half(w) : W;
@@ -171,21 +171,9 @@ class LaneSim {
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
         for (size_t i = 0; i < w.cols; ++i) s += double(Wh[j * w.cols + i]) * xr[i];
-        y[r * w.rows + j] = g.residual ? T(double(y[r * w.rows + j]) + double(T(s))) : T(s);
+        y[r * w.rows + j] = T(s);
       }
     }
-  }
-
-  // gemv_norm's input: the residual's row normed by the weights `w` (as AddNorm without an add), into normed_.
-  const T* normed(const lane::Form& f, const lane::Ref& x, const std::string& w) {
-    normed_.assign(m_.d_model, T(0));
-    const T* in = act(f, x);
-    const std::vector<float>& wv = vectors_.at(w);
-    double ss = 0;
-    for (size_t i = 0; i < m_.d_model; ++i) ss += double(in[i]) * double(in[i]);
-    const double s = 1.0 / std::sqrt(ss / double(m_.d_model) + double(m_.norm_eps));
-    for (size_t i = 0; i < m_.d_model; ++i) normed_[i] = T(double(in[i]) * s * double(wv[i]));
-    return normed_.data();
   }
 
   // A matrix's dequantized weights rounded to f16 (gemm_half's tiles), made once.
@@ -229,8 +217,6 @@ class LaneSim {
     for (lane::Gemv part : g.parts) {
       part.x = g.x;
       part.xq = g.xq;
-      part.in_block = g.in_block;
-      part.norm = g.norm;
       gemv(f, part);
     }
   }
@@ -272,8 +258,7 @@ class LaneSim {
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());
-    lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows, g.xq, g.in_block, g.norm},
-        b{g.wu, g.x, std::nullopt, g.out, g.rows, g.xq, g.in_block, g.norm};
+    lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows, g.xq}, b{g.wu, g.x, std::nullopt, g.out, g.rows, g.xq};
     gemv(f, a);
     std::copy_n(act(f, g.out), gate.size(), gate.begin());
     gemv(f, b);
@@ -678,7 +663,6 @@ class LaneSim {
   std::vector<uint8_t> arena_;
   std::map<std::string, std::vector<uint8_t>> carried_;
   std::map<std::string, std::vector<float>> weights_, vectors_, weights_half_;
-  std::vector<T> normed_;  // gemv_norm's normed row (normed())
   std::map<std::string, bool> by_row_;  // each int8 copy's layout (QuantizeI8::fragments): row by row, or in fragments
 };
 

@@ -113,17 +113,6 @@ const json kKnobSets[] = {
          {"fuse_rope_kv", true},
          {"attn_splits", 1},
          {"max_chunk", 16}},
-    // 24: set 23 with the decode step's norms and quantizes folded into the projections (gemv_norm).
-    json{{"numerics", "int8"},
-         {"gemv_prequant", true},
-         {"gemv_norm", true},
-         {"kv_cache", "f16"},
-         {"attn_mma", 2},
-         {"fuse_qkv", true},
-         {"fuse_glu", true},
-         {"fuse_rope_kv", true},
-         {"attn_splits", 1},
-         {"max_chunk", 16}},
 };
 
 // The bound on the relative L2 error of each numerics' logits (the issues' bounds; the CPU's model of the
@@ -229,9 +218,6 @@ INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
                                                               "mxfp4", "iq4_nl", "iq4_xs", "q2_k", "q3_k", "q4_k_m",
                                                               "q5_k_m"),
                                             ::testing::Values(0, 1, 2, 4, 5, 8, 10, 11, 13, 21, 22)));
-// gemv_norm over the K-quant mixes (a Q6_K v beside fused q and k, Q6_K down projections) and two other formats.
-INSTANTIATE_TEST_SUITE_P(GemvNorm, BlockFormatsOnCpu,
-                         ::testing::Combine(::testing::Values("q4_0", "q6_k", "q4_k_m", "q5_k_m"), ::testing::Values(24)));
 // gemm_half reads every format, the plain ones too (their chunks' GEMMs are otherwise GEMV slabs).
 INSTANTIATE_TEST_SUITE_P(PlainFormats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("f16", "bf16"), ::testing::Values(1, 21)));
@@ -307,46 +293,6 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   }
 }
 
-// gemv_norm moves the decode step's norms and the gate/up product's quantization into the projections' blocks and the
-// residual adds into the o and down projections: the same numbers as the schedule with their launches (the CPU's model
-// norms and quantizes as those launches do), with no add_norm launch left but the output norm's and no quantize.
-TEST(LanePlanOnCpu, GemvNormMovesTheNormsNotTheNumbers) {
-  for (const char* preset : {"tiny-qwen3", "tiny-llama"}) {
-    TempDir dir;
-    synth::Options o;
-    o.preset = preset;
-    o.seed = 5;
-    o.type = ggml::Type::Q4_K;
-    o.mixed = std::string(preset) == "tiny-llama";
-    synth::write(o, dir / "m.gguf");
-    const gguf::File file = gguf::File::open(dir / "m.gguf");
-    const model::Model m = model::recognize(file);
-    json j = kKnobSets[24];
-    const lane::Schedule folded = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
-    j["gemv_norm"] = false;
-    const lane::Schedule launched = lane::schedule(file, m, knobs::Knobs::from_json(j), {132, 90});
-    size_t norms = 0, quantizes = 0, residual = 0, in_block = 0;
-    for (const lane::Launch& l : folded.forms[0].launches) {
-      norms += std::holds_alternative<lane::AddNorm>(l.op);
-      quantizes += std::holds_alternative<lane::QuantizeI8>(l.op);
-      if (const auto* g = std::get_if<lane::Gemv>(&l.op)) residual += g->residual, in_block += g->in_block;
-      if (const auto* g = std::get_if<lane::GemvParts>(&l.op)) in_block += g->in_block;
-      if (const auto* g = std::get_if<lane::GemvGlu>(&l.op)) in_block += g->in_block;
-    }
-    EXPECT_EQ(norms, 1u) << preset << ": the output norm's (the logits' projection keeps its copy)";
-    EXPECT_EQ(quantizes, 0u) << preset;
-    EXPECT_EQ(residual, 2 * m.layers - 1) << preset << ": o and down but the last down (the output norm adds it)";
-    EXPECT_GE(in_block, 3 * m.layers) << preset << ": q/k/v, gate/up and down";
-    std::vector<int32_t> prompt(40);
-    std::mt19937 rng(3);
-    for (auto& t : prompt) t = int32_t(rng() % m.vocab);
-    const reference::Generation a = LaneSim<float>(file, launched).generate(prompt, 4);
-    const reference::Generation b = LaneSim<float>(file, folded).generate(prompt, 4);
-    EXPECT_EQ(a.tokens, b.tokens) << preset;
-    EXPECT_EQ(a.logits, b.logits) << preset;
-  }
-}
-
 // A lane holds more than 4,096 positions when its context knob says so (up to the model's trained context): a prompt
 // that runs past position 4,096 through chunks of 256 and decode steps, under the 8-bit cache, the attention a lane a
 // position split 64 ways (a domain only such contexts have), against the reference. The model is tiny-llama told it
@@ -400,9 +346,6 @@ const json kMixtureKnobSets[] = {
     // 11: the chunks' experts on the tensor cores in f16 (gemm_half: lk_moe_gemm_h over the grouped pairs' f16 copy),
     // the dense parts' GEMMs too.
     json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}},
-    // 12: the decode step's norms folded into the projections (gemv_norm): the attention's; the FFN's stays (the
-    // router reads it).
-    json{{"numerics", "int8x2"}, {"max_chunk", 16}, {"gemv_prequant", true}, {"gemv_norm", true}, {"fuse_qkv", true}},
 };
 
 class MixtureOnCpu : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
@@ -414,7 +357,7 @@ TEST_P(MixtureOnCpu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Qwen3Moe, MixtureOnCpu,
                          ::testing::Combine(::testing::Values("tiny-moe"),
-                                            ::testing::Values(0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12)));
+                                            ::testing::Values(0, 1, 2, 3, 4, 5, 6, 7, 8, 11)));
 INSTANTIATE_TEST_SUITE_P(Qwen2Moe, MixtureOnCpu,
                          ::testing::Combine(::testing::Values("tiny-qwen2moe"),
                                             ::testing::Range(0, int(std::size(kMixtureKnobSets)))));

@@ -112,12 +112,10 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and
-  // gemv_norm held at their defaults (the compact caches only leave the precise numerics out, checked above; gemv_norm's
-  // constraints in Lowering.GemvNormFoldsTheStepsNormsIntoTheProjections).
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernels held at
+  // their defaults (the compact caches only leave the precise numerics out, checked above).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "gemv_norm")
-      d.values.resize(1);
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma") d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();

@@ -360,59 +360,6 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
   }
 }
 
-// gemv_norm: the decode step's projections after a norm take the residual and the norm's weights (an lk_xn, their
-// blocks' copy in lk_xn_bytes of shared memory), the down projection the gate/up product likewise (no weights); the o
-// and down projections add into the residual (lk_gemv's ADD, after its input type). The chunks keep their launches,
-// and so does a row wider than a block's registers hold (gemv_warps 4 with a 1,024-wide row of 2 of 4 fits; the
-// tiny model's is narrower: checked through lk_norm_regs_fit).
-TEST(Lowering, GemvNormFoldsTheStepsNormsIntoTheProjections) {
-  const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_norm", true}, {"fuse_qkv", true},
-                  {"fuse_glu", true}};
-  for (const Tiny* t : {&tiny(), &q4km()}) {
-    const Schedule p = schedule(t->file, t->model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
-    const Form& step = form_of(p, 1);
-    const size_t d = t->model.d_model;
-    int xn = 0, adds = 0, norms = 0;
-    for (const Launch& l : step.launches) {
-      norms += std::holds_alternative<AddNorm>(l.op);
-      EXPECT_FALSE(std::holds_alternative<QuantizeI8>(l.op)) << l.output;
-      for (const KernelCall& c : lower(p, step, l)) {
-        if (std::find(c.targs.begin(), c.targs.end(), "lk_xn") != c.targs.end()) {
-          ++xn;
-          EXPECT_TRUE(c.smem == size_t(lk_xn_bytes(int(d), 1)) || c.smem == size_t(lk_xn_bytes(int(t->model.ffn), 1)))
-              << c.instance();
-        }
-        if (c.kernel == "lk_gemv" && c.targs.back() == "true") {
-          ++adds;
-          EXPECT_EQ(l.output, "x");
-          EXPECT_EQ(c.params[3].place.name, "x") << c.instance();
-        }
-      }
-    }
-    EXPECT_EQ(norms, 1);
-    EXPECT_EQ(adds, int(2 * t->model.layers - 1));
-    EXPECT_GE(xn, int(3 * t->model.layers));
-    for (const Form& f : p.forms) {
-      if (f.rows == 1) continue;
-      for (const Launch& l : f.launches)
-        for (const KernelCall& c : lower(p, f, l)) {
-          EXPECT_EQ(std::find(c.targs.begin(), c.targs.end(), "lk_xn"), c.targs.end()) << c.instance();
-        }
-    }
-  }
-  EXPECT_TRUE(lk_norm_regs_fit(4096, 256));
-  EXPECT_FALSE(lk_norm_regs_fit(4096, 128));
-  EXPECT_FALSE(lk_norm_regs_fit(14336, 256));
-  EXPECT_EQ(lk_xn_bytes(1024, 2), 2 * (1024 + 128));
-  // The knob's constraints: gemv_prequant (its copy's layout), gemv_split 1 and fuse_norm off.
-  const knobs::Space s = knobs::space(tiny().model, knobs::Target{132, 90});
-  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"gemv_norm", true}})).find("gemv_norm needs"), std::string::npos);
-  EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json(k)), "");
-  json split = k;
-  split["gemv_split"] = 2;
-  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(split)).find("gemv_norm needs"), std::string::npos);
-}
-
 // The decode step's tensor-core attention with splits folds them itself (folds_in_attention): no Fold launch, its
 // output, partials and copy written by the one launch, a count a key/value head carried (attn_count) and passed; a
 // chunk's split attention keeps its Fold launch, and one split needs no count.

@@ -42,8 +42,6 @@ struct Knobs {
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
   int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp; 16 prequantized)
   bool fuse_norm = false;      // the add + norm after the o and down projections done by the projection's last block
-  bool gemv_norm = false;  // the decode step's add + norm folded: the o and down projections add into the residual, the
-                          // projections after each norm it and quantize it in every block
   int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)
   bool fuse_rope = false;      // rope, the per-head norm and the cache append done by the q/k/v projection's last block
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams

@@ -78,10 +78,7 @@ struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from
   std::optional<std::string> xq = std::nullopt;
 };
 // Under gemm_prequant (on the tensor cores) or gemv_prequant (the decode step), a projection reads `xq`, x quantized
-// once by a QuantizeI8 before it. Under gemv_norm (the decode step's one row, fold_norms) a projection `in_block`
-// has each of its blocks quantize x into its shared memory (the QuantizeI8 folded away), with `norm` (the norm's
-// weights w) norm(x) * w where x is the residual (the AddNorm folded away); `residual`: y is the residual and the sums
-// are added to it (the AddNorm's add).
+// once by a QuantizeI8 before it.
 struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   std::string w;
   Ref x;
@@ -89,25 +86,18 @@ struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   Ref y;
   int rows;
   std::optional<std::string> xq;
-  bool in_block = false;
-  std::optional<std::string> norm = std::nullopt;
-  bool residual = false;
 };
 struct GemvParts {  // y_p = W_p x (+ bias_p) for the parts p, one launch
   Ref x;
   std::vector<Gemv> parts;  // each part's matrix, bias and output (their x is `x`)
   int rows;
   std::optional<std::string> xq;
-  bool in_block = false;
-  std::optional<std::string> norm = std::nullopt;
 };
 struct GemvGlu {  // out = silu(G x) * (U x)
   std::string wg, wu;
   Ref x, out;
   int rows;
   std::optional<std::string> xq;
-  bool in_block = false;
-  std::optional<std::string> norm = std::nullopt;
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then

@@ -264,12 +264,6 @@ const KnobDef kTable[] = {
      "the GEMVs' activations quantized once into an int8 copy, which they read (one 16-byte load a unit) instead of "
      "every warp quantizing them again: the decode step's, and a chunk's where its projections run as GEMV slabs",
      {false, true}},
-    {"gemv_norm",
-     &Knobs::gemv_norm,
-     "the decode step's add + norm launches folded away: the o and down projections add their sums into the "
-     "residual, and every block of the projections after a norm norms the residual and quantizes it into its shared "
-     "memory (where those are GEMVs over quantized copies and the row fits a block's registers)",
-     {false, true}},
     {"gemm_tile",
      &Knobs::gemm_tile,
      "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
@@ -470,14 +464,6 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_prequant || int8_numerics(k) ||
               broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
-     }},
-    {"gemv_norm: gemv_prequant, gemv_split 1 and not fuse_norm (the copy it makes is gemv_prequant's, in the plain "
-     "GEMV's blocks)",
-     "gemv_norm gemv_prequant gemv_split fuse_norm",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !k.gemv_norm || (k.gemv_prequant && k.gemv_split == 1 && !k.fuse_norm) || broken(why, [] {
-                return std::string("gemv_norm needs gemv_prequant, gemv_split 1 and fuse_norm off");
-              });
      }},
     {"gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
      "gemm_tile gemm_prequant gemm_rows",

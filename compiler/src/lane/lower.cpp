@@ -179,18 +179,9 @@ class Lowerer {
   Arg opt_ptr(const std::optional<std::string>& name) const { return name ? ptr(*name) : Arg::null(); }
 
   // A GEMV's input as its kernel takes it from row `at` of x (k wide): x, or under gemv_prequant the quantized copy of
-  // x's `rows` rows (an lk_xq from row `at`, the kernel's last template argument, appended to `targs`), or under
-  // gemv_norm (`in_block`) x that each block quantizes, normed first by the weights `norm` where given (x the
-  // residual), into `smem` bytes of its shared memory (an lk_xn).
+  // x's `rows` rows (an lk_xq from row `at`, the kernel's last template argument, appended to `targs`).
   Arg gemv_input(const std::optional<std::string>& xq, const Ref& x, int at, size_t k, std::vector<std::string>& targs,
-                 int rows = 1, bool in_block = false, const std::optional<std::string>& norm = std::nullopt,
-                 size_t* smem = nullptr) const {
-    if (in_block) {
-      if (rows != 1 || at != 0 || !smem) throw Error("a GEMV copies its input in its blocks for the decode step's row only");
-      targs.push_back("lk_xn");
-      *smem = size_t(lk_xn_bytes(int(k), int8_words(k_)));
-      return Arg::aggregate("lk_xn", {ptr(x), opt_ptr(norm), Arg::real(float(m_.norm_eps))});
-    }
+                 int rows = 1) const {
     if (!xq) return ptr(x, size_t(at) * k);
     targs.push_back("lk_xq");
     return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
@@ -345,7 +336,7 @@ class Lowerer {
       for (const std::string& t : rope_mode(*rope)) c.targs.push_back(t);
       c.targs.push_back(std::to_string(rope_pairs()));
     }
-    Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows, op.in_block, op.norm, &c.smem);
+    Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows);
     c.grid = dims1(cdiv(total, size_t(warps) * rpw));
     c.block = dims1(32 * warps);
     c.params = {
@@ -411,12 +402,7 @@ class Lowerer {
         c.kernel = "lk_gemv";
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
-      Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows, op.in_block, op.norm, &c.smem);
-      if (op.residual) {  // (lk_gemv's ADD, after its input type)
-        if (split > 1 || op.rows != 1) throw Error("a GEMV adds into the residual for the decode step's row only");
-        if (c.targs.size() == 3) c.targs.push_back("const lk_act*");
-        c.targs.push_back("true");
-      }
+      Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
                   x,
@@ -446,7 +432,7 @@ class Lowerer {
       KernelCall c;
       c.kernel = "lk_gemv_glu";
       c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(r)};
-      Arg x = gemv_input(op.xq, op.x, at, g.cols, c.targs, op.rows, op.in_block, op.norm, &c.smem);
+      Arg x = gemv_input(op.xq, op.x, at, g.cols, c.targs, op.rows);
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <tuple>
@@ -448,100 +447,6 @@ void prequantize(const Schedule& p, Form& f) {
   f.launches = std::move(out);
 }
 
-// gemv_norm (the decode step's one row): a launch that writes a row's int8 copy for GEMV projections alone (plain,
-// fused parts, gate/up; not the logits', whose grid would take the row thousands of times) folds into them, each of
-// their blocks making the copy in its shared memory from x, which must then stay unchanged until the last of them:
-// - a QuantizeI8 (the gate/up product's, before the down projection);
-// - an AddNorm: the readers take the residual with the norm's weights (`norm`) and norm it first; its add, where the
-//   plain projection that wrote it is its only reader, becomes that projection's `residual` write into x (which
-//   nothing reads or writes between the two).
-// Where the row does not fit a GEMV block's registers (lk_norm_regs_fit: the norm's, and the quantize's alike, so
-// that a wide FFN keeps its launch), or a reader is another kind, the launch stays.
-void fold_norms(const Schedule& p, Form& f) {
-  if (f.rows != 1) return;
-  const int threads = 32 * p.knobs.gemv_warps;
-  std::vector<Launch>& L = f.launches;
-  auto has = [](const std::vector<std::string>& v, const std::string& b) {
-    return std::find(v.begin(), v.end(), b) != v.end();
-  };
-  // A projection's quantized-copy input, where it can take a block copy instead (nulls for another launch).
-  struct Input {
-    Ref* x = nullptr;
-    std::optional<std::string>* xq = nullptr;
-    bool* in_block = nullptr;
-    std::optional<std::string>* norm = nullptr;
-  };
-  auto input_of = [&](Launch& l) -> Input {
-    if (auto* g = std::get_if<Gemv>(&l.op); g && !g->residual && g->rows == 1 && g->y.buf != f.logits)
-      return {&g->x, &g->xq, &g->in_block, &g->norm};
-    if (auto* g = std::get_if<GemvParts>(&l.op); g && g->rows == 1) return {&g->x, &g->xq, &g->in_block, &g->norm};
-    if (auto* g = std::get_if<GemvRope>(&l.op); g && g->qkv.rows == 1)
-      return {&g->qkv.x, &g->qkv.xq, &g->qkv.in_block, &g->qkv.norm};
-    if (auto* g = std::get_if<GemvGlu>(&l.op); g && g->rows == 1) return {&g->x, &g->xq, &g->in_block, &g->norm};
-    return {};
-  };
-  std::vector<bool> folded(L.size(), false);
-  for (size_t i = 0; i < L.size(); ++i) {
-    const AddNorm* n = std::get_if<AddNorm>(&L[i].op);
-    const QuantizeI8* q = std::get_if<QuantizeI8>(&L[i].op);
-    Ref x, out;  // (the row the copy is made from; what the readers read besides the copy)
-    std::string copy;
-    if (n && std::getenv("LT_FOLD_QUANTIZE_ONLY")) continue;  // (session 26's measurement only)
-    if (n && n->rows == 1 && n->xq && !n->x.offset && !n->out.offset && (!n->add || !n->add->offset) &&
-        lk_norm_regs_fit(int(p.model.d_model), threads))
-      x = n->x, out = n->out, copy = *n->xq;
-    else if (q && q->rows == 1 && !q->fragments && !q->half && !q->x.offset && lk_norm_regs_fit(int(q->k), threads))
-      x = q->x, out = q->x, copy = q->xq;
-    else
-      continue;
-    std::vector<size_t> readers;
-    bool ok = true;
-    for (size_t j = i + 1; j < L.size() && ok; ++j) {
-      if (has(L[j].reads, copy) || (n && has(L[j].reads, out.buf))) {
-        const Input in = input_of(L[j]);
-        ok = in.x && *in.x == out && *in.xq == copy;
-        readers.push_back(j);
-      }
-      if (has(L[j].writes, copy) || has(L[j].writes, out.buf)) break;
-    }
-    if (!ok || readers.empty()) continue;
-    for (size_t j = i + 1; j <= readers.back() && ok; ++j) ok = !has(L[j].writes, x.buf);
-    // The add's writer: a plain projection of the row, the norm its only reader, nothing touching x in between.
-    Gemv* producer = nullptr;
-    size_t at = 0;
-    if (n && n->add) {
-      for (size_t j = i; j-- > 0;)
-        if (has(L[j].writes, n->add->buf)) {
-          producer = std::get_if<Gemv>(&L[j].op), at = j;
-          break;
-        }
-      ok = ok && producer && producer->y == *n->add && producer->rows == 1 && !producer->residual;
-      for (size_t j = 0; j < L.size() && ok; ++j) ok = j == i || j == at || !has(L[j].reads, n->add->buf);
-      for (size_t j = at + 1; j < i && ok; ++j) ok = !has(L[j].reads, x.buf) && !has(L[j].writes, x.buf);
-    }
-    if (!ok) continue;
-    for (size_t j : readers) {
-      const Input in = input_of(L[j]);
-      std::erase_if(L[j].reads, [&](const std::string& b) { return b == out.buf || b == copy || b == x.buf; });
-      L[j].reads.push_back(x.buf);
-      *in.x = x, *in.xq = std::nullopt, *in.in_block = true;
-      if (n) *in.norm = n->w;
-    }
-    if (producer) {
-      producer->y = x;
-      producer->residual = true;
-      std::replace(L[at].writes.begin(), L[at].writes.end(), n->add->buf, x.buf);
-      L[at].reads.push_back(x.buf);
-      L[at].output = x.buf;
-    }
-    folded[i] = true;
-  }
-  std::vector<Launch> kept;
-  for (size_t i = 0; i < L.size(); ++i)
-    if (!folded[i]) kept.push_back(std::move(L[i]));
-  L = std::move(kept);
-}
-
 }  // namespace
 
 int int8_words(const knobs::Knobs& k) {
@@ -776,7 +681,6 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     f.rows = r;
     build_form(p, f);
     if (k.gemm_prequant || k.gemv_prequant || k.gemm_half) prequantize(p, f);
-    if (k.gemv_norm) fold_norms(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
