@@ -147,14 +147,15 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         lk_cp_commit();
 
   if constexpr (ROPE) {
-    // The row's query heads roped into the queries (rows past them zeros); where this split holds the position, the
-    // key head roped and the value head into the caches and, if its tile is staged already, its stage.
+    // The row's query heads roped into the queries; where this split holds the position, the key head roped and the
+    // value head into the caches and, if its tile is staged already, its stage. (The query rows past the row's heads
+    // are left as they are: those rows see no position (span 0), so their scores are masked whatever they hold, and
+    // their outputs are not written. Zeroing them was ~200 instructions a warp after the wait: session 26's ncu.)
     constexpr bool NEOX = ROPE & 2, NORM = ROPE & 4;
     constexpr int PP = (HD / 2 + 31) / 32;
     const bool mine = p0 >= t0 && p0 < t1;
     const int tp = (p0 - t0) / LK_AM_KEYS, jp = (p0 - t0) % LK_AM_KEYS;
     const bool staged = mine && tp < STAGES - 1;
-    for (int e = threadIdx.x; e < (M - total) * QS; e += blockDim.x) qs[total * QS + e] = lk_kv_of(0.f);
     for (int item = warp; item < total + 2; item += LK_AM_WARPS) {
       if (item < total) {
         const lk_act* x = q + ((size_t)kvh * group + item) * HD;
@@ -312,7 +313,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
           lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
   } else {
-    // The warps' partials of the same 16 rows, merged in shared memory (past every warp's reads of it).
+    // The warps' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
+    // reads of it).
+    const int here = last - i0 + 1;
     __syncthreads();
     float* sm = reinterpret_cast<float*>(lk_smem);  // [warps][16]
     float* sl = sm + LK_AM_WARPS * 16;              // [warps][16]
@@ -320,6 +323,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = g + 8 * h;
+      if (r >= here) continue;
       if (t == 0) {
         sm[warp * 16 + r] = m[h];
         sl[warp * 16 + r] = l[h];
@@ -331,9 +335,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       }
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < 16 * VD; i += blockDim.x) {
+    for (int i = threadIdx.x; i < here * VD; i += blockDim.x) {
       const int r = i / VD, d = i % VD, row = i0 + r;
-      if (row >= total) continue;
       float mx = -INFINITY;
 #pragma unroll
       for (int w = 0; w < LK_AM_WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
