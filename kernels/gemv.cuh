@@ -9,7 +9,8 @@
 // EARLY (under pdl): a kernel's sums wait for the launch before it (lk_pdl_entry) only once their first round of
 // weights is in flight. The weights are constants, so their first DRAM round trip runs under the previous launch's
 // tail (a GEMV's blocks are resident while the small launch before it -- a norm, a fold, a quantize -- runs). A warp
-// waits before it reads an activation; a kernel calls lk_pdl_entry again (a no-op past the first) before any write
+// waits before it reads an activation, in the first round only (session 26: called every round, the wait and the
+// trigger cost the 0.6B's decode ~7%); a kernel calls lk_pdl_entry again (a no-op past the first) before any write
 // that a warp without rows could reach.
 
 // A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy of `rows` rows, row-major:
@@ -126,7 +127,8 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         const int u = base0 + j * STRIDE + first;
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
-    if constexpr (EARLY) lk_pdl_entry();
+    if constexpr (EARLY)
+      if (base0 == 0) lk_pdl_entry();  // (once: the wait and the trigger are instructions each round)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int base = base0 + j * STRIDE;
@@ -223,7 +225,8 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
-    if constexpr (EARLY) lk_pdl_entry();
+    if constexpr (EARLY)
+      if (v0 == first - lane) lk_pdl_entry();  // (once)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * STRIDE;
@@ -264,7 +267,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
           raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
           raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
-    lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before)
+    if (v0 == 0) lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before; once)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * 32;
@@ -312,7 +315,8 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
-    if constexpr (EARLY) lk_pdl_entry();
+    if constexpr (EARLY)
+      if (u0 == first) lk_pdl_entry();  // (once)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int u = u0 + j * STRIDE;
