@@ -5,8 +5,9 @@
 # figures that say what bounds a kernel: duration, DRAM and memory throughput, achieved occupancy, registers, the
 # warps' stall reasons (each reason's warps an issued instruction: smsp__average_warps_issue_stalled_*). The whole
 # report text is kept as WORKDIR/PRESET.ncuk.txt.
-# (ncu 2025 prints template arguments with their types, lk_attention_mma<(int)128, (int)128, (bool)1, (int)7>:
-# session 26 matched `lk_attention_mma<128, 128, 1, 7>` to nothing. Match a name prefix and choose with SKIP/COUNT.)
+# (The report prints lk_attention_mma<128, 128, 1, 7>, but that regex matched nothing in session 26: the filter seems
+# to see the typed form its source page shows, lk_attention_mma<(int)128, (int)128, (bool)1, (int)7>. Match a name
+# prefix and choose the launches with SKIP and COUNT.)
 # (Session 22: 'lk_gemv_glu<lk_blk<12>, 1, 1|lk_gemv<lk_blk<1[24]>, [12], 1, lk_xq>' matched nothing; a plain name
 # prefix such as lk_gemv, with SKIP and COUNT choosing the launches, is what worked.)
 #

@@ -18,17 +18,8 @@ set -u
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"attn_splits":1}'
 N=${B/\"attn_splits\":1/\"attn_splits\":1,\"gemv_norm\":true}
 N2=${N/\"numerics\":\"int8\"/\"numerics\":\"int8x2\"}
-W=/tmp/v; mkdir -p $W
 echo "== 1. verify"
-$L synth --preset qwen3-0.6b --type q4_k_m --seed 3 -o $W/q.gguf -q
-python3 -c "
-import random; r = random.Random(5)
-for n in (5, 130, 700): print(8, ' '.join(str(r.randrange(151000)) for _ in range(n)))" > $W/q.prompts
-timeout 150 $L measure $W/q.gguf --knobs-json "$N" --knobs-json "$N2" --verify --prompts $W/q.prompts --repeat 1 \
-  --cache $W/c > $OUT/q06.measure 2> $OUT/q06.err
-echo "0.6B q4_k_m gemv_norm (int8, int8x2): $(grep -cE ' verified ' $OUT/q06.measure) of 2 verified"
-cut -c1-170 $OUT/q06.measure | tail -3
-[ -s $OUT/q06.measure ] || tail -5 $OUT/q06.err
+verify_real q06 qwen3-0.6b q4_k_m "5 130 700" 150 "$N" "$N2"
 G='{"numerics":"int8x2","gemv_prequant":true,"gemv_norm":true,"fuse_qkv":true,"fuse_glu":true,"pdl":true,"max_chunk":16,"kv_cache":"f16","attn_mma":2,"fuse_rope_kv":true,"attn_splits":4}'
 verify_presets 100 "$N" "$G"
 echo "== 2. A/B"

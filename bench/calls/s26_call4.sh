@@ -14,17 +14,8 @@ mkdir -p /tmp/ca && tar xJf .carry/a/bundle.tar.xz -C /tmp/ca
 LA=/tmp/ca/lane-tune
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"attn_splits":1}'
 B4=${B/\"attn_splits\":1/\"attn_splits\":4}
-W=/tmp/v; mkdir -p $W
 echo "== 1. verify"
-$L synth --preset qwen3-0.6b --type q4_k_m --seed 3 -o $W/q.gguf -q
-python3 -c "
-import random; r = random.Random(5)
-for n in (5, 130, 700): print(8, ' '.join(str(r.randrange(151000)) for _ in range(n)))" > $W/q.prompts
-timeout 150 $L measure $W/q.gguf --knobs-json "$B" --knobs-json "$B4" --verify --prompts $W/q.prompts --repeat 1 \
-  --cache $W/c > $OUT/q06.measure 2> $OUT/q06.err
-echo "0.6B q4_k_m (1 and 4 splits): $(grep -cE ' verified ' $OUT/q06.measure) of 2 verified"
-cut -c1-150 $OUT/q06.measure | tail -3
-[ -s $OUT/q06.measure ] || tail -5 $OUT/q06.err
+verify_real q06 qwen3-0.6b q4_k_m "5 130 700" 150 "$B" "$B4"
 S1='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"pdl":true,"max_chunk":16,"kv_cache":"f16","attn_mma":2,"fuse_rope_kv":true,"attn_splits":1}'
 S4='{"numerics":"int8x2","gemv_prequant":true,"pdl":true,"max_chunk":16,"kv_cache":"bf16","attn_mma":2,"fuse_rope_kv":true,"attn_splits":4}'
 verify_presets 100 "$S1" "$S4"
