@@ -6,8 +6,8 @@
 // (lk_attention sums in f32 from the same cache: the tensor-core kernels round the queries and weights to f16).
 //
 // build: nvcc -O3 -std=c++17 -arch=sm_90 -o attention_bench bench/attention_bench.cu
-// run: ./attention_bench [warp|lanes|mma|mmafold]   (one kernel's lines alone; mmafold: the decode step folding its
-// own splits, as the lane's attn_mma 2 does)
+// run: ./attention_bench [warp|lanes|mma|mmafold [DEPTH [SPLITS]]]   (one kernel's lines alone; mmafold: the decode
+// step folding its own splits, as the lane's attn_mma 2 does; a depth (and splits) alone: its decode lines only)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -62,6 +62,8 @@ float median(std::vector<float> v) {
 
 int main(int argc, char** argv) {
   const std::string only = argc > 1 ? argv[1] : "";  // a kernel's name: that one alone
+  const int only_depth = argc > 2 ? atoi(argv[2]) : 0;  // a decode depth alone (no chunks), e.g. for ncu
+  const int only_splits = argc > 3 ? atoi(argv[3]) : 0;  // and a split count
   Setup s;
   const size_t cache = (size_t)HK * CTX * HD;  // elements a layer's cache
   s.layers = 4;                                // 4 x 2 x 67.6 MB: past L2 at every depth
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
 
   printf("%-6s %6s %5s %6s %10s %10s %10s\n", "kernel", "rows", "depth", "splits", "us/layer", "rate", "max diff");
   for (int depth : {512, 2048, 8192, 32768}) {  // decode: the row at position `depth`
+    if (only_depth && depth != only_depth) continue;
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, 1, 1, s.ref);
     CK(cudaDeviceSynchronize());
@@ -198,7 +201,8 @@ int main(int argc, char** argv) {
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
         for (int splits : {1, 2, 4, 8, 16, 32, 64}) {
-          if (splits > 8 * (depth / 512)) continue;  // (a split of fewer than 64 positions)
+          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits)) continue;  // (a split of fewer
+                                                                                                  // than 64 positions)
           const float us = time(n.k, 1, splits);
           CK(cudaMemsetAsync(s.out, 0, (size_t)HQ * HD * 4, st));
           n.k(0, 1, splits, s.out);
@@ -208,6 +212,7 @@ int main(int argc, char** argv) {
         }
   }
   for (int depth : {0, 8192, 32512}) {  // a 256-row chunk from position `depth`
+    if (only_depth) break;
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, maxrows, 1, s.ref);
     CK(cudaDeviceSynchronize());

@@ -76,6 +76,20 @@ LK_DEVICE lk_kv lk_kv_of(float x) {
 #endif
 }
 
+// A whole tile of LK_AM_KEYS cached rows of W 16-bit values from `src` (contiguous rows) into `dst` (rows of W + 8), in
+// flight by cp.async, a 16-byte piece a thread a round: piece c of the tile is at 8 c in the cache and, past its row's
+// 8 padding elements a row before it, at 8 (c + c / (W / 8)) in the stage.
+template <int W>
+LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
+  constexpr int P = W / 8, T = LK_AM_WARPS * 32;
+  static_assert(LK_AM_KEYS * P % T == 0, "a tile's pieces are whole rounds of the block's threads");
+#pragma unroll
+  for (int i = 0; i < LK_AM_KEYS * P / T; ++i) {
+    const int c = (int)threadIdx.x + i * T;
+    lk_cp16(dst + 8 * (c + c / P), src + 8 * c, true);
+  }
+}
+
 // ROPE (the decode step, one row, under fuse_rope_kv): rope, the per-head norm and the cache append folded in (bit 1;
 // bit 2 the NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into
 // its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
@@ -112,11 +126,19 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   const int tiles = t1 > t0 ? (t1 - t0 + LK_AM_KEYS - 1) / LK_AM_KEYS : 0;
 
   // Tile `tile` of the split's keys and values into stage `buf`, its positions before `upto`; positions past t1 as
-  // zeros (never weighed).
+  // zeros (never weighed). A whole tile of positions before both (every tile but a split's last, at depth) takes the
+  // straight copies (lk_am_copy_tile); the general loop's conditions and 64-bit addressing were ~23 instructions a
+  // 16-byte copy, more than the tile's arithmetic (session 27's ncu at depth 32k).
   auto stage = [&](int tile, int buf, int upto) {
     const int tb = t0 + tile * LK_AM_KEYS, end = min(t1, upto);
     lk_kv* kd = ks + buf * LK_AM_KEYS * KS;
     lk_kv* vd = vs + buf * LK_AM_KEYS * VS;
+    if (tb + LK_AM_KEYS <= end) {
+      lk_am_copy_tile<HD>(kd, kc + ((size_t)kvh * ctx + tb) * HD);
+      lk_am_copy_tile<VD>(vd, vc + ((size_t)kvh * ctx + tb) * VD);
+      lk_cp_commit();
+      return;
+    }
     for (int c = threadIdx.x; c < LK_AM_KEYS * (HD / 8); c += blockDim.x) {
       const int j = c / (HD / 8), piece = c % (HD / 8), p = tb + j;
       if (p < end || p >= t1)

@@ -109,7 +109,7 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
-template <int RPW, int R, int STRIDE, class X, bool EARLY = false>
+template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
 #pragma unroll
@@ -117,11 +117,11 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 16;
-  for (int base0 = 0; base0 < units; base0 += STRIDE * LK_GEMV_AHEAD) {
-    // The weights of LK_GEMV_AHEAD units first (loads in flight together), then their products in order.
-    lk_fmt<lk_q8>::Raw raw[LK_GEMV_AHEAD][RPW];
+  for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
+    // The weights of A units first (loads in flight together), then their products in order.
+    lk_fmt<lk_q8>::Raw raw[A][RPW];
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+    for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
         const int u = base0 + j * STRIDE + first;
@@ -130,7 +130,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
     if constexpr (EARLY)
       if (base0 == 0) lk_pdl_entry();  // (once: the wait and the trigger are instructions each round)
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+    for (int j = 0; j < A; ++j) {
       const int base = base0 + j * STRIDE;
       if (base >= units) break;  // (uniform over the warp)
       const int u = base + first;
@@ -208,7 +208,7 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
 // as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
 // loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
 // lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
-template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false>
+template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
@@ -217,10 +217,10 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 32, lane = first & 31;
-  for (int v0 = first - lane; v0 < units; v0 += STRIDE * LK_GEMV_AHEAD) {
-    typename F::Raw raw[LK_GEMV_AHEAD][RPW];
+  for (int v0 = first - lane; v0 < units; v0 += STRIDE * A) {
+    typename F::Raw raw[A][RPW];
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+    for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
@@ -228,7 +228,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
     if constexpr (EARLY)
       if (v0 == first - lane) lk_pdl_entry();  // (once)
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+    for (int j = 0; j < A; ++j) {
       const int v = v0 + j * STRIDE;
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
@@ -298,7 +298,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
 // The sums of a warp's RPW output rows from row0 (clamped to n) over R activation rows, before the warp's reduction:
 // the lanes stride over the rows' 16-byte units, so a warp reads 512 contiguous bytes of a row at a time.
 // A split-K GEMV's warps share rows: each takes every STRIDE-th unit from `first`.
-template <class M, int RPW, int R, int STRIDE, bool EARLY = false>
+template <class M, int RPW, int R, int STRIDE, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                               int first) {
   constexpr int E = lk_fmt<M>::E;
@@ -307,18 +307,18 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / E;
-  for (int u0 = first; u0 < units; u0 += STRIDE * LK_GEMV_AHEAD) {
-    // The weights of LK_GEMV_AHEAD units first (loads in flight together), then their products in order.
-    typename lk_fmt<M>::Raw raw[LK_GEMV_AHEAD][RPW];
+  for (int u0 = first; u0 < units; u0 += STRIDE * A) {
+    // The weights of A units first (loads in flight together), then their products in order.
+    typename lk_fmt<M>::Raw raw[A][RPW];
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+    for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
     if constexpr (EARLY)
       if (u0 == first) lk_pdl_entry();  // (once)
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+    for (int j = 0; j < A; ++j) {
       const int u = u0 + j * STRIDE;
       if (u >= units) break;
       float w[RPW][E];
@@ -346,28 +346,28 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
-// (EARLY: the wait after the first round's weight loads, above.)
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
+// (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);
   else
 #endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false>
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
-    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
 #if LK_WITH_BLOCKS
   else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
 #endif
   else
-    lk_gemv_sums_f<M, RPW, R, STRIDE, EARLY>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_f<M, RPW, R, STRIDE, EARLY, A>(m, x, k, n, row0, acc, first);
 }
 
 // The first of the calling warp's RPW output rows (n or past it: the warp has none): a block's warps in order, a GEMV's
@@ -392,24 +392,27 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 }
 
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
-// consecutive output rows; the sums stay in lk_acc.
-template <class M, int RPW, int R, class X>
+// consecutive output rows; the sums stay in lk_acc. A: lk_gemv_sums's units in flight.
+template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true, A>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
 // lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
 // rows from blockIdx.y * R (the decode step's one slab: y 0).
-template <class M, int RPW, int R, class X = const lk_act*>
+// A (gemv_short): the units a lane has in flight; a GEMV whose rows are one round of loads (a lane a unit) leaves
+// LK_GEMV_AHEAD - 1 of its slots empty, so it is instantiated with A 1 and LK_GEMV_AHEAD times the rows a warp: the
+// same registers holding that many rows' weights in flight instead of one.
+template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
-  lk_gemv_rows<M, RPW, R, X>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  lk_gemv_rows<M, RPW, R, X, A>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms

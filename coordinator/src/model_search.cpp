@@ -23,11 +23,12 @@ namespace {
 // each taken when it (or a variant with smaller chunks, without pdl, gemm_tile or fuse_glu) is a point of the space.
 const char* const kPriors[] = {
     // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout, chunks of 512
-    // whose large GEMMs run on Hopper's wgmma: llama-3.1-8b Q4_K_M decode 481 tok/s against llama.cpp's 271,
-    // prefill(512) 16,398 against 9,254; qwen3-0.6b 1,505 against 743, 84,322 against 33,252; session 25's record)
+    // whose large GEMMs run on Hopper's wgmma, a small model's logits in gemv_short's form (a checkpoint without such
+    // a matrix takes the variant without it): llama-3.1-8b Q4_K_M decode 506 tok/s against llama.cpp's 270, prefill(512)
+    // 16,387 against 9,053; qwen3-0.6b 1,760 against 736, 84,614 against 33,385; session 27's record)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
-        "attn_mma":2,"attn_splits":1})",
+        "attn_mma":2,"attn_splits":1,"gemv_short":true})",
     // (the same with 8 splits, the decode step's attention folding them itself: qwen3-0.6b Q4_K_M's decode at
     // positions 512-640 982 -> 1,262 tok/s, at 5-133 0.98 of one split's; session 25)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
@@ -204,8 +205,9 @@ class ModelSearch : public Strategy {
       if (q.value("max_chunk", 0) > chunk) q["max_chunk"] = chunk;
       v.push_back(q);
     }
-    // (fuse_glu: a mixture without a shared expert has no gate and up to fuse)
-    for (const char* knob : {"pdl", "gemm_tile", "fuse_glu"})
+    // (fuse_glu: a mixture without a shared expert has no gate and up to fuse; gemv_short: a checkpoint without a
+    // matrix of one round's rows has only its false)
+    for (const char* knob : {"pdl", "gemm_tile", "fuse_glu", "gemv_short"})
       for (size_t i = 0, n = v.size(); i < n; ++i) {
         auto q = v[i];
         q.erase(knob);

@@ -807,7 +807,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 
 // A Q4_K_M checkpoint's lane with its chunks on the tensor cores (lk_gemm_i8qb over Q4_K and Q6_K) builds, and so do a
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
-// module's library switches follow from its instance's name alone.
+// module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -820,7 +820,11 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   const gguf::File f = gguf::File::open(dir / "q4km.gguf");
   const model::Model m = model::recognize(f);
   const json k = {{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"fuse_glu", true}};
-  lane::write(lane::compile(f, m, knobs_of(k), {132, 90}), dir / "lane");
+  json short_rows = k;  // (on 2 multiprocessors the 512-row GEMVs take gemv_short's form: A 1, 4x the rows)
+  short_rows["gemv_short"] = true;
+  const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
+  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
+  lane::write(program, dir / "lane");
   std::string log;
   ASSERT_NO_THROW(lane::build(dir / "lane", 90, &log)) << log;
   EXPECT_EQ(log.find("warning"), std::string::npos) << log;

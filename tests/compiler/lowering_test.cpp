@@ -563,6 +563,52 @@ TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)).empty(), v_rows % 4 == 0);
 }
 
+// gemv_short: a plain decode GEMV whose rows are one round of loads (here tiny-llama's k of 256 and 512: 8 and 16
+// units) takes 4 times its rows a warp with one unit of each in flight (lk_gemv's A 1), where the launch still gives
+// every multiprocessor two blocks (2 here; not at 132, whose 512-row logits would be 16 blocks); the int8 numerics
+// and unsplit GEMVs only; the domain only where the checkpoint has such a matrix.
+TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  auto logits = [&](const json& k, int sms) {
+    const Schedule p = schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{sms, 90});
+    const auto calls = lower(p, form_of(p, 1), launch_of(p, 1, "gemv", "logits"));
+    EXPECT_EQ(calls.size(), 1u);
+    return calls.at(0);
+  };
+  const json base = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_rows_q6_k", 2}, {"gemv_short", true}};
+  const KernelCall few = logits(base, 2);
+  EXPECT_EQ(few.instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>");
+  EXPECT_EQ(few.grid.v[0], m.vocab / 64);  // (8 warps of 8 rows)
+  json four = base;  // (4 warps a block, 8 rows a warp: 16 blocks of 32 rows, two for each of 8 multiprocessors, not 12)
+  four["gemv_warps"] = 4;
+  EXPECT_EQ(logits(four, 12).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>");
+  EXPECT_EQ(logits(four, 8).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>");
+  json off = base;
+  off["gemv_short"] = false;
+  EXPECT_EQ(logits(off, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>");
+  json own = base;  // (each warp quantizing its activations: the input type named before A)
+  own["gemv_prequant"] = false;
+  EXPECT_EQ(logits(own, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, const lk_act*, 1>");
+  const knobs::Space few_sms = knobs::space(m, {2, 90});
+  EXPECT_EQ(few_sms.why_invalid(knobs::Knobs::from_json(base)), "");
+  json dequant = base;
+  dequant["numerics"] = "dequant";
+  dequant.erase("gemv_prequant");
+  EXPECT_NE(few_sms.why_invalid(knobs::Knobs::from_json(dequant)).find("gemv_short needs the int8"), std::string::npos);
+  json split = base;
+  split["gemv_split"] = 2;
+  EXPECT_NE(few_sms.why_invalid(knobs::Knobs::from_json(split)).find("gemv_split 1"), std::string::npos);
+  auto domain = [](const knobs::Space& s) {
+    for (const knobs::Domain& d : s.domains)
+      if (d.name == "gemv_short") return d.values.size();
+    return size_t{0};
+  };
+  EXPECT_EQ(domain(few_sms), 2u);
+  EXPECT_EQ(domain(knobs::space(m, {132, 90})), 1u);  // (512 rows: fewer than 32 an SM)
+  EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
+}
+
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});

@@ -242,6 +242,8 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
     EXPECT_EQ(first[0].knobs.value("gemv_rows_q6_k", -1), mixed ? 2 : 0) << first[0].knobs.dump();
     EXPECT_EQ(first[0].knobs.value("gemv_rows_per_warp", -1), mixed ? 1 : 2) << first[0].knobs.dump();
     EXPECT_EQ(first[0].knobs.value("gemm_half", false), mixed) << first[0].knobs.dump();
+    // (the record's prior names gemv_short, whose domain here is false alone: its variant without it)
+    EXPECT_FALSE(first[0].knobs.value("gemv_short", true)) << first[0].knobs.dump();
     EXPECT_EQ(first[0].origin, "prior");
   }
 }

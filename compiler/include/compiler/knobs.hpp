@@ -35,6 +35,7 @@ struct Knobs {
   int gemv_rows_q6_k = 0;      // the same for the Q6_K matrices (0: gemv_rows_per_warp); 6-bit codes are wider loads
   int gemv_warps = 8;          // warps a GEMV block holds
   int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
+  bool gemv_short = false;     // a plain GEMV whose rows are one round of loads: 4x the rows a warp, one unit each
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums

@@ -146,16 +146,22 @@ struct KnobDef {
   }
 };
 
-// Whether any matrix of `m` (the embedding, the output, a layer's projections) is of a type `pick` takes.
+// Whether any matrix of `m` (the embedding, the output, a layer's projections) is one `pick` takes (its TensorInfo).
 template <class Pick>
-bool any_matrix(const model::Model& m, Pick pick) {
-  auto is = [&](const gguf::TensorInfo* t) { return t && pick(t->type); };
+bool any_tensor(const model::Model& m, Pick pick) {
+  auto is = [&](const gguf::TensorInfo* t) { return t && pick(*t); };
   if (is(m.token_embd) || is(m.output)) return true;
   for (const model::Layer& L : m.layer)
     for (const gguf::TensorInfo* t : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps,
                                       L.up_exps, L.down_exps, L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (is(t)) return true;
   return false;
+}
+
+// Whether any matrix of `m` is of a type `pick` takes.
+template <class Pick>
+bool any_matrix(const model::Model& m, Pick pick) {
+  return any_tensor(m, [&](const gguf::TensorInfo& t) { return pick(t.type); });
 }
 
 // Whether any matrix of `m` is in a quantized format (q8_0 or a block format), what the int8 numerics' products read.
@@ -196,6 +202,21 @@ const KnobDef kTable[] = {
        if (!has_type(m, ggml::Type::Q6_K)) values.resize(1);
      }},
     {"gemv_warps", &Knobs::gemv_warps, "warps in a GEMV block", {4, 8}},
+    {"gemv_short",
+     &Knobs::gemv_short,
+     "a plain decode GEMV whose rows are one round of loads (at most 32 16-byte units: k up to 1024 in a block format, "
+     "512 in q8_0; a small model's logits) takes 4 times its rows a warp, the registers of the 3 rounds it would "
+     "leave empty holding those rows' weights in flight; under the int8 numerics, where the launch still gives every "
+     "multiprocessor two blocks; only where the checkpoint has such a matrix",
+     {false, true},
+     [](const model::Model& m, const Target& t, std::vector<json>& values) {
+       const bool any = any_tensor(m, [&](const gguf::TensorInfo& w) {
+         const bool blocks = lk_is_block(int(w.type));
+         return (blocks || w.type == ggml::Type::Q8_0) && !w.dims.empty() && w.dims[0] <= (blocks ? 1024u : 512u) &&
+                w.rows() >= uint64_t(32) * t.sms;  // (the smallest blocks: 4 warps of a row, 4 times)
+       });
+       if (!any) values.resize(1);
+     }},
     {"gemv_split",
      &Knobs::gemv_split,
      "warps that share each output row of a plain GEMV (split-K over its units)",
@@ -555,6 +576,14 @@ const Rule kRules[] = {
              "fuse_glu needs a dense FFN or a shared expert (this mixture's experts pair their gate and up "
              "always)");
        });
+     }},
+    {"gemv_short: the int8 numerics and unsplit GEMVs (gemv_split 1)",
+     "gemv_short numerics gemv_split",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.gemv_short || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
+                return std::string("gemv_short needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
+                       ", gemv_split " + std::to_string(k.gemv_split) + ")";
+              });
      }},
     {"pdl: the GPU is sm_90 or later",
      "pdl",

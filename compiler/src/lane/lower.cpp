@@ -129,6 +129,9 @@ int unit_elems(ggml::Type t) {
   return lk_is_block(int(t)) ? 32 : t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
 }
 
+// The units a lane of a decode GEMV has in flight (kernels/gemv.cuh's LK_GEMV_AHEAD).
+constexpr int kGemvAhead = 4;
+
 // Threads of a norm block over a row of d.
 int norm_threads(size_t d) {
   return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
@@ -185,6 +188,17 @@ class Lowerer {
     if (!xq) return ptr(x, size_t(at) * k);
     targs.push_back("lk_xq");
     return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
+  }
+
+  // Whether a plain GEMV over `w` takes gemv_short's form (lk_gemv with A 1 and kGemvAhead times the rows a warp):
+  // under the knob and the int8 numerics, a quantized matrix whose rows are one round of loads (a lane a 16-byte unit:
+  // at most 32 units a row), and enough rows that the launch still gives every multiprocessor two blocks.
+  bool short_gemv(const Matrix& w) const {
+    if (!k_.gemv_short || (k_.numerics != knobs::Numerics::Int8 && k_.numerics != knobs::Numerics::Int8x2) ||
+        (w.type != ggml::Type::Q8_0 && !lk_is_block(int(w.type))) || w.cols > size_t(32 * unit_elems(w.type)))
+      return false;
+    const size_t rows_a_block = size_t(k_.gemv_warps) * knobs::gemv_rows(k_, w.type) * kGemvAhead;
+    return cdiv(w.rows, rows_a_block) >= size_t(2 * p_.target.sms);
   }
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
@@ -390,7 +404,9 @@ class Lowerer {
       out.push_back(gemm(w, nullptr, op.x, op.bias, op.y, op.rows, op.xq));
       return;
     }
-    const int rpw = knobs::gemv_rows(k_, w.type), warps = k_.gemv_warps, split = k_.gemv_split;
+    const int warps = k_.gemv_warps, split = k_.gemv_split;
+    const bool one_round = split == 1 && short_gemv(w);
+    const int rpw = knobs::gemv_rows(k_, w.type) * (one_round ? kGemvAhead : 1);
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
@@ -403,6 +419,10 @@ class Lowerer {
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
       Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
+      if (one_round) {  // lk_gemv's X (when gemv_input named none) and A: one unit a lane in flight, the rows 4x
+        if (!op.xq) c.targs.push_back("const lk_act*");
+        c.targs.push_back("1");
+      }
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
                   x,
