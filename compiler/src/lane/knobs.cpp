@@ -5,6 +5,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
@@ -212,8 +213,11 @@ const KnobDef kTable[] = {
      [](const model::Model& m, const Target& t, std::vector<json>& values) {
        const bool any = any_tensor(m, [&](const gguf::TensorInfo& w) {
          const bool blocks = lk_is_block(int(w.type));
+         // (the rows as dims[1..]'s product here: this file links without the GGUF reader, as the fuzzers do)
+         const uint64_t rows = std::accumulate(w.dims.begin() + (w.dims.empty() ? 0 : 1), w.dims.end(), uint64_t{1},
+                                               std::multiplies<>());
          return (blocks || w.type == ggml::Type::Q8_0) && !w.dims.empty() && w.dims[0] <= (blocks ? 1024u : 512u) &&
-                w.rows() >= uint64_t(32) * t.sms;  // (the smallest blocks: 4 warps of a row, 4 times)
+                rows >= uint64_t(32) * t.sms;  // (the smallest blocks: 4 warps of a row, 4 times)
        });
        if (!any) values.resize(1);
      }},
