@@ -107,6 +107,7 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   knobs::Space s = knobs::space(l.model, {132, 90});
   EXPECT_TRUE(s.why_invalid(knobs::Knobs{}).empty());
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 3}})).find("outside its domain"), std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 3}})).find("lane-tune knobs CHECKPOINT"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"gemv_warps", 5}})).find("gemv_warps"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"numerics", "precise"}, {"kv_cache", "f16"}})).find("precise"),
             std::string::npos);

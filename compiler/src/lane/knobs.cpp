@@ -647,7 +647,8 @@ std::string Space::why_invalid(const Knobs& k) const {
   const json j = k.to_json();
   for (const Domain& d : domains) {
     if (std::find(d.values.begin(), d.values.end(), j.at(d.name)) == d.values.end())
-      return "knob " + d.name + " = " + j.at(d.name).dump() + " is outside its domain " + json(d.values).dump();
+      return "knob " + d.name + " = " + j.at(d.name).dump() + " is outside its domain " + json(d.values).dump() +
+             " for this checkpoint and GPU (`lane-tune knobs CHECKPOINT` says each knob's domain and why)";
   }
   return why_constrained(k);
 }
