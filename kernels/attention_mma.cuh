@@ -21,6 +21,10 @@
 
 #if LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)
 
+#ifndef LK_AM_STEP_VSPLIT
+#define LK_AM_STEP_VSPLIT 0
+#endif
+
 // d += a b on the tensor cores: a a 16x16 tile of the cache's type (row-major fragments), b 16x8 (column-major), d f32.
 LK_DEVICE void lk_mma_kv(float (&d)[4], const int (&a)[4], int b0, int b1) {
 #if LK_KV == 1
@@ -103,7 +107,11 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
-  constexpr int NK = STEP ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions of a tile
+  // VSPLIT (the decode step under LK_AM_STEP_VSPLIT, an experiment: bench/NOTES.md session 27): each warp scores all
+  // of a tile's positions and weighs a quarter of the value columns (VW from vw0), so the warps need no merge.
+  constexpr bool VSPLIT = STEP && LK_AM_STEP_VSPLIT && VD % (16 * LK_AM_WARPS) == 0;
+  constexpr int VW = VSPLIT ? VD / LK_AM_WARPS : VD;
+  constexpr int NK = STEP && !VSPLIT ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions
   constexpr int STAGES = lk_attention_mma_stages(STEP);
   static_assert(!ROPE || STEP, "rope is folded into the decode step's attention only");
   extern __shared__ unsigned char lk_smem[];
@@ -112,7 +120,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   lk_kv* vs = ks + STAGES * LK_AM_KEYS * KS;      // [STAGES][LK_AM_KEYS][VS]
   const int kvh = blockIdx.x, i0 = blockIdx.y * M, s = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp * NK : 0;  // the warp's first query row and position
+  const int rw = STEP ? 0 : warp * 16, kw = STEP && !VSPLIT ? warp * NK : 0;  // the warp's first row and position
+  const int vw0 = VSPLIT ? warp * VW : 0;                                        // and value column
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
   const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
@@ -236,9 +245,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     span[h] = row < total ? max(0, min(t1, len) - from[h]) : 0;
   }
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-  float o[VD / 8][4];
+  float o[VW / 8][4];
 #pragma unroll
-  for (int n = 0; n < VD / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  for (int n = 0; n < VW / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
 
   for (int tile = 0; tile < tiles; ++tile) {
     const int next = tile + STAGES - 1;  // into the stage the tile before this one was read from
@@ -298,7 +307,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         l[h] += ra + rb;
       }
 #pragma unroll
-    for (int n = 0; n < VD / 8; ++n) {
+    for (int n = 0; n < VW / 8; ++n) {
       o[n][0] *= corr[0];
       o[n][1] *= corr[0];
       o[n][2] *= corr[1];
@@ -307,9 +316,10 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
     for (int kp = 0; kp < NT / 2; ++kp)
 #pragma unroll
-      for (int np = 0; np < VD / 16; ++np) {
+      for (int np = 0; np < VW / 16; ++np) {
         int b[4];
-        lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
+        lk_ldmatrix4_trans(b,
+                           vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + vw0 + np * 16 + 8 * (lane >> 4));
         lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
         lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
       }
@@ -321,20 +331,23 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
-  if constexpr (!STEP) {
+  if constexpr (!STEP || VSPLIT) {
+    // (a chunk's warps own their rows, VSPLIT's their value columns: each writes its own)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = i0 + rw + g + 8 * h;
-      if (row >= total) continue;
+      if (row >= total || row > last) continue;
       const int head = kvh * group + row % group;
       const size_t rh = (size_t)(row / group) * hq + head;
 #pragma unroll
-      for (int n = 0; n < VD / 8; ++n)
+      for (int n = 0; n < VW / 8; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-          lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
+          lk_am_put<VD>(out, part, sinks, rh, head, s, STEP && parts == 1 ? 1 : splits, m[h], l[h],
+                        vw0 + 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
-  } else {
+  }
+  if constexpr (STEP && !VSPLIT) {
     // The warps' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
     // reads of it).
     const int here = last - i0 + 1;
@@ -375,6 +388,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx, sum, d,
                     val);
     }
+  }
+  if constexpr (STEP) {
     if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)
       if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, parts)) return;
       lk_fold_splits(part, out, sinks, kvh * group + i0, kvh * group + i0, last - i0 + 1, VD, splits, parts,
