@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = i0 + rw + g + 8 * h;
-      if (row >= total || row > last) continue;
+      if (row >= total) continue;
       const int head = kvh * group + row % group;
       const size_t rh = (size_t)(row / group) * hq + head;
 #pragma unroll

@@ -1,10 +1,7 @@
 // The GEMV: R activation rows times a matrix, RPW output rows a warp, the weights streamed once in 16-byte units.
 
-// The units of weights a lane loads before it uses the first of them (memory-level parallelism: one 16-byte load in
-// flight a lane cannot cover HBM's latency at the warps an SM holds).
-#ifndef LK_GEMV_AHEAD
-#define LK_GEMV_AHEAD 4
-#endif
+// The units of weights a lane loads before it uses the first of them, LK_GEMV_AHEAD (kernels/shapes.cuh: memory-level
+// parallelism: one 16-byte load in flight a lane cannot cover HBM's latency at the warps an SM holds).
 
 // EARLY (under pdl): a kernel's sums wait for the launch before it (lk_pdl_entry) only once their first round of
 // weights is in flight. The weights are constants, so their first DRAM round trip runs under the previous launch's

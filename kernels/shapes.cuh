@@ -154,7 +154,8 @@ LK_SHAPE int lk_gemm_w_outputs(bool glu, int wgs) {
   return (glu ? 32 : 64) * wgs;
 }
 
-// The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers.
+// The block formats a lane reads in place (formats.cuh's lk_blk), by ggml's type numbers; Q8_0 (lk_q8) beside them.
+#define LK_Q8_0 8
 #define LK_Q2_K 10
 #define LK_Q3_K 11
 #define LK_Q4_0 2
@@ -170,6 +171,16 @@ LK_SHAPE int lk_gemm_w_outputs(bool glu, int wgs) {
 LK_SHAPE bool lk_is_block(int t) {
   return t == LK_Q4_0 || t == LK_Q4_1 || t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ||
          t == LK_MXFP4 || t == LK_IQ4_NL || t == LK_IQ4_XS || t == LK_Q2_K || t == LK_Q3_K;
+}
+// The 16-byte units a lane of a decode GEMV has in flight (a round: the units loaded before the first is used).
+#ifndef LK_GEMV_AHEAD
+#define LK_GEMV_AHEAD 4
+#endif
+// Whether a decode GEMV's rows of `cols` values of ggml type `t` are one round of its int8 loads (a lane a 16-byte
+// unit: 32 values of a block format, 16 of Q8_0; at most 32 units a row): gemv_short's matrices, whose warps take
+// LK_GEMV_AHEAD times their rows with one unit of each in flight.
+LK_SHAPE bool lk_gemv_one_round(int t, unsigned long long cols) {
+  return (lk_is_block(t) || t == LK_Q8_0) && cols <= 32ull * (lk_is_block(t) ? 32 : 16);
 }
 // Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {

@@ -106,6 +106,8 @@ int gemv_rows(const Knobs& k, ggml::Type t) {
   return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
 }
 
+static_assert(LK_Q8_0 == int(ggml::Type::Q8_0), "kernels/shapes.cuh numbers the formats as ggml does");
+
 namespace {
 
 // The knobs, one entry each: name, field, help and domain (the order `enumerate` walks them). Adding a knob is its
@@ -212,12 +214,11 @@ const KnobDef kTable[] = {
      {false, true},
      [](const model::Model& m, const Target& t, std::vector<json>& values) {
        const bool any = any_tensor(m, [&](const gguf::TensorInfo& w) {
-         const bool blocks = lk_is_block(int(w.type));
+         if (w.dims.empty() || !lk_gemv_one_round(int(w.type), w.dims[0])) return false;
          // (the rows as dims[1..]'s product here: this file links without the GGUF reader, as the fuzzers do)
-         const uint64_t rows = std::accumulate(w.dims.begin() + (w.dims.empty() ? 0 : 1), w.dims.end(), uint64_t{1},
-                                               std::multiplies<>());
-         return (blocks || w.type == ggml::Type::Q8_0) && !w.dims.empty() && w.dims[0] <= (blocks ? 1024u : 512u) &&
-                rows >= uint64_t(32) * t.sms;  // (the smallest blocks: 4 warps of a row, 4 times)
+         const uint64_t rows =
+             std::accumulate(w.dims.begin() + 1, w.dims.end(), uint64_t{1}, std::multiplies<>());
+         return rows >= uint64_t(8) * LK_GEMV_AHEAD * t.sms;  // (the smallest blocks: 4 warps of a row, 2 an SM)
        });
        if (!any) values.resize(1);
      }},

@@ -129,9 +129,6 @@ int unit_elems(ggml::Type t) {
   return lk_is_block(int(t)) ? 32 : t == ggml::Type::Q8_0 ? 16 : t == ggml::Type::F32 ? 4 : 8;
 }
 
-// The units a lane of a decode GEMV has in flight (kernels/gemv.cuh's LK_GEMV_AHEAD).
-constexpr int kGemvAhead = 4;
-
 // Threads of a norm block over a row of d.
 int norm_threads(size_t d) {
   return d <= 1024 ? 256 : d <= 4096 ? 512 : 1024;
@@ -190,14 +187,12 @@ class Lowerer {
     return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
   }
 
-  // Whether a plain GEMV over `w` takes gemv_short's form (lk_gemv with A 1 and kGemvAhead times the rows a warp):
-  // under the knob and the int8 numerics, a quantized matrix whose rows are one round of loads (a lane a 16-byte unit:
-  // at most 32 units a row), and enough rows that the launch still gives every multiprocessor two blocks.
+  // Whether a plain GEMV over `w` takes gemv_short's form (lk_gemv with A 1 and LK_GEMV_AHEAD times the rows a warp):
+  // under the knob (whose constraint holds the int8 numerics and unsplit GEMVs), a matrix whose rows are one round of
+  // loads, and enough rows that the launch still gives every multiprocessor two blocks.
   bool short_gemv(const Matrix& w) const {
-    if (!k_.gemv_short || (k_.numerics != knobs::Numerics::Int8 && k_.numerics != knobs::Numerics::Int8x2) ||
-        (w.type != ggml::Type::Q8_0 && !lk_is_block(int(w.type))) || w.cols > size_t(32 * unit_elems(w.type)))
-      return false;
-    const size_t rows_a_block = size_t(k_.gemv_warps) * knobs::gemv_rows(k_, w.type) * kGemvAhead;
+    if (!k_.gemv_short || !lk_gemv_one_round(int(w.type), w.cols)) return false;
+    const size_t rows_a_block = size_t(k_.gemv_warps) * knobs::gemv_rows(k_, w.type) * LK_GEMV_AHEAD;
     return cdiv(w.rows, rows_a_block) >= size_t(2 * p_.target.sms);
   }
 
@@ -405,8 +400,8 @@ class Lowerer {
       return;
     }
     const int warps = k_.gemv_warps, split = k_.gemv_split;
-    const bool one_round = split == 1 && short_gemv(w);
-    const int rpw = knobs::gemv_rows(k_, w.type) * (one_round ? kGemvAhead : 1);
+    const bool one_round = short_gemv(w);
+    const int rpw = knobs::gemv_rows(k_, w.type) * (one_round ? LK_GEMV_AHEAD : 1);
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
