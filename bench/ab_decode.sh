@@ -5,27 +5,43 @@
 # the two lanes' logits on the check prompts compared (tokens, relative L2: a kernel change that is meant to keep the
 # numbers shows ~0).
 # KNOBS_A gives A other knobs (default KNOBS): a knob's A/B with one build as both. KNOBS_C (with LT_C, default
-# LT_B) adds a third lane C, timed in the same rounds and compared with A the same way. AB_PROMPT_LENS: the compared
-# prompts' lengths (default "5 300"; 600 reaches a chunk of 512 rows). AB_DECODE_AT: the decode's prompt length
-# (default 5; 512 decodes at positions 512-640, as bench/speed.sh's timing does).
+# LT_B) adds a third lane C, timed in the same rounds and compared with A the same way; AB_SIDES="a b c d .." more
+# lanes of B's build (KNOBS_D .. default KNOBS, NVFLAGS_D ..). NVFLAGS_A, NVFLAGS_B, ..: more nvcc flags for that
+# lane's build (a kernel's measurement switch such as -DLK_PDL_FIRST=1: kernels/prelude.cuh), through a wrapper named
+# by LT_NVCC. AB_PROMPT_LENS: the compared prompts' lengths (default "5 300"; 600 reaches a chunk of 512 rows).
+# AB_DECODE_AT: the decode's prompt length (default 5; 512 decodes at positions 512-640, as bench/speed.sh's timing
+# does).
 #
-# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [ROUNDS=3] [PREFILL=512] [AB_DECODE_AT=5]
-#        bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
+# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [KNOBS_A='{..}'] [KNOBS_C='{..}' [LT_C=..]] [AB_SIDES=..] [NVFLAGS_A='-D..' ..]
+#        [ROUNDS=3] [PREFILL=512] [AB_DECODE_AT=5] bench/ab_decode.sh LT_A LT_B WORKDIR PRESET
 set -uo pipefail
 A=$1; B=$2; W=$3; P=$4
 . "$(dirname "$0")/common.sh"
 mkdir -p "$W"
 F=$(checkpoint "$B" "$W" "$P")
-echo "${KNOBS:-{\}}" > "$W/$P.ab-b.json"
-echo "${KNOBS_A:-${KNOBS:-{\}}}" > "$W/$P.ab-a.json"
 S="a b"
-[ -n "${KNOBS_C:-}" ] && S="a b c" && echo "$KNOBS_C" > "$W/$P.ab-c.json"
+[ -n "${KNOBS_C:-}" ] && S="a b c"
+S=${AB_SIDES:-$S}
+for s in $S; do
+  kn=KNOBS_${s^^}
+  [ $s = b ] && kn=KNOBS
+  [ $s = a ] && [ -z "${KNOBS_A:-}" ] && kn=KNOBS
+  echo "${!kn:-${KNOBS:-{\}}}" > "$W/$P.ab-$s.json"
+done
 : > "$W/$P.ab.dirs"
 for s in $S; do
-  LT=$A; [ $s = b ] && LT=$B; [ $s = c ] && LT=${LT_C:-$B}
+  LT=$B; [ $s = a ] && LT=$A; [ $s = c ] && LT=${LT_C:-$B}
   "$LT" compile "$F" --knobs "$W/$P.ab-$s.json" -o "$W/$P.ab-$s" > /dev/null && echo "$W/$P.ab-$s" >> "$W/$P.ab.dirs"
 done
-build_all "$B" "$W/$P.ab.dirs"
+for s in $S; do
+  fl=NVFLAGS_${s^^}; NV=$LT_NVCC
+  if [ -n "${!fl:-}" ]; then
+    NV="$W/$P.ab-$s.nvcc"
+    printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$LT_NVCC" "${!fl}" > "$NV" && chmod +x "$NV"
+  fi
+  LT_NVCC=$NV "$B" build "$W/$P.ab-$s" --arch sm_90 > "$W/$P.ab-$s.build.log" 2>&1 || echo "BUILD_FAIL $W/$P.ab-$s" &
+done
+wait
 V=$(vocab "$W/$P.ab-b")
 T=$(tokens "$V" "${AB_DECODE_AT:-5}" 7)
 PREFILLS=${PREFILL:-512}

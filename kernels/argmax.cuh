@@ -44,7 +44,7 @@ __device__ unsigned lk_argmax_done;
 __global__ void __launch_bounds__(256) lk_argmax(const lk_act* __restrict__ x, int n, int* __restrict__ tok,
                                                  int* __restrict__ gen, int* __restrict__ count, int* __restrict__ pos,
                                                  int rows) {
-  lk_pdl_entry();
+  lk_pdl_entry_serial();
   __shared__ bool last;
   const int per = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * per, hi = min(n, lo + per);
   lk_act best = -INFINITY;

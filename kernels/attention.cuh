@@ -81,6 +81,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
                  const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale, int splits,
                  int group, int* __restrict__ xq) {
   lk_pdl_entry();
+  if (LK_ABLATE & 1) return;
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
   const int head0 = kvh * group + blockIdx.x % (group / G) * G;  // the block's first query head
@@ -142,6 +143,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
                        const float* __restrict__ sinks, int window, int hq, int hd, int vd, int ctx, double scale,
                        int splits, int group, int* __restrict__ xq) {
   lk_pdl_entry();
+  if (LK_ABLATE & 1) return;
   extern __shared__ unsigned char lk_smem[];
   const int s = blockIdx.y, r = blockIdx.z, kvh = blockIdx.x / (group / G);
   const int head0 = kvh * group + blockIdx.x % (group / G) * G;
@@ -256,6 +258,7 @@ template <bool QUANT>
 __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __restrict__ out,
                                   const float* __restrict__ sinks, int hq, int vd, int splits, int* __restrict__ xq) {
   lk_pdl_entry();
+  if (LK_ABLATE & 1) return;
   __shared__ lk_acc sm[2 * 64 + 2];  // (splits: at most the attn_splits knob's largest, 64)
   const int h = blockIdx.x, r = blockIdx.y;
   lk_fold_splits(part, out, sinks, (size_t)r * hq + h, h, 1, vd, splits, splits, sm);

@@ -104,6 +104,10 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
                      lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
                      int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
                      int* __restrict__ count, lk_rope_args rope) {
+  if (LK_ABLATE & 1) {  // (a measurement switch: kernels/prelude.cuh)
+    lk_pdl_entry();
+    return;
+  }
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows

@@ -146,6 +146,10 @@ template <bool ADD, bool QUANT>
 __global__ void __launch_bounds__(1024)
     lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
                    lk_act* __restrict__ out, int d, float eps, int* __restrict__ xq) {
+  if (LK_ABLATE & 2) {  // (a measurement switch: kernels/prelude.cuh)
+    lk_pdl_entry();
+    return;
+  }
   if (lk_norm_in_regs(d)) {
     float4 wv[LK_NORM_V];
     lk_norm_load_w(w, d, wv);  // (constant: before the wait, under the launch before this one)

@@ -26,10 +26,35 @@
 #define LK_WITH_GEMM_HALF 1
 #endif
 
+// Measurement switches, 0 in every lane (bench/ab_decode.sh's NVFLAGS_* set them for an A/B; bench/NOTES.md session
+// 28): LK_PDL_FIRST lets the next launch start before the wait below instead of after it; LK_ABLATE's bits make a kind of
+// launch return at once (1 the attention launches, 2 the norms), so that a decode step without it says what it costs.
+#ifndef LK_PDL_FIRST
+#define LK_PDL_FIRST 0
+#endif
+#ifndef LK_ABLATE
+#define LK_ABLATE 0
+#endif
+
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
 // the one before it drains: it waits here until that one has finished and its writes are visible, then lets the next
 // launch start in turn (after the wait, so at most two launches are ever in flight). Without PDL both are no-ops.
 LK_DEVICE void lk_pdl_entry() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if LK_PDL_FIRST
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#else
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+#endif
+}
+
+// lk_pdl_entry that lets the next launch start only after the wait whatever LK_PDL_FIRST says: the step's last launch
+// (the arg-max), so that no launch of a step starts before every launch of the step before it has finished (a step's
+// attention stages cached positions before its wait).
+LK_DEVICE void lk_pdl_entry_serial() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");

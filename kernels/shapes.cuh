@@ -176,6 +176,8 @@ LK_SHAPE bool lk_is_block(int t) {
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
+// The byte ranges of the next GEMV's weights a decode GEMV asks of L2 before its wait (l2_ahead; lk_ahead).
+#define LK_AHEAD_RANGES 8
 // Whether a decode GEMV's rows of `cols` values of ggml type `t` are one round of its int8 loads (a lane a 16-byte
 // unit: 32 values of a block format, 16 of Q8_0; at most 32 units a row): gemv_short's matrices, whose warps take
 // LK_GEMV_AHEAD times their rows with one unit of each in flight.

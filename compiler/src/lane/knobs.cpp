@@ -253,6 +253,16 @@ const KnobDef kTable[] = {
      &Knobs::pdl,
      "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
      {false, true}},
+    {"l2_ahead",
+     &Knobs::l2_ahead,
+     "MiB of the next decode GEMV's weights (the first part of each of its matrices) that each decode GEMV's blocks "
+     "ask of L2 by bulk prefetches before they wait for the launch before them, while that launch (the attention, a "
+     "norm, a GEMV's last blocks) leaves the memory idle: the next GEMV then starts on L2's latency; 0 for none "
+     "(sm_90 and later)",
+     {0, 8, 16, 32},
+     [](const model::Model&, const Target& t, std::vector<json>& values) {
+       if (t.arch < 90) values.resize(1);
+     }},
     {"gemm_rows",
      &Knobs::gemm_rows,
      "output rows a block of the int8 prefill GEMM computes (8 a warp; 16 under gemm_prequant)",
