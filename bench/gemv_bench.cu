@@ -378,15 +378,15 @@ int main() {
 #define BV_ADD_LIB(T)                                                                                                \
   add("lib rpw1", [&](int c, cudaStream_t s) {                                                                       \
     launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, grid(1, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
-           cx.y, k, n, lk_ahead{});                                                                                  \
+           cx.y, k, n);                                                                                              \
   });                                                                                                                \
   add("lib rpw2", [&](int c, cudaStream_t s) {                                                                       \
     launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
-           cx.y, k, n, lk_ahead{});                                                                                  \
+           cx.y, k, n);                                                                                              \
   });                                                                                                                \
   add("lib split2 rpw1", [&](int c, cudaStream_t s) {                                                                \
     launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), cx.q(),                     \
-           (const float*)nullptr, cx.y, k, n, lk_ahead{});                                                           \
+           (const float*)nullptr, cx.y, k, n);                                                                       \
   });                                                                                                                \
   add("stream rpw1 ah4", [&](int c, cudaStream_t s) {                                                                \
     launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,              \
@@ -419,7 +419,7 @@ int main() {
       auto glu = [&](auto kernel, int rpw) {
         return [&, kernel, rpw](int c, cudaStream_t s) {
           launch(kernel, grid(rpw, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(),
-                 cx.y, k, n, lk_ahead{});
+                 cx.y, k, n);
         };
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));

@@ -194,7 +194,7 @@ int main() {
     // launched: today's step, a GEMV a launch in one graph.
     const double launched = graph_us(s, 1, [&] {
       for (const PbGemv& g : ga)
-        launch(lk_gemv<Q4K, 1, 1, lk_xq>, (g.n + 7) / 8, 256, s, g.m, g.x, (const float*)nullptr, g.y, g.k, g.n, lk_ahead{});
+        launch(lk_gemv<Q4K, 1, 1, lk_xq>, (g.n + 7) / 8, 256, s, g.m, g.x, (const float*)nullptr, g.y, g.k, g.n);
     });
     report("launched (graph, pdl)", launched, "-");
     std::vector<float> ha(ymax), hb(ymax);

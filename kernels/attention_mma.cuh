@@ -21,10 +21,6 @@
 
 #if LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)
 
-#ifndef LK_AM_STEP_VSPLIT
-#define LK_AM_STEP_VSPLIT 0
-#endif
-
 // d += a b on the tensor cores: a a 16x16 tile of the cache's type (row-major fragments), b 16x8 (column-major), d f32.
 LK_DEVICE void lk_mma_kv(float (&d)[4], const int (&a)[4], int b0, int b1) {
 #if LK_KV == 1
@@ -57,11 +53,12 @@ LK_DEVICE int lk_pack_kv(float a, float b, float& ra, float& rb) {
 // values over the sum (with the head's sink), or with splits the split's partial (max in base e, as lk_attention_fold
 // reads it).
 template <int VD>
-LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks,
-                         size_t rh, int head, int s, int splits, float m, float l, int d, float v) {
+LK_DEVICE lk_act lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks,
+                           size_t rh, int head, int s, int splits, float m, float l, int d, float v) {
   if (splits == 1) {
-    out[rh * VD + d] = (lk_act)lk_attention_out(m * 0.69314718f, l, v, sinks, head);
-    return;
+    const lk_act o = (lk_act)lk_attention_out(m * 0.69314718f, l, v, sinks, head);
+    out[rh * VD + d] = o;
+    return o;  // (the value written: the decode step quantizes it from shared memory)
   }
   lk_acc* pp = part + (rh * splits + s) * (VD + 2);
   if (d == 0) {
@@ -69,6 +66,7 @@ LK_DEVICE void lk_am_put(lk_act* __restrict__ out, lk_acc* __restrict__ part, co
     pp[1] = l;
   }
   pp[2 + d] = v;
+  return 0;
 }
 
 // A value as the cache holds it (lk_kv_put_row's conversion).
@@ -111,11 +109,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
-  // VSPLIT (the decode step under LK_AM_STEP_VSPLIT, an experiment: bench/NOTES.md session 27): each warp scores all
-  // of a tile's positions and weighs a quarter of the value columns (VW from vw0), so the warps need no merge.
-  constexpr bool VSPLIT = STEP && LK_AM_STEP_VSPLIT && VD % (16 * LK_AM_WARPS) == 0;
-  constexpr int VW = VSPLIT ? VD / LK_AM_WARPS : VD;
-  constexpr int NK = STEP && !VSPLIT ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions
+  constexpr int NK = STEP ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions
   constexpr int STAGES = lk_attention_mma_stages(STEP);
   static_assert(!ROPE || STEP, "rope is folded into the decode step's attention only");
   extern __shared__ unsigned char lk_smem[];
@@ -124,8 +118,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   lk_kv* vs = ks + STAGES * LK_AM_KEYS * KS;      // [STAGES][LK_AM_KEYS][VS]
   const int kvh = blockIdx.x, i0 = blockIdx.y * M, s = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int rw = STEP ? 0 : warp * 16, kw = STEP && !VSPLIT ? warp * NK : 0;  // the warp's first row and position
-  const int vw0 = VSPLIT ? warp * VW : 0;                                        // and value column
+  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp * NK : 0;  // the warp's first row and position
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
   const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
@@ -173,6 +166,14 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         stage(i, i, p0);
       else
         lk_cp_commit();
+  // (and the lane's rope constants at the position, for the query heads and the key head: constants of the position)
+  constexpr bool NEOX = ROPE & 2, NORM = ROPE & 4;
+  constexpr int PP = (HD / 2 + 31) / 32;
+  lk_rope_lane<NORM, PP> rq, rk;
+  if constexpr (ROPE != 0) {
+    rq = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.qn, p0);
+    rk = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.kn, p0);
+  }
   lk_pdl_entry();
   if constexpr (!ROPE)
     for (int i = 0; i < STAGES - 1; ++i)
@@ -186,30 +187,27 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     // value head into the caches and, if its tile is staged already, its stage. (The query rows past the row's heads
     // are left as they are: those rows see no position (span 0), so their scores are masked whatever they hold, and
     // their outputs are not written. Zeroing them was ~200 instructions a warp after the wait: session 26's ncu.)
-    constexpr bool NEOX = ROPE & 2, NORM = ROPE & 4;
-    constexpr int PP = (HD / 2 + 31) / 32;
     const bool mine = p0 >= t0 && p0 < t1;
     const int tp = (p0 - t0) / LK_AM_KEYS, jp = (p0 - t0) % LK_AM_KEYS;
     const bool staged = mine && tp < STAGES - 1;
     for (int item = warp; item < total + 2; item += LK_AM_WARPS) {
       if (item < total) {
         const lk_act* x = q + ((size_t)kvh * group + item) * HD;
-        lk_rope_pairs<NEOX, NORM, PP>(rope, x, rope.qn, p0, [&](int ia, int ib, lk_act ya, lk_act yb) {
+        lk_rope_pairs<NEOX, NORM, PP>(rope, x, rq, [&](int ia, int ib, lk_act ya, lk_act yb) {
           qs[item * QS + ia] = lk_kv_of((float)ya);
           qs[item * QS + ib] = lk_kv_of((float)yb);
         });
       } else if (mine && item == total) {
         lk_kv* row = kc + ((size_t)kvh * ctx + p0) * HD;
         lk_kv* srow = ks + (tp * LK_AM_KEYS + jp) * KS;
-        lk_rope_pairs<NEOX, NORM, PP>(rope, rope.k + (size_t)kvh * HD, rope.kn, p0,
-                                      [&](int ia, int ib, lk_act ya, lk_act yb) {
-                                        row[ia] = lk_kv_of((float)ya);
-                                        row[ib] = lk_kv_of((float)yb);
-                                        if (staged) {
-                                          srow[ia] = row[ia];
-                                          srow[ib] = row[ib];
-                                        }
-                                      });
+        lk_rope_pairs<NEOX, NORM, PP>(rope, rope.k + (size_t)kvh * HD, rk, [&](int ia, int ib, lk_act ya, lk_act yb) {
+          row[ia] = lk_kv_of((float)ya);
+          row[ib] = lk_kv_of((float)yb);
+          if (staged) {
+            srow[ia] = row[ia];
+            srow[ib] = row[ib];
+          }
+        });
       } else if (mine) {
         lk_kv* row = vc + ((size_t)kvh * ctx + p0) * VD;
         lk_kv* srow = vs + (tp * LK_AM_KEYS + jp) * VS;
@@ -249,9 +247,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     span[h] = row < total ? max(0, min(t1, len) - from[h]) : 0;
   }
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-  float o[VW / 8][4];
+  float o[VD / 8][4];
 #pragma unroll
-  for (int n = 0; n < VW / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  for (int n = 0; n < VD / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
 
   for (int tile = 0; tile < tiles; ++tile) {
     const int next = tile + STAGES - 1;  // into the stage the tile before this one was read from
@@ -311,7 +309,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         l[h] += ra + rb;
       }
 #pragma unroll
-    for (int n = 0; n < VW / 8; ++n) {
+    for (int n = 0; n < VD / 8; ++n) {
       o[n][0] *= corr[0];
       o[n][1] *= corr[0];
       o[n][2] *= corr[1];
@@ -320,10 +318,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
 #pragma unroll
     for (int kp = 0; kp < NT / 2; ++kp)
 #pragma unroll
-      for (int np = 0; np < VW / 16; ++np) {
+      for (int np = 0; np < VD / 16; ++np) {
         int b[4];
-        lk_ldmatrix4_trans(b,
-                           vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + vw0 + np * 16 + 8 * (lane >> 4));
+        lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
         lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
         lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
       }
@@ -335,8 +332,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
-  if constexpr (!STEP || VSPLIT) {
-    // (a chunk's warps own their rows, VSPLIT's their value columns: each writes its own)
+  if constexpr (!STEP) {
+    // (a chunk's warps own their rows: each writes its own)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = i0 + rw + g + 8 * h;
@@ -344,14 +341,13 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       const int head = kvh * group + row % group;
       const size_t rh = (size_t)(row / group) * hq + head;
 #pragma unroll
-      for (int n = 0; n < VW / 8; ++n)
+      for (int n = 0; n < VD / 8; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
-          lk_am_put<VD>(out, part, sinks, rh, head, s, STEP && parts == 1 ? 1 : splits, m[h], l[h],
-                        vw0 + 8 * n + 2 * t + e, o[n][2 * h + e]);
+          lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
   }
-  if constexpr (STEP && !VSPLIT) {
+  if constexpr (STEP) {
     // The warps' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
     // reads of it).
     const int here = last - i0 + 1;
@@ -359,6 +355,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     float* sm = reinterpret_cast<float*>(lk_smem);  // [warps][16]
     float* sl = sm + LK_AM_WARPS * 16;              // [warps][16]
     float* so = sl + LK_AM_WARPS * 16;              // [warps][16][VD]
+    lk_act* sq = reinterpret_cast<lk_act*>(so + LK_AM_WARPS * 16 * VD);  // [here][VD]: the output, when whole
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = g + 8 * h;
@@ -389,8 +386,16 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         val += so[(w * 16 + r) * VD + d] * f;
       }
       const int head = kvh * group + row % group;
-      lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx, sum, d,
-                    val);
+      sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx,
+                            sum, d, val);
+    }
+    // One split (the output whole here) of the row: its quantized copy from the values in shared memory, not read
+    // back from global memory (an L2 round trip after the wait; session 28).
+    if (parts == 1 && rows == 1 && xq) {
+      __syncthreads();
+      const int c0 = (kvh * group + i0) * VD;
+      lk_quantize_cols(sq - c0, xq, hq * VD, c0, here * VD);
+      return;
     }
   }
   if constexpr (STEP) {

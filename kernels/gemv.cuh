@@ -125,7 +125,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
     if constexpr (EARLY)
-      if (base0 == 0) lk_pdl_entry();  // (once: the wait and the trigger are instructions each round)
+      if (base0 == 0) lk_pdl_entry_gemv();  // (once: the wait and the trigger are instructions each round)
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int base = base0 + j * STRIDE;
@@ -223,7 +223,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
     if constexpr (EARLY)
-      if (v0 == first - lane) lk_pdl_entry();  // (once)
+      if (v0 == first - lane) lk_pdl_entry_gemv();  // (once)
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int v = v0 + j * STRIDE;
@@ -264,7 +264,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
           raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
           raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
-    if (v0 == 0) lk_pdl_entry();  // (EARLY: the first round's weights in flight under the launch before; once)
+    if (v0 == 0) lk_pdl_entry_gemv();  // (EARLY: the first round's weights in flight under the launch before; once)
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * 32;
@@ -313,7 +313,7 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
       for (int i = 0; i < RPW; ++i)
         if (u0 + j * STRIDE < units) raw[j][i] = lk_fmt<M>::load(m, (size_t)min(row0 + i, n - 1), k, u0 + j * STRIDE);
     if constexpr (EARLY)
-      if (u0 == first) lk_pdl_entry();  // (once)
+      if (u0 == first) lk_pdl_entry_gemv();  // (once)
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int u = u0 + j * STRIDE;
@@ -400,32 +400,6 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
-// l2_ahead: byte ranges of the weights of the decode GEMV after this one (the first part of each of its matrices'
-// planes, largest first; the lowering's link_l2_ahead), which each block of a decode GEMV asks of L2 by bulk
-// prefetches before it waits for the launch before it: a thread a range, each block its gridDim.x-th of the range.
-// The launch before (the attention, a norm, a GEMV's last blocks) leaves the memory mostly idle, so the next GEMV's
-// first weights arrive on L2's latency. Empty (all zero) for every other launch.
-struct lk_ahead {
-  const unsigned char* p[LK_AHEAD_RANGES];
-  unsigned bytes[LK_AHEAD_RANGES];  // (multiples of 16, as the ranges' starts)
-};
-LK_DEVICE void lk_l2_ahead(const lk_ahead& a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // (the range by constant indices: a parameter array indexed by threadIdx.x is copied to each thread's stack first,
-  // 96 bytes a thread of every GEMV block: 20% of the decode step, session 28)
-  if (threadIdx.x >= LK_AHEAD_RANGES) return;
-  const unsigned char* p = nullptr;
-  unsigned bytes = 0;
-#pragma unroll
-  for (int i = 0; i < LK_AHEAD_RANGES; ++i)
-    if (threadIdx.x == i) p = a.p[i], bytes = a.bytes[i];
-  if (!bytes) return;
-  const unsigned blocks = gridDim.x, per = ((bytes + blocks - 1) / blocks + 15u) & ~15u, at = blockIdx.x * per;
-  if (at < bytes)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p + at), "r"(min(per, bytes - at)) : "memory");
-#endif
-}
-
 // lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
 // rows from blockIdx.y * R (the decode step's one slab: y 0).
 // A (gemv_short): the units a lane has in flight; a GEMV whose rows are one round of loads (a lane a unit) leaves
@@ -433,9 +407,7 @@ LK_DEVICE void lk_l2_ahead(const lk_ahead& a) {
 // same registers holding that many rows' weights in flight instead of one.
 template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD>
 __global__ void __launch_bounds__(256)
-    lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n,
-            lk_ahead ahead) {
-  lk_l2_ahead(ahead);
+    lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
   lk_gemv_rows<M, RPW, R, X, A>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
@@ -454,8 +426,7 @@ __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type
 // GPU with one warp a row: the warps' sums meet in shared memory, in a fixed order, and the group's first warp stores.
 template <class M, int RPW, int R, int S, class X = const lk_act*>
 __global__ void __launch_bounds__(256) lk_gemv_split(M m, typename lk_in<X>::type x, const float* __restrict__ bias,
-                                                     lk_act* __restrict__ y, int k, int n, lk_ahead ahead) {
-  lk_l2_ahead(ahead);
+                                                     lk_act* __restrict__ y, int k, int n) {
   __shared__ lk_acc part[8][RPW * R];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, groups = (blockDim.x >> 5) / S;
   const int row0 = (blockIdx.x * groups + warp / S) * RPW;
@@ -513,8 +484,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
 }
 
 template <class M, int RPW, int R, class X = const lk_act*>
-__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k, lk_ahead ahead) {
-  lk_l2_ahead(ahead);
+__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
   lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
 }
 
@@ -573,8 +543,7 @@ constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::v
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
-    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n, lk_ahead ahead) {
-  lk_l2_ahead(ahead);
+    lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;

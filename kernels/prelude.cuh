@@ -26,9 +26,11 @@
 #define LK_WITH_GEMM_HALF 1
 #endif
 
-// Measurement switches, 0 in every lane (bench/ab_decode.sh's NVFLAGS_* set them for an A/B; bench/NOTES.md session
-// 28): LK_PDL_FIRST lets the next launch start before the wait below instead of after it; LK_ABLATE's bits make a kind of
-// launch return at once (1 the attention launches, 2 the norms), so that a decode step without it says what it costs.
+// LK_PDL_FIRST (the pdl_first knob; a lane's head defines it): which launches let the next one start before their wait
+// instead of after it, bit 1 every kernel's entry but the decode GEMVs' (lk_pdl_entry), bit 2 theirs (lk_pdl_entry_gemv).
+// LK_ABLATE, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): its bits make a kind of
+// launch return at once (1 the attention launches, 2 the norms), so that a decode step without it says what that kind
+// costs (bench/NOTES.md, session 28).
 #ifndef LK_PDL_FIRST
 #define LK_PDL_FIRST 0
 #endif
@@ -37,18 +39,24 @@
 #endif
 
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
-// the one before it drains: it waits here until that one has finished and its writes are visible, then lets the next
-// launch start in turn (after the wait, so at most two launches are ever in flight). Without PDL both are no-ops.
-LK_DEVICE void lk_pdl_entry() {
+// the one before it drains: it waits here until that one has finished and its writes are visible, and lets the next
+// launch start, after the wait (at most two launches in flight), or under pdl_first before it: the next launch's blocks
+// then take the multiprocessors this one's predecessor leaves in its tail (each launch still waits for the one before
+// it, so each finishes after all before it). Without PDL both are no-ops.
+template <int BIT>
+LK_DEVICE void lk_pdl_entry_of() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#if LK_PDL_FIRST
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if constexpr ((LK_PDL_FIRST & BIT) != 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#else
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  if constexpr ((LK_PDL_FIRST & BIT) == 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
-#endif
+}
+LK_DEVICE void lk_pdl_entry() {
+  lk_pdl_entry_of<1>();
+}
+// The decode GEMVs' (their sums' first round: kernels/gemv.cuh's EARLY).
+LK_DEVICE void lk_pdl_entry_gemv() {
+  lk_pdl_entry_of<2>();
 }
 
 // lk_pdl_entry that lets the next launch start only after the wait whatever LK_PDL_FIRST says: the step's last launch

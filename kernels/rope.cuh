@@ -30,11 +30,35 @@ LK_DEVICE int lk_rope_heads(const lk_rope_args& a) {
   return a.hq + a.hk * (APPEND ? 2 : 1);
 }
 
-// The pairs of head x (hd wide; written by an earlier launch or this warp before a __syncwarp, read past L1) at
-// position p, normed first under NORM (w the norm's weights): each lane's pairs, their elements (ia, ib) and roped
-// values (ya, yb) handed to put(ia, ib, ya, yb). The calling warp's lanes all take part (the norm's sum).
+// What a lane's pairs of a head at position p take besides the head: their angles' cosines and sines (from the
+// sidecar's tables) and, under NORM, the norm's weights of their elements (w). Constants of the position alone, so a
+// launch may load them before it waits for the one before it (the decode step's attention does).
+template <bool NORM, int PP>
+struct lk_rope_lane {
+  lk_acc c[PP], s[PP], wa[PP], wb[PP];
+};
+template <bool NEOX, bool NORM, int PP>
+LK_DEVICE lk_rope_lane<NORM, PP> lk_rope_lane_at(const lk_rope_args& a, const float* w, int p) {
+  const int lane = threadIdx.x & 31, half = a.hd / 2;
+  lk_rope_lane<NORM, PP> r;
+#pragma unroll
+  for (int i = 0; i < PP; ++i) {
+    const int j = lane + 32 * i;
+    const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
+    const size_t t = (size_t)p * half + j;
+    r.c[i] = j < half ? (lk_acc)a.cos_t[t] : (lk_acc)0;
+    r.s[i] = j < half ? (lk_acc)a.sin_t[t] : (lk_acc)0;
+    r.wa[i] = NORM && j < half ? (lk_acc)w[ia] : (lk_acc)0;
+    r.wb[i] = NORM && j < half ? (lk_acc)w[ib] : (lk_acc)0;
+  }
+  return r;
+}
+
+// The pairs of head x (hd wide; written by an earlier launch or this warp before a __syncwarp, read past L1), normed
+// first under NORM, roped by the lane's constants k: each lane's pairs, their elements (ia, ib) and roped values (ya,
+// yb) handed to put(ia, ib, ya, yb). The calling warp's lanes all take part (the norm's sum).
 template <bool NEOX, bool NORM, int PP, class Put>
-LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const float* w, int p, Put&& put) {
+LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const lk_rope_lane<NORM, PP>& k, Put&& put) {
   const int lane = threadIdx.x & 31, half = a.hd / 2;
   lk_acc xa[PP], xb[PP], ss = 0;
 #pragma unroll
@@ -54,13 +78,17 @@ LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const float
     const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
     lk_acc va = xa[i], vb = xb[i];
     if (NORM) {
-      va = va * scale * (lk_acc)w[ia];
-      vb = vb * scale * (lk_acc)w[ib];
+      va = va * scale * k.wa[i];
+      vb = vb * scale * k.wb[i];
     }
-    const size_t t = (size_t)p * half + j;
-    const lk_acc c = a.cos_t[t], s = a.sin_t[t];
-    put(ia, ib, (lk_act)(va * c - vb * s), (lk_act)(va * s + vb * c));
+    put(ia, ib, (lk_act)(va * k.c[i] - vb * k.s[i]), (lk_act)(va * k.s[i] + vb * k.c[i]));
   }
+}
+
+// The same at position p, the constants loaded here (w the norm's weights).
+template <bool NEOX, bool NORM, int PP, class Put>
+LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const float* w, int p, Put&& put) {
+  lk_rope_pairs<NEOX, NORM, PP>(a, x, lk_rope_lane_at<NEOX, NORM, PP>(a, w, p), put);
 }
 
 // Head h of row r by the calling warp.

@@ -53,7 +53,7 @@ LK_SHAPE int lk_attention_mma_stages(bool step) {
 LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
   const int stages =
       2 * (lk_attention_mma_rows(step) * (hd + 8) + lk_attention_mma_stages(step) * LK_AM_KEYS * (hd + 8 + vd + 8));
-  const int merge = 4 * LK_AM_WARPS * 16 * (vd + 2);
+  const int merge = 4 * LK_AM_WARPS * 16 * (vd + 2) + 8 * 16 * vd;  // (the warps' partials, the output's values)
   return stages > merge ? stages : merge;
 }
 // The positions a split of the decode step's attention holds where it folds its own splits (a count given): whole
@@ -176,8 +176,6 @@ LK_SHAPE bool lk_is_block(int t) {
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
-// The byte ranges of the next GEMV's weights a decode GEMV asks of L2 before its wait (l2_ahead; lk_ahead).
-#define LK_AHEAD_RANGES 8
 // Whether a decode GEMV's rows of `cols` values of ggml type `t` are one round of its int8 loads (a lane a 16-byte
 // unit: 32 values of a block format, 16 of Q8_0; at most 32 units a row): gemv_short's matrices, whose warps take
 // LK_GEMV_AHEAD times their rows with one unit of each in flight.

@@ -20,7 +20,8 @@ namespace lt::coord {
 namespace {
 
 // Hand-written configurations that are strong on the lanes measured so far (bench/RESULTS.md): the first screens,
-// each taken when it (or a variant with smaller chunks, without pdl, gemm_tile or fuse_glu) is a point of the space.
+// each taken when it (or a variant with smaller chunks, without pdl_first, pdl, gemm_tile or fuse_glu) is a point of the
+// space.
 const char* const kPriors[] = {
     // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout, chunks of 512
     // whose large GEMMs run on Hopper's wgmma, a small model's logits in gemv_short's form (a checkpoint without such
@@ -29,6 +30,11 @@ const char* const kPriors[] = {
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
         "attn_mma":2,"attn_splits":1,"gemv_short":true})",
+    // (the same with each launch letting the next one start before its wait: qwen3-0.6b Q4_K_M's decode 1,799 -> 1,855
+    // tok/s, llama-3.1-8b's 508 -> 492; session 28)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true,"pdl_first":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,
+        "kv_cache":"f16","attn_mma":2,"attn_splits":1,"gemv_short":true})",
     // (the same with 8 splits, the decode step's attention folding them itself: qwen3-0.6b Q4_K_M's decode at
     // positions 512-640 982 -> 1,262 tok/s, at 5-133 0.98 of one split's; session 25)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
@@ -207,7 +213,7 @@ class ModelSearch : public Strategy {
     }
     // (fuse_glu: a mixture without a shared expert has no gate and up to fuse; gemv_short: a checkpoint without a
     // matrix of one round's rows has only its false)
-    for (const char* knob : {"pdl", "gemm_tile", "fuse_glu", "gemv_short"})
+    for (const char* knob : {"pdl_first", "pdl", "gemm_tile", "fuse_glu", "gemv_short"})
       for (size_t i = 0, n = v.size(); i < n; ++i) {
         auto q = v[i];
         q.erase(knob);

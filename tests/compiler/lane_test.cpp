@@ -128,8 +128,8 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   // (fuse_rope needs fuse_qkv and fuse_rope_kv, side_streams needs fuse_qkv or fuse_glu off), 7 of them with fuse_glu:
   // (68 + 32) x 17 + 8 x 7 = 1756 of 24576 with gemm_half off; with it on, the int8 GEMMs' knobs at their defaults and
   // not the precise numerics: dequant 4 chunks, int8 and int8x2 4 chunks x gemv_prequant 2, by the 17: 20 x 17 = 340;
-  // 2096 of 49152 in all; fuse_norm needs gemv_split 1 (1 of 3): 2/3.
-  EXPECT_EQ(all.size(), product * 2096 / 49152 * 2 / 3);
+  // 2096 of 49152 in all; fuse_norm needs gemv_split 1 (1 of 3): 2/3; pdl_first needs pdl: 3/4.
+  EXPECT_EQ(all.size(), product * 2096 / 49152 * 2 / 3 * 3 / 4);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -808,7 +808,8 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 
 // A Q4_K_M checkpoint's lane with its chunks on the tensor cores (lk_gemm_i8qb over Q4_K and Q6_K) builds, and so do a
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
-// module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form.
+// module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
+// under pdl_first.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -823,8 +824,11 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   const json k = {{"numerics", "int8x2"}, {"gemm_prequant", true}, {"max_chunk", 64}, {"fuse_glu", true}};
   json short_rows = k;  // (on 2 multiprocessors the 512-row GEMVs take gemv_short's form: A 1, 4x the rows)
   short_rows["gemv_short"] = true;
+  short_rows["pdl"] = true;  // (and each launch letting the next one start before its wait: LK_PDL_FIRST)
+  short_rows["pdl_first"] = true;
   const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
   EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
+  EXPECT_NE(program.cu.find("#define LK_PDL_FIRST 3\n"), std::string::npos);
   lane::write(program, dir / "lane");
   std::string log;
   ASSERT_NO_THROW(lane::build(dir / "lane", 90, &log)) << log;

@@ -609,6 +609,30 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
   EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
 }
 
+// pdl_first: the lane's head defines LK_PDL_FIRST 3 (kernels/prelude.cuh's lk_pdl_entry and lk_pdl_entry_gemv then let
+// the next launch start before their wait); it needs pdl, and an sm_80 target has only its false.
+TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  const json on = {{"numerics", "int8"}, {"pdl", true}, {"pdl_first", true}};
+  EXPECT_NE(lane::image(file, m, knobs::Knobs::from_json(on), {132, 90}).head.find("#define LK_PDL_FIRST 3\n"),
+            std::string::npos);
+  json off = on;
+  off.erase("pdl_first");
+  EXPECT_EQ(lane::image(file, m, knobs::Knobs::from_json(off), {132, 90}).head.find("LK_PDL_FIRST"),
+            std::string::npos);  // (kernels/prelude.cuh's default, 0)
+  const knobs::Space hopper = knobs::space(m, {132, 90});
+  EXPECT_EQ(hopper.why_invalid(knobs::Knobs::from_json(on)), "");
+  json alone = on;
+  alone.erase("pdl");
+  EXPECT_NE(hopper.why_invalid(knobs::Knobs::from_json(alone)).find("pdl_first needs pdl"), std::string::npos);
+  for (const knobs::Domain& d : knobs::space(m, {108, 80}).domains) {
+    if (d.name == "pdl_first") {
+      EXPECT_EQ(d.values.size(), 1u);
+    }
+  }
+}
+
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});

@@ -41,7 +41,7 @@ struct Knobs {
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains
-  int l2_ahead = 0;            // MiB of the next decode GEMV's weights each decode GEMV asks of L2 before its wait
+  bool pdl_first = false;      // under pdl, a launch lets the next one start before its wait, not after it
   int gemm_rows = 64;          // output rows a block of the int8 prefill GEMM computes (8 a warp; 16 prequantized)
   bool fuse_norm = false;      // the add + norm after the o and down projections done by the projection's last block
   int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)

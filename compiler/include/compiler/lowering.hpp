@@ -26,14 +26,13 @@ struct Place {
 // a float, a double, a weight matrix (its format's handle: an lk_q8's int8 rows and scales, or an lk_plain's
 // elements), or an aggregate of members (a struct by value when `type` is set, else a brace list: an array member).
 struct Arg {
-  enum class Kind { Pointer, Int, Float, Double, Matrix, Plane, Aggregate };
+  enum class Kind { Pointer, Int, Float, Double, Matrix, Aggregate };
   Kind kind = Kind::Int;
   Place place;         // Pointer
   std::string cast;    // Pointer: e.g. "(const int*)"
   int64_t i = 0;       // Int
   double f = 0;        // Float, Double
-  std::string matrix;  // Matrix, Plane: the schedule's matrix name
-  int plane = 0;       // Plane: a byte pointer `i` bytes into this plane of the matrix (matrix_plane_name)
+  std::string matrix;  // Matrix: the schedule's matrix name
   std::string type;    // Aggregate: its C type ("lk_rope_args"), empty for an array's brace list
   std::vector<Arg> members;
 
@@ -43,7 +42,6 @@ struct Arg {
   static Arg real(float v);
   static Arg dbl(double v);
   static Arg weights(std::string name);
-  static Arg plane_at(std::string name, int plane, int64_t byte);
   static Arg aggregate(std::string type, std::vector<Arg> members);
 };
 
@@ -64,12 +62,6 @@ struct KernelCall {
   // The kernel's instance as C text: "lk_gemv<lk_q8, 2, 1>" (the kernel's name when it has no template arguments).
   std::string instance() const;
 };
-
-// A matrix's planes as the lane uploads it: a block format's lk_plane_bytes (q, h, s, d), q8_0's codes and scales (q,
-// s), a plain matrix's elements (w); their number, each one's name (its handle's member) and bytes (0: none).
-int matrix_planes(ggml::Type t);
-char matrix_plane_name(ggml::Type t, int plane);
-uint64_t matrix_plane_bytes(ggml::Type t, uint64_t rows, uint64_t cols, int plane);
 
 // The C type a matrix format's handle takes in the kernels: lk_q8, lk_plain<element> or lk_blk<LK_Q4_K>, ...
 std::string format_type(ggml::Type t);
@@ -99,9 +91,6 @@ bool folds_in_attention(const Schedule& p, int rows);
 // parts of a fused projection on the tensor cores one by one, or a fused launch's pieces where its fusion does not
 // apply (chunks).
 std::vector<KernelCall> lower(const Schedule& p, const Form& f, const Launch& l);
-// Every launch's calls of form `f`, [launch][call]: lower's, with the decode step's GEMVs linked under l2_ahead (each
-// GEMV's lk_ahead names the first part of the next GEMV's matrices, largest planes first, at most l2_ahead MiB).
-std::vector<std::vector<KernelCall>> lower_form(const Schedule& p, const Form& f);
 
 // The C name of a place as form `f` of schedule `p` prints it: a step buffer "f<rows>_<name>", carried state
 // "s_<name>", anything else its own name; with an offset, "(<name> + <offset>)".

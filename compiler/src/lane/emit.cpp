@@ -78,13 +78,6 @@ std::string print_arg(const Arg& a, const Schedule& p, const Form& f) {
       return dlit(a.f);
     case Arg::Kind::Matrix:
       return a.matrix;
-    case Arg::Kind::Plane: {
-      const auto it =
-          std::find_if(p.matrices.begin(), p.matrices.end(), [&](const Matrix& w) { return w.name == a.matrix; });
-      if (it == p.matrices.end()) throw Error("the program has no matrix named " + a.matrix);
-      return "((const unsigned char*)" + a.matrix + "." + matrix_plane_name(it->type, a.plane) + " + " +
-             std::to_string(a.i) + ")";
-    }
     case Arg::Kind::Aggregate: {
       std::string s = a.type + "{";
       for (size_t i = 0; i < a.members.size(); ++i) s += (i ? ", " : "") + print_arg(a.members[i], p, f);
@@ -169,7 +162,8 @@ std::string program_head(const knobs::Knobs& k) {
     << "typedef " << act << " lk_act;\n"
     << "typedef " << act << " lk_acc;\n"
     << "#define LK_INT8 " << int8_words(k) << "\n"
-    << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n\n";
+    << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n"
+    << (k.pdl_first ? "#define LK_PDL_FIRST 3\n" : "") << "\n";  // (else prelude.cuh's 0, or a bench's -D)
   return o.str();
 }
 
@@ -212,7 +206,10 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
   const Schedule p = schedule(file, m, k, t);
   // Every launch's kernel calls, [form][launch].
   std::vector<std::vector<std::vector<KernelCall>>> calls;
-  for (const Form& f : p.forms) calls.push_back(lower_form(p, f));
+  for (const Form& f : p.forms) {
+    calls.emplace_back();
+    for (const Launch& l : f.launches) calls.back().push_back(lower(p, f, l));
+  }
   std::ostringstream cu;
   cu << "// A lane compiled by lane-tune " << version() << " for " << m.name << " (" << m.architecture << ", "
      << m.layers << " layers) under the knobs " << k.key() << ".\n"

@@ -128,13 +128,6 @@ class ParamWriter {
         }
         return;
       }
-      case Arg::Kind::Plane: {
-        const ggml::Type type = t_.types.at(a.matrix);
-        item(l, 8, 'p',
-             std::string(1, matrix_plane_name(type, a.plane)) + " " + std::to_string(t_.matrices.at(a.matrix)) + " " +
-                 std::to_string(a.i));
-        return;
-      }
       case Arg::Kind::Aggregate: {
         // A member aggregate starts at its own alignment and ends padded to it, as C lays out structs and arrays.
         Layout inner;
@@ -223,13 +216,12 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
     body << "form " << f.rows << " " << tables.carried.at(f.token) << " " << f.slots.at(f.logits).offset << " "
          << f.launches.size() << "\n";
     const ParamWriter writer(p, f, tables);
-    std::vector<std::vector<KernelCall>> form_calls = lower_form(p, f);
     for (size_t i = 0; i < f.launches.size(); ++i) {
       const Launch& l = f.launches[i];
       const auto [first, last] = group_of(f, int(i));
       int sides = 0;
       for (int j = first; j <= last; ++j) sides = std::max(sides, f.launches[j].stream);
-      calls.back().push_back(std::move(form_calls[i]));
+      calls.back().push_back(lower(p, f, l));
       const std::vector<KernelCall>& cs = calls.back().back();
       body << "launch " << l.stream << " " << (int(i) == first ? sides : 0) << " " << (int(i) == last ? sides : 0)
            << " " << cs.size() << " " << l.kind << " " << l.output << "\n";

@@ -253,13 +253,13 @@ const KnobDef kTable[] = {
      &Knobs::pdl,
      "programmatic dependent launch: each launch starts while the one before it drains (sm_90 and later)",
      {false, true}},
-    {"l2_ahead",
-     &Knobs::l2_ahead,
-     "MiB of the next decode GEMV's weights (the first part of each of its matrices) that each decode GEMV's blocks "
-     "ask of L2 by bulk prefetches before they wait for the launch before them, while that launch (the attention, a "
-     "norm, a GEMV's last blocks) leaves the memory idle: the next GEMV then starts on L2's latency; 0 for none "
-     "(sm_90 and later)",
-     {0, 8, 16, 32},
+    {"pdl_first",
+     &Knobs::pdl_first,
+     "under pdl, each launch lets the next one start before it waits for the one before it (not after): the next "
+     "launch's blocks take the multiprocessors the one before leaves in its tail and ask their first weights there "
+     "(the step's arg-max still lets go after its wait, so no launch of a step starts before the step before it has "
+     "finished); only on sm_90 and later",
+     {false, true},
      [](const model::Model&, const Target& t, std::vector<json>& values) {
        if (t.arch < 90) values.resize(1);
      }},
@@ -605,6 +605,12 @@ const Rule kRules[] = {
      [](const Space& s, const Knobs& k, std::string* why) {
        return !k.pdl || s.target.arch >= 90 || broken(why, [&] {
          return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch);
+       });
+     }},
+    {"pdl_first: pdl", "pdl_first pdl",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.pdl_first || k.pdl || broken(why, [] {
+         return std::string("pdl_first needs pdl (it orders the programmatic launches' trigger and wait)");
        });
      }},
     {"fuse_qkv: the q, k and v projections' rows are multiples of their format's rows a warp (a warp's rows in one "

@@ -44,14 +44,6 @@ Arg Arg::weights(std::string name) {
   a.matrix = std::move(name);
   return a;
 }
-Arg Arg::plane_at(std::string name, int plane, int64_t byte) {
-  Arg a;
-  a.kind = Kind::Plane;
-  a.matrix = std::move(name);
-  a.plane = plane;
-  a.i = byte;
-  return a;
-}
 Arg Arg::aggregate(std::string type, std::vector<Arg> members) {
   Arg a;
   a.kind = Kind::Aggregate;
@@ -65,24 +57,6 @@ std::string KernelCall::instance() const {
   std::string s = kernel + "<";
   for (size_t i = 0; i < targs.size(); ++i) s += (i ? ", " : "") + targs[i];
   return s + ">";
-}
-
-int matrix_planes(ggml::Type t) {
-  return t == ggml::Type::Q8_0 ? 2 : lk_is_block(int(t)) ? 4 : 1;
-}
-char matrix_plane_name(ggml::Type t, int plane) {
-  return t == ggml::Type::Q8_0 ? "qs"[plane] : lk_is_block(int(t)) ? "qhsd"[plane] : 'w';
-}
-uint64_t matrix_plane_bytes(ggml::Type t, uint64_t rows, uint64_t cols, int plane) {
-  if (t == ggml::Type::Q8_0) return plane == 0 ? rows * cols : rows * (cols / 32) * 2;
-  if (lk_is_block(int(t))) return lk_plane_bytes(int(t), plane, rows * cols);
-  return rows * cols * (t == ggml::Type::F32 ? 4 : 2);
-}
-
-// An empty lk_ahead (l2_ahead's ranges; lower_form fills the decode step's).
-Arg no_ahead() {
-  std::vector<Arg> ps(LK_AHEAD_RANGES, Arg::null()), bytes(LK_AHEAD_RANGES, Arg::integer(0));
-  return Arg::aggregate("lk_ahead", {Arg::aggregate("", ps), Arg::aggregate("", bytes)});
 }
 
 std::string format_type(ggml::Type t) {
@@ -378,7 +352,7 @@ class Lowerer {
         Arg::aggregate("lk_parts<" + format_type(w0.type) + ">", {Arg::aggregate("", ms), Arg::aggregate("", bs),
                                                                   Arg::aggregate("", ys), Arg::aggregate("", ns)}),
         x, Arg::integer(int64_t(w0.cols))};
-    c.params.push_back(rope ? rope_args(rope) : no_ahead());
+    if (rope) c.params.push_back(rope_args(rope));
     return c;
   }
 
@@ -450,8 +424,7 @@ class Lowerer {
                   opt_ptr(op.bias),
                   ptr(op.y, size_t(at) * w.rows),
                   Arg::integer(int64_t(w.cols)),
-                  Arg::integer(int64_t(w.rows)),
-                  no_ahead()};
+                  Arg::integer(int64_t(w.rows))};
       out.push_back(std::move(c));
     });
   }
@@ -478,7 +451,7 @@ class Lowerer {
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
-                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows)), no_ahead()};
+                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
       out.push_back(std::move(c));
     });
   }
@@ -798,69 +771,6 @@ class Lowerer {
 
 std::vector<KernelCall> lower(const Schedule& p, const Form& f, const Launch& l) {
   return Lowerer(p, f).lower(l);
-}
-
-namespace {
-
-// The matrices a call's parameters name, each once, in order.
-void matrices_of(const std::vector<Arg>& params, std::vector<std::string>& out) {
-  for (const Arg& a : params) {
-    if (a.kind == Arg::Kind::Matrix && std::find(out.begin(), out.end(), a.matrix) == out.end()) out.push_back(a.matrix);
-    if (a.kind == Arg::Kind::Aggregate) matrices_of(a.members, out);
-  }
-}
-
-// Whether a call takes an lk_ahead (its last parameter).
-bool takes_ahead(const KernelCall& c) {
-  return !c.params.empty() && c.params.back().kind == Arg::Kind::Aggregate && c.params.back().type == "lk_ahead";
-}
-
-// `c`'s lk_ahead: the first part of every plane of `next`'s matrices, the same fraction of each (at most `budget`
-// bytes in all), the largest LK_AHEAD_RANGES of them, each a multiple of 16 bytes.
-void set_ahead(const Schedule& p, KernelCall& c, const KernelCall& next, uint64_t budget) {
-  std::vector<std::string> names;
-  matrices_of(next.params, names);
-  struct Range {
-    std::string matrix;
-    int plane;
-    uint64_t bytes;
-  };
-  std::vector<Range> ranges;
-  uint64_t total = 0;
-  for (const std::string& n : names) {
-    const auto it = std::find_if(p.matrices.begin(), p.matrices.end(), [&](const Matrix& w) { return w.name == n; });
-    if (it == p.matrices.end()) throw Error("the lowering has no matrix named " + n);
-    for (int plane = 0; plane < matrix_planes(it->type); ++plane)
-      if (const uint64_t b = matrix_plane_bytes(it->type, it->rows, it->cols, plane)) {
-        ranges.push_back({n, plane, b});
-        total += b;
-      }
-  }
-  std::stable_sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.bytes > b.bytes; });
-  if (ranges.size() > LK_AHEAD_RANGES) ranges.resize(LK_AHEAD_RANGES);
-  std::vector<Arg> ps(LK_AHEAD_RANGES, Arg::null()), bytes(LK_AHEAD_RANGES, Arg::integer(0));
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    const uint64_t b = total <= budget ? ranges[i].bytes : uint64_t(double(ranges[i].bytes) * budget / total);
-    if (b / 16 == 0) continue;
-    ps[i] = Arg::plane_at(ranges[i].matrix, ranges[i].plane, 0);
-    bytes[i] = Arg::integer(int64_t(std::min<uint64_t>(b / 16 * 16, uint64_t(1) << 30)));
-  }
-  c.params.back() = Arg::aggregate("lk_ahead", {Arg::aggregate("", ps), Arg::aggregate("", bytes)});
-}
-
-}  // namespace
-
-std::vector<std::vector<KernelCall>> lower_form(const Schedule& p, const Form& f) {
-  std::vector<std::vector<KernelCall>> calls;
-  for (const Launch& l : f.launches) calls.push_back(lower(p, f, l));
-  if (f.rows != 1 || p.knobs.l2_ahead <= 0) return calls;
-  std::vector<KernelCall*> gemvs;  // the decode step's GEMVs in launch order
-  for (std::vector<KernelCall>& cs : calls)
-    for (KernelCall& c : cs)
-      if (takes_ahead(c)) gemvs.push_back(&c);
-  for (size_t i = 0; i + 1 < gemvs.size(); ++i)
-    set_ahead(p, *gemvs[i], *gemvs[i + 1], uint64_t(p.knobs.l2_ahead) << 20);
-  return calls;
 }
 
 }  // namespace lt::lane
