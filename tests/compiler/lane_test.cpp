@@ -484,7 +484,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
       // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's chunks of 256:
-      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv) is tried beside them.
+      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
       if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
         with["numerics"] = without["numerics"] = "int8";
@@ -493,6 +493,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
       if (d.name == "fuse_rope")
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       if (d.name == "attn_mma") with["kv_cache"] = without["kv_cache"] = "f16";
+      if (d.name == "pdl_first") with["pdl"] = without["pdl"] = true;
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
       EXPECT_NE(program(l, with), program(l, without)) << d.name << " = " << v.dump() << " changes nothing";
     }

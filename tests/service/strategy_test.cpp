@@ -55,7 +55,7 @@ TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
   // (the cache types multiply by 1 + 3 x 3/4 of the points: not the precise numerics; attn_lanes by 2; attn_mma adds
   // the 16-bit caches' points with chunks, and those with attn_heads 0 and attn_lanes off once more; gemm_half adds
   // the points of the other numerics with chunks of 16 or more and the int8 GEMMs' knobs at their defaults)
-  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 24754560u);
+  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 37131840u);  // (pdl_first: 3/2 of the points, sm_90 only)
   EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 12377280u);
 }
 
@@ -100,8 +100,8 @@ TEST(KnobCount, AnEightBillionModelsSpace) {
   m.head_dim = m.value_dim = 128;
   m.context = 131072;
   auto s = knobs::space(m, {132, 90});
-  EXPECT_EQ(s.raw_size(), 2548039680u);
-  EXPECT_EQ(s.size(), 36174720u);
+  EXPECT_EQ(s.raw_size(), 5096079360u);
+  EXPECT_EQ(s.size(), 54262080u);
 }
 
 // Drives a strategy as the coordinator does, `batch` at a time, every proposal measured by `measure` before the next
@@ -159,7 +159,7 @@ TEST(Strategies, GridIsLazyAndExact) {
   SearchSettings s;
   s.strategy = "grid";
   auto grid = make_strategy(*b.space, s);
-  EXPECT_EQ(grid->planned(), 24754560u);
+  EXPECT_EQ(grid->planned(), 37131840u);
   auto first = grid->propose(3, 0);
   ASSERT_EQ(first.size(), 3u);
   EXPECT_EQ(first[0].knobs, *b.space->at(0));
