@@ -488,6 +488,35 @@ __global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk
   lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
 }
 
+// q and k in one format, v in another, in one launch (fuse_qkv; llama.cpp's Q4_K_M keeps some layers' v in Q6_K): a
+// separate launch for v costs its boundary (~2.5-3 us a layer in session 28's timeline). The first (n[0] + n[1]) / RPW
+// warps take q's and k's rows RPW at a time (their rows multiples of RPW), the rest v's RPWV at a time.
+template <class M, class V>
+struct lk_parts_mixed {
+  M m[2];
+  V v;
+  const float* bias[3];
+  lk_act* y[3];
+  int n[3];
+};
+
+template <class M, class V, int RPW, int RPWV, int R, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_gemv_parts_mixed(lk_parts_mixed<M, V> ps, typename lk_in<X>::type x, int k) {
+  const int w = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), qk = (ps.n[0] + ps.n[1]) / RPW;
+  if (w < qk) {
+    const int p = w * RPW < ps.n[0] ? 0 : 1, row0 = w * RPW - (p ? ps.n[0] : 0);
+    lk_acc acc[RPW][R];
+    lk_gemv_sums<M, RPW, R, 32, true>(p ? ps.m[1] : ps.m[0], x, k, ps.n[p], row0, acc);
+    lk_gemv_store<RPW, R>(acc, p ? ps.bias[1] : ps.bias[0], p ? ps.y[1] : ps.y[0], ps.n[p], row0);
+    return;
+  }
+  const int row0 = (w - qk) * RPWV;
+  if (row0 >= ps.n[2]) return;  // the whole warp
+  lk_acc acc[RPWV][R];
+  lk_gemv_sums<V, RPWV, R, 32, true>(ps.v, x, k, ps.n[2], row0, acc);
+  lk_gemv_store<RPWV, R>(acc, ps.bias[2], ps.y[2], ps.n[2], row0);
+}
+
 // The q/k/v projection with rope and the cache append folded in (fuse_rope): its last block ropes the heads.
 template <class M, int RPW, int R, bool NEOX, bool NORM, int PP, class X = const lk_act*>
 __global__ void __launch_bounds__(256)

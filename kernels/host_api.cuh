@@ -134,6 +134,11 @@ extern unsigned long long lk_seed;
 // Before launch `i` of form `form`: its --profile event (when `ev`: steps run uncaptured, timed by events), and
 // under --stagger its stall. Any error of the launches before it surfaces here.
 void lk_before(cudaStream_t st, const cudaEvent_t* ev, int form, int i);
+#if LK_TIMELINE
+// kernels/prelude.cuh's measurement switch: the program's recording of one decode step, on or off, and its records.
+void lk_tl_arm(int on);
+void lk_tl_dump();
+#endif
 
 // After a step's `n` launches: its last launch checked, and its closing --profile event.
 void lk_after(cudaStream_t st, const cudaEvent_t* ev, int n);

@@ -127,10 +127,19 @@ struct lk_session {
     dump(*last);
     lk_form& decode = form(1);
     for (int g = 1; g < n_gen; ++g) {
+#if LK_TIMELINE
+      if (g == n_gen / 2) lk_tl_arm(1);
+#endif
       run(decode);
+#if LK_TIMELINE
+      if (g == n_gen / 2) lk_tl_arm(0);
+#endif
       dump(decode);
       ++steps;
     }
+#if LK_TIMELINE
+    lk_tl_dump();
+#endif
     CK(cudaEventRecord(e2, st));
     CK(cudaStreamSynchronize(st));
     CK(cudaGetLastError());

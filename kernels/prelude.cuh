@@ -37,6 +37,77 @@
 #ifndef LK_ABLATE
 #define LK_ABLATE 0
 #endif
+// LK_TIMELINE, a measurement switch (0 in every lane; with it the runtime records one decode step, the middle one, and
+// writes LK_TIMELINE_FILE; bench/timeline.py reads it): each block's thread 0 stamps %globaltimer before and after its
+// first PDL wait, with its SM, its launch's block count and its own index, into its SM's slots.
+#ifndef LK_TIMELINE
+#define LK_TIMELINE 0
+#endif
+#if LK_TIMELINE
+struct lk_tl_rec {
+  unsigned long long t0, t1;  // before and after the wait (ns)
+  unsigned blocks, block, sm, pad;
+};
+#define LK_TL_SMS 256
+#define LK_TL_PER_SM 4096
+__device__ int lk_tl_on;
+__device__ unsigned lk_tl_n[LK_TL_SMS];
+__device__ lk_tl_rec lk_tl[LK_TL_SMS * LK_TL_PER_SM];
+LK_DEVICE unsigned long long lk_tl_time() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// (whether to record, read before the wait: after it, its load was a dependent L2 round trip in every block's first
+// warp, 20-35% of the step in session 28's call 7)
+LK_DEVICE bool lk_tl_recording() {
+  return threadIdx.x == 0 && threadIdx.y == 0 && *(volatile int*)&lk_tl_on;
+}
+LK_DEVICE void lk_tl_stamp(bool on, unsigned long long t0) {
+  if (!on) return;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  sm %= LK_TL_SMS;
+  const unsigned i = atomicAdd(&lk_tl_n[sm], 1u);
+  if (i < LK_TL_PER_SM)
+    lk_tl[sm * LK_TL_PER_SM + i] = {t0, lk_tl_time(), gridDim.x * gridDim.y * gridDim.z,
+                                    blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), sm, 0};
+}
+// The runtime's side (kernels/host_api.cuh declares them): recording on or off between steps, and the records written.
+inline void lk_tl_check(cudaError_t e) {
+  if (e != cudaSuccess) fprintf(stderr, "LK_TIMELINE: %s\n", cudaGetErrorString(e));
+}
+void lk_tl_arm(int on) {
+  static unsigned zero[LK_TL_SMS] = {};
+  lk_tl_check(cudaDeviceSynchronize());
+  if (on) lk_tl_check(cudaMemcpyToSymbol(lk_tl_n, zero, sizeof zero));
+  lk_tl_check(cudaMemcpyToSymbol(lk_tl_on, &on, sizeof on));
+  lk_tl_check(cudaDeviceSynchronize());
+}
+void lk_tl_dump() {
+  const char* path = getenv("LK_TIMELINE_FILE");
+  if (!path) return;
+  static unsigned n[LK_TL_SMS];
+  lk_tl_check(cudaMemcpyFromSymbol(n, lk_tl_n, sizeof n));
+  std::vector<lk_tl_rec> r((size_t)LK_TL_SMS * LK_TL_PER_SM);
+  lk_tl_check(cudaMemcpyFromSymbol(r.data(), lk_tl, r.size() * sizeof(lk_tl_rec)));
+  FILE* f = fopen(path, "w");
+  if (!f) return;
+  for (unsigned sm = 0; sm < LK_TL_SMS; ++sm)
+    for (unsigned i = 0; i < n[sm] && i < LK_TL_PER_SM; ++i) {
+      const lk_tl_rec& x = r[(size_t)sm * LK_TL_PER_SM + i];
+      fprintf(f, "%llu %llu %u %u %u\n", x.t0, x.t1, x.blocks, x.block, x.sm);
+    }
+  fclose(f);
+}
+#define LK_TL_BEFORE                          \
+  const bool lk_tl_rec_on = lk_tl_recording(); \
+  const unsigned long long lk_tl_t0 = lk_tl_time();
+#define LK_TL_AFTER lk_tl_stamp(lk_tl_rec_on, lk_tl_t0);
+#else
+#define LK_TL_BEFORE
+#define LK_TL_AFTER
+#endif
 
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
 // the one before it drains: it waits here until that one has finished and its writes are visible, and lets the next
@@ -46,9 +117,11 @@
 template <int BIT>
 LK_DEVICE void lk_pdl_entry_of() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  LK_TL_BEFORE
   if constexpr ((LK_PDL_FIRST & BIT) != 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   if constexpr ((LK_PDL_FIRST & BIT) == 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  LK_TL_AFTER
 #endif
 }
 LK_DEVICE void lk_pdl_entry() {
@@ -64,8 +137,10 @@ LK_DEVICE void lk_pdl_entry_gemv() {
 // attention stages cached positions before its wait).
 LK_DEVICE void lk_pdl_entry_serial() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  LK_TL_BEFORE
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  LK_TL_AFTER
 #endif
 }
 

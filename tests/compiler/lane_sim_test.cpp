@@ -222,6 +222,19 @@ INSTANTIATE_TEST_SUITE_P(Formats, BlockFormatsOnCpu,
 INSTANTIATE_TEST_SUITE_P(PlainFormats, BlockFormatsOnCpu,
                          ::testing::Combine(::testing::Values("f16", "bf16"), ::testing::Values(1, 21)));
 
+// fuse_qkv_mixed: q and k in Q4_K beside a Q6_K v (the q4_k_m mix) projected in one launch, the plan model's numbers
+// against the reference as the separate launches' are.
+TEST(LanePlanOnCpu, AMixedFormatQkvLaunchMatchesTheReference) {
+  synth::Options o;
+  o.preset = "tiny-llama";
+  o.seed = 7;
+  o.type = ggml::Type::Q4_K;
+  o.mixed = true;
+  matches_the_reference(o, {{"numerics", "dequant"}, {"fuse_qkv", true}, {"fuse_qkv_mixed", true}, {"max_chunk", 16}});
+  matches_the_reference(o, {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_qkv", true}, {"fuse_qkv_mixed", true},
+                            {"max_chunk", 16}});
+}
+
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
 // computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q
 // and the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the

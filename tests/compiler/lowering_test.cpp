@@ -633,6 +633,43 @@ TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {
   }
 }
 
+// fuse_qkv_mixed: a layer whose v is in another format than its q and k (the Q4_K_M mix keeps some in Q6_K) projects
+// all three in one launch, lk_gemv_parts_mixed: q's and k's rows a warp of their format's, then v's of its own (Q6_K 2
+// here); without it q and k are fused and v has a launch of its own. The knob needs fuse_qkv; its domain holds only
+// where the checkpoint has such a layer.
+TEST(Lowering, AMixedFormatVJoinsTheFusedProjection) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  int layer = -1;
+  for (size_t l = 0; l < m.layer.size() && layer < 0; ++l)
+    if (m.layer[l].wv->type == ggml::Type::Q6_K && m.layer[l].wq->type == ggml::Type::Q4_K) layer = int(l);
+  ASSERT_GE(layer, 0);
+  const std::string q = "l" + std::to_string(layer) + "_q";
+  const json on = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_rows_q6_k", 2}, {"fuse_qkv", true},
+                   {"fuse_qkv_mixed", true}};
+  const Schedule p = schedule(file, m, knobs::Knobs::from_json(on), {132, 90});
+  const auto calls = lower(p, form_of(p, 1), launch_of(p, 1, "gemv_qkv", q));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].instance(), "lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 2, 1, lk_xq>");
+  const size_t qk = size_t(m.heads + m.kv_heads) * m.head_dim, v = size_t(m.kv_heads) * m.value_dim;
+  EXPECT_EQ(calls[0].grid.v[0], (qk + v / 2 + 7) / 8);  // (8 warps a block)
+  json off = on;
+  off.erase("fuse_qkv_mixed");
+  const Schedule apart = schedule(file, m, knobs::Knobs::from_json(off), {132, 90});
+  EXPECT_NO_THROW(launch_of(apart, 1, "gemv_qk", q));
+  const knobs::Space s = knobs::space(m, {132, 90});
+  json alone = on;
+  alone.erase("fuse_qkv");
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(alone)).find("fuse_qkv_mixed needs fuse_qkv"), std::string::npos);
+  auto domain = [](const knobs::Space& sp) {
+    for (const knobs::Domain& d : sp.domains)
+      if (d.name == "fuse_qkv_mixed") return d.values.size();
+    return size_t{0};
+  };
+  EXPECT_EQ(domain(s), 2u);
+  EXPECT_EQ(domain(knobs::space(tiny().model, {132, 90})), 1u);  // (one format throughout)
+}
+
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
   for (const char* numerics : {"dequant", "precise"}) {
     const Schedule p = schedule_of({{"numerics", numerics}, {"attn_splits", 4}});

@@ -38,6 +38,7 @@ struct Knobs {
   bool gemv_short = false;     // a plain GEMV whose rows are one round of loads: 4x the rows a warp, one unit each
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
+  bool fuse_qkv_mixed = false;  // under fuse_qkv, a v in another format than q and k in the same launch
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums
   bool fuse_rope_kv = false;   // the key/value cache append folded into rope's launch
   bool pdl = false;            // programmatic dependent launch: a launch starts while the one before it drains

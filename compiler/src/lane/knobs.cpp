@@ -240,6 +240,17 @@ const KnobDef kTable[] = {
      &Knobs::fuse_qkv,
      "project q, k and v in one launch over the three matrices (a layer whose three differ in format keeps three)",
      {false, true}},
+    {"fuse_qkv_mixed",
+     &Knobs::fuse_qkv_mixed,
+     "under fuse_qkv, a layer's v in another format than its q and k (llama.cpp's Q4_K_M keeps some in Q6_K) projected "
+     "in the same launch (lk_gemv_parts_mixed) instead of a launch of its own; only where the checkpoint has such a "
+     "layer",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       for (const model::Layer& L : m.layer)
+         if (L.wq && L.wk && L.wv && L.wq->type == L.wk->type && L.wv->type != L.wq->type) return;
+       values.resize(1);
+     }},
     {"fuse_glu",
      &Knobs::fuse_glu,
      "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two)",
@@ -611,6 +622,12 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.pdl_first || k.pdl || broken(why, [] {
          return std::string("pdl_first needs pdl (it orders the programmatic launches' trigger and wait)");
+       });
+     }},
+    {"fuse_qkv_mixed: fuse_qkv", "fuse_qkv_mixed fuse_qkv",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.fuse_qkv_mixed || k.fuse_qkv || broken(why, [] {
+         return std::string("fuse_qkv_mixed needs fuse_qkv (it adds a v of another format to the fused launch)");
        });
      }},
     {"fuse_qkv: the q, k and v projections' rows are multiples of their format's rows a warp (a warp's rows in one "

@@ -322,7 +322,8 @@ class Lowerer {
   // The pairs a lane of rope's warp takes.
   size_t rope_pairs() const { return cdiv(m_.head_dim / 2, 32); }
 
-  // A fused projection over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` lk_gemv_parts_rope.
+  // A fused projection over the slab of `r` rows from row `at`: lk_gemv_parts, or with `rope` lk_gemv_parts_rope, or
+  // with v in another format than q and k (fuse_qkv_mixed) lk_gemv_parts_mixed.
   KernelCall parts(const GemvParts& op, int at, int r, const Rope* rope) const {
     const Matrix& w0 = p_.matrix(op.parts[0].w);
     const int rpw = knobs::gemv_rows(k_, w0.type), warps = k_.gemv_warps;
@@ -339,6 +340,23 @@ class Lowerer {
       ns.push_back(Arg::integer(real ? int64_t(w.rows) : 0));
     }
     KernelCall c;
+    if (!rope && op.parts.size() == 3 && p_.matrix(op.parts[2].w).type != w0.type) {
+      // (fuse_qkv_mixed: v in another format than q and k; q's and k's rows whole warps' of their format's)
+      const Matrix& wv = p_.matrix(op.parts[2].w);
+      const int rpwv = knobs::gemv_rows(k_, wv.type);
+      c.kernel = "lk_gemv_parts_mixed";
+      c.targs = {format_type(w0.type), format_type(wv.type), std::to_string(rpw), std::to_string(rpwv),
+                 std::to_string(r)};
+      Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows);
+      const size_t qk_warps = (w0.rows + p_.matrix(op.parts[1].w).rows) / size_t(rpw);
+      c.grid = dims1(cdiv(qk_warps + cdiv(wv.rows, size_t(rpwv)), size_t(warps)));
+      c.block = dims1(32 * warps);
+      c.params = {Arg::aggregate("lk_parts_mixed<" + format_type(w0.type) + ", " + format_type(wv.type) + ">",
+                                 {Arg::aggregate("", {ms[0], ms[1]}), ms[2], Arg::aggregate("", bs),
+                                  Arg::aggregate("", ys), Arg::aggregate("", ns)}),
+                  x, Arg::integer(int64_t(w0.cols))};
+      return c;
+    }
     c.kernel = rope ? "lk_gemv_parts_rope" : "lk_gemv_parts";
     c.targs = {format_type(w0.type), std::to_string(rpw), std::to_string(r)};
     if (rope) {

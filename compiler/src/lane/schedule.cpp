@@ -176,12 +176,15 @@ void build_form(Schedule& p, Form& f) {
     // and k of one format beside a v of another (llama.cpp's Q4_K_M keeps some layers' v in Q6_K): q and k fused.
     const bool qkv = p.knobs.fuse_qkv && L.wq->type == L.wk->type && L.wq->type == L.wv->type;
     const bool qk = p.knobs.fuse_qkv && !qkv && L.wq->type == L.wk->type;
+    // (fuse_qkv_mixed: such a v in the same launch, where both formats read the same input: quantized ones, or not)
+    auto quantized = [](ggml::Type t) { return t == ggml::Type::Q8_0 || lk_is_block(int(t)); };
+    const bool mixed = qk && p.knobs.fuse_qkv_mixed && quantized(L.wq->type) == quantized(L.wv->type);
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
     if (qkv_rope) {  // (with fuse_qkv and fuse_rope_kv)
       b.add(
           GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
           {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
-    } else if (qkv) {
+    } else if (qkv || mixed) {
       b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
     } else if (qk) {
       b.add(GemvParts{h, {parts[0], parts[1]}, R}, {h.buf}, {q.buf, k.buf}, "gemv_qk", q.buf);
