@@ -60,6 +60,12 @@ const Launch& launch_of(const Schedule& p, int rows, const std::string& kind, co
         if (l.kind == kind && l.output == output) return l;
   throw Error("no launch " + kind + " " + output);
 }
+// How many values knob `name` may take in space `s` (0: no such knob).
+size_t domain_size(const knobs::Space& s, const std::string& name) {
+  for (const knobs::Domain& d : s.domains)
+    if (d.name == name) return d.values.size();
+  return 0;
+}
 const Form& form_of(const Schedule& p, int rows) {
   for (const Form& f : p.forms)
     if (f.rows == rows) return f;
@@ -547,13 +553,8 @@ TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   // The knob's domain: 0, 1, 2, 4 where the checkpoint has Q6_K; 0 alone where it has none.
   const knobs::Space with = knobs::space(m, {132, 90});
   const knobs::Space without = knobs::space(tiny().model, {132, 90});  // (q8_0)
-  auto domain = [](const knobs::Space& s) {
-    for (const knobs::Domain& d : s.domains)
-      if (d.name == "gemv_rows_q6_k") return d.values.size();
-    return size_t{0};
-  };
-  EXPECT_EQ(domain(with), 4u);
-  EXPECT_EQ(domain(without), 1u);
+  EXPECT_EQ(domain_size(with, "gemv_rows_q6_k"), 4u);
+  EXPECT_EQ(domain_size(without, "gemv_rows_q6_k"), 1u);
   // fuse_qkv holds each part's rows to its own format's rows a warp.
   json fused = q6;
   fused["fuse_qkv"] = true;
@@ -599,13 +600,8 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
   json split = base;
   split["gemv_split"] = 2;
   EXPECT_NE(few_sms.why_invalid(knobs::Knobs::from_json(split)).find("gemv_split 1"), std::string::npos);
-  auto domain = [](const knobs::Space& s) {
-    for (const knobs::Domain& d : s.domains)
-      if (d.name == "gemv_short") return d.values.size();
-    return size_t{0};
-  };
-  EXPECT_EQ(domain(few_sms), 2u);
-  EXPECT_EQ(domain(knobs::space(m, {132, 90})), 1u);  // (512 rows: fewer than 32 an SM)
+  EXPECT_EQ(domain_size(few_sms, "gemv_short"), 2u);
+  EXPECT_EQ(domain_size(knobs::space(m, {132, 90}), "gemv_short"), 1u);  // (512 rows: fewer than 32 an SM)
   EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
 }
 
@@ -626,11 +622,8 @@ TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {
   json alone = on;
   alone.erase("pdl");
   EXPECT_NE(hopper.why_invalid(knobs::Knobs::from_json(alone)).find("pdl_first needs pdl"), std::string::npos);
-  for (const knobs::Domain& d : knobs::space(m, {108, 80}).domains) {
-    if (d.name == "pdl_first") {
-      EXPECT_EQ(d.values.size(), 1u);
-    }
-  }
+  EXPECT_EQ(domain_size(knobs::space(m, {108, 80}), "pdl_first"), 1u);
+  EXPECT_EQ(domain_size(hopper, "pdl_first"), 2u);
 }
 
 // fuse_qkv_mixed: a layer whose v is in another format than its q and k (the Q4_K_M mix keeps some in Q6_K) projects
@@ -661,13 +654,8 @@ TEST(Lowering, AMixedFormatVJoinsTheFusedProjection) {
   json alone = on;
   alone.erase("fuse_qkv");
   EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(alone)).find("fuse_qkv_mixed needs fuse_qkv"), std::string::npos);
-  auto domain = [](const knobs::Space& sp) {
-    for (const knobs::Domain& d : sp.domains)
-      if (d.name == "fuse_qkv_mixed") return d.values.size();
-    return size_t{0};
-  };
-  EXPECT_EQ(domain(s), 2u);
-  EXPECT_EQ(domain(knobs::space(tiny().model, {132, 90})), 1u);  // (one format throughout)
+  EXPECT_EQ(domain_size(s, "fuse_qkv_mixed"), 2u);
+  EXPECT_EQ(domain_size(knobs::space(tiny().model, {132, 90}), "fuse_qkv_mixed"), 1u);  // (one format throughout)
 }
 
 TEST(Lowering, AttentionTakesTheSharedMemoryItsHeadsNeed) {
