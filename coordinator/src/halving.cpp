@@ -1,5 +1,7 @@
 // Successive halving as a strategy: a first round of budget draws screened with few repetitions, the best 1/eta of
-// each round measured again with eta times as many, the last round verified.
+// each round measured again with eta times as many, the last round verified; where none of the last round passes its
+// verification (a race under --stagger, wrong results), the next best of the round before is verified in its place,
+// until one passes or none is left, so that a job whose winner fails its checks still ends with a verified one.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -19,6 +21,8 @@ class Halving : public Strategy {
     finished_ = saved.value("finished", false);
     for (auto& n : saved.value("sizes", nlohmann::json::array())) sizes_.push_back(n.get<uint64_t>());
     for (auto& h : saved.value("members", nlohmann::json::array())) member_hashes_.push_back(h.get<std::string>());
+    for (auto& h : saved.value("reserve", nlohmann::json::array())) reserve_.push_back(h.get<std::string>());
+    last_ = saved.value("last", false);
   }
   std::string name() const override { return "halving"; }
 
@@ -39,7 +43,14 @@ class Halving : public Strategy {
       }
       // The round is proposed: the next waits for its results.
       if (!out.empty() || open > 0) break;
-      if (final_round(stage_, round_size(stage_))) {
+      if (last_ || final_round(stage_, round_size(stage_))) {
+        last_ = true;  // (the last round stays the last as reserves join it)
+        if (stage_ > 0 && !final_passed() && !reserve_.empty()) {  // (the next best of the round before, verified)
+          member_hashes_.push_back(reserve_.front());
+          reserve_.erase(reserve_.begin());
+          sizes_[stage_] = member_hashes_.size();
+          continue;
+        }
         finished_ = true;
         break;
       }
@@ -61,21 +72,22 @@ class Halving : public Strategy {
     uint64_t size = round_size(stage_);
     for (uint32_t s = stage_;; ++s) {
       total += size;
-      if (final_round(s, size)) break;
+      if ((last_ && s == stage_) || final_round(s, size)) break;
       size = (size + s_.options.eta - 1) / s_.options.eta;
     }
     return total;
   }
   bool done() const override { return finished_; }
   nlohmann::json save() const override {
-    return {{"settings", to_json(s_)}, {"draws", draws_.save()}, {"stage", stage_},          {"proposed", proposed_},
-            {"finished", finished_},   {"sizes", sizes_},        {"members", member_hashes_}};
+    return {{"settings", to_json(s_)}, {"draws", draws_.save()}, {"stage", stage_},
+            {"proposed", proposed_},   {"finished", finished_},   {"sizes", sizes_},
+            {"members", member_hashes_}, {"reserve", reserve_}, {"last", last_}};
   }
   std::string note() const override {
     if (finished_) return "";
     return "round " + std::to_string(stage_ + 1) + ": " + std::to_string(round_size(stage_)) + " configurations, " +
            std::to_string(repetitions(stage_)) + " repetitions each" +
-           (final_round(stage_, round_size(stage_)) ? ", verified" : ", screened");
+           (last_ || final_round(stage_, round_size(stage_)) ? ", verified" : ", screened");
   }
 
  private:
@@ -95,8 +107,14 @@ class Halving : public Strategy {
     return stage < sizes_.size() ? sizes_[stage] : member_hashes_.size();
   }
   bool final_round(uint32_t stage, uint64_t size) const { return size <= 1 || stage + 1 >= s_.options.max_stages; }
+  // Whether a configuration of the current (last) round passed its checks.
+  bool final_passed() const {
+    for (const std::string& h : member_hashes_)
+      if (auto it = seen_.find(h); it != seen_.end() && it->second.ms.count(stage_)) return true;
+    return false;
+  }
   Proposal candidate(const nlohmann::json& knobs, const std::string& key) const {
-    bool last = final_round(stage_, round_size(stage_));
+    bool last = last_ || final_round(stage_, round_size(stage_));
     return {knobs, key, stage_, repetitions(stage_), last, stage_ == 0, "halving"};
   }
 
@@ -111,7 +129,9 @@ class Halving : public Strategy {
       if (auto it = m.ms.find(stage_); it != m.ms.end()) ranked.push_back({it->second, m.key});
     std::sort(ranked.begin(), ranked.end());
     member_hashes_.clear();
-    for (size_t i = 0; i < ranked.size() && i < keep; ++i) member_hashes_.push_back(key_hash(ranked[i].second));
+    reserve_.clear();
+    for (size_t i = 0; i < ranked.size() && i < keep + kReserve; ++i)
+      (i < keep ? member_hashes_ : reserve_).push_back(key_hash(ranked[i].second));
     if (member_hashes_.empty()) {
       finished_ = true;
       return;
@@ -129,6 +149,9 @@ class Halving : public Strategy {
   bool finished_ = false;
   std::vector<uint64_t> sizes_;             // each started round's size
   std::vector<std::string> member_hashes_;  // the current round's configurations (after the first)
+  static constexpr size_t kReserve = 8;     // (at most this many verified in a failed winner's place)
+  std::vector<std::string> reserve_;        // the round before's that did not go on, fastest first
+  bool last_ = false;                       // the current round is the last (verified)
   std::map<std::string, Seen> seen_;        // by key hash
 };
 

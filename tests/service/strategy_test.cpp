@@ -154,6 +154,40 @@ TEST(Strategies, RestoredFromTheirStateTheyProposeWhatTheLiveOnesWould) {
   }
 }
 
+// Halving whose last round all fails its verification (a race under --stagger, say) verifies the next best of the round
+// before in its place, until one passes: the search still ends with a verified configuration, one more planned each
+// time. (27 draws: rounds of 27, 9 and 3 at the default eta 3 and 3 stages; the 3 of the last made to fail.)
+TEST(Strategies, HalvingVerifiesTheRunnerUpWhereItsWinnerFails) {
+  Bench b;
+  SearchSettings s;
+  s.strategy = "halving";
+  s.budget = 27;
+  s.seed = 3;
+  auto st = make_strategy(*b.space, s);
+  std::vector<std::string> failed;  // the verifications made to fail: the first three
+  auto measure = [&](const Proposal& p) {
+    Observation o = b.measure(p, Objective::Workload);
+    if (p.verify && failed.size() < 3 && o.valid) {
+      failed.push_back(p.key);
+      o.valid = o.verified = false;
+      o.failure = "race";
+    }
+    return o;
+  };
+  const auto seen = drive(*st, measure, 200);
+  EXPECT_TRUE(st->done());
+  std::vector<Observation> verifications;
+  for (const Observation& o : seen)
+    if (o.verify) verifications.push_back(o);
+  ASSERT_EQ(failed.size(), 3u);
+  ASSERT_EQ(verifications.size(), 4u);
+  EXPECT_TRUE(verifications.back().verified);  // the round before's fourth best, verified in their place
+  EXPECT_EQ(std::count(failed.begin(), failed.end(), verifications.back().key), 0);
+  EXPECT_EQ(std::count_if(verifications.begin(), verifications.end(), [](const Observation& o) { return o.verified; }),
+            1);
+  EXPECT_EQ(st->planned(), seen.size());
+}
+
 TEST(Strategies, GridIsLazyAndExact) {
   Bench b;
   SearchSettings s;
