@@ -333,7 +333,6 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
   if constexpr (!STEP) {
-    // (a chunk's warps own their rows: each writes its own)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = i0 + rw + g + 8 * h;
@@ -346,8 +345,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         for (int e = 0; e < 2; ++e)
           lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
-  }
-  if constexpr (STEP) {
+  } else {
     // The warps' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
     // reads of it).
     const int here = last - i0 + 1;
@@ -397,8 +395,6 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       lk_quantize_cols(sq - c0, xq, hq * VD, c0, here * VD);
       return;
     }
-  }
-  if constexpr (STEP) {
     if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)
       if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, parts)) return;
       lk_fold_splits(part, out, sinks, kvh * group + i0, kvh * group + i0, last - i0 + 1, VD, splits, parts,

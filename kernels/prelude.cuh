@@ -136,12 +136,7 @@ LK_DEVICE void lk_pdl_entry_gemv() {
 // (the arg-max), so that no launch of a step starts before every launch of the step before it has finished (a step's
 // attention stages cached positions before its wait).
 LK_DEVICE void lk_pdl_entry_serial() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  LK_TL_BEFORE
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  LK_TL_AFTER
-#endif
+  lk_pdl_entry_of<0>();
 }
 
 // Whether this block is the last of `arrivals` blocks to arrive at `*count` (every thread calls it, after writing what

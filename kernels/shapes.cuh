@@ -172,6 +172,10 @@ LK_SHAPE bool lk_is_block(int t) {
   return t == LK_Q4_0 || t == LK_Q4_1 || t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K ||
          t == LK_MXFP4 || t == LK_IQ4_NL || t == LK_IQ4_XS || t == LK_Q2_K || t == LK_Q3_K;
 }
+// Whether ggml type `t` is a quantized format (Q8_0 or a block format): what the int8 numerics' products read.
+LK_SHAPE bool lk_is_quantized(int t) {
+  return t == LK_Q8_0 || lk_is_block(t);
+}
 // The 16-byte units a lane of a decode GEMV has in flight (a round: the units loaded before the first is used).
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
@@ -180,7 +184,7 @@ LK_SHAPE bool lk_is_block(int t) {
 // unit: 32 values of a block format, 16 of Q8_0; at most 32 units a row): gemv_short's matrices, whose warps take
 // LK_GEMV_AHEAD times their rows with one unit of each in flight.
 LK_SHAPE bool lk_gemv_one_round(int t, unsigned long long cols) {
-  return (lk_is_block(t) || t == LK_Q8_0) && cols <= 32ull * (lk_is_block(t) ? 32 : 16);
+  return lk_is_quantized(t) && cols <= 32ull * (lk_is_block(t) ? 32 : 16);
 }
 // Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {

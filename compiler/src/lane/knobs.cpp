@@ -169,7 +169,7 @@ bool any_matrix(const model::Model& m, Pick pick) {
 
 // Whether any matrix of `m` is in a quantized format (q8_0 or a block format), what the int8 numerics' products read.
 bool has_quantized(const model::Model& m) {
-  return any_matrix(m, [](ggml::Type t) { return t == ggml::Type::Q8_0 || lk_is_block(int(t)); });
+  return any_matrix(m, [](ggml::Type t) { return lk_is_quantized(int(t)); });
 }
 
 // Whether any matrix of `m` is of type `t`.

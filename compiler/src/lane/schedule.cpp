@@ -177,8 +177,8 @@ void build_form(Schedule& p, Form& f) {
     const bool qkv = p.knobs.fuse_qkv && L.wq->type == L.wk->type && L.wq->type == L.wv->type;
     const bool qk = p.knobs.fuse_qkv && !qkv && L.wq->type == L.wk->type;
     // (fuse_qkv_mixed: such a v in the same launch, where both formats read the same input: quantized ones, or not)
-    auto quantized = [](ggml::Type t) { return t == ggml::Type::Q8_0 || lk_is_block(int(t)); };
-    const bool mixed = qk && p.knobs.fuse_qkv_mixed && quantized(L.wq->type) == quantized(L.wv->type);
+    const bool mixed =
+        qk && p.knobs.fuse_qkv_mixed && lk_is_quantized(int(L.wq->type)) == lk_is_quantized(int(L.wv->type));
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
     if (qkv_rope) {  // (with fuse_qkv and fuse_rope_kv)
       b.add(
@@ -497,7 +497,7 @@ bool experts_on_tensor_cores(const knobs::Knobs& k, const Matrix& w, const Matri
 bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
   if ((k.gemm_prequant || k.gemm_half) && on_tensor_cores(k, w, rows)) return true;
   // (the GEMVs: the decode step's row, and a chunk's rows where they run as GEMV slabs)
-  return k.gemv_prequant && int8_words(k) > 0 && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type))) &&
+  return k.gemv_prequant && int8_words(k) > 0 && lk_is_quantized(int(w.type)) &&
          !on_tensor_cores(k, w, rows);
 }
 
