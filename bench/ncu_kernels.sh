@@ -11,7 +11,10 @@
 # (Session 22: 'lk_gemv_glu<lk_blk<12>, 1, 1|lk_gemv<lk_blk<1[24]>, [12], 1, lk_xq>' matched nothing; a plain name
 # prefix such as lk_gemv, with SKIP and COUNT choosing the launches, is what worked.)
 #
-# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [CONTEXT=N] [DEPTH=N] [SKIP=0] bench/ncu_kernels.sh LANE_TUNE WORKDIR PRESET REGEX COUNT
+# NCU_CACHE=none keeps the caches between the profiled launches (ncu flushes them by default: a kernel's code and the
+# activations then come from DRAM, which a decode step's small kernels do not see as often).
+#
+# usage: [TYPE=q4_k_m] [KNOBS='{..}'] [CONTEXT=N] [DEPTH=N] [SKIP=0] [NCU_CACHE=all] bench/ncu_kernels.sh LANE_TUNE WORKDIR PRESET REGEX COUNT
 set -uo pipefail
 LT=$1; W=$2; P=$3; RE=$4; N=$5
 . "$(dirname "$0")/common.sh"
@@ -26,7 +29,7 @@ D=$W/$P.ncuk
 printf '2 %s\n' "$(tokens "$(vocab "$D")" "${DEPTH:-5}" 5)" > "$W/$P.ncuk.prompt"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
 [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
-"$NCU" --set full --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+"$NCU" --set full --cache-control "${NCU_CACHE:-all}" --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
   --kernel-name-base demangled -k "regex:$RE" --launch-skip "${SKIP:-0}" --launch-count "$N" \
   --print-units base "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.ncuk.prompt" > "$W/$P.ncuk.txt" 2> "$W/$P.ncuk.err"
 echo "ncu rc=$? ($(grep -c '^  [a-z_].*(' "$W/$P.ncuk.txt") launches)"

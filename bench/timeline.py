@@ -8,7 +8,9 @@ lane's lane.cu names them (its step1_* functions' launches).
 Prints, a launch a line: its index and kernel, its blocks, when its first block started and when the first and last
 of them passed the wait (us from the step's start), and its span: from its first release to the next launch's first
 release (the launch's own time, its tail included, and the next one's release latency). Then the spans summed by
-kernel. usage: bench/timeline.py RECORDS LANE_DIR"""
+kernel; then, where kernels carry LK_TL_MARK(k) marks, each mark's offset from its launch's first release (the mean and
+the latest over the launch's blocks, averaged over the launches of that kernel). usage: bench/timeline.py RECORDS
+LANE_DIR"""
 import re
 import sys
 from collections import defaultdict
@@ -29,7 +31,10 @@ def launches_of(lane_cu):
 
 
 def main():
-    recs = sorted(tuple(int(v) for v in l.split()) for l in open(sys.argv[1]) if l.strip())
+    rows = [tuple(int(v) for v in l.split()) for l in open(sys.argv[1]) if l.strip()]
+    rows = [r for r in rows if r[2] != 0]  # (a kernel's mark slots never marked)
+    recs = sorted(r[:5] for r in rows if len(r) < 6 or r[5] == 0)
+    marks = sorted((r[0], r[2], r[5]) for r in rows if len(r) >= 6 and r[5] != 0)
     names = launches_of(sys.argv[2] + "/lane.cu")
     # (a GEMV stamps after its first round of weights, so a late block of one launch may stamp after the next launch's
     # first blocks: a record joins the latest of the last three launches with its block count that lacks its index)
@@ -67,6 +72,24 @@ def main():
     print(f"step (first release to last): {total:.1f} us")
     for name, (n, t) in sorted(by.items(), key=lambda kv: -kv[1][1]):
         print(f"  {name:<24} {n:>4} launches {t:>9.1f} us {100 * t / total:5.1f}%  {t / n:7.2f} us each")
+    if not marks:
+        return
+    # A mark belongs to the latest launch with its block count released at or before it.
+    at = defaultdict(list)  # (launch index, mark) -> offsets (us)
+    for t, blocks, k in marks:
+        i = max((j for j, g in enumerate(groups) if g["blocks"] == blocks and min(g["t1"]) <= t), default=None)
+        if i is not None:
+            at[(i, k)].append((t - min(groups[i]["t1"])) / 1000.0)
+    kinds = defaultdict(lambda: defaultdict(list))  # kernel -> mark -> [(mean, latest)]
+    for (i, k), offs in at.items():
+        kinds[names[i] if i < len(names) else "?"][k].append((sum(offs) / len(offs), max(offs)))
+    print("marks (us from the launch's first release: mean over its blocks / latest block, averaged over launches):")
+    for name, ks in kinds.items():
+        nexts = [(min(groups[i + 1]["t1"]) - min(groups[i]["t1"])) / 1000.0 for i in range(len(groups) - 1)
+                 if (names[i] if i < len(names) else "?") == name]
+        line = "  ".join(f"{k}: {sum(m for m, _ in v) / len(v):.2f}/{sum(x for _, x in v) / len(v):.2f}"
+                         for k, v in sorted(ks.items()))
+        print(f"  {name:<24} {line}  next release: {sum(nexts) / max(1, len(nexts)):.2f}")
 
 
 if __name__ == "__main__":

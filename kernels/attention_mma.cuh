@@ -106,6 +106,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_pdl_entry();
     return;
   }
+  LK_TL_MARKS
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
@@ -175,6 +176,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     rk = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.kn, p0);
   }
   lk_pdl_entry();
+  LK_TL_MARK(1)
   if constexpr (!ROPE)
     for (int i = 0; i < STAGES - 1; ++i)
       if (i < tiles)
@@ -190,17 +192,37 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     const bool mine = p0 >= t0 && p0 < t1;
     const int tp = (p0 - t0) / LK_AM_KEYS, jp = (p0 - t0) % LK_AM_KEYS;
     const bool staged = mine && tp < STAGES - 1;
-    for (int item = warp; item < total + 2; item += LK_AM_WARPS) {
+    // A warp's items (query heads, then the key head and the value head) are every LK_AM_WARPS-th: all their loads
+    // first, then their rope (a warp with two items waited for two L2 round trips one after the other: the 8B's rope
+    // took 2.3 us of its attention's 7.5 in session 29's marks, the 0.6B's, an item a warp, 0.7). The value head reads
+    // as pairs too where it is as wide as a key head.
+    constexpr int IT = (M + 2 + LK_AM_WARPS - 1) / LK_AM_WARPS;
+    const int items = (total + 2 - warp + LK_AM_WARPS - 1) / LK_AM_WARPS;  // (the warp's: uniform)
+    lk_rope_in<PP> in[IT];
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const int item = warp + j * LK_AM_WARPS;
+      if (j >= items) break;
+      if (item < total)
+        in[j] = lk_rope_load<NEOX, PP>(rope, q + ((size_t)kvh * group + item) * HD);
+      else if (mine && item == total)
+        in[j] = lk_rope_load<NEOX, PP>(rope, rope.k + (size_t)kvh * HD);
+      else if (VD == HD && mine && item == total + 1)
+        in[j] = lk_rope_load<NEOX, PP>(rope, rope.v + (size_t)kvh * VD);
+    }
+#pragma unroll
+    for (int j = 0; j < IT; ++j) {
+      const int item = warp + j * LK_AM_WARPS;
+      if (j >= items) break;
       if (item < total) {
-        const lk_act* x = q + ((size_t)kvh * group + item) * HD;
-        lk_rope_pairs<NEOX, NORM, PP>(rope, x, rq, [&](int ia, int ib, lk_act ya, lk_act yb) {
+        lk_rope_apply<NEOX, NORM, PP>(rope, in[j], rq, [&](int ia, int ib, lk_act ya, lk_act yb) {
           qs[item * QS + ia] = lk_kv_of((float)ya);
           qs[item * QS + ib] = lk_kv_of((float)yb);
         });
       } else if (mine && item == total) {
         lk_kv* row = kc + ((size_t)kvh * ctx + p0) * HD;
         lk_kv* srow = ks + (tp * LK_AM_KEYS + jp) * KS;
-        lk_rope_pairs<NEOX, NORM, PP>(rope, rope.k + (size_t)kvh * HD, rk, [&](int ia, int ib, lk_act ya, lk_act yb) {
+        lk_rope_apply<NEOX, NORM, PP>(rope, in[j], rk, [&](int ia, int ib, lk_act ya, lk_act yb) {
           row[ia] = lk_kv_of((float)ya);
           row[ib] = lk_kv_of((float)yb);
           if (staged) {
@@ -208,12 +230,27 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
             srow[ib] = row[ib];
           }
         });
-      } else if (mine) {
+      } else if (mine && item == total + 1) {
         lk_kv* row = vc + ((size_t)kvh * ctx + p0) * VD;
         lk_kv* srow = vs + (tp * LK_AM_KEYS + jp) * VS;
-        for (int d = lane; d < VD; d += 32) {
-          row[d] = lk_kv_of((float)__ldcg(rope.v + (size_t)kvh * VD + d));
-          if (staged) srow[d] = row[d];
+        if constexpr (VD == HD) {
+#pragma unroll
+          for (int i = 0; i < PP; ++i) {
+            const int pj = lane + 32 * i;
+            if (pj >= HD / 2) break;
+            const int ia = NEOX ? pj : 2 * pj, ib = NEOX ? pj + HD / 2 : 2 * pj + 1;
+            row[ia] = lk_kv_of((float)in[j].xa[i]);
+            row[ib] = lk_kv_of((float)in[j].xb[i]);
+            if (staged) {
+              srow[ia] = row[ia];
+              srow[ib] = row[ib];
+            }
+          }
+        } else {
+          for (int d = lane; d < VD; d += 32) {
+            row[d] = lk_kv_of((float)__ldcg(rope.v + (size_t)kvh * VD + d));
+            if (staged) srow[d] = row[d];
+          }
         }
       }
     }
@@ -236,6 +273,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   int qf[HD / 16][4];
 #pragma unroll
   for (int kk = 0; kk < HD / 16; ++kk) lk_ldmatrix4(qf[kk], qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
+  LK_TL_MARK(2)
 
   // The thread's two rows (g and g + 8 of the warp's 16): where their positions start (from) and how many of them
   // this split has from there (span: 0 for a row past the chunk's).
@@ -259,6 +297,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       lk_cp_commit();
     lk_cp_wait<STAGES - 1>();
     __syncthreads();
+    if (tile == 0) {
+      LK_TL_MARK(8)
+    }
     const lk_kv* kt = ks + ((tile % STAGES) * LK_AM_KEYS + kw) * KS;
     const lk_kv* vt = vs + ((tile % STAGES) * LK_AM_KEYS + kw) * VS;
     // Scores: 16 rows by the warp's NK positions, NT tiles of 8.
@@ -327,11 +368,13 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     __syncthreads();  // (the stage is refilled STAGES tiles on; a step's merge reuses the memory)
   }
 
+  LK_TL_MARK(3)
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // each row's sum over its 4 threads
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
+  static_assert(LK_AM_WARPS >= 2, "a step's merge keeps each row's sum and max in warps 0 and 1's slots");
   if constexpr (!STEP) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -350,6 +393,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     // reads of it).
     const int here = last - i0 + 1;
     __syncthreads();
+    LK_TL_MARK(6)
     float* sm = reinterpret_cast<float*>(lk_smem);  // [warps][16]
     float* sl = sm + LK_AM_WARPS * 16;              // [warps][16]
     float* so = sl + LK_AM_WARPS * 16;              // [warps][16][VD]
@@ -368,7 +412,39 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         so[(warp * 16 + r) * VD + 8 * n + 2 * t + 1] = o[n][2 * h + 1];
       }
     }
+#if LK_AM_MERGE_ONCE
     __syncthreads();
+    // Each row's max, its warps' factors (in place of their maxes: 0 for a warp that saw none of its positions) and
+    // its sum, once a row; then a value a thread and turn (session 29's marks: recomputing them for every value was
+    // 1.1 us of the 0.6B's 5.8 us launch). The same sums in the same order as a value's own loop: the same numbers.
+    if (threadIdx.x < here) {
+      const int r = threadIdx.x;
+      float mx = -INFINITY, sum = 0.f;
+#pragma unroll
+      for (int w = 0; w < LK_AM_WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
+#pragma unroll
+      for (int w = 0; w < LK_AM_WARPS; ++w) {
+        const float mw = sm[w * 16 + r], f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
+        sum += sl[w * 16 + r] * f;
+        sm[w * 16 + r] = f;
+      }
+      sl[r] = sum;  // (warp 0's and 1's slots of the row, read above)
+      sl[16 + r] = mx;
+    }
+    __syncthreads();
+    LK_TL_MARK(7)
+    for (int i = threadIdx.x; i < here * VD; i += blockDim.x) {
+      const int r = i / VD, d = i % VD, row = i0 + r;
+      float val = 0.f;
+#pragma unroll
+      for (int w = 0; w < LK_AM_WARPS; ++w) val += so[(w * 16 + r) * VD + d] * sm[w * 16 + r];
+      const int head = kvh * group + row % group;
+      sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1,
+                            sl[16 + r], sl[r], d, val);
+    }
+#else
+    __syncthreads();
+    LK_TL_MARK(7)
     for (int i = threadIdx.x; i < here * VD; i += blockDim.x) {
       const int r = i / VD, d = i % VD, row = i0 + r;
       float mx = -INFINITY;
@@ -387,12 +463,15 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx,
                             sum, d, val);
     }
+#endif
     // One split (the output whole here) of the row: its quantized copy from the values in shared memory, not read
     // back from global memory (an L2 round trip after the wait; session 28).
     if (parts == 1 && rows == 1 && xq) {
       __syncthreads();
+      LK_TL_MARK(4)
       const int c0 = (kvh * group + i0) * VD;
       lk_quantize_cols(sq - c0, xq, hq * VD, c0, here * VD);
+      LK_TL_MARK(5)
       return;
     }
     if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)

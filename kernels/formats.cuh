@@ -25,7 +25,7 @@ struct lk_fmt<lk_q8> {
     __half s;
   };
   static LK_DEVICE Raw load(const lk_q8& m, size_t row, int k, int u) {
-    return {__ldg(reinterpret_cast<const int4*>(m.q + row * k) + u), m.s[row * (k / 32) + u / 2]};
+    return {lk_ldw(reinterpret_cast<const int4*>(m.q + row * k) + u), lk_ldw(m.s + row * (k / 32) + u / 2)};
   }
   static LK_DEVICE void expand(const Raw& r, float* w) {
     const float s = __half2float(r.s);
@@ -42,7 +42,7 @@ struct lk_fmt<lk_plain<W>> {
     int4 q;
   };
   static LK_DEVICE Raw load(const lk_plain<W>& m, size_t row, int k, int u) {
-    return {__ldg(reinterpret_cast<const int4*>(m.w + row * k) + u)};
+    return {lk_ldw(reinterpret_cast<const int4*>(m.w + row * k) + u)};
   }
   static LK_DEVICE void expand(const Raw& r, float* w) {
     const W* b = reinterpret_cast<const W*>(&r.q);
@@ -164,19 +164,19 @@ LK_DEVICE float lk_small_float(int v, float bias = 0.f) {
 template <int T>
 LK_DEVICE void lk_blk_scales(const lk_blk<T>& m, size_t g, size_t sb, int sub, int4& s, __half& d, unsigned& dd) {
   if constexpr (T == LK_Q4_0 || T == LK_Q5_0 || T == LK_IQ4_NL)
-    s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s) + g);
-  if constexpr (T == LK_Q4_1 || T == LK_Q5_1) s.x = (int)__ldg(reinterpret_cast<const unsigned*>(m.s) + g);
-  if constexpr (T == LK_MXFP4) s.x = __ldg(m.s + g);
+    s.x = lk_ldw(reinterpret_cast<const unsigned short*>(m.s) + g);
+  if constexpr (T == LK_Q4_1 || T == LK_Q5_1) s.x = (int)lk_ldw(reinterpret_cast<const unsigned*>(m.s) + g);
+  if constexpr (T == LK_MXFP4) s.x = lk_ldw(m.s + g);
   if constexpr (T == LK_IQ4_XS) {
-    const uint2 h = __ldg(reinterpret_cast<const uint2*>(m.s) + sb);
+    const uint2 h = lk_ldw(reinterpret_cast<const uint2*>(m.s) + sb);
     s.x = (int)h.x;
     s.y = (int)h.y;
   }
   if constexpr (T == LK_Q2_K || T == LK_Q3_K || T == LK_Q4_K || T == LK_Q5_K)
-    s = __ldg(reinterpret_cast<const int4*>(m.s) + sb);
-  if constexpr (T == LK_Q2_K) dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
-  if constexpr (T == LK_Q6_K) s.x = __ldg(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + sub);
-  if constexpr (T == LK_Q3_K || T == LK_Q6_K) d = m.d[sb];
+    s = lk_ldw(reinterpret_cast<const int4*>(m.s) + sb);
+  if constexpr (T == LK_Q2_K) dd = lk_ldw(reinterpret_cast<const unsigned*>(m.d) + sb);
+  if constexpr (T == LK_Q6_K) s.x = lk_ldw(reinterpret_cast<const unsigned short*>(m.s + sb * 16) + sub);
+  if constexpr (T == LK_Q3_K || T == LK_Q6_K) d = lk_ldw(m.d + sb);
 }
 
 // A unit is a 32-group. Each weight is computed by the CPU reference's expression with the same roundings (no fused
@@ -195,9 +195,9 @@ struct lk_fmt<lk_blk<T>> {
   static LK_DEVICE Raw load(const lk_blk<T>& m, size_t row, int k, int u) {
     Raw r;
     const size_t g = row * (size_t)(k / 32) + (size_t)u;
-    r.q = __ldg(reinterpret_cast<const int4*>(m.q) + g);
-    if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + g);
-    if constexpr (T == LK_Q6_K) r.h = __ldg(reinterpret_cast<const uint2*>(m.h) + g);
+    r.q = lk_ldw(reinterpret_cast<const int4*>(m.q) + g);
+    if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) r.h.x = lk_ldw(reinterpret_cast<const unsigned*>(m.h) + g);
+    if constexpr (T == LK_Q6_K) r.h = lk_ldw(reinterpret_cast<const uint2*>(m.h) + g);
     r.sub = u % 8;
     lk_blk_scales(m, g, row * (size_t)(k / 256) + (size_t)(u / 8), r.sub, r.s, r.d, r.dd);
     return r;
@@ -215,16 +215,16 @@ struct lk_fmt<lk_blk<T>> {
     } else {
       Raw r;
       const int4* q = reinterpret_cast<const int4*>(m.q) + row * (size_t)(k / 32) + u;
-      r.q = __ldg(q + du);
+      r.q = lk_ldw(q + du);
       if constexpr (T == LK_Q5_K)
-        r.h.x = __ldg(reinterpret_cast<const unsigned*>(m.h) + row * (size_t)(k / 32) + u + du);
+        r.h.x = lk_ldw(reinterpret_cast<const unsigned*>(m.h) + row * (size_t)(k / 32) + u + du);
       r.sub = u % 8;  // (du a multiple of 8)
       // The header's word u % 4 of the 256-block (u + du) / 8: word 4 ((u + du) / 8) + u % 4 of the row's headers.
       const unsigned* hw = reinterpret_cast<const unsigned*>(m.s) + row * (size_t)(k / 256) * 4 + (u / 8) * 4 + u % 4;
-      r.s.x = (int)__ldg(hw + du / 2);
+      r.s.x = (int)lk_ldw(hw + du / 2);
       const size_t sb = row * (size_t)(k / 256) + (size_t)((u + du) / 8);
-      if constexpr (T == LK_Q2_K) r.dd = __ldg(reinterpret_cast<const unsigned*>(m.d) + sb);
-      if constexpr (T == LK_Q3_K) r.d = m.d[sb];
+      if constexpr (T == LK_Q2_K) r.dd = lk_ldw(reinterpret_cast<const unsigned*>(m.d) + sb);
+      if constexpr (T == LK_Q3_K) r.d = lk_ldw(m.d + sb);
       return r;
     }
   }

@@ -45,8 +45,8 @@
 #endif
 #if LK_TIMELINE
 struct lk_tl_rec {
-  unsigned long long t0, t1;  // before and after the wait (ns)
-  unsigned blocks, block, sm, pad;
+  unsigned long long t0, t1;  // before and after the wait (ns); a mark's: its time twice
+  unsigned blocks, block, sm, mark;  // mark: 0 for the wait's stamps, else LK_TL_MARK's k
 };
 #define LK_TL_SMS 256
 #define LK_TL_PER_SM 4096
@@ -63,15 +63,32 @@ LK_DEVICE unsigned long long lk_tl_time() {
 LK_DEVICE bool lk_tl_recording() {
   return threadIdx.x == 0 && threadIdx.y == 0 && *(volatile int*)&lk_tl_on;
 }
-LK_DEVICE void lk_tl_stamp(bool on, unsigned long long t0) {
-  if (!on) return;
+// Room for n records in this SM's slots, taken before the wait (the atomic's round trip under it; taken after it, the
+// block's first warp waited ~0.4 us a launch, 17% of the 0.6B's step in session 29's call 1): the first's index, or
+// ~0u where the slots are full. A stamp is then a store.
+LK_DEVICE unsigned lk_tl_slots(bool on, unsigned n) {
+  if (!on) return ~0u;
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   sm %= LK_TL_SMS;
-  const unsigned i = atomicAdd(&lk_tl_n[sm], 1u);
-  if (i < LK_TL_PER_SM)
-    lk_tl[sm * LK_TL_PER_SM + i] = {t0, lk_tl_time(), gridDim.x * gridDim.y * gridDim.z,
-                                    blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), sm, 0};
+  const unsigned i = atomicAdd(&lk_tl_n[sm], n);
+  return i + n <= LK_TL_PER_SM ? sm * LK_TL_PER_SM + i : ~0u;
+}
+LK_DEVICE void lk_tl_put(unsigned slot, unsigned long long t0, unsigned long long t1, unsigned mark) {
+  if (slot == ~0u) return;
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  lk_tl[slot] = {t0, t1, mark == ~0u ? 0u : gridDim.x * gridDim.y * gridDim.z,
+                 blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), sm % LK_TL_SMS, mark};
+}
+// A kernel's phase marks (LK_TL_MARKS at its start, before its wait, then LK_TL_MARK(k) for k in 1 .. LK_TL_MARKS_N):
+// thread 0's time at each, stored into slots taken at the start (those never marked stay empty: blocks 0).
+// bench/timeline.py prints each mark's offset from its launch's first release.
+#define LK_TL_MARKS_N 8
+LK_DEVICE unsigned lk_tl_marks(bool on) {
+  const unsigned slot = lk_tl_slots(on, LK_TL_MARKS_N);
+  for (unsigned k = 0; k < LK_TL_MARKS_N && slot != ~0u; ++k) lk_tl_put(slot + k, 0, 0, ~0u);
+  return slot;
 }
 // The runtime's side (kernels/host_api.cuh declares them): recording on or off between steps, and the records written.
 inline void lk_tl_check(cudaError_t e) {
@@ -96,18 +113,72 @@ void lk_tl_dump() {
   for (unsigned sm = 0; sm < LK_TL_SMS; ++sm)
     for (unsigned i = 0; i < n[sm] && i < LK_TL_PER_SM; ++i) {
       const lk_tl_rec& x = r[(size_t)sm * LK_TL_PER_SM + i];
-      fprintf(f, "%llu %llu %u %u %u\n", x.t0, x.t1, x.blocks, x.block, x.sm);
+      fprintf(f, "%llu %llu %u %u %u %u\n", x.t0, x.t1, x.blocks, x.block, x.sm, x.mark);
     }
   fclose(f);
 }
-#define LK_TL_BEFORE                          \
-  const bool lk_tl_rec_on = lk_tl_recording(); \
+#define LK_TL_BEFORE                                              \
+  const unsigned lk_tl_slot = lk_tl_slots(lk_tl_recording(), 1u); \
   const unsigned long long lk_tl_t0 = lk_tl_time();
-#define LK_TL_AFTER lk_tl_stamp(lk_tl_rec_on, lk_tl_t0);
+#define LK_TL_AFTER lk_tl_put(lk_tl_slot, lk_tl_t0, lk_tl_time(), 0u);
+#define LK_TL_MARKS const unsigned lk_tl_marks_at = lk_tl_marks(lk_tl_recording());
+#define LK_TL_MARK(k)                                                       \
+  if (lk_tl_marks_at != ~0u) {                                              \
+    const unsigned long long lk_tl_tm = lk_tl_time();                       \
+    lk_tl_put(lk_tl_marks_at + (k) - 1, lk_tl_tm, lk_tl_tm, (unsigned)(k)); \
+  }
 #else
 #define LK_TL_BEFORE
 #define LK_TL_AFTER
+#define LK_TL_MARKS
+#define LK_TL_MARK(k)
 #endif
+
+// A weight matrix's load (the GEMVs' units, words and scales: constants streamed once a step): LK_WEIGHT_HINT 1 (every
+// lane's) asks L2 to evict the weights first, so that a step's stream of weights does not push the kernels' code, the
+// activations and the caches out of L2 (session 29: decode 0.6B +1.2%, 8B +0.9%, prefill(64) of the 8B +3.5%, the
+// same values); 2 also keeps them out of L1 (+1.0%, +0.8%); 0 plain loads (an A/B's switch).
+#ifndef LK_WEIGHT_HINT
+#define LK_WEIGHT_HINT 1
+#endif
+#if LK_WEIGHT_HINT == 1
+#define LK_WH ".L2::cache_hint"
+#elif LK_WEIGHT_HINT == 2
+#define LK_WH ".L1::no_allocate.L2::cache_hint"
+#endif
+// (an L2 policy of evict-first for every access: ld's own .L2::evict_first asks for 32-byte vectors)
+LK_DEVICE unsigned long long lk_evict_first() {
+  unsigned long long pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+template <class T>
+LK_DEVICE T lk_ldw(const T* p) {
+#if LK_WEIGHT_HINT == 0 || !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800
+  return __ldg(p);
+#else
+  if constexpr (sizeof(T) == 1) {
+    return __ldg(p);
+  } else if constexpr (sizeof(T) == 16) {
+    int4 v;
+    asm("ld.global.nc" LK_WH ".v4.s32 {%0,%1,%2,%3}, [%4], %5;" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(lk_evict_first()));
+    return *reinterpret_cast<T*>(&v);
+  } else if constexpr (sizeof(T) == 8) {
+    uint2 v;
+    asm("ld.global.nc" LK_WH ".v2.u32 {%0,%1}, [%2], %3;" : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(lk_evict_first()));
+    return *reinterpret_cast<T*>(&v);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned v;
+    asm("ld.global.nc" LK_WH ".u32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(lk_evict_first()));
+    return *reinterpret_cast<T*>(&v);
+  } else {
+    static_assert(sizeof(T) == 2, "a weight load of 1, 2, 4, 8 or 16 bytes");
+    unsigned short v;
+    asm("ld.global.nc" LK_WH ".u16 %0, [%1], %2;" : "=h"(v) : "l"(p), "l"(lk_evict_first()));
+    return *reinterpret_cast<T*>(&v);
+  }
+#endif
+}
 
 // Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
 // the one before it drains: it waits here until that one has finished and its writes are visible, and lets the next

@@ -54,21 +54,37 @@ LK_DEVICE lk_rope_lane<NORM, PP> lk_rope_lane_at(const lk_rope_args& a, const fl
   return r;
 }
 
-// The pairs of head x (hd wide; written by an earlier launch or this warp before a __syncwarp, read past L1), normed
-// first under NORM, roped by the lane's constants k: each lane's pairs, their elements (ia, ib) and roped values (ya,
-// yb) handed to put(ia, ib, ya, yb). The calling warp's lanes all take part (the norm's sum).
-template <bool NEOX, bool NORM, int PP, class Put>
-LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const lk_rope_lane<NORM, PP>& k, Put&& put) {
+// A lane's pairs of head x (hd wide; written by an earlier launch or this warp before a __syncwarp, read past L1):
+// elements (ia, ib) of pair j = lane + 32 i, zeros past the head. Apart from their use (lk_rope_apply) so that a warp
+// with several heads has all their loads in flight at once.
+template <int PP>
+struct lk_rope_in {
+  lk_acc xa[PP], xb[PP];
+};
+template <bool NEOX, int PP>
+LK_DEVICE lk_rope_in<PP> lk_rope_load(const lk_rope_args& a, const lk_act* x) {
   const int lane = threadIdx.x & 31, half = a.hd / 2;
-  lk_acc xa[PP], xb[PP], ss = 0;
+  lk_rope_in<PP> in;
 #pragma unroll
   for (int i = 0; i < PP; ++i) {
     const int j = lane + 32 * i;
     const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
-    xa[i] = j < half ? (lk_acc)__ldcg(x + ia) : (lk_acc)0;
-    xb[i] = j < half ? (lk_acc)__ldcg(x + ib) : (lk_acc)0;
-    ss += xa[i] * xa[i] + xb[i] * xb[i];
+    in.xa[i] = j < half ? (lk_acc)__ldcg(x + ia) : (lk_acc)0;
+    in.xb[i] = j < half ? (lk_acc)__ldcg(x + ib) : (lk_acc)0;
   }
+  return in;
+}
+
+// A head's pairs as lk_rope_load read them, normed first under NORM, roped by the lane's constants k: each lane's
+// pairs, their elements (ia, ib) and roped values (ya, yb) handed to put(ia, ib, ya, yb). The calling warp's lanes all
+// take part (the norm's sum).
+template <bool NEOX, bool NORM, int PP, class Put>
+LK_DEVICE void lk_rope_apply(const lk_rope_args& a, const lk_rope_in<PP>& in, const lk_rope_lane<NORM, PP>& k,
+                             Put&& put) {
+  const int lane = threadIdx.x & 31, half = a.hd / 2;
+  lk_acc ss = 0;
+#pragma unroll
+  for (int i = 0; i < PP; ++i) ss += in.xa[i] * in.xa[i] + in.xb[i] * in.xb[i];
   lk_acc scale = 1;
   if (NORM) scale = (lk_acc)1 / sqrt(lk_warp_sum(ss) / a.hd + (lk_acc)a.eps);
 #pragma unroll
@@ -76,13 +92,19 @@ LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const lk_ro
     const int j = lane + 32 * i;
     if (j >= half) break;
     const int ia = NEOX ? j : 2 * j, ib = NEOX ? j + half : 2 * j + 1;
-    lk_acc va = xa[i], vb = xb[i];
+    lk_acc va = in.xa[i], vb = in.xb[i];
     if (NORM) {
       va = va * scale * k.wa[i];
       vb = vb * scale * k.wb[i];
     }
     put(ia, ib, (lk_act)(va * k.c[i] - vb * k.s[i]), (lk_act)(va * k.s[i] + vb * k.c[i]));
   }
+}
+
+// Both: head x's pairs roped by the lane's constants k.
+template <bool NEOX, bool NORM, int PP, class Put>
+LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const lk_rope_lane<NORM, PP>& k, Put&& put) {
+  lk_rope_apply<NEOX, NORM, PP>(a, lk_rope_load<NEOX, PP>(a, x), k, put);
 }
 
 // The same at position p, the constants loaded here (w the norm's weights).
