@@ -17,43 +17,6 @@ struct lk_xq {
   const int* q;
   int rows, row;
 };
-// gemv_quant_in's input: the decode step's one activation row `src` (k values, written by the launch before), which
-// the launch quantizes itself after its wait into `q`, its block's shared memory, in lk_quantize_i8<false>'s layout
-// for one row (lk_x_ready), and reads from there as an lk_xq's copy is read: no quantize launch before it.
-struct lk_xqs {
-  int* q;
-  const lk_act* src;
-  int k;
-};
-// The two kinds of quantized copy a GEMV reads, their rows, and a load from one (a global copy past the read-only
-// path; the block's own in shared memory as it is).
-template <class X>
-struct lk_is_xq : std::false_type {};
-template <>
-struct lk_is_xq<lk_xq> : std::true_type {};
-template <>
-struct lk_is_xq<lk_xqs> : std::true_type {};
-LK_DEVICE int lk_xq_rows(const lk_xq& x) {
-  return x.rows;
-}
-LK_DEVICE int lk_xq_rows(const lk_xqs&) {
-  return 1;
-}
-LK_DEVICE int lk_xq_row(const lk_xq& x) {
-  return x.row;
-}
-LK_DEVICE int lk_xq_row(const lk_xqs&) {
-  return 0;
-}
-template <class T>
-LK_DEVICE T lk_xq_ld(const lk_xq&, const T* p) {
-  return __ldg(p);
-}
-template <class T>
-LK_DEVICE T lk_xq_ld(const lk_xqs&, const T* p) {
-  return *p;
-}
-
 // A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
 template <class X>
 struct lk_in {
@@ -99,25 +62,6 @@ LK_DEVICE void lk_dp4a_rows(const int4 (&wq)[RPW], int a0, int a1, int a2, int a
   }
 }
 
-// A GEMV's wait for the launch before it (EARLY: after its first round of weight loads) before it reads its input;
-// with its own copy to write (lk_xqs) the block then quantizes its row into shared memory, every thread (a warp past
-// the GEMV's rows too: lk_gemv_qin), as lk_quantize_i8<false> would (lk_quantize_piece), and waits for the copy.
-template <class X>
-LK_DEVICE void lk_x_ready(const X&) {
-  lk_pdl_entry_gemv();
-}
-LK_DEVICE void lk_x_ready(const lk_xqs& x) {
-  lk_pdl_entry_gemv();
-  for (int base = 0; base < x.k; base += 4 * (int)blockDim.x) {
-    const int c = base + 4 * (int)threadIdx.x;
-    const bool ok = c < x.k;
-    const float4 f = ok ? __ldcg(reinterpret_cast<const float4*>(x.src + c)) : make_float4(0.f, 0.f, 0.f, 0.f);
-    float v[4] = {f.x, f.y, f.z, f.w};
-    lk_quantize_piece(v, x.q, x.k, c, ok);
-  }
-  __syncthreads();
-}
-
 // One unit of row r's int8 sums, its activations quantized here: the lane's 16 values with its neighbour's (the
 // unit's other half of the 32-block: lanes pair as units do), by the rule of lk_i8_scale / lk_i8_q, word by word (the
 // residual the next word's input). Uniform over the warp (the pairs' shuffles see every lane).
@@ -144,18 +88,17 @@ LK_DEVICE void lk_i8_unit(const lk_act* __restrict__ x, int k, int r, int u, boo
   }
 }
 
-// The same from gemv_prequant's copy (or the block's own: lk_xqs): the unit's words and their scales read, not
-// computed.
-template <int RPW, int R, class XQ, std::enable_if_t<lk_is_xq<XQ>::value, int> = 0>
-LK_DEVICE void lk_i8_unit(XQ x, int k, int r, int u, bool ok, const int4 (&wq)[RPW], float (&sum)[RPW]) {
+// The same from gemv_prequant's copy: the unit's words and their scales read, not computed.
+template <int RPW, int R>
+LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq)[RPW], float (&sum)[RPW]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const signed char* xq = reinterpret_cast<const signed char*>(x.q);
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * lk_xq_rows(x) * k);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const size_t at = (size_t)p * lk_xq_rows(x) + lk_xq_row(x) + r;
-    const int4 a = ok ? lk_xq_ld(x, reinterpret_cast<const int4*>(xq + at * k) + u) : make_int4(0, 0, 0, 0);
-    const float d = ok ? lk_xq_ld(x, xs + at * (k / 32) + u / 2) : 0.f;
+    const size_t at = (size_t)p * x.rows + x.row + r;
+    const int4 a = ok ? __ldg(reinterpret_cast<const int4*>(xq + at * k) + u) : make_int4(0, 0, 0, 0);
+    const float d = ok ? __ldg(xs + at * (k / 32) + u / 2) : 0.f;
     lk_dp4a_rows(wq, a.x, a.y, a.z, a.w, d, sum);
   }
 }
@@ -182,7 +125,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
     if constexpr (EARLY)
-      if (base0 == 0) lk_x_ready(x);  // (once: the wait and the trigger are instructions each round)
+      if (base0 == 0) lk_pdl_entry_gemv();  // (once: the wait and the trigger are instructions each round)
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int base = base0 + j * STRIDE;
@@ -241,18 +184,18 @@ LK_DEVICE void lk_i8b_unit(const lk_act* __restrict__ x, int k, int r, int u, co
 }
 
 // ... or reads its words and scales from gemv_prequant's copy (lk_quantize_i8<false>'s layout): the same integers.
-template <class F, int RPW, int R, class XQ, std::enable_if_t<lk_is_xq<XQ>::value, int> = 0>
-LK_DEVICE void lk_i8b_unit(XQ x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
+template <class F, int RPW, int R>
+LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const signed char* xq = reinterpret_cast<const signed char*>(x.q);
-  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * lk_xq_rows(x) * k);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
 #pragma unroll
   for (int p = 0; p < P; ++p) {
-    const size_t at = (size_t)p * lk_xq_rows(x) + lk_xq_row(x) + r;
+    const size_t at = (size_t)p * x.rows + x.row + r;
     const int4* w = reinterpret_cast<const int4*>(xq + at * k + (size_t)u * 32);
-    const int4 lo = lk_xq_ld(x, w), hi = lk_xq_ld(x, w + 1);
+    const int4 lo = __ldg(w), hi = __ldg(w + 1);
     const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const float d = lk_xq_ld(x, xs + at * (k / 32) + u);
+    const float d = __ldg(xs + at * (k / 32) + u);
 #pragma unroll
     for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
   }
@@ -280,7 +223,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
     if constexpr (EARLY)
-      if (v0 == first - lane) lk_x_ready(x);  // (once)
+      if (v0 == first - lane) lk_pdl_entry_gemv();  // (once)
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int v = v0 + j * STRIDE;
@@ -401,17 +344,15 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
 // (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, class XQ,
-          std::enable_if_t<lk_is_xq<XQ>::value, int> = 0>
-LK_DEVICE void lk_gemv_sums(const M& m, XQ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
+LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
-  static_assert(EARLY || !std::is_same_v<XQ, lk_xqs>, "the block's own copy is written at the wait (EARLY)");
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, XQ, EARLY, A>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);
   else
 #endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, XQ, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
@@ -469,20 +410,6 @@ __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
   lk_gemv_rows<M, RPW, R, X, A>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
-}
-
-// gemv_quant_in: lk_gemv over the decode step's one activation row, which the launch quantizes itself (lk_xqs: its
-// dynamic shared memory holds the copy) where no launch before it writes the copy (the gate/up GEMV's output, for the
-// down projection): a quantize launch fewer a layer. Every warp takes part in the block's copy: a warp past the rows
-// computes row n - 1's sums again and stores nothing.
-template <class M, int RPW, int A = LK_GEMV_AHEAD>
-__global__ void __launch_bounds__(256) lk_gemv_qin(M m, const lk_act* __restrict__ x, const float* __restrict__ bias,
-                                                   lk_act* __restrict__ y, int k, int n) {
-  extern __shared__ int lk_xqs_smem[];
-  const int row0 = lk_gemv_row0<RPW>();
-  lk_acc acc[RPW][1];
-  lk_gemv_sums<M, RPW, 1, 32, true, A>(m, lk_xqs{lk_xqs_smem, x, k}, k, n, min(row0, n - 1), acc);
-  lk_gemv_store<RPW, 1>(acc, bias, y, n, row0);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms

@@ -212,7 +212,7 @@ class LaneSim {
     }
     if (n.xq) exec(f, lane::QuantizeI8{n.out, *n.xq, n.rows, d, false});  // (the launch writes the copy too)
   }
-  void exec(const lane::Form& f, const lane::Gemv& g) { gemv(f, g); }  // (xq_own: no xq, x as int8_view sees it)
+  void exec(const lane::Form& f, const lane::Gemv& g) { gemv(f, g); }
   void exec(const lane::Form& f, const lane::GemvParts& g) {
     for (lane::Gemv part : g.parts) {
       part.x = g.x;

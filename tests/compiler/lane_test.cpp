@@ -129,9 +129,7 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   // (68 + 32) x 17 + 8 x 7 = 1756 of 24576 with gemm_half off; with it on, the int8 GEMMs' knobs at their defaults and
   // not the precise numerics: dequant 4 chunks, int8 and int8x2 4 chunks x gemv_prequant 2, by the 17: 20 x 17 = 340;
   // 2096 of 49152 in all; fuse_norm needs gemv_split 1 (1 of 3): 2/3; pdl_first needs pdl: 3/4.
-  // gemv_quant_in needs gemv_prequant: the 912 of the 2096 with it ((28 + 16) x 17 + 4 x 7 + 8 x 17) twice, 3008 of
-  // 98304.
-  EXPECT_EQ(all.size(), product * 3008 / 98304 * 2 / 3 * 3 / 4);
+  EXPECT_EQ(all.size(), product * 2096 / 49152 * 2 / 3 * 3 / 4);
   EXPECT_EQ(s.size(), all.size());
   std::set<std::string> keys;
   for (const auto& k : all) keys.insert(k.key());
@@ -486,8 +484,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
       // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's chunks of 256:
-      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl; gemv_quant_in: gemv_prequant) is tried
-      // beside them.
+      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
       if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
         with["numerics"] = without["numerics"] = "int8";
@@ -497,10 +494,6 @@ TEST(Emit, EveryKnobChangesTheProgram) {
         with["fuse_qkv"] = without["fuse_qkv"] = with["fuse_rope_kv"] = without["fuse_rope_kv"] = true;
       if (d.name == "attn_mma") with["kv_cache"] = without["kv_cache"] = "f16";
       if (d.name == "pdl_first") with["pdl"] = without["pdl"] = true;
-      if (d.name == "gemv_quant_in") {
-        with["numerics"] = without["numerics"] = "int8";
-        with["gemv_prequant"] = without["gemv_prequant"] = true;
-      }
       ASSERT_EQ(s.why_invalid(knobs_of(with)), "") << with.dump();
       EXPECT_NE(program(l, with), program(l, without)) << d.name << " = " << v.dump() << " changes nothing";
     }
@@ -817,8 +810,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // A Q4_K_M checkpoint's lane with its chunks on the tensor cores (lk_gemm_i8qb over Q4_K and Q6_K) builds, and so do a
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
-// under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed), its down projections quantizing their input
-// (gemv_quant_in).
+// under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed).
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -836,9 +828,7 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   short_rows["pdl"] = true;  // (and each launch letting the next one start before its wait: LK_PDL_FIRST)
   short_rows["pdl_first"] = true;
   short_rows["fuse_qkv"] = short_rows["fuse_qkv_mixed"] = true;  // (the Q6_K v's in the fused q/k launch)
-  short_rows["gemv_prequant"] = short_rows["gemv_quant_in"] = true;  // (the down projections quantizing their input)
   const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
-  EXPECT_NE(program.cu.find("lk_gemv_qin<lk_blk<"), std::string::npos);
   EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
   EXPECT_NE(program.cu.find("#define LK_PDL_FIRST 3\n"), std::string::npos);
   EXPECT_NE(program.cu.find("lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1>"),

@@ -366,40 +366,6 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
   }
 }
 
-// gemv_quant_in: the decode step's down projection (whose input, the gate/up GEMV's output, no launch before it
-// quantizes) writes its own copy: no quantize launch is left in the step, and its kernel is lk_gemv_qin over the f32
-// input with the copy's bytes of shared memory (int8: k bytes and a scale a 32-block; int8x2 twice that). A chunk's
-// copies are as before.
-TEST(Lowering, ADownProjectionQuantizesItsOwnInput) {
-  for (const char* numerics : {"int8", "int8x2"}) {
-    const Schedule p = schedule_of(
-        {{"numerics", numerics}, {"gemv_prequant", true}, {"gemv_quant_in", true}, {"attn_splits", 1}, {"fuse_glu", true}});
-    const Form& step = form_of(p, 1);
-    int owners = 0;
-    for (const Launch& l : step.launches) {
-      EXPECT_FALSE(std::holds_alternative<QuantizeI8>(l.op)) << l.output;
-      const auto* g = std::get_if<Gemv>(&l.op);
-      if (!g || !g->xq_own) continue;
-      ++owners;
-      EXPECT_FALSE(g->xq.has_value());  // (no copy in global memory)
-      const std::vector<KernelCall> calls = lower(p, step, l);
-      ASSERT_EQ(calls.size(), 1u);
-      EXPECT_EQ(calls[0].kernel, "lk_gemv_qin");
-      const size_t k = p.matrix(g->w).cols, planes = std::string(numerics) == "int8" ? 1 : 2;
-      EXPECT_EQ(calls[0].smem, planes * (k + k / 32 * 4));
-      EXPECT_EQ(calls[0].params.at(1).kind, Arg::Kind::Pointer);  // (x itself, not an lk_xq)
-    }
-    EXPECT_EQ(owners, int(tiny().model.layers)) << numerics;
-    // Without it the down projection reads a quantize launch's copy.
-    const Schedule before =
-        schedule_of({{"numerics", numerics}, {"gemv_prequant", true}, {"attn_splits", 1}, {"fuse_glu", true}});
-    int quantizes = 0;
-    for (const Launch& l : form_of(before, 1).launches) quantizes += std::holds_alternative<QuantizeI8>(l.op);
-    EXPECT_EQ(quantizes, int(tiny().model.layers)) << numerics;
-  }
-  EXPECT_THROW(schedule_of({{"numerics", "int8"}, {"gemv_quant_in", true}}), std::exception);  // (needs gemv_prequant)
-}
-
 // The decode step's tensor-core attention with splits folds them itself (folds_in_attention): no Fold launch, its
 // output, partials and copy written by the one launch, a count a key/value head carried (attn_count) and passed; a
 // chunk's split attention keeps its Fold launch, and one split needs no count.

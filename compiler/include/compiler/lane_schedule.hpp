@@ -86,9 +86,6 @@ struct Gemv {  // y = W x (+ bias) over `rows` activation rows
   Ref y;
   int rows;
   std::optional<std::string> xq;
-  // gemv_quant_in (with xq unset): the launch quantizes x itself (the decode step's one row, into each block's shared
-  // memory) and reads that copy, in place of a QuantizeI8 before it.
-  bool xq_own = false;
 };
 struct GemvParts {  // y_p = W_p x (+ bias_p) for the parts p, one launch
   Ref x;

@@ -311,12 +311,6 @@ const KnobDef kTable[] = {
      "the GEMVs' activations quantized once into an int8 copy, which they read (one 16-byte load a unit) instead of "
      "every warp quantizing them again: the decode step's, and a chunk's where its projections run as GEMV slabs",
      {false, true}},
-    {"gemv_quant_in",
-     &Knobs::gemv_quant_in,
-     "under gemv_prequant, a decode GEMV whose input's copy no launch before it writes (the down projection after the "
-     "gate/up GEMV) quantizes its input itself, each block into its shared memory after its wait (lk_gemv_qin), "
-     "instead of a quantize launch before it",
-     {false, true}},
     {"gemm_tile",
      &Knobs::gemm_tile,
      "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
@@ -510,12 +504,6 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemm_prequant || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [] {
          return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more");
-       });
-     }},
-    {"gemv_quant_in: gemv_prequant", "gemv_quant_in gemv_prequant",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !k.gemv_quant_in || k.gemv_prequant || broken(why, [] {
-         return std::string("gemv_quant_in needs gemv_prequant (it replaces one of its quantize launches)");
        });
      }},
     {"gemv_prequant: the int8 numerics",

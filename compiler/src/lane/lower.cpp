@@ -420,19 +420,6 @@ class Lowerer {
     const int warps = k_.gemv_warps, split = k_.gemv_split;
     const bool one_round = short_gemv(w);
     const int rpw = knobs::gemv_rows(k_, w.type) * (one_round ? LK_GEMV_AHEAD : 1);
-    if (op.xq_own) {  // (gemv_quant_in: the step's one row, quantized by each block into its shared memory)
-      KernelCall c;
-      c.kernel = "lk_gemv_qin";
-      c.targs = {format_type(w.type), std::to_string(rpw)};
-      if (one_round) c.targs.push_back("1");
-      c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), 1);
-      c.block = dims1(32 * warps);
-      c.smem = quantized_words(k_, 1, w.cols, false) * 4;
-      c.params = {Arg::weights(w.name), ptr(op.x, 0), opt_ptr(op.bias), ptr(op.y, 0), Arg::integer(int64_t(w.cols)),
-                  Arg::integer(int64_t(w.rows))};
-      out.push_back(std::move(c));
-      return;
-    }
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};

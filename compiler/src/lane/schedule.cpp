@@ -401,18 +401,11 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
   return {nullptr, nullptr};
 }
 
-// Whether a decode GEMV may write its input's int8 copy itself (gemv_quant_in; lk_gemv_qin): the step's one row, row
-// by row, unsplit, the copy within the 48 KiB of shared memory a launch has without asking for more.
-bool own_copy(const knobs::Knobs& k, int rows, bool by_row, size_t words) {
-  return k.gemv_quant_in && rows == 1 && by_row && k.gemv_split <= 1 && words * 4 <= 48 * 1024;
-}
-
 // gemm_prequant / gemv_prequant: before the first projection of an activation buffer that reads a quantized copy, one
 // launch quantizes it (in the tensor cores' order for a chunk's untiled GEMMs, row by row for the decode step's GEMVs
 // and gemm_tile's staged tiles); the projections after it read the copy until a launch writes the buffer again. (They
 // list x among their reads too: the CPU's model of the schedule reads it.) In the decode step the norm or attention
-// fold that wrote the buffer just before writes the copy too, where it can (folds_quantize: one launch fewer), and
-// under gemv_quant_in a plain GEMV whose copy no launch writes so writes its own (own_copy: one launch fewer).
+// fold that wrote the buffer just before writes the copy too, where it can (folds_quantize: one launch fewer).
 void prequantize(const Schedule& p, Form& f) {
   // (an activation buffer, the offset of the rows read, the copy's layout) -> its quantized copy, while the buffer is
   // unchanged (the layout: 0 the tensor cores' order, 1 row by row, 2 gemm_half's f16 rows; two projections of one
@@ -428,36 +421,27 @@ void prequantize(const Schedule& p, Form& f) {
       const bool half = p.knobs.gemm_half && !by_row;
       const std::tuple<std::string, size_t, int> from = {x->buf, x->offset, half ? 2 : by_row ? 1 : 0};
       auto it = fresh.find(from);
-      Gemv* own = nullptr;  // (gemv_quant_in: a plain decode GEMV that quantizes x itself, in its shared memory)
       if (it == fresh.end()) {
+        std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
+        if (std::any_of(fresh.begin(), fresh.end(), [&](const auto& e) { return e.second == name; }))
+          name += by_row ? "_rows" : "_tc";
         const size_t words = quantized_words(p.knobs, rows, k, half);
-        auto [writer, in] = folds_quantize(p, out, *x, rows);
-        if (!in && own_copy(p.knobs, rows, by_row && !half, words)) own = std::get_if<Gemv>(&l.op);
-        if (own) {
-          own->xq_own = true;  // (no buffer: the copy lives in the launch's blocks alone)
+        Buffer& b = f.buffers.try_emplace(name, Buffer{name, words, Elem::Int, Life::Step}).first->second;
+        b.count = std::max(b.count, words);  // (a name another layout held before: room for either)
+        if (auto [writer, in] = folds_quantize(p, out, *x, rows); in) {
+          *in = name;
+          writer->writes.push_back(name);
         } else {
-          std::string name = "xq_" + x->buf + (x->offset ? "_at" + std::to_string(x->offset) : "");
-          if (std::any_of(fresh.begin(), fresh.end(), [&](const auto& e) { return e.second == name; }))
-            name += by_row ? "_rows" : "_tc";
-          Buffer& b = f.buffers.try_emplace(name, Buffer{name, words, Elem::Int, Life::Step}).first->second;
-          b.count = std::max(b.count, words);  // (a name another layout held before: room for either)
-          if (in) {
-            *in = name;
-            writer->writes.push_back(name);
-          } else {
-            out.push_back(Launch{QuantizeI8{*x, name, rows, k, !by_row && p.knobs.gemm_tile == 0 && !half, half},
-                                 {x->buf},
-                                 {name},
-                                 half ? "half" : "quantize",
-                                 name});
-          }
-          it = fresh.emplace(from, name).first;
+          out.push_back(Launch{QuantizeI8{*x, name, rows, k, !by_row && p.knobs.gemm_tile == 0 && !half, half},
+                               {x->buf},
+                               {name},
+                               half ? "half" : "quantize",
+                               name});
         }
+        it = fresh.emplace(from, name).first;
       }
-      if (!own) {
-        *xq = it->second;
-        l.reads.push_back(it->second);
-      }
+      *xq = it->second;
+      l.reads.push_back(it->second);
     }
     out.push_back(std::move(l));
     for (const std::string& w : out.back().writes)
