@@ -9,7 +9,7 @@
 //           (ld.acquire.gpu) until all its blocks have arrived; each block, after its write and a barrier, arrives by
 //           red.release.gpu on its own launch's counter (the counters zeroed by a memset at the graph's start);
 //   flag+w  the same with a block's work of W ns (a spin on %globaltimer) after its read, as a small kernel's body.
-// Prints us a launch (median of the graph's replays over N) for several grid sizes.
+// Prints us a launch (the median of the graph's replays over N: graph_time.cuh) for several grid sizes.
 //
 // build: nvcc -O3 -std=c++20 -arch=sm_90 -o chain_bench bench/chain_bench.cu     run: ./chain_bench
 #include <cuda_runtime.h>
@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "cuda_check.cuh"
+#include "graph_time.cuh"
 
 enum Mode { PLAIN, PDL, FIRST, FLAG };
 
@@ -82,42 +82,23 @@ static double run(int n, int blocks, unsigned work_ns, bool& ok) {
   CK(cudaMalloc(&count, sizeof(unsigned) * n));
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-  cudaGraph_t g;
-  CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  CK(cudaMemsetAsync(count, 0, sizeof(unsigned) * n, st));
-  for (int i = 0; i < n; ++i)
-    launch<MODE>(st, blocks, buf + (i + 1) % 2 * blocks, buf + i % 2 * blocks, count, i, work_ns);
-  CK(cudaStreamEndCapture(st, &g));
-  cudaGraphExec_t ge;
-  CK(cudaGraphInstantiate(&ge, g, 0));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<float> ms;
-  for (int r = 0; r < 25; ++r) {
-    CK(cudaEventRecord(e0, st));
-    CK(cudaGraphLaunch(ge, st));
-    CK(cudaEventRecord(e1, st));
-    CK(cudaEventSynchronize(e1));
-    float t;
-    CK(cudaEventElapsedTime(&t, e0, e1));
-    if (r >= 5) ms.push_back(t);
-  }
+  const double us = graph_us(st, n, [&] {
+    CK(cudaMemsetAsync(count, 0, sizeof(unsigned) * n, st));
+    for (int i = 0; i < n; ++i)
+      launch<MODE>(st, blocks, buf + (i + 1) % 2 * blocks, buf + i % 2 * blocks, count, i, work_ns);
+  });
   std::vector<float> h(blocks);
   CK(cudaMemcpy(h.data(), buf + (n - 1) % 2 * blocks, sizeof(float) * blocks, cudaMemcpyDeviceToHost));
   ok = std::all_of(h.begin(), h.end(), [&](float v) { return v == (float)n; });
-  std::sort(ms.begin(), ms.end());
-  CK(cudaGraphExecDestroy(ge));
-  CK(cudaGraphDestroy(g));
   CK(cudaStreamDestroy(st));
   CK(cudaFree(buf));
   CK(cudaFree(count));
-  return ms[ms.size() / 2] * 1000.0 / n;
+  return us;
 }
 
 int main() {
   const int n = 200;
-  printf("us a launch (chain of %d, median of 20 graph replays); * = a stale value read\n", n);
+  printf("us a launch (chain of %d, median of 10 graph replays); * = a stale value read\n", n);
   printf("%8s %8s %8s %8s %8s %10s %10s\n", "blocks", "plain", "pdl", "first", "flag", "pdl+1us", "flag+1us");
   for (int blocks : {8, 32, 132, 264, 528, 1056}) {
     bool ok[6];

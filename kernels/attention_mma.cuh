@@ -412,7 +412,6 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
         so[(warp * 16 + r) * VD + 8 * n + 2 * t + 1] = o[n][2 * h + 1];
       }
     }
-#if LK_AM_MERGE_ONCE
     __syncthreads();
     // Each row's max, its warps' factors (in place of their maxes: 0 for a warp that saw none of its positions) and
     // its sum, once a row; then a value a thread and turn (session 29's marks: recomputing them for every value was
@@ -442,28 +441,6 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1,
                             sl[16 + r], sl[r], d, val);
     }
-#else
-    __syncthreads();
-    LK_TL_MARK(7)
-    for (int i = threadIdx.x; i < here * VD; i += blockDim.x) {
-      const int r = i / VD, d = i % VD, row = i0 + r;
-      float mx = -INFINITY;
-#pragma unroll
-      for (int w = 0; w < LK_AM_WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
-      float sum = 0.f, val = 0.f;
-#pragma unroll
-      for (int w = 0; w < LK_AM_WARPS; ++w) {
-        const float mw = sm[w * 16 + r];
-        if (mw == -INFINITY) continue;
-        const float f = exp2f(mw - mx);
-        sum += sl[w * 16 + r] * f;
-        val += so[(w * 16 + r) * VD + d] * f;
-      }
-      const int head = kvh * group + row % group;
-      sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1, mx,
-                            sum, d, val);
-    }
-#endif
     // One split (the output whole here) of the row: its quantized copy from the values in shared memory, not read
     // back from global memory (an L2 round trip after the wait; session 28).
     if (parts == 1 && rows == 1 && xq) {

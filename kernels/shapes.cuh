@@ -44,10 +44,6 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 // maxima, sums, then [warps][16][vd] values, f32.
 #define LK_AM_WARPS 4
 #define LK_AM_KEYS 64
-// (an A/B switch, session 29: the decode step's merge computing each row's factors once)
-#ifndef LK_AM_MERGE_ONCE
-#define LK_AM_MERGE_ONCE 1
-#endif
 LK_SHAPE int lk_attention_mma_rows(bool step) {
   return step ? 16 : LK_AM_WARPS * 16;
 }

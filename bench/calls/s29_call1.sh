@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 29, call 1 (~6 minutes; carry .carry: this tree's build).
+# (Its timeline steps, written inline when it ran, are bench/timeline.sh's since.)
 # 1. fuse_qkv_mixed (session 28's knob, not yet measured): verified on qwen3-0.6b Q4_K_M (the mix keeps half the
 #    layers' v in Q6_K), prompts 5 and 130.
 # 2. Decode A/B, the record's set without and with it, 2 rounds: qwen3-0.6b (gemv_short, pdl_first) and the 8B.
@@ -29,17 +30,6 @@ for run in "qwen3-0.6b $S $SM" "llama-3.1-8b $R $RM"; do
     cut -c1-200
 done
 echo "== 3. timeline"
-W=/tmp/ab
-printf '#!/bin/sh\nexec /usr/local/cuda/bin/nvcc -DLK_TIMELINE=1 "$@"\n' > $W/tl-nvcc && chmod +x $W/tl-nvcc
-for run in "qwen3-0.6b $SM" "llama-3.1-8b $RM"; do
-  read -r P K <<< "$run"
-  F=$(TYPE=q4_k_m checkpoint $L $W $P)
-  echo "$K" > $W/$P.tl.json
-  $L compile $F --knobs $W/$P.tl.json -o $W/$P.tl > /dev/null
-  LT_NVCC=$W/tl-nvcc $L build $W/$P.tl --arch sm_90 > $W/$P.tl.log 2>&1 || { echo "BUILD_FAIL $P"; tail -5 $W/$P.tl.log; }
-  T=$(tokens "$(vocab $W/$P.tl)" 5 7)
-  LK_TIMELINE_FILE=$OUT/tl-$P.txt $W/$P.tl/lane $F $W/$P.tl/lane.sidecar 128 $T 2>&1 | grep -E "DECODE_TOK|rror" | head -3
-  python3 bench/timeline.py $OUT/tl-$P.txt $W/$P.tl > $OUT/timeline-$P.txt 2>&1
-  head -1 $OUT/timeline-$P.txt; sed -n '/^step/,$p' $OUT/timeline-$P.txt | head -24
-done
+KNOBS="$SM" bash bench/timeline.sh $L /tmp/ab $OUT qwen3-0.6b
+KNOBS="$RM" bash bench/timeline.sh $L /tmp/ab $OUT llama-3.1-8b
 xz -9 $OUT/tl-*.txt

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Session 29, call 2 (~4 minutes; carry .carry: this tree's build).
+# (Its timeline steps, written inline when it ran, are bench/timeline.sh's since.)
 # 1. bench/chain_bench.cu: what a launch boundary costs in a chain of 200 tiny launches (plain, pdl, pdl_first, and a
 #    hand-off by arrival counters with no griddepcontrol.wait), grids of 8-1,056 blocks. Prediction: pdl ~1.5-2 us a
 #    launch, plain ~2.5-3; the counters ~1 us (a release's and an acquire's L2 round trips) if their blocks' fences
@@ -16,17 +17,6 @@ nvcc -O3 -std=c++20 -arch=sm_90 -o /tmp/chain_bench bench/chain_bench.cu && /tmp
 R='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"attn_splits":1}'
 S=${R/\"pdl\":true/\"pdl\":true,\"gemv_short\":true,\"pdl_first\":true}
 echo "== 2. timeline"
-W=/tmp/ab; mkdir -p $W
-printf '#!/bin/sh\nexec /usr/local/cuda/bin/nvcc -DLK_TIMELINE=1 "$@"\n' > $W/tl-nvcc && chmod +x $W/tl-nvcc
-for run in "qwen3-0.6b $S" "llama-3.1-8b $R"; do
-  read -r P K <<< "$run"
-  F=$(TYPE=q4_k_m checkpoint $L $W $P)
-  echo "$K" > $W/$P.tl.json
-  $L compile $F --knobs $W/$P.tl.json -o $W/$P.tl > /dev/null
-  LT_NVCC=$W/tl-nvcc $L build $W/$P.tl --arch sm_90 > $W/$P.tl.log 2>&1 || { echo "BUILD_FAIL $P"; tail -5 $W/$P.tl.log; }
-  T=$(tokens "$(vocab $W/$P.tl)" 5 7)
-  LK_TIMELINE_FILE=$OUT/tl-$P.txt $W/$P.tl/lane $F $W/$P.tl/lane.sidecar 128 $T 2>&1 | grep -E "DECODE_TOK|rror" | head -3
-  python3 bench/timeline.py $OUT/tl-$P.txt $W/$P.tl > $OUT/timeline-$P.txt 2>&1
-  head -1 $OUT/timeline-$P.txt; sed -n '/^step/,$p' $OUT/timeline-$P.txt | head -24
-done
+KNOBS="$S" bash bench/timeline.sh $L /tmp/ab $OUT qwen3-0.6b
+KNOBS="$R" bash bench/timeline.sh $L /tmp/ab $OUT llama-3.1-8b
 xz -9 $OUT/tl-*.txt
