@@ -31,7 +31,10 @@ def launches_of(lane_cu):
 
 
 def main():
-    rows = [tuple(int(v) for v in l.split()) for l in open(sys.argv[1]) if l.strip()]
+    try:
+        rows = [tuple(int(v) for v in l.split()) for l in open(sys.argv[1]) if l.strip()]
+    except OSError as e:
+        sys.exit(f"timeline.py: no records ({e.strerror}: {sys.argv[1]}); did the lane run with LK_TIMELINE_FILE set?")
     rows = [r for r in rows if r[2] != 0]  # (a kernel's mark slots never marked)
     recs = sorted(r[:5] for r in rows if len(r) < 6 or r[5] == 0)
     marks = sorted((r[0], r[2], r[5]) for r in rows if len(r) >= 6 and r[5] != 0)
