@@ -137,12 +137,12 @@ struct lk_session {
       dump(decode);
       ++steps;
     }
-#if LK_TIMELINE
-    lk_tl_dump();
-#endif
     CK(cudaEventRecord(e2, st));
     CK(cudaStreamSynchronize(st));
     CK(cudaGetLastError());
+#if LK_TIMELINE
+    lk_tl_dump();  // (past the decode's timing: its copy of the records is not the steps')
+#endif
     lk_outcome o;
     CK(cudaEventElapsedTime(&o.prefill_ms, e0, e1));
     CK(cudaEventElapsedTime(&o.decode_ms, e1, e2));

@@ -76,10 +76,8 @@ LK_DEVICE unsigned lk_tl_slots(bool on, unsigned n) {
 }
 LK_DEVICE void lk_tl_put(unsigned slot, unsigned long long t0, unsigned long long t1, unsigned mark) {
   if (slot == ~0u) return;
-  unsigned sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   lk_tl[slot] = {t0, t1, mark == ~0u ? 0u : gridDim.x * gridDim.y * gridDim.z,
-                 blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), sm % LK_TL_SMS, mark};
+                 blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z), slot / LK_TL_PER_SM, mark};
 }
 // A kernel's phase marks (LK_TL_MARKS at its start, before its wait, then LK_TL_MARK(k) for k in 1 .. LK_TL_MARKS_N):
 // thread 0's time at each, stored into slots taken at the start (those never marked stay empty: blocks 0).

@@ -101,16 +101,10 @@ LK_DEVICE void lk_rope_apply(const lk_rope_args& a, const lk_rope_in<PP>& in, co
   }
 }
 
-// Both: head x's pairs roped by the lane's constants k.
-template <bool NEOX, bool NORM, int PP, class Put>
-LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const lk_rope_lane<NORM, PP>& k, Put&& put) {
-  lk_rope_apply<NEOX, NORM, PP>(a, lk_rope_load<NEOX, PP>(a, x), k, put);
-}
-
-// The same at position p, the constants loaded here (w the norm's weights).
+// Both, head x at position p, the constants loaded here (w the norm's weights).
 template <bool NEOX, bool NORM, int PP, class Put>
 LK_DEVICE void lk_rope_pairs(const lk_rope_args& a, const lk_act* x, const float* w, int p, Put&& put) {
-  lk_rope_pairs<NEOX, NORM, PP>(a, x, lk_rope_lane_at<NEOX, NORM, PP>(a, w, p), put);
+  lk_rope_apply<NEOX, NORM, PP>(a, lk_rope_load<NEOX, PP>(a, x), lk_rope_lane_at<NEOX, NORM, PP>(a, w, p), put);
 }
 
 // Head h of row r by the calling warp.
