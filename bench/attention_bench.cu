@@ -41,6 +41,7 @@ typedef float lk_acc;
 #include "cuda_check.cuh"
 
 constexpr int HQ = 32, HK = 8, HD = 128, G = HQ / HK, CTX = 33024;
+constexpr int kStepThreads = 32 * lk_attention_mma_warps(true);  // (a chunk's blocks: 32 LK_AM_WARPS)
 
 struct Setup {
   int layers;
@@ -61,8 +62,8 @@ float median(std::vector<float> v) {
 }
 
 int main(int argc, char** argv) {
-  const std::string only = argc > 1 ? argv[1] : "";  // a kernel's name: that one alone
-  const int only_depth = argc > 2 ? atoi(argv[2]) : 0;  // a decode depth alone (no chunks), e.g. for ncu
+  const std::string only = argc > 1 ? argv[1] : "";      // a kernel's name: that one alone
+  const int only_depth = argc > 2 ? atoi(argv[2]) : 0;   // a decode depth alone (no chunks), e.g. for ncu
   const int only_splits = argc > 3 ? atoi(argv[3]) : 0;  // and a split count
   Setup s;
   const size_t cache = (size_t)HK * CTX * HD;  // elements a layer's cache
@@ -124,9 +125,9 @@ int main(int argc, char** argv) {
     const dim3 grid(HK, (rows * G + m - 1) / m, splits);
     const size_t sm = lk_attention_mma_smem(HD, HD, step);
     if (step)
-      lk_attention_mma<HD, HD, true><<<grid, 128, sm, st>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
-                                                            splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
-                                                            scale2, splits, G, nullptr, nullptr, lk_rope_args{});
+      lk_attention_mma<HD, HD, true><<<grid, kStepThreads, sm, st>>>(
+          s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out, splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ,
+          CTX, scale2, splits, G, nullptr, nullptr, lk_rope_args{});
     else
       lk_attention_mma<HD, HD, false><<<grid, 128, sm, st>>>(s.q, s.kc[l], s.vc[l], s.pos, splits > 1 ? nullptr : out,
                                                              splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX,
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
   // The decode step's attention folding its own splits (the lane's under attn_mma 2 with splits): no fold launch.
   auto mmafold_kernel = [&](int l, int rows, int splits, float* out) {
     if (rows * G > 16) return mma_kernel(l, rows, splits, out);
-    lk_attention_mma<HD, HD, true><<<dim3(HK, 1, splits), 128, lk_attention_mma_smem(HD, HD, true), st>>>(
+    lk_attention_mma<HD, HD, true><<<dim3(HK, 1, splits), kStepThreads, lk_attention_mma_smem(HD, HD, true), st>>>(
         s.q, s.kc[l], s.vc[l], s.pos, out, splits > 1 ? s.part : nullptr, nullptr, 0, rows, HQ, CTX, scale2, splits, G,
         nullptr, splits > 1 ? count : nullptr, lk_rope_args{});
   };
@@ -201,8 +202,9 @@ int main(int argc, char** argv) {
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
         for (int splits : {1, 2, 4, 8, 16, 32, 64}) {
-          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits)) continue;  // (a split of fewer
-                                                                                                  // than 64 positions)
+          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits))
+            continue;  // (a split of fewer
+                       // than 64 positions)
           const float us = time(n.k, 1, splits);
           CK(cudaMemsetAsync(s.out, 0, (size_t)HQ * HD * 4, st));
           n.k(0, 1, splits, s.out);

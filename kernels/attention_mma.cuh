@@ -35,6 +35,18 @@ LK_DEVICE void lk_mma_kv(float (&d)[4], const int (&a)[4], int b0, int b1) {
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 #endif
 }
+// d += a b, the k8 shape (m16n8k8): a 16x8 tile of the cache's type (two registers: rows g and g + 8), b 8x8.
+LK_DEVICE void lk_mma_kv8(float (&d)[4], int a0, int a1, int b0) {
+#if LK_KV == 1
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(b0));
+#else
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a0), "r"(a1), "r"(b0));
+#endif
+}
 
 // Two values rounded to the cache's type and packed into one register (the first in the low half); `ra` and `rb`
 // receive the rounded values.
@@ -79,11 +91,11 @@ LK_DEVICE lk_kv lk_kv_of(float x) {
 }
 
 // A whole tile of LK_AM_KEYS cached rows of W 16-bit values from `src` (contiguous rows) into `dst` (rows of W + 8), in
-// flight by cp.async, a 16-byte piece a thread a round: piece c of the tile is at 8 c in the cache and, past its row's
-// 8 padding elements a row before it, at 8 (c + c / (W / 8)) in the stage.
-template <int W>
+// flight by cp.async by the block's T threads, a 16-byte piece a thread a round: piece c of the tile is at 8 c in the
+// cache and, past its row's 8 padding elements a row before it, at 8 (c + c / (W / 8)) in the stage.
+template <int W, int T>
 LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
-  constexpr int P = W / 8, T = LK_AM_WARPS * 32;
+  constexpr int P = W / 8;
   static_assert(LK_AM_KEYS * P % T == 0, "a tile's pieces are whole rounds of the block's threads");
 #pragma unroll
   for (int i = 0; i < LK_AM_KEYS * P / T; ++i) {
@@ -97,7 +109,7 @@ LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
 // its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
 // copies the value head; `rope` is lk_rope's parameters (unused without ROPE).
 template <int HD, int VD, bool STEP, int ROPE = 0>
-__global__ void __launch_bounds__(LK_AM_WARPS * 32)
+__global__ void __launch_bounds__(lk_attention_mma_warps(STEP) * 32, STEP ? 2 : 1)
     lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
                      lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
                      int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
@@ -110,7 +122,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
-  constexpr int NK = STEP ? LK_AM_KEYS / LK_AM_WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions
+  constexpr int WARPS = lk_attention_mma_warps(STEP);
+  constexpr int NK = STEP ? LK_AM_KEYS / WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions (tiles of 8)
+  static_assert(NT == 1 || NT % 2 == 0, "a warp's positions: 8 (the k8 products) or 16 and more");
   constexpr int STAGES = lk_attention_mma_stages(STEP);
   static_assert(!ROPE || STEP, "rope is folded into the decode step's attention only");
   extern __shared__ unsigned char lk_smem[];
@@ -141,8 +155,8 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     lk_kv* kd = ks + buf * LK_AM_KEYS * KS;
     lk_kv* vd = vs + buf * LK_AM_KEYS * VS;
     if (tb + LK_AM_KEYS <= end) {
-      lk_am_copy_tile<HD>(kd, kc + ((size_t)kvh * ctx + tb) * HD);
-      lk_am_copy_tile<VD>(vd, vc + ((size_t)kvh * ctx + tb) * VD);
+      lk_am_copy_tile<HD, WARPS * 32>(kd, kc + ((size_t)kvh * ctx + tb) * HD);
+      lk_am_copy_tile<VD, WARPS * 32>(vd, vc + ((size_t)kvh * ctx + tb) * VD);
       lk_cp_commit();
       return;
     }
@@ -192,16 +206,16 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     const bool mine = p0 >= t0 && p0 < t1;
     const int tp = (p0 - t0) / LK_AM_KEYS, jp = (p0 - t0) % LK_AM_KEYS;
     const bool staged = mine && tp < STAGES - 1;
-    // A warp's items (query heads, then the key head and the value head) are every LK_AM_WARPS-th: all their loads
+    // A warp's items (query heads, then the key head and the value head) are every WARPS-th: all their loads
     // first, then their rope (a warp with two items waited for two L2 round trips one after the other: the 8B's rope
     // took 2.3 us of its attention's 7.5 in session 29's marks, the 0.6B's, an item a warp, 0.7). The value head reads
     // as pairs too where it is as wide as a key head.
-    constexpr int IT = (M + 2 + LK_AM_WARPS - 1) / LK_AM_WARPS;
-    const int items = (total + 2 - warp + LK_AM_WARPS - 1) / LK_AM_WARPS;  // (the warp's: uniform)
+    constexpr int IT = (M + 2 + WARPS - 1) / WARPS;
+    const int items = (total + 2 - warp + WARPS - 1) / WARPS;  // (the warp's: uniform)
     lk_rope_in<PP> in[IT];
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const int item = warp + j * LK_AM_WARPS;
+      const int item = warp + j * WARPS;
       if (j >= items) break;
       if (item < total)
         in[j] = lk_rope_load<NEOX, PP>(rope, q + ((size_t)kvh * group + item) * HD);
@@ -212,7 +226,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     }
 #pragma unroll
     for (int j = 0; j < IT; ++j) {
-      const int item = warp + j * LK_AM_WARPS;
+      const int item = warp + j * WARPS;
       if (j >= items) break;
       if (item < total) {
         lk_rope_apply<NEOX, NORM, PP>(rope, in[j], rq, [&](int ia, int ib, lk_act ya, lk_act yb) {
@@ -302,19 +316,30 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     }
     const lk_kv* kt = ks + ((tile % STAGES) * LK_AM_KEYS + kw) * KS;
     const lk_kv* vt = vs + ((tile % STAGES) * LK_AM_KEYS + kw) * VS;
-    // Scores: 16 rows by the warp's NK positions, NT tiles of 8.
+    // Scores: 16 rows by the warp's NK positions, NT tiles of 8 (one ldmatrix 16 positions by 16 dims, or with 8
+    // positions 8 by 32: two of the queries' k steps).
     float sc[NT][4];
 #pragma unroll
     for (int j = 0; j < NT; ++j) sc[j][0] = sc[j][1] = sc[j][2] = sc[j][3] = 0.f;
+    if constexpr (NT == 1) {
 #pragma unroll
-    for (int kk = 0; kk < HD / 16; ++kk)
-#pragma unroll
-      for (int np = 0; np < NT / 2; ++np) {
+      for (int kk = 0; kk < HD / 16; kk += 2) {
         int b[4];
-        lk_ldmatrix4(b, kt + (np * 16 + (lane & 7) + 8 * (lane >> 4)) * KS + kk * 16 + 8 * ((lane >> 3) & 1));
-        lk_mma_kv(sc[2 * np], qf[kk], b[0], b[1]);
-        lk_mma_kv(sc[2 * np + 1], qf[kk], b[2], b[3]);
+        lk_ldmatrix4(b, kt + (lane & 7) * KS + kk * 16 + 8 * (lane >> 3));
+        lk_mma_kv(sc[0], qf[kk], b[0], b[1]);
+        lk_mma_kv(sc[0], qf[kk + 1], b[2], b[3]);
       }
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < HD / 16; ++kk)
+#pragma unroll
+        for (int np = 0; np < NT / 2; ++np) {
+          int b[4];
+          lk_ldmatrix4(b, kt + (np * 16 + (lane & 7) + 8 * (lane >> 4)) * KS + kk * 16 + 8 * ((lane >> 3) & 1));
+          lk_mma_kv(sc[2 * np], qf[kk], b[0], b[1]);
+          lk_mma_kv(sc[2 * np + 1], qf[kk], b[2], b[3]);
+        }
+    }
     // The causal (and sliding) mask, the scale, each row's max over the tile (a row's 4 threads meet by shuffles).
     const int tb = t0 + tile * LK_AM_KEYS + kw;
     float mx[2] = {-INFINITY, -INFINITY};
@@ -337,8 +362,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       l[h] *= corr[h];
     }
     // The weights, rounded, as the A fragments of the second product: positions 16 kp .. 16 kp + 15 are score tiles
-    // 2 kp (registers 0, 1) and 2 kp + 1 (registers 2, 3), rows g then g + 8.
-    int pf[NT / 2][4];
+    // 2 kp (registers 0, 1) and 2 kp + 1 (registers 2, 3), rows g then g + 8 (with 8 positions, the k8 product's two
+    // registers: rows g and g + 8 of score tile 0).
+    int pf[(NT + 1) / 2][4];
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
@@ -356,15 +382,25 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       o[n][2] *= corr[1];
       o[n][3] *= corr[1];
     }
+    if constexpr (NT == 1) {  // (8 positions by 32 value columns an ldmatrix: four k8 products)
 #pragma unroll
-    for (int kp = 0; kp < NT / 2; ++kp)
-#pragma unroll
-      for (int np = 0; np < VD / 16; ++np) {
+      for (int np = 0; np < VD / 32; ++np) {
         int b[4];
-        lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
-        lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
-        lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
+        lk_ldmatrix4_trans(b, vt + (lane & 7) * VS + np * 32 + 8 * (lane >> 3));
+#pragma unroll
+        for (int i = 0; i < 4; ++i) lk_mma_kv8(o[4 * np + i], pf[0][0], pf[0][1], b[i]);
       }
+    } else {
+#pragma unroll
+      for (int kp = 0; kp < NT / 2; ++kp)
+#pragma unroll
+        for (int np = 0; np < VD / 16; ++np) {
+          int b[4];
+          lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
+          lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
+          lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
+        }
+    }
     __syncthreads();  // (the stage is refilled STAGES tiles on; a step's merge reuses the memory)
   }
 
@@ -374,7 +410,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
-  static_assert(LK_AM_WARPS >= 2, "a step's merge keeps each row's sum and max in warps 0 and 1's slots");
+  static_assert(WARPS >= 2, "a step's merge keeps each row's sum and max in warps 0 and 1's slots");
   if constexpr (!STEP) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -394,10 +430,10 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
     const int here = last - i0 + 1;
     __syncthreads();
     LK_TL_MARK(6)
-    float* sm = reinterpret_cast<float*>(lk_smem);  // [warps][16]
-    float* sl = sm + LK_AM_WARPS * 16;              // [warps][16]
-    float* so = sl + LK_AM_WARPS * 16;              // [warps][16][VD]
-    lk_act* sq = reinterpret_cast<lk_act*>(so + LK_AM_WARPS * 16 * VD);  // [here][VD]: the output, when whole
+    float* sm = reinterpret_cast<float*>(lk_smem);                 // [warps][16]
+    float* sl = sm + WARPS * 16;                                   // [warps][16]
+    float* so = sl + WARPS * 16;                                   // [warps][16][VD]
+    lk_act* sq = reinterpret_cast<lk_act*>(so + WARPS * 16 * VD);  // [here][VD]: the output, when whole
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = g + 8 * h;
@@ -420,9 +456,9 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       const int r = threadIdx.x;
       float mx = -INFINITY, sum = 0.f;
 #pragma unroll
-      for (int w = 0; w < LK_AM_WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
+      for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
 #pragma unroll
-      for (int w = 0; w < LK_AM_WARPS; ++w) {
+      for (int w = 0; w < WARPS; ++w) {
         const float mw = sm[w * 16 + r], f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
         sum += sl[w * 16 + r] * f;
         sm[w * 16 + r] = f;
@@ -436,7 +472,7 @@ __global__ void __launch_bounds__(LK_AM_WARPS * 32)
       const int r = i / VD, d = i % VD, row = i0 + r;
       float val = 0.f;
 #pragma unroll
-      for (int w = 0; w < LK_AM_WARPS; ++w) val += so[(w * 16 + r) * VD + d] * sm[w * 16 + r];
+      for (int w = 0; w < WARPS; ++w) val += so[(w * 16 + r) * VD + d] * sm[w * 16 + r];
       const int head = kvh * group + row % group;
       sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1,
                             sl[16 + r], sl[r], d, val);
