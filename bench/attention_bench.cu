@@ -41,7 +41,7 @@ typedef float lk_acc;
 #include "cuda_check.cuh"
 
 constexpr int HQ = 32, HK = 8, HD = 128, G = HQ / HK, CTX = 33024;
-constexpr int kStepThreads = 32 * lk_attention_mma_warps(true);  // (a chunk's blocks: 32 LK_AM_WARPS)
+constexpr int kStepThreads = 32 * lk_attention_mma_warps(true, HD, HD);  // (a chunk's blocks: 32 LK_AM_WARPS)
 
 struct Setup {
   int layers;

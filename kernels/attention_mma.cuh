@@ -6,12 +6,12 @@
 // group's heads share each tile of the cache. Tiles of LK_AM_KEYS positions' keys and values arrive by cp.async in
 // stages (lk_attention_mma_stages: two for a chunk, three for a step). A chunk's block takes 16 query rows a warp, each
 // warp through the whole tile; a step's block (STEP: a row's G heads, at most 16 query rows) takes 16 query rows in
-// all, each warp through a quarter of each tile, and merges its warps' partials at the end. A warp takes its 16 query
-// rows through its positions of a tile:
+// all, each of its LK_AM_STEP_WARPS warps through an eighth of each tile (8 positions), and merges its warps' partials
+// at the end. A warp takes its 16 query rows through its positions of a tile:
 // - scores by mma (m16n8k16, f32 sums): the queries, rounded to the cache's type, as A; the keys as B by ldmatrix;
 // - an online softmax over them in f32, in base 2 (the scale carries log2 e);
 // - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
-//   as B by ldmatrix.trans).
+//   as B by ldmatrix.trans; m16n8k8 where a warp has 8 positions).
 // Row i attends to positions [0, *pos + i / G], or on a sliding layer (window > 0) to the last `window` of them
 // (lk_window_first). A split is a splits-th of the positions from the chunk's first row's first to its longest row's
 // last; a block starts at its own first row's first position (the tiles of positions none of its rows sees are not
@@ -109,7 +109,7 @@ LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
 // its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
 // copies the value head; `rope` is lk_rope's parameters (unused without ROPE).
 template <int HD, int VD, bool STEP, int ROPE = 0>
-__global__ void __launch_bounds__(lk_attention_mma_warps(STEP) * 32, STEP ? 2 : 1)
+__global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STEP ? 2 : 1)
     lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
                      lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
                      int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP) * 32, STEP ? 2 : 
   static_assert(HD % 16 == 0 && VD % 16 == 0, "head widths are multiples of 16 (the mma's k, two n tiles a load)");
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
-  constexpr int WARPS = lk_attention_mma_warps(STEP);
+  constexpr int WARPS = lk_attention_mma_warps(STEP, HD, VD);
   constexpr int NK = STEP ? LK_AM_KEYS / WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions (tiles of 8)
   static_assert(NT == 1 || NT % 2 == 0, "a warp's positions: 8 (the k8 products) or 16 and more");
   constexpr int STAGES = lk_attention_mma_stages(STEP);

@@ -50,8 +50,9 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 #endif
 #define LK_AM_KEYS 64
 static_assert(LK_AM_STEP_WARPS == 4 || LK_AM_STEP_WARPS == 8, "a step's warp takes 16 or 8 positions of a tile");
-LK_SHAPE int lk_attention_mma_warps(bool step) {
-  return step ? LK_AM_STEP_WARPS : LK_AM_WARPS;
+// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4 warps.)
+LK_SHAPE int lk_attention_mma_warps(bool step, int hd, int vd) {
+  return step && hd % 32 == 0 && vd % 32 == 0 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
 }
 LK_SHAPE int lk_attention_mma_rows(bool step) {
   return step ? 16 : LK_AM_WARPS * 16;
@@ -62,7 +63,7 @@ LK_SHAPE int lk_attention_mma_stages(bool step) {
 LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
   const int stages =
       2 * (lk_attention_mma_rows(step) * (hd + 8) + lk_attention_mma_stages(step) * LK_AM_KEYS * (hd + 8 + vd + 8));
-  const int w = lk_attention_mma_warps(step);
+  const int w = lk_attention_mma_warps(step, hd, vd);
   const int merge = 4 * w * 16 * (vd + 2) + 8 * 16 * vd;  // (the warps' partials, the output's values)
   return stages > merge ? stages : merge;
 }

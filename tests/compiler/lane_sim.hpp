@@ -396,7 +396,7 @@ class LaneSim {
     const T* kc = act(f, a.kc);
     const T* vc = act(f, a.vc);
     const bool step = lane::mma_attention_step(m_, a.rows);
-    const int ways = step ? lk_attention_mma_warps(true) : 1, nk = LK_AM_KEYS / ways,
+    const int ways = step ? lk_attention_mma_warps(true, int(hd), int(vd)) : 1, nk = LK_AM_KEYS / ways,
               block_rows = lk_attention_mma_rows(step);
     const int longest = pos + a.rows, first = lk_window_first(pos + 1, a.window), span = longest - first;
     const bool own = a.fold && a.splits > 1;

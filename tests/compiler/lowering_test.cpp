@@ -696,6 +696,15 @@ TEST(Lowering, AttentionOnTheTensorCores) {
   EXPECT_EQ(step[0].targs.back(), "true");
   EXPECT_EQ(step[0].grid.v[1], 1u);
   EXPECT_EQ(step[0].smem, size_t(lk_attention_mma_smem(int(m.head_dim), int(m.value_dim), true)));
+  // A chunk's block: 4 warps of 16 query rows; the step's: 8 warps of 8 positions a tile (tiny-qwen3's heads of 128),
+  // 4 of 16 where a head is not whole 32-column loads (48, 80, 112), as the kernel takes it (lk_attention_mma_warps).
+  EXPECT_EQ(chunk[0].block.v[0], 32u * LK_AM_WARPS);
+  EXPECT_EQ(step[0].block.v[0], 32u * LK_AM_STEP_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(true, 64, 64), LK_AM_STEP_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(true, 96, 96), LK_AM_STEP_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(true, 80, 80), LK_AM_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(true, 128, 112), LK_AM_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(false, 128, 128), LK_AM_WARPS);
   // Under fuse_rope_kv the decode step's attention ropes and appends (its rope launch gone, the chunks' kept); ROPE's
   // bits name the model's pairs and norm (tiny-qwen3: NeoX with the per-head norm, 1 + 2 + 4).
   const Schedule p3 = schedule_of(

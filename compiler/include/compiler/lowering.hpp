@@ -80,7 +80,7 @@ bool lanes_attention(const knobs::Knobs& k, const model::Model& m);
 // attn_mma 1 on a chunk (rows > 1), attn_mma 2 on every form; else the kernels above.
 bool mma_attention(const knobs::Knobs& k, int rows);
 // Whether lk_attention_mma over `rows` rows takes its STEP shape: at most 16 query rows (rows x the group), shared by
-// the block's warps, each through a quarter of each tile.
+// the block's warps (lk_attention_mma_warps), each through its share of each tile.
 bool mma_attention_step(const model::Model& m, int rows);
 // Whether the decode step's attention, split over the positions, folds its splits itself: lk_attention_mma's STEP
 // shape (a block a key/value head and split), where the block that finishes a head's last split merges them (no Fold

@@ -334,7 +334,7 @@ const KnobDef kTable[] = {
     {"attn_mma",
      &Knobs::attn_mma,
      "attention on the tensor cores, flash-style: 1 a chunk's (64 query rows, its rows times the group's heads, a "
-     "block), 2 the decode step's too (a row's heads a block, its warps a quarter of each tile apiece); tiles of 64 "
+     "block), 2 the decode step's too (a row's heads a block of 8 warps, each an eighth of each tile); tiles of 64 "
      "cached positions, an online softmax, the queries and weights rounded to the cache's type; only with a 16-bit "
      "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers)",
      {0, 1, 2},

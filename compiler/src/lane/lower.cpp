@@ -593,7 +593,7 @@ class Lowerer {
     c.kernel = "lk_attention_mma";
     c.targs = {std::to_string(hd), std::to_string(vd), flag(step)};
     c.grid = dims3(m_.kv_heads, cdiv(size_t(op.rows) * group, size_t(lk_attention_mma_rows(step))), op.splits);
-    c.block = dims1(32 * lk_attention_mma_warps(step));
+    c.block = dims1(32 * lk_attention_mma_warps(step, int(hd), int(vd)));
     c.smem = size_t(lk_attention_mma_smem(int(hd), int(vd), step));
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(op.rows), Arg::integer(m_.heads), Arg::integer(p_.ctx),
