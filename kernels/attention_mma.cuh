@@ -6,8 +6,9 @@
 // group's heads share each tile of the cache. Tiles of LK_AM_KEYS positions' keys and values arrive by cp.async in
 // stages (lk_attention_mma_stages: two for a chunk, three for a step). A chunk's block takes 16 query rows a warp, each
 // warp through the whole tile; a step's block (STEP: a row's G heads, at most 16 query rows) takes 16 query rows in
-// all, each of its LK_AM_STEP_WARPS warps through an eighth of each tile (8 positions), and merges its warps' partials
-// at the end. A warp takes its 16 query rows through its positions of a tile:
+// all, each of its LK_AM_STEP_WARPS warps through an eighth of each tile (8 positions; 4 warps of 16 where a head is
+// not whole 32-column loads: lk_attention_mma_warps), and merges its warps' partials at the end. A warp takes its 16
+// query rows through its positions of a tile:
 // - scores by mma (m16n8k16, f32 sums): the queries, rounded to the cache's type, as A; the keys as B by ldmatrix;
 // - an online softmax over them in f32, in base 2 (the scale carries log2 e);
 // - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
