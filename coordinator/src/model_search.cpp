@@ -40,6 +40,11 @@ const char* const kPriors[] = {
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
         "attn_mma":2,"attn_splits":8})",
+    // (the same with 32 splits, a long context's (a lane of more than 4,096 positions): llama-3.1-8b Q4_K_M's decode at
+    // depth 32k 311 tok/s against llama.cpp's 181; session 30)
+    R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
+        "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
+        "attn_mma":2,"attn_splits":32})",
     // (the chunks' GEMMs in f16 beside the f16 cache and attention on the tensor cores, Q6_K matrices 2 rows a warp:
     // llama-3.1-8b Q4_K_M prefill(512) 11,192 tok/s against the int8 tiled GEMMs' 6,128 and llama.cpp's 9,318,
     // decode 362 against 269; session 14)
