@@ -62,8 +62,8 @@ float median(std::vector<float> v) {
 }
 
 int main(int argc, char** argv) {
-  const std::string only = argc > 1 ? argv[1] : "";      // a kernel's name: that one alone
-  const int only_depth = argc > 2 ? atoi(argv[2]) : 0;   // a decode depth alone (no chunks), e.g. for ncu
+  const std::string only = argc > 1 ? argv[1] : "";  // a kernel's name: that one alone
+  const int only_depth = argc > 2 ? atoi(argv[2]) : 0;  // a decode depth alone (no chunks), e.g. for ncu
   const int only_splits = argc > 3 ? atoi(argv[3]) : 0;  // and a split count
   Setup s;
   const size_t cache = (size_t)HK * CTX * HD;  // elements a layer's cache
@@ -202,9 +202,8 @@ int main(int argc, char** argv) {
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
         for (int splits : {1, 2, 4, 8, 16, 32, 64}) {
-          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits))
-            continue;  // (a split of fewer
-                       // than 64 positions)
+          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits)) continue;  // (a split of fewer
+                                                                                                  // than 64 positions)
           const float us = time(n.k, 1, splits);
           CK(cudaMemsetAsync(s.out, 0, (size_t)HQ * HD * 4, st));
           n.k(0, 1, splits, s.out);

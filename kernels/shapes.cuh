@@ -50,7 +50,7 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 #endif
 #define LK_AM_KEYS 64
 static_assert(LK_AM_STEP_WARPS == 4 || LK_AM_STEP_WARPS == 8, "a step's warp takes 16 or 8 positions of a tile");
-// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4 warps.)
+// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.)
 LK_SHAPE int lk_attention_mma_warps(bool step, int hd, int vd) {
   return step && hd % 32 == 0 && vd % 32 == 0 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
 }
@@ -141,10 +141,10 @@ LK_SHAPE int lk_gemm_h_prefetch(int bn) {
 LK_SHAPE int lk_gemm_h_stages(int k, int bm) {
   return (k / 32 + lk_gemm_h_k(bm) / 32 - 1) / (lk_gemm_h_k(bm) / 32);
 }
-// A grid of `tiles` output tiles too small to fill the GPU (`slots` blocks at once) splits along k: the ways doubled,
-// up to 4, while the blocks still fit at once and each part keeps 6 stages or more (a block's time is its stages'
-// chain, ~1-2 us each, and a split adds the parts' fixup; bench/NOTES.md session 14). The parts' sums meet in a
-// workspace of tiles x split x BM x BN floats and a count a tile.
+// A grid of `tiles` output tiles too small to fill the GPU (`slots` blocks at once) splits along k: the ways doubled, up
+// to 4, while the blocks still fit at once and each part keeps 6 stages or more (a block's time is its stages' chain,
+// ~1-2 us each, and a split adds the parts' fixup; bench/NOTES.md session 14). The parts' sums meet in a workspace of
+// tiles x split x BM x BN floats and a count a tile.
 LK_SHAPE int lk_gemm_h_split(long tiles, int kstages, int slots) {
   int s = 1;
   while (s < 4 && tiles * 2 * s <= slots && kstages >= 12 * s) s *= 2;
@@ -202,18 +202,9 @@ LK_SHAPE int lk_block_elems(int t) {
   return t == LK_Q4_K || t == LK_Q5_K || t == LK_Q6_K || t == LK_IQ4_XS || t == LK_Q2_K || t == LK_Q3_K ? 256 : 32;
 }
 LK_SHAPE int lk_block_bytes(int t) {
-  return t == LK_Q4_0 || t == LK_IQ4_NL ? 18
-         : t == LK_Q4_1                 ? 20
-         : t == LK_Q5_0                 ? 22
-         : t == LK_Q5_1                 ? 24
-         : t == LK_Q4_K                 ? 144
-         : t == LK_Q5_K                 ? 176
-         : t == LK_Q6_K                 ? 210
-         : t == LK_MXFP4                ? 17
-         : t == LK_IQ4_XS               ? 136
-         : t == LK_Q2_K                 ? 84
-         : t == LK_Q3_K                 ? 110
-                                        : 0;
+  return t == LK_Q4_0 || t == LK_IQ4_NL ? 18 : t == LK_Q4_1 ? 20 : t == LK_Q5_0 ? 22 : t == LK_Q5_1 ? 24
+       : t == LK_Q4_K ? 144 : t == LK_Q5_K ? 176 : t == LK_Q6_K ? 210 : t == LK_MXFP4 ? 17 : t == LK_IQ4_XS ? 136
+       : t == LK_Q2_K ? 84 : t == LK_Q3_K ? 110 : 0;
 }
 // The planes a block-format matrix of `n` elements is uploaded as (lk_repack): plane 0 (q) 16 bytes a 32-group of
 // 4-bit codes (Q2_K's 2-bit and Q3_K's 3-bit ones too, a nibble each); 1 (h) the high bits (Q5: 4 bytes a group,
@@ -225,11 +216,8 @@ LK_SHAPE unsigned long long lk_plane_bytes(int t, int plane, unsigned long long 
   if (plane == 0) return g * 16;
   if (plane == 1) return t == LK_Q5_0 || t == LK_Q5_1 || t == LK_Q5_K ? g * 4 : t == LK_Q6_K ? g * 8 : 0;
   if (plane == 2)
-    return t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? g * 2
-           : t == LK_Q4_1 || t == LK_Q5_1                 ? g * 4
-           : t == LK_MXFP4                                ? g
-           : t == LK_IQ4_XS                               ? sb * 8
-                                                          : sb * 16;
+    return t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? g * 2 : t == LK_Q4_1 || t == LK_Q5_1 ? g * 4
+         : t == LK_MXFP4 ? g : t == LK_IQ4_XS ? sb * 8 : sb * 16;
   return t == LK_Q6_K || t == LK_Q3_K ? sb * 2 : t == LK_Q2_K ? sb * 4 : 0;
 }
 

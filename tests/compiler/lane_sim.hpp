@@ -340,7 +340,7 @@ class LaneSim {
   // splits spread over the row's window (lk_window_first).
   void exec(const lane::Form& f, const lane::Attention& a) {
     if (a.rope) exec(f, *a.rope);  // (the decode step's rope in its attention: the same numbers as rope's launch)
-    int parts = a.splits;          // (the splits that hold positions)
+    int parts = a.splits;  // (the splits that hold positions)
     if (lane::mma_attention(p_.knobs, a.rows))
       parts = exec_mma(f, a);
     else
@@ -386,10 +386,10 @@ class LaneSim {
   // lk_attention_mma's arithmetic: the split over the positions from the chunk's first row's first (its window's) to
   // its longest row's last, started at the row's block's first row's first; the queries rounded to the cache's type,
   // tiles of LK_AM_KEYS positions from the split's start, each warp's positions of a tile (all, or under STEP its
-  // LK_AM_STEP_WARPS-th) weighed against its running max and rounded (a warp's positions that are all before the row's
-  // window leave it as it was); under STEP the warps' partials merged at the end. Returns the splits that hold
-  // positions: all, but under the step's own fold (lk_am_fold_chunk's whole tiles) those of a short row's positions;
-  // one alone writes the output.
+  // share: lk_attention_mma_warps) weighed against its running max and rounded (a warp's positions that are all before
+  // the row's window leave it as it was); under STEP the warps' partials merged at the end. Returns the splits that
+  // hold positions: all, but under the step's own fold (lk_am_fold_chunk's whole tiles) those of a short row's
+  // positions; one alone writes the output.
   int exec_mma(const lane::Form& f, const lane::Attention& a) {
     const int pos = ints("pos")[0];
     const size_t hd = m_.head_dim, vd = m_.value_dim, group = m_.group();
@@ -462,8 +462,7 @@ class LaneSim {
   }
   void exec(const lane::Form& f, const lane::Fold& o) {
     fold(f, o.part, o.out, o.rows, o.splits, o.splits, o.sinks);
-    if (o.xq)
-      exec(f, lane::QuantizeI8{o.out, *o.xq, o.rows, size_t(m_.heads) * m_.value_dim, false});  // (as AddNorm's)
+    if (o.xq) exec(f, lane::QuantizeI8{o.out, *o.xq, o.rows, size_t(m_.heads) * m_.value_dim, false});  // (as AddNorm's)
   }
   // lk_attention_fold's merge of the first `splits` partials of each (row, head), `stride` a head.
   void fold(const lane::Form& f, const lane::Ref& part, const lane::Ref& to, int rows, int stride, int splits,
