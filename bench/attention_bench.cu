@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   CK(cudaMemcpy(s.q, hq.data(), hq.size() * 4, cudaMemcpyHostToDevice));
   CK(cudaMalloc(&s.out, (size_t)maxrows * HQ * HD * 4));
   CK(cudaMalloc(&s.ref, (size_t)maxrows * HQ * HD * 4));
-  CK(cudaMalloc(&s.part, (size_t)maxrows * HQ * 64 * (HD + 2) * 4));
+  CK(cudaMalloc(&s.part, (size_t)maxrows * HQ * 128 * (HD + 2) * 4));  // (up to 128 splits)
   CK(cudaMalloc(&s.pos, 4));
   const double scale = 1.0 / std::sqrt(double(HD));
   const float scale2 = float(1.4426950408889634 * scale);
@@ -201,9 +201,8 @@ int main(int argc, char** argv) {
     const double bytes = 2.0 * HK * (depth + 1) * HD * 2;
     for (const Named& n : kernels)
       if (only.empty() || only == n.name)
-        for (int splits : {1, 2, 4, 8, 16, 32, 64}) {
-          if (splits > 8 * (depth / 512) || (only_splits && splits != only_splits)) continue;  // (a split of fewer
-                                                                                                  // than 64 positions)
+        for (int splits : only_splits ? std::vector<int>{only_splits} : std::vector<int>{1, 2, 4, 8, 16, 32, 64}) {
+          if (!only_splits && splits > 8 * (depth / 512)) continue;  // (a split of fewer than 64 positions)
           const float us = time(n.k, 1, splits);
           CK(cudaMemsetAsync(s.out, 0, (size_t)HQ * HD * 4, st));
           n.k(0, 1, splits, s.out);

@@ -213,27 +213,19 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // lk_attention_lanes<G, VPER>'s lk_attention_lanes_smem(sizeof(lk_acc), G, VPER, hd) (kernels/shapes.cuh), which the
 // compiler's lowering launches them with.
 
-// LK_FOLD_ONE_TRIP, a measurement switch (0 in every lane until measured; session 30 wrote it, the budget spent): the
-// fold below in one L2 round trip where splits <= 32.
-#ifndef LK_FOLD_ONE_TRIP
-#define LK_FOLD_ONE_TRIP 0
-#endif
-
 // The first `splits` partials (`stride` a pair) of `heads` (row, query head) pairs from rh0 (query heads from head0)
 // merged into the output by one block, the sinks joining the sums: every pair's maxima and sums first; each pair's
 // max, its splits' weights e^(m - max) and its sum in split order into `sm` (shared memory, 2 heads splits + 2 heads
 // values); then each value's splits summed in order, two values a thread with B splits' loads of both in flight at
 // once (one value's 8 at a time were 8 L2 round trips in series at 32 splits: the step attention's own fold at depth
-// 32k 49.9 -> 47.5 us, session 30). Under LK_FOLD_ONE_TRIP the first B splits of a thread's values are asked before
-// the maxima (they need no weight) and a warp's lanes take a pair's weights at once (4 threads' serial loops of 31
-// exps otherwise): at depth 32k the own fold was ~7 us of the step attention's ~45 a layer (session 30's timeline).
-// Read past L1: lk_attention_mma's own fold reads what other blocks of its launch wrote.
+// 32k 49.9 -> 47.5 us, session 30; asking the first 32 before the maxima, in one L2 round trip, spilled in the step
+// attention and measured no better: session 31). Read past L1: lk_attention_mma's own fold reads what other blocks of
+// its launch wrote.
 LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, size_t rh0,
                               int head0, int heads, int vd, int stride, int splits, lk_acc* sm) {
-  constexpr bool ONE = LK_FOLD_ONE_TRIP;
-  constexpr int B = ONE && sizeof(lk_acc) == 4 ? 32 : 16;  // a value's splits in flight at once
-  lk_acc* const f = sm;                                    // [heads][splits]: m, then the weight
-  lk_acc* const l = f + heads * splits;                    // [heads][splits]
+  constexpr int B = 16;                  // a value's splits in flight at once
+  lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
+  lk_acc* const l = f + heads * splits;  // [heads][splits]
   lk_acc *const top = l + heads * splits, *const sum = top + heads;
   const int n = heads * vd, step = (int)blockDim.x;
   lk_acc a[B], b[B];  // (values i0 and i0 + step, splits s0 ..)
@@ -248,48 +240,22 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
       b[j] = ok && i1 < n ? __ldcg(p1 + (size_t)(s0 + j) * (vd + 2)) : (lk_acc)0;
     }
   };
-  if constexpr (ONE)
-    if ((int)threadIdx.x < n) ask(threadIdx.x, 0);
   for (int i = threadIdx.x; i < heads * splits; i += blockDim.x) {
     const lk_acc* pp = part + ((rh0 + i / splits) * stride + i % splits) * (vd + 2);
     f[i] = __ldcg(pp);
     l[i] = __ldcg(pp + 1);
   }
   __syncthreads();
-  if constexpr (ONE) {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    for (int h = warp; h < heads; h += step >> 5) {
-      lk_acc mx = -INFINITY;
-      for (int s = lane; s < splits; s += 32) mx = max(mx, f[h * splits + s]);
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1) mx = max(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-      for (int s = lane; s < splits; s += 32) {
-        const lk_acc ms = f[h * splits + s];
-        f[h * splits + s] = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
-      }
-      __syncwarp();
-      if (lane == 0) {  // (in split order; an empty split's weight is 0 and adds nothing, as its skipped term did)
-        lk_acc total = 0;
-        for (int s = 0; s < splits; ++s) {
-          const lk_acc w = f[h * splits + s];
-          if (w != 0) total += l[h * splits + s] * w;
-        }
-        top[h] = mx;
-        sum[h] = total;
-      }
+  for (int h = threadIdx.x; h < heads; h += blockDim.x) {
+    lk_acc mx = -INFINITY, total = 0;
+    for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
+    for (int s = 0; s < splits; ++s) {
+      const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
+      f[h * splits + s] = w;
+      if (ms != -INFINITY) total += l[h * splits + s] * w;
     }
-  } else {
-    for (int h = threadIdx.x; h < heads; h += blockDim.x) {
-      lk_acc mx = -INFINITY, total = 0;
-      for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
-      for (int s = 0; s < splits; ++s) {
-        const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
-        f[h * splits + s] = w;
-        if (ms != -INFINITY) total += l[h * splits + s] * w;
-      }
-      top[h] = mx;
-      sum[h] = total;
-    }
+    top[h] = mx;
+    sum[h] = total;
   }
   __syncthreads();
   for (int i0 = threadIdx.x; i0 < n; i0 += 2 * step) {
@@ -297,7 +263,7 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
     const int h0 = i0 / vd, h1 = min(i1, n - 1) / vd;
     lk_acc v0 = 0, v1 = 0;
     for (int s0 = 0; s0 < splits; s0 += B) {
-      if (!ONE || s0 > 0 || i0 != (int)threadIdx.x) ask(i0, s0);  // (ONE: the first batch of the first two asked above)
+      ask(i0, s0);
 #pragma unroll
       for (int j = 0; j < B; ++j)
         if (s0 + j < splits) {
