@@ -569,23 +569,6 @@ LK_DEVICE void lk_glu_sums(lk_acc (&ag)[RPW][R], const lk_acc (&au)[RPW][R], int
 template <class M, int RPW, int R>
 constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
 
-// The gated feed-forward's first half: a warp's RPW rows of y = silu(G x) * (U x) from row0 (< n) into ag.
-template <class M, int RPW, int R, class X>
-LK_DEVICE void lk_glu_rows(const M& g, const M& u, typename lk_in<X>::type x, int k, int n, int row0,
-                           lk_acc (&ag)[RPW][R]) {
-  lk_acc au[RPW][R];
-#if LK_WITH_BLOCKS
-  if constexpr (lk_glu_joint<M, RPW, R>) {
-    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, x, k, n, row0, ag, au);
-  } else
-#endif
-  {
-    lk_gemv_sums<M, RPW, R, 32, true>(g, x, k, n, row0, ag);
-    lk_gemv_sums<M, RPW, R>(u, x, k, n, row0, au);
-  }
-  lk_glu_sums(ag, au);
-}
-
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
@@ -593,48 +576,16 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
-  lk_acc ag[RPW][R];
-  lk_glu_rows<M, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, row0, ag);
-  lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
-}
-
-// The decode step's gated GEMV that also writes its output's int8 copy xq (glu_quant, sm_90: the quantize launch
-// after it, and that launch's boundary, gone). A cluster of C blocks takes 32 consecutive rows, one 32-block of y (C
-// blocks of 32 / C rows: the lowering's C = 32 / (warps RPW); n a multiple of 32, the grid whole clusters). Each warp
-// puts its rows' values into the cluster's first block's shared memory (distributed shared memory), and after the
-// cluster's barrier that block's first warp quantizes the 32-block as lk_quantize_cols does: the codes and scales of
-// lk_quantize_i8<false> over y, bit for bit (the same values, rounded to lk_act as stored).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#define LK_CLUSTER_DIMS(C)  // (no clusters before sm_90: a lane for those never instantiates the kernel)
-#else
-#define LK_CLUSTER_DIMS(C) __cluster_dims__(C, 1, 1)
+  lk_acc ag[RPW][R], au[RPW][R];
+#if LK_WITH_BLOCKS
+  if constexpr (lk_glu_joint<M, RPW, R>) {
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, row0, ag, au);
+  } else
 #endif
-template <class M, int RPW, int C, class X = const lk_act*>
-__global__ void LK_CLUSTER_DIMS(C) __launch_bounds__(256, lk_glu_joint<M, RPW, 1> ? 3 : 0)
-    lk_gemv_glu_q(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n, int* __restrict__ xq) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static_assert(C >= 1 && C <= 8 && 32 % C == 0, "a cluster of 1-8 blocks takes one 32-block of rows");
-  __shared__ float block32[32];
-  const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31;
-  lk_acc ag[RPW][1];
-  lk_glu_rows<M, RPW, 1, X>(g, u, x, k, n, min(row0, n - 1), ag);  // (row0 < n: the grid is n's whole 32-blocks)
-  lk_gemv_store<RPW, 1>(ag, nullptr, y, n, row0);
-  if (lane == 0) {
-    unsigned at;  // (block32 of the cluster's first block)
-    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(at) : "r"((unsigned)__cvta_generic_to_shared(block32)));
-#pragma unroll
-    for (int i = 0; i < RPW; ++i)
-      asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(at + 4u * (unsigned)((row0 + i) % 32)),
-                   "f"((float)(lk_act)ag[i][0])
-                   : "memory");
+  {
+    lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+    lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   }
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-  unsigned rank;
-  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  if (rank != 0 || threadIdx.x >= 32) return;
-  float v[4];  // (8 lanes of 4 values: lk_quantize_piece's 32-block; the other lanes' blocks empty)
-#pragma unroll
-  for (int e = 0; e < 4; ++e) v[e] = lane < 8 ? block32[4 * lane + e] : 0.f;
-  lk_quantize_piece(v, xq, n, row0 + 4 * lane, lane < 8);
-#endif
+  lk_glu_sums(ag, au);
+  lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
 }

@@ -810,8 +810,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // A Q4_K_M checkpoint's lane with its chunks on the tensor cores (lk_gemm_i8qb over Q4_K and Q6_K) builds, and so do a
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
-// under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed), its gate/up GEMV writing its output's int8
-// copy (glu_quant).
+// under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed).
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -829,12 +828,10 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   short_rows["pdl"] = true;  // (and each launch letting the next one start before its wait: LK_PDL_FIRST)
   short_rows["pdl_first"] = true;
   short_rows["fuse_qkv"] = short_rows["fuse_qkv_mixed"] = true;  // (the Q6_K v's in the fused q/k launch)
-  short_rows["gemv_prequant"] = short_rows["glu_quant"] = true;    // (the gate/up GEMV writing its output's copy)
   const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
-  EXPECT_NE(program.cu.find("lk_gemv_glu_q<lk_blk<LK_Q4_K>, 1, 4, lk_xq>"), std::string::npos);
-  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, lk_xq, 1>"), std::string::npos);
+  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
   EXPECT_NE(program.cu.find("#define LK_PDL_FIRST 3\n"), std::string::npos);
-  EXPECT_NE(program.cu.find("lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1, lk_xq>"),
+  EXPECT_NE(program.cu.find("lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1>"),
             std::string::npos);
   lane::write(program, dir / "lane");
   std::string log;

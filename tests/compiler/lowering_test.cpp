@@ -626,49 +626,6 @@ TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {
   EXPECT_EQ(domain_size(hopper, "pdl_first"), 2u);
 }
 
-// glu_quant: the decode step's gate/up GEMV writes its output's int8 copy itself (lk_gemv_glu_q, clusters of 4 blocks
-// of 8 rows: a 32-block of the output each) and the down projection reads that copy: no quantize launch is left in
-// the step; a chunk's GEMV slabs keep theirs. It needs gemv_prequant and fuse_glu; an sm_80 target has only its false.
-TEST(Lowering, TheGateUpGemvWritesItsOutputsCopy) {
-  const gguf::File& file = q4km().file;
-  const model::Model& m = q4km().model;
-  const json on = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_quant", true},
-                   {"max_chunk", 16}};
-  const Schedule p = schedule(file, m, knobs::Knobs::from_json(on), {132, 90});
-  const Form& step = form_of(p, 1);
-  int copies = 0;
-  for (size_t i = 0; i < step.launches.size(); ++i) {
-    const Launch& l = step.launches[i];
-    EXPECT_FALSE(std::holds_alternative<QuantizeI8>(l.op)) << l.output;
-    const auto* glu = std::get_if<GemvGlu>(&l.op);
-    if (!glu) continue;
-    ASSERT_TRUE(glu->out_q.has_value()) << l.output;
-    EXPECT_NE(std::find(l.writes.begin(), l.writes.end(), *glu->out_q), l.writes.end());
-    ASSERT_LT(i + 1, step.launches.size());
-    const auto* down = std::get_if<Gemv>(&step.launches[i + 1].op);
-    ASSERT_TRUE(down && down->xq == glu->out_q && down->x == glu->out) << step.launches[i + 1].output;
-    const auto calls = lower(p, step, l);
-    ASSERT_EQ(calls.size(), 1u);
-    EXPECT_EQ(calls[0].instance(), "lk_gemv_glu_q<lk_blk<LK_Q4_K>, 1, 4, lk_xq>");
-    EXPECT_EQ(calls[0].grid.v[0], unsigned(m.ffn / 8));
-    EXPECT_EQ(calls[0].params.size(), 7u);
-    ++copies;
-  }
-  EXPECT_EQ(copies, int(m.layers));
-  for (const Launch& l : form_of(p, 16).launches) {
-    if (const auto* glu = std::get_if<GemvGlu>(&l.op)) {
-      EXPECT_FALSE(glu->out_q.has_value()) << l.output;
-    }
-  }
-  const knobs::Space hopper = knobs::space(m, {132, 90});
-  json alone = on;
-  alone.erase("fuse_glu");
-  EXPECT_NE(hopper.why_invalid(knobs::Knobs::from_json(alone)).find("glu_quant needs gemv_prequant and fuse_glu"),
-            std::string::npos);
-  EXPECT_EQ(domain_size(hopper, "glu_quant"), 2u);
-  EXPECT_EQ(domain_size(knobs::space(m, {108, 80}), "glu_quant"), 1u);
-}
-
 // fuse_qkv_mixed: a layer whose v is in another format than its q and k (the Q4_K_M mix keeps some in Q6_K) projects
 // all three in one launch, lk_gemv_parts_mixed: q's and k's rows a warp of their format's, then v's of its own (Q6_K 2
 // here); without it q and k are fused and v has a launch of its own. The knob needs fuse_qkv; its domain holds only

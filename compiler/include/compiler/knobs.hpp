@@ -50,7 +50,6 @@ struct Knobs {
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams
   bool gemm_prequant = false;  // a chunk's activations quantized once into an int8 buffer its tensor-core GEMMs read
   bool gemv_prequant = false;  // the GEMVs' activations (a step's, a chunk's slabs) quantized once into an int8 buffer
-  bool glu_quant = false;      // the decode step's gate/up GEMV writes its output's int8 copy (clusters of blocks)
   int gemm_tile = 0;           // the prefill GEMMs as tiles staged in shared memory, of at most this many activation
                                // rows (0: the untiled kernels)
   KvCache kv_cache = KvCache::Act;  // the caches' element type

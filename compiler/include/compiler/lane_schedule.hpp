@@ -98,7 +98,6 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   Ref x, out;
   int rows;
   std::optional<std::string> xq;
-  std::optional<std::string> out_q;  // out's int8 copy, written by the launch too (glu_quant: the decode step's)
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then
@@ -286,11 +285,6 @@ int int8_words(const knobs::Knobs& k);
 // whole 16-row tiles, and the int8 numerics over a Q8_0 matrix or, under gemm_prequant, a block-format one; or
 // under gemm_half (lk_gemm_h) any matrix but an f32 one.
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows);
-
-// The blocks of a cluster of the decode step's gate/up GEMV over `g` that writes its output's int8 copy (glu_quant,
-// lk_gemv_glu_q: a cluster's rows one 32-block of the output): 32 over a block's rows, or 0 where it cannot (not the
-// knob's, a chunk's rows, rows not whole 32-blocks, a block's rows not dividing 32, a cluster past 8 blocks).
-int glu_cluster(const knobs::Knobs& k, const Matrix& g, int rows);
 
 // Whether a mixture's chunk of `rows` rows runs its experts' projections over `w` (and the up matrix `u`, paired with
 // it) on the tensor cores in f16 (gemm_half, lk_moe_gemm_h): grouped pairs, a format both share.

@@ -311,17 +311,6 @@ const KnobDef kTable[] = {
      "the GEMVs' activations quantized once into an int8 copy, which they read (one 16-byte load a unit) instead of "
      "every warp quantizing them again: the decode step's, and a chunk's where its projections run as GEMV slabs",
      {false, true}},
-    {"glu_quant",
-     &Knobs::glu_quant,
-     "under gemv_prequant and fuse_glu, the decode step's gate/up GEMV writes its output's int8 copy itself "
-     "(lk_gemv_glu_q: clusters of blocks take whole 32-blocks of rows, and one block of each quantizes them through "
-     "distributed shared memory) instead of a quantize launch before the down projection; sm_90 and later, where "
-     "the checkpoint has a dense FFN",
-     {false, true},
-     [](const model::Model& m, const Target& t, std::vector<json>& values) {
-       if (t.arch < 90 || std::none_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return L.w_gate; }))
-         values.resize(1);
-     }},
     {"gemm_tile",
      &Knobs::gemm_tile,
      "the prefill GEMMs over the quantized copy as block tiles staged in shared memory (cp.async, ldmatrix): 64 "
@@ -522,13 +511,6 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_prequant || int8_numerics(k) ||
               broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
-     }},
-    {"glu_quant: gemv_prequant and fuse_glu", "glu_quant gemv_prequant fuse_glu",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return !k.glu_quant || (k.gemv_prequant && k.fuse_glu) || broken(why, [] {
-         return std::string("glu_quant needs gemv_prequant and fuse_glu (it writes the fused gate/up GEMV's output's "
-                            "int8 copy, which the down projection reads)");
-       });
      }},
     {"gemm_tile other than 0: gemm_prequant and gemm_rows 64 (the tiled GEMM has its own shape)",
      "gemm_tile gemm_prequant gemm_rows",

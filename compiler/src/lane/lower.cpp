@@ -461,20 +461,6 @@ class Lowerer {
       return;
     }
     const int rpw = knobs::gemv_rows(k_, g.type), warps = k_.gemv_warps;
-    if (op.out_q) {  // (glu_quant: clusters of C blocks, each cluster's rows one 32-block of out and its int8 copy)
-      const int cluster = glu_cluster(k_, g, op.rows);
-      if (cluster == 0) throw Error("glu_quant: the gate/up GEMV over " + g.name + " cannot write its output's copy");
-      KernelCall c;
-      c.kernel = "lk_gemv_glu_q";
-      c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(cluster)};
-      Arg x = gemv_input(op.xq, op.x, 0, g.cols, c.targs, op.rows);
-      c.grid = dims1(g.rows / size_t(warps * rpw));  // (whole clusters: g.rows is whole 32-blocks)
-      c.block = dims1(32 * warps);
-      c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out),
-                  Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows)), ptr(*op.out_q)};
-      out.push_back(std::move(c));
-      return;
-    }
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.kernel = "lk_gemv_glu";

@@ -379,9 +379,9 @@ void each_gemm(const Op& op, F f) {
 }
 
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
-// itself: a norm's, an attention fold's, an attention of one split's or (glu_quant) the gate/up GEMV's, of one row
-// whose output is x (the fold's a head's values at a time, attention's a block's heads, the GEMV's a cluster's rows:
-// whole 32-blocks of them): that launch, with the op's copy field to set; else nulls.
+// itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
+// head's values at a time, attention's a block's heads: whole 32-blocks of them): that launch, with the op's xq field
+// to set; else nulls.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
                                                                const Ref& x, int rows) {
   if (rows != 1) return {nullptr, nullptr};
@@ -394,9 +394,6 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
   if (auto* f = std::get_if<Fold>(&writer->op);
       f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
     return {&*writer, &f->xq};
-  if (auto* g = std::get_if<GemvGlu>(&writer->op);  // (glu_quant: clusters of its blocks write whole 32-blocks)
-      g && g->out == x && !g->out_q && glu_cluster(p.knobs, p.matrix(g->wg), g->rows) > 0)
-    return {&*writer, &g->out_q};
   if (auto* a = std::get_if<Attention>(&writer->op);  // (one split, or its own fold: blocks write whole heads)
       a && a->rows == 1 && (a->fold || (a->splits == 1 && !a->part)) && a->out == x && !a->xq &&
       p.model.value_dim % 32 == 0)
@@ -457,12 +454,6 @@ void prequantize(const Schedule& p, Form& f) {
 
 int int8_words(const knobs::Knobs& k) {
   return k.numerics == knobs::Numerics::Int8 ? 1 : k.numerics == knobs::Numerics::Int8x2 ? 2 : 0;
-}
-
-int glu_cluster(const knobs::Knobs& k, const Matrix& g, int rows) {
-  const int block = k.gemv_warps * knobs::gemv_rows(k, g.type);
-  if (!k.glu_quant || rows != 1 || on_tensor_cores(k, g, rows) || g.rows % 32 != 0 || 32 % block != 0) return 0;
-  return 32 / block <= 8 ? 32 / block : 0;
 }
 
 bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
