@@ -5,7 +5,8 @@
 // small kernel's alone), the matrix's bytes over that time, and whether its outputs equal the lane's kernel's bit for
 // bit (every variant sums a lane's units in the same order, so they must).
 //
-// build: nvcc -O3 -std=c++20 -arch=sm_90 -o gemv_bench bench/gemv_bench.cu [-DLK_GEMV_AHEAD=N]     run: ./gemv_bench
+// build: nvcc -O3 -std=c++20 -arch=sm_90 -o gemv_bench bench/gemv_bench.cu [-DLK_GEMV_AHEAD=N]
+// run: ./gemv_bench [WORDS] (the variants whose names hold one of the comma-separated words)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -182,6 +183,70 @@ __global__ void __launch_bounds__(256) bv_stream(M m, lk_xq x, float* __restrict
   }
 }
 
+// ---- Q4_K GEMVs whose lanes stage their round's weights by cp.async into their own shared memory slots instead of
+// registers (session 31): the same loads (a lane's 16 bytes of codes and one header word a unit, as load_part), the
+// same shares and sums in the same order (so the library's results bit for bit), but no register holds a weight in
+// flight, so the launch can keep more warps an SM (MINB blocks, 256 threads) and more bytes requested. A lane reads
+// back only what it copied itself: no barrier, a per-thread wait. G: the gate/up pair (the joint rounds of
+// lk_gemv_sums_i8b2) or one matrix.
+template <bool G, int MINB>
+__global__ void __launch_bounds__(256, MINB)
+    bv_cp_q4k(lk_blk<LK_Q4_K> m0, lk_blk<LK_Q4_K> m1, lk_xq x, float* __restrict__ y, int k, int n) {
+  using F = lk_fmt<lk_blk<LK_Q4_K>>;
+  constexpr int A = LK_GEMV_AHEAD, M = G ? 2 : 1;
+  extern __shared__ __align__(16) unsigned char bv_sm[];
+  const int lane = threadIdx.x & 31, row0 = lk_gemv_row0<1>(), units = k / 32;
+  if (row0 >= n) return;
+  int4* cq = reinterpret_cast<int4*>(bv_sm) + threadIdx.x;  // slot (matrix i, unit j): cq[(i A + j) 256]
+  unsigned* cs = reinterpret_cast<unsigned*>(bv_sm + (size_t)M * A * 256 * 16) + threadIdx.x;
+  const lk_blk<LK_Q4_K>* mats[2] = {&m0, &m1};
+  lk_acc acc[M][1][1];
+#pragma unroll
+  for (int i = 0; i < M; ++i) acc[i][0][0] = 0;
+  for (int v0 = 0; v0 < units; v0 += 32 * A) {
+    const int u = v0 + lane;
+#pragma unroll
+    for (int i = 0; i < M; ++i) {
+      const lk_blk<LK_Q4_K>& m = *mats[i];
+      const int4* q = reinterpret_cast<const int4*>(m.q) + (size_t)row0 * units + u;
+      const unsigned* hw = reinterpret_cast<const unsigned*>(m.s) + (size_t)row0 * (k / 256) * 4 + (u / 8) * 4 + u % 4;
+#pragma unroll
+      for (int j = 0; j < A; ++j) {
+        const bool ok = u + 32 * j < units;
+        lk_cp16(cq + (i * A + j) * 256, ok ? (const void*)(q + 32 * j) : (const void*)q, ok);
+        lk_cp4(cs + (i * A + j) * 256, ok ? (const void*)(hw + 16 * j) : (const void*)hw, ok);
+      }
+    }
+    lk_cp_commit();
+    if (v0 == 0) lk_pdl_entry_gemv();
+    lk_cp_wait<0>();
+#pragma unroll
+    for (int j = 0; j < A; ++j) {
+      const int v = v0 + 32 * j;
+      if (v >= units) break;  // (uniform over the warp)
+      typename F::Raw raw[M][1];
+#pragma unroll
+      for (int i = 0; i < M; ++i) {
+        raw[i][0].q = cq[(i * A + j) * 256];
+        raw[i][0].s.x = (int)cs[(i * A + j) * 256];
+        raw[i][0].sub = u % 8;
+        F::share(raw[i][0]);
+      }
+      if (v + lane < units)
+#pragma unroll
+        for (int i = 0; i < M; ++i) lk_i8b_unit<F, 1, 1>(x, k, 0, v + lane, raw[i], acc[i]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < M; ++i) acc[i][0][0] = lk_warp_sum(acc[i][0][0]);
+  if constexpr (G) lk_glu_sums(acc[0], acc[1]);
+  lk_gemv_store<1, 1>(acc[0], nullptr, y, n, row0);
+}
+template <bool G>
+static size_t cp_smem() {
+  return size_t(G ? 2 : 1) * LK_GEMV_AHEAD * 256 * (16 + 4);
+}
+
 // ---- a GEMV whose blocks stream their rows through shared memory by bulk copies (sm_90's cp.async.bulk, completed
 // on an mbarrier): a block takes tiles of 8 rows (a warp a row) in turn, each tile's rows in chunks of KC elements
 // (every plane's bytes of the 8 rows' chunk: one bulk copy a row and plane), STAGES chunks in flight a block while its
@@ -334,7 +399,20 @@ static double time_graph(Ctx& cx, int k, int copies, const Gemv& g, bool with_ge
   });
 }
 
-int main() {
+int main(int argc, char** argv) {
+  // argv[1]: the variants to run, names holding one of its comma-separated words (the first run variant of a shape
+  // is the others' reference for the bits); none: all.
+  std::vector<std::string> words;
+  for (std::string w, a = argc > 1 ? argv[1] : ""; !a.empty();) {
+    const size_t at = a.find(',');
+    w = a.substr(0, at);
+    a = at == std::string::npos ? "" : a.substr(at + 1);
+    if (!w.empty()) words.push_back(w);
+  }
+  auto keep = [&](const std::string& name) {
+    return words.empty() || std::any_of(words.begin(), words.end(),
+                                        [&](const std::string& w) { return name.find(w) != std::string::npos; });
+  };
   Ctx cx{};
   cx.kmax = 14336;
   CK(cudaStreamCreate(&cx.s));
@@ -424,11 +502,24 @@ int main() {
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
+#define BV_ADD_CP(G, MINB)                                                                                       \
+  add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
+    auto kernel = bv_cp_q4k<G, MINB>;                                                                            \
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cp_smem<G>()));            \
+    launch_ex(kernel, dim3(grid(1, 8)), dim3(256), cp_smem<G>(), s, view<LK_Q4_K>(m, c),                         \
+              view<LK_Q4_K>(m, G ? (c + 1) % copies : c), cx.q(), cx.y, k, n);                                   \
+  });
+      BV_ADD_CP(true, 3)
+      BV_ADD_CP(true, 4)
+      BV_ADD_CP(true, 5)
     } else if (sh.type == LK_Q4_K) {
       add("q4k-shfl ah4 rpw1 (s10 c1)", [&](int c, cudaStream_t s) {
         launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), cx.q(), cx.y, k, n);
       });
       BV_ADD_LIB(LK_Q4_K)
+      BV_ADD_CP(false, 4)
+      BV_ADD_CP(false, 6)
+      BV_ADD_CP(false, 8)
       BV_ADD_BULK(LK_Q4_K, 2048, 4, false)
       BV_ADD_BULK(LK_Q4_K, 2048, 8, false)
       BV_ADD_BULK(LK_Q4_K, 2048, 8, true)
@@ -440,6 +531,7 @@ int main() {
     }
     std::vector<float> ref;
     for (auto& [name, g] : vs) {
+      if (!keep(name)) continue;
       // Correctness first (one launch, copy 0), against the first variant (the lane's kernel).
       launch(lk_quantize_i8<false>, (k / 4 + 63) / 64, 64, cx.s, (const float*)cx.x, cx.xq, k, 1);
       CK(cudaMemset(cx.y, 0, sizeof(float) * n));
