@@ -6,7 +6,8 @@
 // bit (every variant sums a lane's units in the same order, so they must).
 //
 // build: nvcc -O3 -std=c++20 -arch=sm_90 -o gemv_bench bench/gemv_bench.cu [-DLK_GEMV_AHEAD=N]
-// run: ./gemv_bench [WORDS] (the variants whose names hold one of the comma-separated words)
+// run: [GB_SHAPE=word] ./gemv_bench [WORDS] (the shapes whose names hold the word; the variants whose names hold one of
+// the comma-separated words)
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -438,7 +439,9 @@ int main(int argc, char** argv) {
       {"out  128256x4096 q6_k", LK_Q6_K, 128256, 4096},
   };
   printf("%-24s %-28s %9s %9s %7s %s\n", "shape", "variant", "us/gemv", "GB/s", "of_bw", "bits");
+  const char* only_shape = std::getenv("GB_SHAPE");  // (a word of the shapes' names: those alone)
   for (const Shape& sh : shapes) {
+    if (only_shape && !std::strstr(sh.name, only_shape)) continue;
     const size_t one = (sh.glu ? 2 : 1) * (lk_plane_bytes(sh.type, 0, (unsigned long long)sh.n * sh.k) +
                                            lk_plane_bytes(sh.type, 1, (unsigned long long)sh.n * sh.k) +
                                            lk_plane_bytes(sh.type, 2, (unsigned long long)sh.n * sh.k) +
