@@ -406,9 +406,9 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 
 // lk_gemv, lk_gemv_split and lk_gemv_glu take a chunk's slabs of R activation rows along y: slab blockIdx.y's x and y
 // rows from blockIdx.y * R (the decode step's one slab: y 0).
-// A (gemv_short): the units a lane has in flight; a GEMV whose rows are one round of loads (a lane a unit) leaves
-// LK_GEMV_AHEAD - 1 of its slots empty, so it is instantiated with A 1 and LK_GEMV_AHEAD times the rows a warp: the
-// same registers holding that many rows' weights in flight instead of one.
+// A (gemv_short): the units a lane has in flight; a GEMV whose rows are one or two units a lane leaves the rest of
+// its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
+// the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
 template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {

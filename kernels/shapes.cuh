@@ -191,11 +191,14 @@ LK_SHAPE bool lk_is_quantized(int t) {
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
-// Whether a decode GEMV's rows of `cols` values of ggml type `t` are one round of its int8 loads (a lane a 16-byte
-// unit: 32 values of a block format, 16 of Q8_0; at most 32 units a row): gemv_short's matrices, whose warps take
-// LK_GEMV_AHEAD times their rows with one unit of each in flight.
-LK_SHAPE bool lk_gemv_one_round(int t, unsigned long long cols) {
-  return lk_is_quantized(t) && cols <= 32ull * (lk_is_block(t) ? 32 : 16);
+// The units a lane of a decode GEMV takes of each row of `cols` values of ggml type `t` (a 16-byte unit: 32 values of a
+// block format, 16 of Q8_0), where that is at most half a round of its int8 loads (LK_GEMV_AHEAD / 2), else 0:
+// gemv_short's matrices, whose warps take LK_GEMV_AHEAD / that many times their rows, every unit of each row in
+// flight at once (one unit a row: up to 1,024 values of a block format, 512 of Q8_0; two: 2,048 and 1,024).
+LK_SHAPE int lk_gemv_short_units(int t, unsigned long long cols) {
+  if (!lk_is_quantized(t)) return 0;
+  const unsigned long long per = (cols / (lk_is_block(t) ? 32 : 16) + 31) / 32;
+  return per >= 1 && per <= LK_GEMV_AHEAD / 2 ? (int)per : 0;
 }
 // Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {

@@ -605,6 +605,36 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
   EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
 }
 
+// gemv_short over rows of two units a lane (tiny-qwen3's Q8_0 down projection: k 768, 48 units of 16 values): A 2
+// and twice the rows a warp; of one unit (its q, k 256: 16 units) A 1 and 4 times; past two units a lane the plain
+// form. The same units a lane in the same order, so the same sums a row.
+TEST(Lowering, ShortGemvsOfTwoUnitsALaneTakeTwiceTheRows) {
+  EXPECT_EQ(lk_gemv_short_units(LK_Q8_0, 512), 1);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q8_0, 768), 2);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q8_0, 1024), 2);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q8_0, 1536), 0);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q4_K, 1024), 1);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q4_K, 2048), 2);
+  EXPECT_EQ(lk_gemv_short_units(LK_Q4_K, 4096), 0);
+  EXPECT_EQ(lk_gemv_short_units(int(ggml::Type::F16), 256), 0);
+  const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_short", true}};
+  const Schedule p = schedule(tiny().file, tiny().model, knobs::Knobs::from_json(k), knobs::Target{2, 90});
+  const Form& step = form_of(p, 1);
+  int downs = 0;
+  for (const Launch& l : step.launches) {
+    const auto* g = std::get_if<Gemv>(&l.op);
+    if (!g || p.matrix(g->w).cols != tiny().model.ffn) continue;
+    const auto calls = lower(p, step, l);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].instance(), "lk_gemv<lk_q8, 2, 1, lk_xq, 2>");
+    EXPECT_EQ(calls[0].grid.v[0], tiny().model.d_model / 16);  // (8 warps of 2 rows)
+    ++downs;
+  }
+  EXPECT_EQ(downs, int(tiny().model.layers));
+  const auto q = lower(p, step, launch_of(p, 1, "gemv", "l0_q"));
+  EXPECT_EQ(q.at(0).instance(), "lk_gemv<lk_q8, 4, 1, lk_xq, 1>");
+}
+
 // pdl_first: the lane's head defines LK_PDL_FIRST 3 (kernels/prelude.cuh's lk_pdl_entry and lk_pdl_entry_gemv then let
 // the next launch start before their wait); it needs pdl, and an sm_80 target has only its false.
 TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {

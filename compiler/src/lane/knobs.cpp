@@ -207,18 +207,20 @@ const KnobDef kTable[] = {
     {"gemv_warps", &Knobs::gemv_warps, "warps in a GEMV block", {4, 8}},
     {"gemv_short",
      &Knobs::gemv_short,
-     "a plain decode GEMV whose rows are one round of loads (at most 32 16-byte units: k up to 1024 in a block format, "
-     "512 in q8_0; a small model's logits) takes 4 times its rows a warp, the registers of the 3 rounds it would "
-     "leave empty holding those rows' weights in flight; under the int8 numerics, where the launch still gives every "
-     "multiprocessor two blocks; only where the checkpoint has such a matrix",
+     "a plain decode GEMV whose rows are at most half a round of loads (one or two 16-byte units a lane: k up to 1024 "
+     "or 2048 in a block format, 512 or 1024 in q8_0; a small model's logits) takes 4 or 2 times its rows a warp, the "
+     "registers of the units it would leave empty holding those rows' weights in flight; under the int8 numerics, "
+     "where the launch still gives every multiprocessor two blocks; only where the checkpoint has such a matrix",
      {false, true},
      [](const model::Model& m, const Target& t, std::vector<json>& values) {
        const bool any = any_tensor(m, [&](const gguf::TensorInfo& w) {
-         if (w.dims.empty() || !lk_gemv_one_round(int(w.type), w.dims[0])) return false;
+         const int per = w.dims.empty() ? 0 : lk_gemv_short_units(int(w.type), w.dims[0]);
+         if (per == 0) return false;
          // (the rows as dims[1..]'s product here: this file links without the GGUF reader, as the fuzzers do)
          const uint64_t rows =
              std::accumulate(w.dims.begin() + 1, w.dims.end(), uint64_t{1}, std::multiplies<>());
-         return rows >= uint64_t(8) * LK_GEMV_AHEAD * t.sms;  // (the smallest blocks: 4 warps of a row, 2 an SM)
+         // (the smallest blocks: 4 warps of a row, 2 an SM)
+         return rows >= uint64_t(8) * uint64_t(LK_GEMV_AHEAD / per) * t.sms;
        });
        if (!any) values.resize(1);
      }},

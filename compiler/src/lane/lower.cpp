@@ -187,13 +187,15 @@ class Lowerer {
     return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
   }
 
-  // Whether a plain GEMV over `w` takes gemv_short's form (lk_gemv with A 1 and LK_GEMV_AHEAD times the rows a warp):
-  // under the knob (whose constraint holds the int8 numerics and unsplit GEMVs), a matrix whose rows are one round of
-  // loads, and enough rows that the launch still gives every multiprocessor two blocks.
-  bool short_gemv(const Matrix& w) const {
-    if (!k_.gemv_short || !lk_gemv_one_round(int(w.type), w.cols)) return false;
-    const size_t rows_a_block = size_t(k_.gemv_warps) * knobs::gemv_rows(k_, w.type) * LK_GEMV_AHEAD;
-    return cdiv(w.rows, rows_a_block) >= size_t(2 * p_.target.sms);
+  // The units a lane takes of each row of a plain GEMV over `w` in gemv_short's form (lk_gemv with A that many and
+  // LK_GEMV_AHEAD / A times the rows a warp), or 0 where it keeps the plain form: under the knob (whose constraint
+  // holds the int8 numerics and unsplit GEMVs), a matrix whose rows are at most half a round of loads
+  // (lk_gemv_short_units), and enough rows that the launch still gives every multiprocessor two blocks.
+  int short_gemv(const Matrix& w) const {
+    const int per = k_.gemv_short ? lk_gemv_short_units(int(w.type), w.cols) : 0;
+    if (per == 0) return 0;
+    const size_t rows_a_block = size_t(k_.gemv_warps) * knobs::gemv_rows(k_, w.type) * size_t(LK_GEMV_AHEAD / per);
+    return cdiv(w.rows, rows_a_block) >= size_t(2 * p_.target.sms) ? per : 0;
   }
 
   // One tensor-core GEMM: y = W x (+ bias), or with `u` y = silu(W x) * (U x), over all `rows` rows: lk_gemm_i8 (x
@@ -418,8 +420,8 @@ class Lowerer {
       return;
     }
     const int warps = k_.gemv_warps, split = k_.gemv_split;
-    const bool one_round = short_gemv(w);
-    const int rpw = knobs::gemv_rows(k_, w.type) * (one_round ? LK_GEMV_AHEAD : 1);
+    const int per = short_gemv(w);  // (gemv_short: the units a lane takes of a row, 0 for the plain form)
+    const int rpw = knobs::gemv_rows(k_, w.type) * (per ? LK_GEMV_AHEAD / per : 1);
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
@@ -432,9 +434,9 @@ class Lowerer {
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
       Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
-      if (one_round) {  // lk_gemv's X (when gemv_input named none) and A: one unit a lane in flight, the rows 4x
+      if (per) {  // lk_gemv's X (when gemv_input named none) and A: a row's units a lane in flight, the rows 4x or 2x
         if (!op.xq) c.targs.push_back("const lk_act*");
-        c.targs.push_back("1");
+        c.targs.push_back(std::to_string(per));
       }
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
