@@ -331,8 +331,9 @@ struct lk_fmt<lk_blk<T>> {
   // The int8 numerics: the unit's codes against 32 int8 activations `a` (8 packed words, elements in order) of scale
   // `da`, summed in integers by dp4a (each half apart: Q6_K scales them apart), then scaled by the format: the unit's
   // share of the row's sum.
-  // (sums: the activations' half sums as lk_i8_half_sums packs them, or -1 where they are summed here: LK_XQ_SUMS.)
-  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da, int sums = -1, bool given = false) {
+  // SUMS (LK_XQ_SUMS): the activations' half sums given in `sums` as lk_i8_half_sums packs them, not summed here.
+  template <bool SUMS = false>
+  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da, int sums = 0) {
     const int* q = reinterpret_cast<const int*>(&r.q);
     int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
 #pragma unroll
@@ -360,12 +361,12 @@ struct lk_fmt<lk_blk<T>> {
       }
       s0 = __dp4a(lo, a[i], s0);
       s1 = __dp4a(hi, a[4 + i], s1);
-      if (!given) {
+      if constexpr (!SUMS) {
         a0 = __dp4a(0x01010101, a[i], a0);
         a1 = __dp4a(0x01010101, a[4 + i], a1);
       }
     }
-    if (given) {
+    if constexpr (SUMS) {
       a0 = (int)((unsigned)sums << 16) >> 16;
       a1 = sums >> 16;
     }

@@ -199,9 +199,9 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
     const float* sp = xs + at * (k / 32) + u;
     const float d = __ldg(sp);
     // (LK_XQ_SUMS: the codes' half sums, a plane after the scales: kernels/formats.cuh)
-    const int sums = LK_XQ_SUMS ? __ldg(reinterpret_cast<const int*>(sp) + (size_t)P * x.rows * (k / 32)) : -1;
+    const int sums = LK_XQ_SUMS ? __ldg(reinterpret_cast<const int*>(sp) + (size_t)P * x.rows * (k / 32)) : 0;
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d, sums, LK_XQ_SUMS);
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::template dot<LK_XQ_SUMS != 0>(raw[i], a, d, sums);
   }
 }
 
