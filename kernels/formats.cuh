@@ -331,9 +331,7 @@ struct lk_fmt<lk_blk<T>> {
   // The int8 numerics: the unit's codes against 32 int8 activations `a` (8 packed words, elements in order) of scale
   // `da`, summed in integers by dp4a (each half apart: Q6_K scales them apart), then scaled by the format: the unit's
   // share of the row's sum.
-  // SUMS (LK_XQ_SUMS): the activations' half sums given in `sums` as lk_i8_half_sums packs them, not summed here.
-  template <bool SUMS = false>
-  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da, int sums = 0) {
+  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da) {
     const int* q = reinterpret_cast<const int*>(&r.q);
     int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
 #pragma unroll
@@ -361,14 +359,8 @@ struct lk_fmt<lk_blk<T>> {
       }
       s0 = __dp4a(lo, a[i], s0);
       s1 = __dp4a(hi, a[4 + i], s1);
-      if constexpr (!SUMS) {
-        a0 = __dp4a(0x01010101, a[i], a0);
-        a1 = __dp4a(0x01010101, a[4 + i], a1);
-      }
-    }
-    if constexpr (SUMS) {
-      a0 = (int)((unsigned)sums << 16) >> 16;
-      a1 = sums >> 16;
+      a0 = __dp4a(0x01010101, a[i], a0);
+      a1 = __dp4a(0x01010101, a[4 + i], a1);
     }
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
       const float d = __half2float(__ushort_as_half((unsigned short)r.s.x));
@@ -447,26 +439,6 @@ LK_DEVICE int lk_i8_q(float x, float inv) {
 }
 LK_DEVICE int lk_i8_pack(int a, int b, int c, int d) {
   return (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (int)((unsigned)d << 24);
-}
-
-// LK_XQ_SUMS, a measurement switch (0 in every lane until measured; session 31 wrote it, the budget spent): the
-// decode GEMVs' int8 copy (gemv_prequant's, row by row) carries each 32-block's two half sums of its codes, written by
-// the launch that quantizes (lk_quantize_i8<false>, lk_quantize_piece), and the block formats' products read them
-// instead of summing the codes again for every output row (8 of a unit's 16 dp4a: session 31's ncu counted ~92
-// instructions a 32-group a lane in the Q4_K GEMVs, their issue slots 53% busy). The same integers, so the same sums.
-#ifndef LK_XQ_SUMS
-#define LK_XQ_SUMS 0
-#endif
-
-// A 32-block's two half sums of its codes as one word, the first half's (codes 0..15) in the low 16 bits and the
-// second's in the high (each at most 16 x 127 in magnitude), from the 8 lanes of lk_i8_quad (`packed`: a lane's 4
-// codes; every lane of the warp calls it); the word is whole in the block's first lane.
-LK_DEVICE int lk_i8_half_sums(int packed) {
-  int s = __dp4a(packed, 0x01010101, 0);
-  s += __shfl_xor_sync(0xffffffffu, s, 1);
-  s += __shfl_xor_sync(0xffffffffu, s, 2);
-  const int second = __shfl_xor_sync(0xffffffffu, s, 4);
-  return (s & 0xffff) | (int)((unsigned)second << 16);
 }
 
 // One word of the int8 rule over a lane's 4 values, the 8 lanes of a 32-block (lanes 8i .. 8i + 7) together: the

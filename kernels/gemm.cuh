@@ -159,7 +159,6 @@ __global__ void __launch_bounds__(64)
   for (int p = 0; p < P; ++p) {
     float d;
     const int packed = lk_i8_quad(v, d);
-    const int sums = LK_XQ_SUMS && !FRAG ? lk_i8_half_sums(packed) : 0;  // (every lane: shuffles)
     if (!ok) continue;
     if constexpr (FRAG) {
       const size_t blk = ((size_t)p * (rows / 8) + r / 8) * kb + b;  // the (word, 8-row group, 32-block)
@@ -167,11 +166,7 @@ __global__ void __launch_bounds__(64)
       if ((threadIdx.x & 7) == 0) scales[blk * 8 + r % 8] = d;
     } else {
       xq[(((size_t)p * rows + r) * k + c) / 4] = packed;
-      if ((threadIdx.x & 7) == 0) {
-        scales[((size_t)p * rows + r) * kb + b] = d;
-        if (LK_XQ_SUMS)  // (the codes' half sums after the scales)
-          reinterpret_cast<int*>(scales)[((size_t)P * rows + (size_t)p * rows + r) * kb + b] = sums;
-      }
+      if ((threadIdx.x & 7) == 0) scales[((size_t)p * rows + r) * kb + b] = d;
     }
   }
 }

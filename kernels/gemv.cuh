@@ -183,8 +183,7 @@ LK_DEVICE void lk_i8b_unit(const lk_act* __restrict__ x, int k, int r, int u, co
   }
 }
 
-// ... or reads its words and scales from gemv_prequant's copy (lk_quantize_i8<false>'s layout): the same integers;
-// under LK_XQ_SUMS also the words' half sums the copy carries.
+// ... or reads its words and scales from gemv_prequant's copy (lk_quantize_i8<false>'s layout): the same integers.
 template <class F, int RPW, int R>
 LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
@@ -196,12 +195,9 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
     const int4* w = reinterpret_cast<const int4*>(xq + at * k + (size_t)u * 32);
     const int4 lo = __ldg(w), hi = __ldg(w + 1);
     const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    const float* sp = xs + at * (k / 32) + u;
-    const float d = __ldg(sp);
-    // (LK_XQ_SUMS: the codes' half sums, a plane after the scales: kernels/formats.cuh)
-    const int sums = LK_XQ_SUMS ? __ldg(reinterpret_cast<const int*>(sp) + (size_t)P * x.rows * (k / 32)) : 0;
+    const float d = __ldg(xs + at * (k / 32) + u);
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[i][r] += F::template dot<LK_XQ_SUMS != 0>(raw[i], a, d, sums);
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
   }
 }
 

@@ -44,14 +44,9 @@ LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int
   for (int p = 0; p < P; ++p) {
     float s;
     const int packed = lk_i8_quad(v, s);  // (v becomes the residual: the second word's input)
-    const int sums = LK_XQ_SUMS ? lk_i8_half_sums(packed) : 0;  // (every lane: shuffles)
     if (!ok) continue;
     xq[((size_t)p * k + c) / 4] = packed;
-    if ((threadIdx.x & 7) == 0) {
-      scales[(size_t)p * (k / 32) + c / 32] = s;
-      if (LK_XQ_SUMS)  // (the codes' half sums after the scales: kernels/formats.cuh)
-        reinterpret_cast<int*>(scales)[(size_t)(P + p) * (k / 32) + c / 32] = sums;
-    }
+    if ((threadIdx.x & 7) == 0) scales[(size_t)p * (k / 32) + c / 32] = s;
   }
 }
 

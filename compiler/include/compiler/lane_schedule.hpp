@@ -310,7 +310,7 @@ struct HalfGemm {
 HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`: f16 values (`half`: gemm_half's
-// copy), else the int8 numerics' words, their scales and their codes' half sums (kernels/formats.cuh LK_XQ_SUMS).
+// copy), else the int8 numerics' words and scales.
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k, bool half);
 
 // Schedules the lane; throws lt::Error for an unsupported tensor format or bad knobs.

@@ -503,9 +503,7 @@ bool quantized_input(const knobs::Knobs& k, const Matrix& w, int rows) {
 
 size_t quantized_words(const knobs::Knobs& kn, int rows, size_t k, bool half) {
   if (half) return size_t(rows) * k / 2;                      // (f16 values)
-  // (a byte a value, then 4 bytes a 32-block for its scale and 4 for its codes' half sums: kernels/formats.cuh's
-  // LK_XQ_SUMS)
-  return size_t(int8_words(kn)) * size_t(rows) * k * 10 / 32;
+  return size_t(int8_words(kn)) * size_t(rows) * k * 9 / 32;  // a byte a value and 4 bytes a 32-block
 }
 
 std::pair<int, int> group_of(const Form& f, int i) {
