@@ -74,7 +74,7 @@ struct lk_blk_type {
 template <int T>
 struct lk_blk {
   const unsigned char* q;  // the 4-bit codes, 16 bytes a group
-  const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (bits 2j, 2j + 1)
+  const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (lk_q6k_high)
   const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
                            // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins, lk_scale_min_k4's
                            // layout; Q6_K 16 int8 scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low
@@ -95,8 +95,12 @@ LK_DEVICE lk_blk<T> lk_pick(bool second, const lk_blk<T>& a, const lk_blk<T>& b)
 LK_DEVICE int lk_spread1(unsigned n) {
   return (int)(((n & 0xfu) * 0x00204081u) & 0x01010101u);
 }
-LK_DEVICE int lk_spread2(unsigned v) {
-  return (int)((v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) | ((v >> 6 & 3u) << 24));
+// Q6_K's high bits as lk_repack lays them out (8 bytes a group, a 32-bit word a half of 16 elements): element 4i + e of
+// a half at bits 8e + 2i of its half's word, so that a word of codes' high parts is one shift and mask away. Elements
+// 4i .. 4i + 3 of the half whose word is `h`, each its high part's value in bits 4..5 of its byte (to be OR-ed onto the
+// low nibbles).
+LK_DEVICE int lk_q6k_high(unsigned h, int i) {
+  return (int)(((h >> (2 * i)) & 0x03030303u) << 4);
 }
 
 // A Q4_K / Q5_K 256-block's sub-block j (0..7, known at run time): its 6-bit scale and min from the header's words
@@ -322,7 +326,7 @@ struct lk_fmt<lk_blk<T>> {
       const float sc0 = (float)(signed char)(r.s.x & 0xff), sc1 = (float)(signed char)((r.s.x >> 8) & 0xff);
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
-        const int hi = j < 16 ? (int)((r.h.x >> (2 * j)) & 3u) : (int)((r.h.y >> (2 * (j - 16))) & 3u);
+        const int hi = (int)(((j < 16 ? r.h.x : r.h.y) >> (8 * (j % 4) + 2 * (j % 16 / 4))) & 3u);
         w[j] = __fmul_rn(d, __fmul_rn(j < 16 ? sc0 : sc1, lk_small_float(code[j] | (hi << 4), 32.f)));
       }
     }
@@ -342,8 +346,8 @@ struct lk_fmt<lk_blk<T>> {
         hi |= lk_spread1(r.h.x >> (16 + 4 * i)) << 4;
       }
       if constexpr (T == LK_Q6_K) {
-        lo |= lk_spread2(r.h.x >> (8 * i)) << 4;
-        hi |= lk_spread2(r.h.y >> (8 * i)) << 4;
+        lo |= lk_q6k_high(r.h.x, i);
+        hi |= lk_q6k_high(r.h.y, i);
       }
       if constexpr (T == LK_MXFP4) {  // codes to the E2M1 values as signed bytes
         lo = lk_mxfp4_bytes(lo);

@@ -112,8 +112,8 @@ struct lk_mma_frag {
       c[1] |= lk_spread1(r.h >> (8 * t + 4)) << 4;
     }
     if constexpr (T == LK_Q6_K) {
-      c[0] |= lk_spread2(r.h >> (16 * (t & 1))) << 4;
-      c[1] |= lk_spread2(r.h >> (16 * (t & 1) + 8)) << 4;
+      c[0] |= lk_q6k_high(r.h, 2 * (t & 1));  // (elements 8 (t & 1) .. of the half t >> 1)
+      c[1] |= lk_q6k_high(r.h, 2 * (t & 1) + 1);
     }
     o.codes[0] = I::codes(c[0]);
     o.codes[1] = I::codes(c[1]);
@@ -308,8 +308,8 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
           hi[j] |= lk_spread1(raw[i].h.x >> (16 + 4 * j)) << 4;
         }
         if constexpr (T == LK_Q6_K) {
-          lo[j] |= lk_spread2(raw[i].h.x >> (8 * j)) << 4;
-          hi[j] |= lk_spread2(raw[i].h.y >> (8 * j)) << 4;
+          lo[j] |= lk_q6k_high(raw[i].h.x, j);
+          hi[j] |= lk_q6k_high(raw[i].h.y, j);
         }
         lo[j] = I::codes(lo[j]);
         hi[j] = I::codes(hi[j]);

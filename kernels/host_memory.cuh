@@ -188,13 +188,6 @@ static inline void lk_pack_group(uint8_t* q, const uint64_t (&c)[4]) {
   lk_put_word(q, c[0] | c[2] << 4);
   lk_put_word(q + 8, c[1] | c[3] << 4);
 }
-// The low 2 bits of 8 bytes as 16 bits, byte k's at bits 2k.
-static inline uint64_t lk_gather2(uint64_t x) {
-  x &= 0x0303030303030303ull;
-  x = (x | x >> 6) & 0x000f000f000f000full;
-  x = (x | x >> 12) & 0x000000ff000000ffull;
-  return (x | x >> 24) & 0xffffull;
-}
 // The low bit of 8 bytes as 8 bits, byte k's at bit k (each byte's bit moved to the top byte by one product).
 static inline uint64_t lk_gather1(uint64_t x) {
   return ((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56;
@@ -253,9 +246,15 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
           const uint8_t* qh = x + 128 + 32 * half;
           const int shift = quarter >= 2 ? 4 : 0;
           for (int i = 0; i < 4; ++i) c[i] = lk_word(ql + 8 * i) >> shift & kNibbles;
-          uint64_t bits = 0;
-          for (int i = 0; i < 4; ++i) bits |= lk_gather2(lk_word(qh + 8 * i) >> (2 * quarter)) << (16 * i);
-          memcpy(h + g * 8, &bits, 8);
+          // The high parts as formats.cuh's lk_q6k_high reads them: element 4i + e of a half (a 32-bit word) at bits
+          // 8e + 2i. Word i' of qh holds elements 8i' .. 8i' + 7 (a byte each): the first four go to bytes 0..3 at bits
+          // 4 (i' % 2), the last four at 4 (i' % 2) + 2, in the word of half i' / 2.
+          uint32_t bits[2] = {0, 0};
+          for (int i = 0; i < 4; ++i) {
+            const uint64_t w = lk_word(qh + 8 * i) >> (2 * quarter) & kPairs;
+            bits[i / 2] |= (uint32_t)((w & 0x03030303u) | (w >> 32 & 0x03030303u) << 2) << (4 * (i % 2));
+          }
+          memcpy(h + g * 8, bits, 8);
         }
         lk_pack_group(q + g * 16, c);
       }
