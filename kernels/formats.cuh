@@ -74,7 +74,7 @@ struct lk_blk_type {
 template <int T>
 struct lk_blk {
   const unsigned char* q;  // the 4-bit codes, 16 bytes a group
-  const unsigned char* h;  // the high bits: Q5 4 bytes a group (bit j: element j's fifth), Q6_K 8 (lk_q6k_high)
+  const unsigned char* h;  // the high bits: Q5 4 bytes a group (lk_q5_high), Q6_K 8 (lk_q6k_high)
   const unsigned char* s;  // the scales: a group's (Q4_0/Q5_0/IQ4_NL d; Q4_1/Q5_1 d, m; MXFP4 its exponent) or a
                            // 256-block's (Q4_K/Q5_K d, dmin, 12 bytes of 6-bit scales and mins, lk_scale_min_k4's
                            // layout; Q6_K 16 int8 scales; IQ4_XS d, the 6-bit scales' high bits (2 bytes), their low
@@ -92,8 +92,11 @@ LK_DEVICE lk_blk<T> lk_pick(bool second, const lk_blk<T>& a, const lk_blk<T>& b)
 }
 
 // 4 bits (of n's low 4) as the low bit of 4 bytes, and 4 2-bit fields (of v's low 8 bits) as the low 2 bits of 4 bytes.
-LK_DEVICE int lk_spread1(unsigned n) {
-  return (int)(((n & 0xfu) * 0x00204081u) & 0x01010101u);
+// Q5's fifth bits as lk_repack lays them out (a 32-bit word a group): element 16 h + 4i + e (word i of half h) at bit
+// 8e + 4h + i, so that a word of codes' fifth bits is one shift and mask away. Elements 16 half + 4i .. + 3, each its
+// fifth bit in bit 4 of its byte (to be OR-ed onto the low nibbles).
+LK_DEVICE int lk_q5_high(unsigned h, int half, int i) {
+  return (int)(((h >> (4 * half + i)) & 0x01010101u) << 4);
 }
 // Q6_K's high bits as lk_repack lays them out (8 bytes a group, a 32-bit word a half of 16 elements): element 4i + e of
 // a half at bits 8e + 2i of its half's word, so that a word of codes' high parts is one shift and mask away. Elements
@@ -260,7 +263,7 @@ struct lk_fmt<lk_blk<T>> {
     }
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
 #pragma unroll
-      for (int j = 0; j < 32; ++j) code[j] |= (int)((r.h.x >> j) & 1u) << 4;
+      for (int j = 0; j < 32; ++j) code[j] |= (int)((r.h.x >> (8 * (j % 4) + 4 * (j / 16) + j % 16 / 4)) & 1u) << 4;
     }
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
       const float d = __half2float(__ushort_as_half((unsigned short)r.s.x));
@@ -342,8 +345,8 @@ struct lk_fmt<lk_blk<T>> {
     for (int i = 0; i < 4; ++i) {
       int lo = q[i] & 0x0f0f0f0f, hi = (q[i] >> 4) & 0x0f0f0f0f;  // elements 4i.., 16 + 4i..
       if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
-        lo |= lk_spread1(r.h.x >> (4 * i)) << 4;
-        hi |= lk_spread1(r.h.x >> (16 + 4 * i)) << 4;
+        lo |= lk_q5_high(r.h.x, 0, i);
+        hi |= lk_q5_high(r.h.x, 1, i);
       }
       if constexpr (T == LK_Q6_K) {
         lo |= lk_q6k_high(r.h.x, i);

@@ -108,8 +108,8 @@ struct lk_mma_frag {
     const int shift = 4 * (t >> 1);
     int c[2] = {(int)((r.q.x >> shift) & 0x0f0f0f0fu), (int)((r.q.y >> shift) & 0x0f0f0f0fu)};
     if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
-      c[0] |= lk_spread1(r.h >> (8 * t)) << 4;
-      c[1] |= lk_spread1(r.h >> (8 * t + 4)) << 4;
+      c[0] |= lk_q5_high(r.h, t >> 1, 2 * (t & 1));  // (elements 8 (t & 1) .. of the half t >> 1)
+      c[1] |= lk_q5_high(r.h, t >> 1, 2 * (t & 1) + 1);
     }
     if constexpr (T == LK_Q6_K) {
       c[0] |= lk_q6k_high(r.h, 2 * (t & 1));  // (elements 8 (t & 1) .. of the half t >> 1)
@@ -304,8 +304,8 @@ __global__ void __launch_bounds__(LK_GT_WARPS * 32)
         lo[j] = q[j] & 0x0f0f0f0f;
         hi[j] = (q[j] >> 4) & 0x0f0f0f0f;
         if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
-          lo[j] |= lk_spread1(raw[i].h.x >> (4 * j)) << 4;
-          hi[j] |= lk_spread1(raw[i].h.x >> (16 + 4 * j)) << 4;
+          lo[j] |= lk_q5_high(raw[i].h.x, 0, j);
+          hi[j] |= lk_q5_high(raw[i].h.x, 1, j);
         }
         if constexpr (T == LK_Q6_K) {
           lo[j] |= lk_q6k_high(raw[i].h.x, j);
