@@ -184,6 +184,74 @@ __global__ void __launch_bounds__(256) bv_stream(M m, lk_xq x, float* __restrict
   }
 }
 
+// ---- the block formats' decode GEMVs with the activations' int8 copy staged in shared memory by the block, after
+// the wait on the launch before (session 32): the library's rounds (lk_gemv_sums_i8b / _i8b2: the same loads,
+// shares and products in the same order, so its outputs bit for bit), but a unit's 32 codes and scale read by LDS
+// (a fixed ~30-cycle latency, 32-bit addresses) where the library's LDG hits L1 behind the weights' misses, each
+// unit's read waiting on its products. The staging puts every unit's first 16 bytes in one plane and its last 16 in
+// a second, so a warp's 16-byte reads are contiguous. G: the gate/up pair (y = silu(g) * u) or one matrix.
+template <int T, int RPW, bool G>
+__global__ void __launch_bounds__(256, G ? 3 : 0)
+    bv_smx(lk_blk<T> m0, lk_blk<T> m1, lk_xq x, float* __restrict__ y, int k, int n) {
+  using F = lk_fmt<lk_blk<T>>;
+  constexpr int A = LK_GEMV_AHEAD, M = G ? 2 : 1;
+  extern __shared__ __align__(16) unsigned char bv_sm[];
+  int4* sq = reinterpret_cast<int4*>(bv_sm);                  // [2][k / 32] 16-byte halves
+  float* ss = reinterpret_cast<float*>(bv_sm + (size_t)k);    // [k / 32] scales
+  const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31, units = k / 32;
+  const lk_blk<T> ms[2] = {m0, m1};
+  lk_acc acc[M][RPW][1];
+#pragma unroll
+  for (int t = 0; t < M; ++t)
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) acc[t][i][0] = 0;
+  for (int v0 = 0; v0 < units; v0 += 32 * A) {
+    typename F::Raw raw[M][A][RPW];
+#pragma unroll
+    for (int j = 0; j < A; ++j)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+        if (v0 + j * 32 + lane < units)
+#pragma unroll
+          for (int t = 0; t < M; ++t)
+            raw[t][j][i] = F::load_part(ms[t], (size_t)min(row0 + i, n - 1), k, v0 + lane, j * 32);
+    if (v0 == 0) {  // (once: the weights' first round in flight)
+      lk_pdl_entry_gemv();
+      const int4* q = reinterpret_cast<const int4*>(x.q);
+      for (int c = threadIdx.x; c < k / 16; c += blockDim.x) sq[(c & 1) * units + (c >> 1)] = __ldg(q + c);
+      const float* s = reinterpret_cast<const float*>(reinterpret_cast<const signed char*>(x.q) + (size_t)x.rows * k);
+      for (int c = threadIdx.x; c < units; c += blockDim.x) ss[c] = __ldg(s + c);
+      __syncthreads();
+    }
+#pragma unroll
+    for (int j = 0; j < A; ++j) {
+      const int v = v0 + j * 32;
+      if (v >= units) break;  // (uniform over the warp)
+#pragma unroll
+      for (int i = 0; i < RPW; ++i)
+#pragma unroll
+        for (int t = 0; t < M; ++t) F::share(raw[t][j][i]);
+      const int u = v + lane;
+      if (u < units) {
+        const int4 lo = sq[u], hi = sq[units + u];
+        const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        const float d = ss[u];
+#pragma unroll
+        for (int t = 0; t < M; ++t)
+#pragma unroll
+          for (int i = 0; i < RPW; ++i) acc[t][i][0] += F::dot(raw[t][j][i], a, d);
+      }
+    }
+  }
+  if (row0 >= n) return;
+#pragma unroll
+  for (int t = 0; t < M; ++t)
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) acc[t][i][0] = lk_warp_sum(acc[t][i][0]);
+  if constexpr (G) lk_glu_sums(acc[0], acc[1]);
+  lk_gemv_store<RPW, 1>(acc[0], nullptr, y, n, row0);
+}
+
 // ---- Q4_K GEMVs whose lanes stage their round's weights by cp.async into their own shared memory slots instead of
 // registers (session 31): the same loads (a lane's 16 bytes of codes and one header word a unit, as load_part), the
 // same shares and sums in the same order (so the library's results bit for bit), but no register holds a weight in
@@ -465,6 +533,14 @@ int main(int argc, char** argv) {
     launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
            cx.y, k, n);                                                                                              \
   });                                                                                                                \
+  add("lib smx rpw1", [&](int c, cudaStream_t s) {                                                                   \
+    launch_ex(bv_smx<T, 1, false>, dim3(grid(1, 8)), dim3(256), (size_t)k * 9 / 8, s, view<T>(m, c), view<T>(m, c),  \
+              cx.q(), cx.y, k, n);                                                                                   \
+  });                                                                                                                \
+  add("lib smx rpw2", [&](int c, cudaStream_t s) {                                                                   \
+    launch_ex(bv_smx<T, 2, false>, dim3(grid(2, 8)), dim3(256), (size_t)k * 9 / 8, s, view<T>(m, c), view<T>(m, c),  \
+              cx.q(), cx.y, k, n);                                                                                   \
+  });                                                                                                                \
   add("lib split2 rpw1", [&](int c, cudaStream_t s) {                                                                \
     launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), cx.q(),                     \
            (const float*)nullptr, cx.y, k, n);                                                                       \
@@ -499,12 +575,16 @@ int main(int argc, char** argv) {
     if (sh.glu) {  // gate and up: copies c and c + 1
       auto glu = [&](auto kernel, int rpw) {
         return [&, kernel, rpw](int c, cudaStream_t s) {
-          launch(kernel, grid(rpw, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(),
-                 cx.y, k, n);
+          launch_ex(kernel, dim3(grid(rpw, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, rpw, 1, true, k), s,
+                    view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
         };
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
+      add("glu smx rpw1", [&](int c, cudaStream_t s) {
+        launch_ex(bv_smx<LK_Q4_K, 1, true>, dim3(grid(1, 8)), dim3(256), (size_t)k * 9 / 8, s, view<LK_Q4_K>(m, c),
+                  view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
+      });
 #define BV_ADD_CP(G, MINB)                                                                                       \
   add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
     auto kernel = bv_cp_q4k<G, MINB>;                                                                            \

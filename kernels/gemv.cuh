@@ -241,9 +241,51 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
+// The int8 copy's row as a block stages it in shared memory (lk_xq_stage; the fused gate/up GEMV's joint rounds):
+// word p's unit u in two 16-byte halves, at 16-byte slots 2p units + u and (2p + 1) units + u (so a warp's reads are
+// contiguous), then the scales, word p's unit u's at p units + u. A unit is read by LDS, a fixed short latency, where
+// the copy's LDG hits L1 behind the weights' misses and each unit's read waits on its products (session 32: the 8B's
+// Q4_K gate/up pair 19.6 -> 18.6 us in gemv_bench, bit for bit). Its addresses are taken from the shared array itself
+// each time (through a pointer kept in a variable the compiler read it as generic memory: session 32, call 7).
+LK_DEVICE unsigned char* lk_xs_smem() {
+  extern __shared__ __align__(16) unsigned char lk_smem_xs[];
+  return lk_smem_xs;
+}
+// Every thread of the block calls it, after the wait on the launch that wrote the copy; the block's dynamic shared
+// memory holds kernels/shapes.cuh's lk_gemv_glu_smem bytes.
+LK_DEVICE void lk_xq_stage(lk_xq x, int k) {
+  constexpr int P = LK_INT8 == 2 ? 2 : 1;
+  const int units = k / 32;
+  int4* q = reinterpret_cast<int4*>(lk_xs_smem());
+  float* s = reinterpret_cast<float*>(lk_xs_smem() + (size_t)P * k);
+  const signed char* xq = reinterpret_cast<const signed char*>(x.q);
+  const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int4* src = reinterpret_cast<const int4*>(xq + ((size_t)p * x.rows + x.row) * k);
+    for (int c = threadIdx.x; c < 2 * units; c += blockDim.x) q[(2 * p + (c & 1)) * units + (c >> 1)] = __ldg(src + c);
+    const float* ss = xs + ((size_t)p * x.rows + x.row) * units;
+    for (int c = threadIdx.x; c < units; c += blockDim.x) s[p * units + c] = __ldg(ss + c);
+  }
+  __syncthreads();
+}
+// Word p of unit u of the staged row (k = 32 units): its 8 words of codes and its scale.
+LK_DEVICE void lk_xs_unit(int units, int p, int u, int (&a)[8], float& d) {
+  const int4* q = reinterpret_cast<const int4*>(lk_xs_smem());
+  const int4 lo = q[2 * p * units + u], hi = q[(2 * p + 1) * units + u];
+  a[0] = lo.x, a[1] = lo.y, a[2] = lo.z, a[3] = lo.w, a[4] = hi.x, a[5] = hi.y, a[6] = hi.z, a[7] = hi.w;
+  d = reinterpret_cast<const float*>(lk_xs_smem() + (size_t)(LK_INT8 == 2 ? 2 : 1) * units * 32)[p * units + u];
+}
+
+// LK_GLU_SMX (a measurement switch, 1 in every lane): the joint rounds over the int8 copy stage it (lk_xq_stage).
+#ifndef LK_GLU_SMX
+#define LK_GLU_SMX 1
+#endif
+
 // The fused gate/up GEMV's sums over two block-format matrices of one shape (lk_glu_joint): as lk_gemv_sums_i8b for
 // each, each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in
-// the order lk_gemv_sums_i8b adds them, so the same numbers).
+// the order lk_gemv_sums_i8b adds them, so the same numbers). Over the int8 copy the block stages it (lk_xq_stage),
+// so every warp of the block calls it, those without rows too.
 template <int T, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
@@ -253,6 +295,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
 #pragma unroll
     for (int r = 0; r < R; ++r) acc0[i][r] = acc1[i][r] = 0;
   const int units = k / 32, lane = threadIdx.x & 31;
+  constexpr bool kStaged = LK_GLU_SMX && std::is_same_v<X, lk_xq> && R == 1;
   for (int v0 = 0; v0 < units; v0 += 32 * LK_GEMV_AHEAD) {
     typename F::Raw raw0[LK_GEMV_AHEAD][RPW], raw1[LK_GEMV_AHEAD][RPW];
 #pragma unroll
@@ -264,7 +307,10 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
           raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
           raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
-    if (v0 == 0) lk_pdl_entry_gemv();  // (EARLY: the first round's weights in flight under the launch before; once)
+    if (v0 == 0) {  // (EARLY: the first round's weights in flight under the launch before; once)
+      lk_pdl_entry_gemv();
+      if constexpr (kStaged) lk_xq_stage(x, k);
+    }
 #pragma unroll
     for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
       const int v = v0 + j * 32;
@@ -274,12 +320,27 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
         F::share(raw0[j][i]);
         F::share(raw1[j][i]);
       }
-      if (v + lane < units)
+      if (v + lane < units) {
+        if constexpr (kStaged) {  // (R 1; each word read once for both matrices, their sums in the same order)
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw0[j], acc0);
-          lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw1[j], acc1);
+          for (int p = 0; p < (LK_INT8 == 2 ? 2 : 1); ++p) {
+            int a[8];
+            float d;
+            lk_xs_unit(units, p, v + lane, a, d);
+#pragma unroll
+            for (int i = 0; i < RPW; ++i) {
+              acc0[i][0] += F::dot(raw0[j][i], a, d);
+              acc1[i][0] += F::dot(raw1[j][i], a, d);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw0[j], acc0);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw1[j], acc1);
+          }
         }
+      }
     }
   }
 #pragma unroll
@@ -574,15 +635,16 @@ template <class M, int RPW, int R, class X = const lk_act*>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) return;
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
-    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, row0, ag, au);
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag, au);
+    if (row0 >= n) return;  // (after the sums: the block stages their input together)
   } else
 #endif
   {
+    if (row0 >= n) return;
     lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
     lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   }

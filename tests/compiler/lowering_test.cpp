@@ -564,6 +564,36 @@ TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)).empty(), v_rows % 4 == 0);
 }
 
+// The decode step's fused gate/up GEMV over a block format with the int8 copy stages the copy's row in shared memory
+// (its joint rounds: one row a warp), a word an activation's k codes and k / 32 scales; not where its rows read f32
+// activations, under two rows a warp, or in a chunk's slabs.
+TEST(Lowering, TheFusedGateUpGemvStagesTheInt8CopysRow) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  auto glu_smem = [&](const json& k, int rows) {
+    const Schedule p = schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+    std::set<size_t> smem;
+    for (const Launch& l : form_of(p, rows).launches)
+      for (const KernelCall& c : lower(p, form_of(p, rows), l))
+        if (c.kernel == "lk_gemv_glu") smem.insert(c.smem);
+    return smem;
+  };
+  const size_t k = size_t(m.d_model);
+  const json base = {
+      {"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 1}, {"max_chunk", 4}};
+  EXPECT_EQ(glu_smem(base, 1), (std::set<size_t>{k * 9 / 8}));
+  json x2 = base;
+  x2["numerics"] = "int8x2";
+  EXPECT_EQ(glu_smem(x2, 1), (std::set<size_t>{2 * k * 9 / 8}));
+  json f32 = base;
+  f32["gemv_prequant"] = false;
+  EXPECT_EQ(glu_smem(f32, 1), (std::set<size_t>{0}));
+  json two = base;
+  two["gemv_rows_per_warp"] = 2;
+  EXPECT_EQ(glu_smem(two, 1), (std::set<size_t>{0}));
+  EXPECT_EQ(glu_smem(base, 4), (std::set<size_t>{0}));  // (a chunk of 4 rows: one slab of 4)
+}
+
 // gemv_short: a plain decode GEMV whose rows are one round of loads (here tiny-llama's k of 256 and 512: 8 and 16
 // units) takes 4 times its rows a warp with one unit of each in flight (lk_gemv's A 1), where the launch still gives
 // every multiprocessor two blocks (2 here; not at 132, whose 512-row logits would be 16 blocks); the int8 numerics
