@@ -98,6 +98,20 @@ LK_DEVICE lk_blk<T> lk_pick(bool second, const lk_blk<T>& a, const lk_blk<T>& b)
 LK_DEVICE int lk_q5_high(unsigned h, int half, int i) {
   return (int)(((h >> (4 * half + i)) & 0x01010101u) << 4);
 }
+// LK_Q4_HI16, a measurement switch (0 in every lane until measured: session 32 wrote it after the budget was spent):
+// the 4-bit formats without high bits (Q4_0, Q4_1, Q4_K) take a word's high nibbles in place, as 16 times the codes
+// (one mask, no shift), into an unsigned-by-signed dp4a (lk_dp4a_us), and the half's sum is shifted down once: the
+// same integers (a multiple of 16 shifted by 4 is exact), 3 instructions fewer a unit.
+#ifndef LK_Q4_HI16
+#define LK_Q4_HI16 0
+#endif
+// dp4a of unsigned bytes `a` by signed bytes `b`, plus c.
+LK_DEVICE int lk_dp4a_us(unsigned a, int b, int c) {
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
 // Q6_K's high bits as lk_repack lays them out (8 bytes a group, a 32-bit word a half of 16 elements): element 4i + e of
 // a half at bits 8e + 2i of its half's word, so that a word of codes' high parts is one shift and mask away. Elements
 // 4i .. 4i + 3 of the half whose word is `h`, each its high part's value in bits 4..5 of its byte (to be OR-ed onto the
@@ -341,9 +355,11 @@ struct lk_fmt<lk_blk<T>> {
   static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da) {
     const int* q = reinterpret_cast<const int*>(&r.q);
     int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
+    constexpr bool kHi16 = LK_Q4_HI16 && (T == LK_Q4_0 || T == LK_Q4_1 || T == LK_Q4_K);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       int lo = q[i] & 0x0f0f0f0f, hi = (q[i] >> 4) & 0x0f0f0f0f;  // elements 4i.., 16 + 4i..
+      if constexpr (kHi16) hi = q[i] & (int)0xf0f0f0f0u;             // (16 times the second half's codes)
       if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
         lo |= lk_q5_high(r.h.x, 0, i);
         hi |= lk_q5_high(r.h.x, 1, i);
@@ -365,10 +381,11 @@ struct lk_fmt<lk_blk<T>> {
         hi = (int)__vsub4((unsigned)hi, 0x04040404u);
       }
       s0 = __dp4a(lo, a[i], s0);
-      s1 = __dp4a(hi, a[4 + i], s1);
+      s1 = kHi16 ? lk_dp4a_us((unsigned)hi, a[4 + i], s1) : __dp4a(hi, a[4 + i], s1);
       a0 = __dp4a(0x01010101, a[i], a0);
       a1 = __dp4a(0x01010101, a[4 + i], a1);
     }
+    if constexpr (kHi16) s1 >>= 4;
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {
       const float d = __half2float(__ushort_as_half((unsigned short)r.s.x));
       return d * (da * (float)(s0 + s1 - (T == LK_Q4_0 ? 8 : 16) * (a0 + a1)));
