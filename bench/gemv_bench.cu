@@ -580,6 +580,7 @@ int main(int argc, char** argv) {
         };
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
+      add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
       add("glu smx rpw1", [&](int c, cudaStream_t s) {
         launch_ex(bv_smx<LK_Q4_K, 1, true>, dim3(grid(1, 8)), dim3(256), (size_t)k * 9 / 8, s, view<LK_Q4_K>(m, c),

@@ -277,16 +277,11 @@ LK_DEVICE void lk_xs_unit(int units, int p, int u, int (&a)[8], float& d) {
   d = reinterpret_cast<const float*>(lk_xs_smem() + (size_t)(LK_INT8 == 2 ? 2 : 1) * units * 32)[p * units + u];
 }
 
-// LK_GLU_SMX (a measurement switch, 1 in every lane): the joint rounds over the int8 copy stage it (lk_xq_stage).
-#ifndef LK_GLU_SMX
-#define LK_GLU_SMX 1
-#endif
-
 // The fused gate/up GEMV's sums over two block-format matrices of one shape (lk_glu_joint): as lk_gemv_sums_i8b for
 // each, each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in
-// the order lk_gemv_sums_i8b adds them, so the same numbers). Over the int8 copy the block stages it (lk_xq_stage),
-// so every warp of the block calls it, those without rows too.
-template <int T, int RPW, int R, class X>
+// the order lk_gemv_sums_i8b adds them, so the same numbers). STAGE (glu_stage), over the int8 copy: the block stages
+// it (lk_xq_stage), so every warp of the block calls it, those without rows too.
+template <int T, int RPW, int R, class X, bool STAGE = false>
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
   using F = lk_fmt<lk_blk<T>>;
@@ -295,7 +290,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
 #pragma unroll
     for (int r = 0; r < R; ++r) acc0[i][r] = acc1[i][r] = 0;
   const int units = k / 32, lane = threadIdx.x & 31;
-  constexpr bool kStaged = LK_GLU_SMX && std::is_same_v<X, lk_xq> && R == 1;
+  constexpr bool kStaged = STAGE && std::is_same_v<X, lk_xq> && R == 1;
   for (int v0 = 0; v0 < units; v0 += 32 * LK_GEMV_AHEAD) {
     typename F::Raw raw0[LK_GEMV_AHEAD][RPW], raw1[LK_GEMV_AHEAD][RPW];
 #pragma unroll
@@ -631,7 +626,8 @@ template <class M, int RPW, int R>
 constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::value != 0 && RPW == 1 && R == 1;
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
-template <class M, int RPW, int R, class X = const lk_act*>
+// STAGE (glu_stage): the joint rounds stage the int8 copy's row in the block's shared memory (lk_gemv_glu_smem bytes).
+template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
@@ -639,8 +635,9 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
-    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag, au);
-    if (row0 >= n) return;  // (after the sums: the block stages their input together)
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag,
+                                                               au);
+    if (row0 >= n) return;  // (after the sums: under STAGE the block stages their input together)
   } else
 #endif
   {

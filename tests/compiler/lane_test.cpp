@@ -811,7 +811,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
 // under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed); and gemv_short's form of two units a lane
-// as a module.
+// and the fused gate/up GEMV staging the int8 copy (glu_stage) as modules.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -840,9 +840,11 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   json tiled = k;
   tiled["gemm_tile"] = 64;
+  const json staged = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_stage", true}};
   int modules = 0;
   for (const auto& [knobs, kernel] : {std::pair{k, "lk_gemm_i8qb<"}, std::pair{tiled, "lk_gemm_i8tb<"},
-                                      std::pair{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>"}}) {
+                                      std::pair{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>"},
+                                      std::pair{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>"}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     // (a whole instance's name is built as it is: gemv_short's form of two units a lane, a Q8_0 row of up to 1,024
     // values, which no tiny checkpoint's lane holds on 132 multiprocessors)

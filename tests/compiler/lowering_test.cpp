@@ -564,9 +564,10 @@ TEST(Lowering, Q6KMatricesTakeTheirOwnRowsAWarp) {
   EXPECT_EQ(with.why_invalid(knobs::Knobs::from_json(fused)).empty(), v_rows % 4 == 0);
 }
 
-// The decode step's fused gate/up GEMV over a block format with the int8 copy stages the copy's row in shared memory
-// (its joint rounds: one row a warp), a word an activation's k codes and k / 32 scales; not where its rows read f32
-// activations, under two rows a warp, or in a chunk's slabs.
+// glu_stage: the decode step's fused gate/up GEMV over a block format with the int8 copy stages the copy's row in
+// shared memory (its joint rounds: one row a warp; the kernel's STAGE), a word an activation's k codes and k / 32
+// scales; not without the knob, in a chunk's slabs, or where the knob's rule refuses it (f32 activations, two rows a
+// warp); the knob's domain only where the checkpoint has block-format matrices.
 TEST(Lowering, TheFusedGateUpGemvStagesTheInt8CopysRow) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;
@@ -575,23 +576,35 @@ TEST(Lowering, TheFusedGateUpGemvStagesTheInt8CopysRow) {
     std::set<size_t> smem;
     for (const Launch& l : form_of(p, rows).launches)
       for (const KernelCall& c : lower(p, form_of(p, rows), l))
-        if (c.kernel == "lk_gemv_glu") smem.insert(c.smem);
+        if (c.kernel == "lk_gemv_glu") {
+          smem.insert(c.smem);
+          EXPECT_EQ(c.targs.back() == "true", c.smem > 0) << c.instance();
+        }
     return smem;
   };
   const size_t k = size_t(m.d_model);
-  const json base = {
-      {"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"gemv_rows_per_warp", 1}, {"max_chunk", 4}};
+  const json base = {{"numerics", "int8"},      {"gemv_prequant", true}, {"fuse_glu", true},
+                     {"gemv_rows_per_warp", 1}, {"max_chunk", 4},        {"glu_stage", true}};
   EXPECT_EQ(glu_smem(base, 1), (std::set<size_t>{k * 9 / 8}));
   json x2 = base;
   x2["numerics"] = "int8x2";
   EXPECT_EQ(glu_smem(x2, 1), (std::set<size_t>{2 * k * 9 / 8}));
-  json f32 = base;
-  f32["gemv_prequant"] = false;
-  EXPECT_EQ(glu_smem(f32, 1), (std::set<size_t>{0}));
-  json two = base;
-  two["gemv_rows_per_warp"] = 2;
-  EXPECT_EQ(glu_smem(two, 1), (std::set<size_t>{0}));
+  json off = base;
+  off["glu_stage"] = false;
+  EXPECT_EQ(glu_smem(off, 1), (std::set<size_t>{0}));
   EXPECT_EQ(glu_smem(base, 4), (std::set<size_t>{0}));  // (a chunk of 4 rows: one slab of 4)
+  // The knob's rule and domain.
+  const knobs::Space s = knobs::space(m, {132, 90});
+  EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json(base)), "");
+  for (const auto& [name, value] : {std::pair<const char*, json>{"gemv_prequant", false},
+                                    {"fuse_glu", false},
+                                    {"gemv_rows_per_warp", 2}}) {  // (dequant: gemv_prequant's rule first)
+    json bad = base;
+    bad[name] = value;
+    EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(bad)).find("glu_stage needs"), std::string::npos) << name;
+  }
+  EXPECT_EQ(domain_size(s, "glu_stage"), 2u);
+  EXPECT_EQ(domain_size(knobs::space(tiny().model, {132, 90}), "glu_stage"), 1u);  // (q8_0)
 }
 
 // gemv_short: a plain decode GEMV whose rows are one round of loads (here tiny-llama's k of 256 and 512: 8 and 16

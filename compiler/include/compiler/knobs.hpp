@@ -36,6 +36,7 @@ struct Knobs {
   int gemv_warps = 8;          // warps a GEMV block holds
   int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
   bool gemv_short = false;     // a plain GEMV whose rows are one round of loads: 4x the rows a warp, one unit each
+  bool glu_stage = false;      // the fused gate/up GEMV's blocks stage the int8 copy's row in shared memory
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_qkv_mixed = false;  // under fuse_qkv, a v in another format than q and k in the same launch

@@ -470,7 +470,12 @@ class Lowerer {
       Arg x = gemv_input(op.xq, op.x, at, g.cols, c.targs, op.rows);
       c.grid = grid_of(cdiv(g.rows, size_t(warps) * rpw), count);
       c.block = dims1(32 * warps);
-      c.smem = size_t(lk_gemv_glu_smem(lk_is_block(int(g.type)), int8_words(k_), rpw, r, op.xq.has_value(), g.cols));
+      // (glu_stage: the joint rounds stage the int8 copy's row in shared memory)
+      c.smem =
+          k_.glu_stage
+              ? size_t(lk_gemv_glu_smem(lk_is_block(int(g.type)), int8_words(k_), rpw, r, op.xq.has_value(), g.cols))
+              : 0;
+      if (c.smem) c.targs.push_back("true");
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
                   Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
       out.push_back(std::move(c));
