@@ -18,14 +18,8 @@ paste -d' ' <(awk '$NF == "equal" {print $1, $2, $(NF-2)}' $OUT/gemv-hi16-0.txt)
 printf '#!/bin/sh\nexec /usr/local/cuda/bin/nvcc -DLK_Q4_HI16=1 "$@"\n' > /tmp/nvcc_hi16 && chmod +x /tmp/nvcc_hi16
 I8='{"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"fuse_qkv":true,"fuse_glu":true,"pdl":true,"max_chunk":64,"kv_cache":"f16","attn_mma":2,"fuse_rope_kv":true}'
 D='{"numerics":"dequant","max_chunk":16}'
-W=/tmp/v; mkdir -p $W
-for PT in tiny-llama:q4_k_m tiny-llama:q4_0 tiny-qwen3:q4_1; do
-  P=${PT%%:*}; T=${PT##*:}; F=$W/$P-$T.gguf
-  $L synth --preset $P --type $T --seed 3 -o $F -q
-  LT_NVCC=/tmp/nvcc_hi16 timeout 80 $L measure $F --knobs-json "$I8" --knobs-json "$D" --verify --workload 200,16 \
-    --repeat 1 --cache $W/cache > $OUT/$P-$T.measure 2> $OUT/$P-$T.err
-  echo "$P $T: $(grep -cE '^ +[0-9]+ +verified ' $OUT/$P-$T.measure) of 2 verified"
-done
+. bench/calls/verify_presets.sh
+VERIFY_PRESETS="tiny-llama:q4_k_m tiny-llama:q4_0 tiny-qwen3:q4_1" LT_NVCC=/tmp/nvcc_hi16 verify_presets 80 "$I8" "$D"
 R='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"attn_splits":1}'
 S=${R/\"pdl\":true/\"pdl\":true,\"gemv_short\":true,\"pdl_first\":true}
 for run in "qwen3-0.6b $S 130" "llama-3.1-8b $R 170"; do

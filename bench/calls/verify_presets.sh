@@ -2,12 +2,13 @@
 # (the CPU reference: tokens, logits within the numerics' bound, --stagger bit for bit) of the knob sets on tiny-qwen3
 # (NeoX rope with the per-head norm), tiny-llama in llama.cpp's Q4_K_M mix (adjacent pairs) and tiny-gpt-oss (sinks, a
 # sliding window, YaRN), a 200-token prompt then 16 tokens; a line a preset, the failures after it, the tables in $OUT.
+# VERIFY_PRESETS names other PRESET:TYPE pairs (such as "tiny-llama:q5_k_m tiny-qwen3:q4_1").
 verify_presets() {
   local limit=$1; shift
   local K=(); for k in "$@"; do K+=(--knobs-json "$k"); done
   local W=/tmp/v PT P T F
   mkdir -p $W
-  for PT in tiny-qwen3:q8_0 tiny-llama:q4_k_m tiny-gpt-oss:q8_0; do
+  for PT in ${VERIFY_PRESETS:-tiny-qwen3:q8_0 tiny-llama:q4_k_m tiny-gpt-oss:q8_0}; do
     P=${PT%%:*}; T=${PT##*:}; F=$W/$P-$T.gguf
     [ -f $F ] || $L synth --preset $P --type $T --seed 3 -o $F -q
     timeout "$limit" $L measure $F "${K[@]}" --verify --workload 200,16 --repeat 1 --cache $W/cache > $W/$P.measure \
