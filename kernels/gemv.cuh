@@ -269,7 +269,7 @@ LK_DEVICE void lk_xq_stage(lk_xq x, int k) {
   }
   __syncthreads();
 }
-// Word p of unit u of the staged row (k = 32 units): its 8 words of codes and its scale.
+// Word p of unit u of the staged row (`units` = k / 32): its 8 words of codes and its scale.
 LK_DEVICE void lk_xs_unit(int units, int p, int u, int (&a)[8], float& d) {
   const int4* q = reinterpret_cast<const int4*>(lk_xs_smem());
   const int4 lo = q[2 * p * units + u], hi = q[(2 * p + 1) * units + u];
@@ -631,6 +631,7 @@ template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false>
 __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
+  if (!STAGE && row0 >= n) return;  // (under STAGE every warp takes part in the staging)
   const size_t slab = (size_t)blockIdx.y * R;
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
