@@ -184,72 +184,49 @@ __global__ void __launch_bounds__(256) bv_stream(M m, lk_xq x, float* __restrict
   }
 }
 
-// ---- the block formats' decode GEMVs with the activations' int8 copy staged in shared memory by the block, after
-// the wait on the launch before (session 32): the library's rounds (lk_gemv_sums_i8b / _i8b2: the same loads,
-// shares and products in the same order, so its outputs bit for bit), but a unit's 32 codes and scale read by LDS
-// (a fixed ~30-cycle latency, 32-bit addresses) where the library's LDG hits L1 behind the weights' misses, each
-// unit's read waiting on its products. The staging puts every unit's first 16 bytes in one plane and its last 16 in
-// a second, so a warp's 16-byte reads are contiguous. G: the gate/up pair (y = silu(g) * u) or one matrix.
-template <int T, int RPW, bool G>
-__global__ void __launch_bounds__(256, G ? 3 : 0)
-    bv_smx(lk_blk<T> m0, lk_blk<T> m1, lk_xq x, float* __restrict__ y, int k, int n) {
+// ---- the block formats' plain decode GEMVs with the activations' int8 copy staged in shared memory by the block,
+// after the wait on the launch before (session 32): lk_gemv_sums_i8b's rounds (the same loads, shares and products in
+// the same order, so its outputs bit for bit), a unit's codes and scale read from the library's staged row
+// (gemv.cuh's lk_xq_stage and lk_xs_unit, which the fused gate/up GEMV takes under glu_stage). Measured: q, down and
+// the Q6_K shapes no faster (session 32 call 6); the pair's form is the library's ("glu lib stage").
+template <int T, int RPW>
+__global__ void __launch_bounds__(256) bv_smx(lk_blk<T> m, lk_xq x, float* __restrict__ y, int k, int n) {
   using F = lk_fmt<lk_blk<T>>;
-  constexpr int A = LK_GEMV_AHEAD, M = G ? 2 : 1;
-  extern __shared__ __align__(16) unsigned char bv_sm[];
-  int4* sq = reinterpret_cast<int4*>(bv_sm);                  // [2][k / 32] 16-byte halves
-  float* ss = reinterpret_cast<float*>(bv_sm + (size_t)k);    // [k / 32] scales
+  constexpr int A = LK_GEMV_AHEAD;
   const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31, units = k / 32;
-  const lk_blk<T> ms[2] = {m0, m1};
-  lk_acc acc[M][RPW][1];
+  lk_acc acc[RPW][1];
 #pragma unroll
-  for (int t = 0; t < M; ++t)
-#pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[t][i][0] = 0;
+  for (int i = 0; i < RPW; ++i) acc[i][0] = 0;
   for (int v0 = 0; v0 < units; v0 += 32 * A) {
-    typename F::Raw raw[M][A][RPW];
+    typename F::Raw raw[A][RPW];
 #pragma unroll
     for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
-        if (v0 + j * 32 + lane < units)
-#pragma unroll
-          for (int t = 0; t < M; ++t)
-            raw[t][j][i] = F::load_part(ms[t], (size_t)min(row0 + i, n - 1), k, v0 + lane, j * 32);
-    if (v0 == 0) {  // (once: the weights' first round in flight)
+        if (v0 + j * 32 + lane < units) raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * 32);
+    if (v0 == 0) {  // (once: the weights' first round in flight; every warp stages, those without rows too)
       lk_pdl_entry_gemv();
-      const int4* q = reinterpret_cast<const int4*>(x.q);
-      for (int c = threadIdx.x; c < k / 16; c += blockDim.x) sq[(c & 1) * units + (c >> 1)] = __ldg(q + c);
-      const float* s = reinterpret_cast<const float*>(reinterpret_cast<const signed char*>(x.q) + (size_t)x.rows * k);
-      for (int c = threadIdx.x; c < units; c += blockDim.x) ss[c] = __ldg(s + c);
-      __syncthreads();
+      lk_xq_stage(x, k);
     }
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int v = v0 + j * 32;
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
-      for (int i = 0; i < RPW; ++i)
+      for (int i = 0; i < RPW; ++i) F::share(raw[j][i]);
+      if (v + lane < units) {
+        int a[8];
+        float d;
+        lk_xs_unit(units, 0, v + lane, a, d);
 #pragma unroll
-        for (int t = 0; t < M; ++t) F::share(raw[t][j][i]);
-      const int u = v + lane;
-      if (u < units) {
-        const int4 lo = sq[u], hi = sq[units + u];
-        const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        const float d = ss[u];
-#pragma unroll
-        for (int t = 0; t < M; ++t)
-#pragma unroll
-          for (int i = 0; i < RPW; ++i) acc[t][i][0] += F::dot(raw[t][j][i], a, d);
+        for (int i = 0; i < RPW; ++i) acc[i][0] += F::dot(raw[j][i], a, d);
       }
     }
   }
   if (row0 >= n) return;
 #pragma unroll
-  for (int t = 0; t < M; ++t)
-#pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[t][i][0] = lk_warp_sum(acc[t][i][0]);
-  if constexpr (G) lk_glu_sums(acc[0], acc[1]);
-  lk_gemv_store<RPW, 1>(acc[0], nullptr, y, n, row0);
+  for (int i = 0; i < RPW; ++i) acc[i][0] = lk_warp_sum(acc[i][0]);
+  lk_gemv_store<RPW, 1>(acc, nullptr, y, n, row0);
 }
 
 // ---- Q4_K GEMVs whose lanes stage their round's weights by cp.async into their own shared memory slots instead of
@@ -534,12 +511,12 @@ int main(int argc, char** argv) {
            cx.y, k, n);                                                                                              \
   });                                                                                                                \
   add("lib smx rpw1", [&](int c, cudaStream_t s) {                                                                   \
-    launch_ex(bv_smx<T, 1, false>, dim3(grid(1, 8)), dim3(256), (size_t)k * 9 / 8, s, view<T>(m, c), view<T>(m, c),  \
-              cx.q(), cx.y, k, n);                                                                                   \
+    launch_ex(bv_smx<T, 1>, dim3(grid(1, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, 1, 1, true, k), s,      \
+              view<T>(m, c), cx.q(), cx.y, k, n);                                                                    \
   });                                                                                                                \
   add("lib smx rpw2", [&](int c, cudaStream_t s) {                                                                   \
-    launch_ex(bv_smx<T, 2, false>, dim3(grid(2, 8)), dim3(256), (size_t)k * 9 / 8, s, view<T>(m, c), view<T>(m, c),  \
-              cx.q(), cx.y, k, n);                                                                                   \
+    launch_ex(bv_smx<T, 2>, dim3(grid(2, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, 1, 1, true, k), s,      \
+              view<T>(m, c), cx.q(), cx.y, k, n);                                                                    \
   });                                                                                                                \
   add("lib split2 rpw1", [&](int c, cudaStream_t s) {                                                                \
     launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), cx.q(),                     \
@@ -573,19 +550,16 @@ int main(int argc, char** argv) {
               k, n);                                                                                                 \
   });
     if (sh.glu) {  // gate and up: copies c and c + 1
-      auto glu = [&](auto kernel, int rpw) {
-        return [&, kernel, rpw](int c, cudaStream_t s) {
-          launch_ex(kernel, dim3(grid(rpw, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, rpw, 1, true, k), s,
-                    view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
+      auto glu = [&](auto kernel, int rpw, bool stage = false) {  // (stage: the launch's smem as the lowering gives it)
+        const size_t smem = stage ? (size_t)lk_gemv_glu_smem(true, 1, rpw, 1, true, k) : 0;
+        return [&, kernel, rpw, smem](int c, cudaStream_t s) {
+          launch_ex(kernel, dim3(grid(rpw, 8)), dim3(256), smem, s, view<LK_Q4_K>(m, c),
+                    view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
         };
       };
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
-      add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1));
+      add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1, true));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
-      add("glu smx rpw1", [&](int c, cudaStream_t s) {
-        launch_ex(bv_smx<LK_Q4_K, 1, true>, dim3(grid(1, 8)), dim3(256), (size_t)k * 9 / 8, s, view<LK_Q4_K>(m, c),
-                  view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
-      });
 #define BV_ADD_CP(G, MINB)                                                                                       \
   add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
     auto kernel = bv_cp_q4k<G, MINB>;                                                                            \
