@@ -188,16 +188,16 @@ static inline void lk_pack_group(uint8_t* q, const uint64_t (&c)[4]) {
   lk_put_word(q, c[0] | c[2] << 4);
   lk_put_word(q + 8, c[1] | c[3] << 4);
 }
-// A group's fifth bits (bit j: element j's) as formats.cuh's lk_q5_high reads them: element 16 h + 4i + e at bit
-// 8e + 4h + i.
-static inline uint32_t lk_q5_bits(uint32_t b) {
-  uint32_t o = 0;
-  for (int j = 0; j < 32; ++j) o |= (b >> j & 1u) << (8 * (j % 4) + 4 * (j / 16) + j % 16 / 4);
-  return o;
+// A group's fifth bits as formats.cuh's lk_q5_high reads them (element 16 h + 4i + e at bit 8e + 4h + i), from
+// elements 8i' .. 8i' + 7's bits, the low bit of each byte of `w`: the first four land in bytes 0..3 at bit 2i', the
+// last four at bit 2i' + 1 (OR the four i' together).
+static inline uint32_t lk_q5_place(uint64_t w, int i) {
+  return (uint32_t)((w & 0x01010101u) | (w >> 32 & 0x01010101u) << 1) << (2 * i);
 }
-// The low bit of 8 bytes as 8 bits, byte k's at bit k (each byte's bit moved to the top byte by one product).
-static inline uint64_t lk_gather1(uint64_t x) {
-  return ((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56;
+// A byte's 8 bits as the low bits of 8 bytes, bit k's in byte k (each byte keeps its own bit of a copy, then a carry
+// into bit 7 says whether it was set).
+static inline uint64_t lk_spread_bits(uint32_t b) {
+  return (((b * 0x0101010101010101ull) & 0x8040201008040201ull) + 0x7f7f7f7f7f7f7f7full) >> 7 & 0x0101010101010101ull;
 }
 
 // A block-format matrix's `n` elements (ggml type t) out of the checkpoint's blocks into its planes (shapes.cuh's
@@ -211,15 +211,15 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
     for (size_t b = first; b < last; ++b) {
       const uint8_t* x = src + b * bb;
       if (be == 32) {
-        // Legacy blocks: the scale bytes, the fifth bits (Q5, reordered: lk_q5_bits), then codes already laid out as a
+        // Legacy blocks: the scale bytes, the fifth bits (Q5, reordered: lk_q5_place), then codes already laid out as a
         // group's.
         const int sb = t == LK_Q4_0 || t == LK_Q5_0 || t == LK_IQ4_NL ? 2 : t == LK_MXFP4 ? 1 : 4;
         const int hb = t == LK_Q5_0 || t == LK_Q5_1 ? 4 : 0;
         memcpy(s + b * sb, x, sb);
-        if (hb) {
-          uint32_t bits;
-          memcpy(&bits, x + sb, 4);
-          bits = lk_q5_bits(bits);
+        if (hb) {  // (bit j of the checkpoint's word: element j's)
+          uint32_t qh, bits = 0;
+          memcpy(&qh, x + sb, 4);
+          for (int i = 0; i < 4; ++i) bits |= lk_q5_place(lk_spread_bits(qh >> (8 * i) & 0xffu), i);
           memcpy(h + b * 4, &bits, 4);
         }
         memcpy(q + b * 16, x + sb + hb, 16);
@@ -250,8 +250,7 @@ static void lk_repack(int t, const uint8_t* src, size_t n, uint8_t* q, uint8_t* 
           for (int i = 0; i < 4; ++i) c[i] = lk_word(qs + 8 * i) >> shift & kNibbles;
           if (t == LK_Q5_K) {
             uint32_t bits = 0;
-            for (int i = 0; i < 4; ++i) bits |= (uint32_t)lk_gather1(lk_word(x + 16 + 8 * i) >> gi) << (8 * i);
-            bits = lk_q5_bits(bits);
+            for (int i = 0; i < 4; ++i) bits |= lk_q5_place(lk_word(x + 16 + 8 * i) >> gi & kBits, i);
             memcpy(h + g * 4, &bits, 4);
           }
         } else {  // Q6_K: 128 bytes of low nibbles, 64 of 2-bit high parts, 16 int8 scales, d
