@@ -510,6 +510,22 @@ int main(int argc, char** argv) {
     launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
            cx.y, k, n);                                                                                              \
   });                                                                                                                \
+  add("lib pipe2 rpw1", [&](int c, cudaStream_t s) {                                                                 \
+    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 2, true>, grid(1, 8), 256, s, view<T>(m, c), cx.q(),                      \
+           (const float*)nullptr, cx.y, k, n);                                                                       \
+  });                                                                                                                \
+  add("lib pipe2 rpw2", [&](int c, cudaStream_t s) {                                                                 \
+    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 2, true>, grid(2, 8), 256, s, view<T>(m, c), cx.q(),                      \
+           (const float*)nullptr, cx.y, k, n);                                                                       \
+  });                                                                                                                \
+  add("lib pipe4 rpw1", [&](int c, cudaStream_t s) {                                                                 \
+    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 4, true>, grid(1, 8), 256, s, view<T>(m, c), cx.q(),                      \
+           (const float*)nullptr, cx.y, k, n);                                                                       \
+  });                                                                                                                \
+  add("lib pipe1 rpw2", [&](int c, cudaStream_t s) {                                                                 \
+    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 1, true>, grid(2, 8), 256, s, view<T>(m, c), cx.q(),                      \
+           (const float*)nullptr, cx.y, k, n);                                                                       \
+  });                                                                                                                \
   add("lib smx rpw1", [&](int c, cudaStream_t s) {                                                                   \
     launch_ex(bv_smx<T, 1>, dim3(grid(1, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, 1, 1, true, k), s,      \
               view<T>(m, c), cx.q(), cx.y, k, n);                                                                    \

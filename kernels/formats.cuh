@@ -98,13 +98,9 @@ LK_DEVICE lk_blk<T> lk_pick(bool second, const lk_blk<T>& a, const lk_blk<T>& b)
 LK_DEVICE int lk_q5_high(unsigned h, int half, int i) {
   return (int)(((h >> (4 * half + i)) & 0x01010101u) << 4);
 }
-// LK_Q4_HI16, a measurement switch (0 in every lane until measured: session 32 wrote it after the budget was spent):
-// the 4-bit formats without high bits (Q4_0, Q4_1, Q4_K) take a word's high nibbles in place, as 16 times the codes
-// (one mask, no shift), into an unsigned-by-signed dp4a (lk_dp4a_us), and the half's sum is shifted down once: the
-// same integers (a multiple of 16 shifted by 4 is exact), 3 instructions fewer a unit.
-#ifndef LK_Q4_HI16
-#define LK_Q4_HI16 0
-#endif
+// The 4-bit formats without high bits (Q4_0, Q4_1, Q4_K) take a word's high nibbles in place, as 16 times the codes (one
+// mask, no shift), into an unsigned-by-signed dp4a (lk_dp4a_us), and the half's sum is shifted down once: the same
+// integers (a multiple of 16 shifted by 4 is exact), 3 instructions fewer a unit (session 33: decode 1.002x / 1.003x).
 // dp4a of unsigned bytes `a` by signed bytes `b`, plus c.
 LK_DEVICE int lk_dp4a_us(unsigned a, int b, int c) {
   int d;
@@ -355,7 +351,7 @@ struct lk_fmt<lk_blk<T>> {
   static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da) {
     const int* q = reinterpret_cast<const int*>(&r.q);
     int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
-    constexpr bool kHi16 = LK_Q4_HI16 && (T == LK_Q4_0 || T == LK_Q4_1 || T == LK_Q4_K);
+    constexpr bool kHi16 = (T == LK_Q4_0 || T == LK_Q4_1 || T == LK_Q4_K);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       int lo = q[i] & 0x0f0f0f0f, hi = (q[i] >> 4) & 0x0f0f0f0f;  // elements 4i.., 16 + 4i..

@@ -205,25 +205,25 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
 // as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
 // loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
 // lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
-template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
+template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
+  using Round = typename F::Raw[A][RPW];
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
-  const int units = k / 32, lane = first & 31;
-  for (int v0 = first - lane; v0 < units; v0 += STRIDE * A) {
-    typename F::Raw raw[A][RPW];
+  const int units = k / 32, lane = first & 31, start = first - lane;
+  auto load = [&](Round& raw, int v0) {  // a round's weights, its loads in flight together
 #pragma unroll
     for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
           raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
-    if constexpr (EARLY)
-      if (v0 == first - lane) lk_pdl_entry_gemv();  // (once)
+  };
+  auto use = [&](Round& raw, int v0) {  // then their products in order
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int v = v0 + j * STRIDE;
@@ -233,6 +233,33 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
       if (v + lane < units)
 #pragma unroll
         for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[j], acc);
+    }
+  };
+  if constexpr (PIPE) {
+    // Pipelined (a row of several rounds): round r + 1's weights asked before round r's products, so that a warp
+    // has weights in flight while it multiplies (the same units in the same order: the same sums).
+    Round cur, next;
+    if (start < units) {
+      load(cur, start);
+      if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
+    }
+    for (int v0 = start; v0 < units; v0 += STRIDE * A) {
+      const bool more = v0 + STRIDE * A < units;  // (uniform over the warp)
+      if (more) load(next, v0 + STRIDE * A);
+      use(cur, v0);
+      if (more)
+#pragma unroll
+        for (int j = 0; j < A; ++j)
+#pragma unroll
+          for (int i = 0; i < RPW; ++i) cur[j][i] = next[j][i];
+    }
+  } else {
+    for (int v0 = start; v0 < units; v0 += STRIDE * A) {
+      Round raw;
+      load(raw, v0);
+      if constexpr (EARLY)
+        if (v0 == start) lk_pdl_entry_gemv();  // (once)
+      use(raw, v0);
     }
   }
 #pragma unroll
@@ -400,24 +427,24 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
 // (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
   else
 #endif
     lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
     lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
 #if LK_WITH_BLOCKS
   else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
 #endif
   else
     lk_gemv_sums_f<M, RPW, R, STRIDE, EARLY, A>(m, x, k, n, row0, acc, first);
@@ -446,13 +473,13 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
 // consecutive output rows; the sums stay in lk_acc. A: lk_gemv_sums's units in flight.
-template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD>
+template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true, A>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true, A, PIPE>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
@@ -461,11 +488,19 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 // A (gemv_short): the units a lane has in flight; a GEMV whose rows are one or two units a lane leaves the rest of
 // its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
 // the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
-template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD>
+// PIPE: the block formats' rounds pipelined (lk_gemv_sums_i8b). LK_GEMV_PIPE, a measurement switch (0 in every lane
+// until measured): the plain GEMVs (A LK_GEMV_AHEAD) pipelined at that many units a round.
+#ifndef LK_GEMV_PIPE
+#define LK_GEMV_PIPE 0
+#endif
+template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
-  lk_gemv_rows<M, RPW, R, X, A>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  if constexpr (LK_GEMV_PIPE > 0 && A == LK_GEMV_AHEAD && !PIPE)
+    lk_gemv_rows<M, RPW, R, X, LK_GEMV_PIPE, true>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  else
+    lk_gemv_rows<M, RPW, R, X, A, PIPE>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
