@@ -6,12 +6,18 @@
 #include "cuda_check.cuh"
 #include "graph_time.cuh"
 
+// A Q8_0 matrix's planes: 0 its int8 codes, 2 its f16 scales (a 32-block's), as the lane uploads it (lk_q8).
+static size_t bench_plane_bytes(int type, int p, size_t e) {
+  if (type == LK_Q8_0) return p == 0 ? e : p == 2 ? e / 16 : 0;
+  return lk_plane_bytes(type, p, (unsigned long long)e);
+}
+
 struct Mat {
   int type, n, k;
   std::vector<void*> planes[4];  // one set of planes a copy
   size_t bytes() const {
     size_t b = 0;
-    for (int p = 0; p < 4; ++p) b += lk_plane_bytes(type, p, (unsigned long long)n * k);
+    for (int p = 0; p < 4; ++p) b += bench_plane_bytes(type, p, (size_t)n * k);
     return b;
   }
 };
@@ -28,7 +34,7 @@ static void* device_random(size_t bytes, int type, int plane) {
   };
   if (type == LK_Q4_K && plane == 2)
     for (size_t i = 0; i + 16 <= bytes; i += 16) small_half(i), small_half(i + 2);
-  if (type == LK_Q6_K && plane == 3)
+  if ((type == LK_Q6_K && plane == 3) || (type == LK_Q8_0 && plane == 2))
     for (size_t i = 0; i + 2 <= bytes; i += 2) small_half(i);
   void* d = nullptr;
   CK(cudaMalloc(&d, std::max<size_t>(bytes, 16)));
@@ -40,12 +46,15 @@ static Mat make(int type, int n, int k, int copies) {
   Mat m{type, n, k, {}};
   for (int c = 0; c < copies; ++c)
     for (int p = 0; p < 4; ++p) {
-      const size_t b = lk_plane_bytes(type, p, (unsigned long long)n * k);
+      const size_t b = bench_plane_bytes(type, p, (size_t)n * k);
       m.planes[p].push_back(b ? device_random(b, type, p) : nullptr);
     }
   return m;
 }
 
+static lk_q8 view_q8(const Mat& m, int c) {
+  return lk_q8{static_cast<const signed char*>(m.planes[0][c]), static_cast<const __half*>(m.planes[2][c])};
+}
 template <int T>
 static lk_blk<T> view(const Mat& m, int c) {
   return lk_blk<T>{static_cast<const unsigned char*>(m.planes[0][c]), static_cast<const unsigned char*>(m.planes[1][c]),

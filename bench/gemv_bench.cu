@@ -482,15 +482,14 @@ int main(int argc, char** argv) {
       {"gate 14336x4096 q4_k", LK_Q4_K, 14336, 4096}, {"down 4096x14336 q4_k", LK_Q4_K, 4096, 14336},
       {"v    1024x4096 q6_k", LK_Q6_K, 1024, 4096},   {"down 4096x14336 q6_k", LK_Q6_K, 4096, 14336},
       {"out  128256x4096 q6_k", LK_Q6_K, 128256, 4096},
+      {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096},   {"gate 14336x4096 q8_0", LK_Q8_0, 14336, 4096},
+      {"down 4096x14336 q8_0", LK_Q8_0, 4096, 14336},
   };
   printf("%-24s %-28s %9s %9s %7s %s\n", "shape", "variant", "us/gemv", "GB/s", "of_bw", "bits");
   const char* only_shape = std::getenv("GB_SHAPE");  // (a word of the shapes' names: those alone)
   for (const Shape& sh : shapes) {
     if (only_shape && !std::strstr(sh.name, only_shape)) continue;
-    const size_t one = (sh.glu ? 2 : 1) * (lk_plane_bytes(sh.type, 0, (unsigned long long)sh.n * sh.k) +
-                                           lk_plane_bytes(sh.type, 1, (unsigned long long)sh.n * sh.k) +
-                                           lk_plane_bytes(sh.type, 2, (unsigned long long)sh.n * sh.k) +
-                                           lk_plane_bytes(sh.type, 3, (unsigned long long)sh.n * sh.k));
+    const size_t one = (sh.glu ? 2 : 1) * Mat{sh.type, sh.n, sh.k, {}}.bytes();
     const int copies = (int)std::max<size_t>(sh.glu ? 3 : 1, std::min<size_t>(16, (size_t)160e6 / one + 1));
     Mat m = make(sh.type, sh.n, sh.k, copies);
     const int k = sh.k, n = sh.n;
@@ -586,6 +585,17 @@ int main(int argc, char** argv) {
       BV_ADD_CP(true, 3)
       BV_ADD_CP(true, 4)
       BV_ADD_CP(true, 5)
+    } else if (sh.type == LK_Q8_0) {
+      auto q8 = [&](auto kernel, int rpw) {
+        return [&, kernel, rpw](int c, cudaStream_t s) {
+          launch(kernel, grid(rpw, 8), 256, s, view_q8(m, c), cx.q(), (const float*)nullptr, cx.y, k, n);
+        };
+      };
+      add("lib rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq>, 1));
+      add("lib rpw2", q8(lk_gemv<lk_q8, 2, 1, lk_xq>, 2));
+      add("lib pipe2 rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>, 1));
+      add("lib pipe4 rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq, 4, true>, 1));
+      add("lib pipe2 rpw2", q8(lk_gemv<lk_q8, 2, 1, lk_xq, 2, true>, 2));
     } else if (sh.type == LK_Q4_K) {
       add("q4k-shfl ah4 rpw1 (s10 c1)", [&](int c, cudaStream_t s) {
         launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), cx.q(), cx.y, k, n);

@@ -103,20 +103,27 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
   }
 }
 
+// PIPE: the int8 rounds pipelined (lk_gemv_sums_i8b, lk_gemv_sums_i8). LK_GEMV_PIPE, a measurement switch (0 in every
+// lane until measured): the plain GEMVs (A LK_GEMV_AHEAD), the parts and the unjoint gate/up pairs pipelined at that
+// many units a round.
+#ifndef LK_GEMV_PIPE
+#define LK_GEMV_PIPE 0
+#endif
+constexpr int lk_pipe_a = LK_GEMV_PIPE > 0 ? LK_GEMV_PIPE : LK_GEMV_AHEAD;
+
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
-template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
+template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
+  using Round = lk_fmt<lk_q8>::Raw[A][RPW];
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 16;
-  for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
-    // The weights of A units first (loads in flight together), then their products in order.
-    lk_fmt<lk_q8>::Raw raw[A][RPW];
+  auto load = [&](Round& raw, int base0) {  // a round's weights, its loads in flight together
 #pragma unroll
     for (int j = 0; j < A; ++j)
 #pragma unroll
@@ -124,8 +131,8 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
         const int u = base0 + j * STRIDE + first;
         if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
-    if constexpr (EARLY)
-      if (base0 == 0) lk_pdl_entry_gemv();  // (once: the wait and the trigger are instructions each round)
+  };
+  auto use = [&](const Round& raw, int base0) {  // then their products in order
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int base = base0 + j * STRIDE;
@@ -148,6 +155,29 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
 #pragma unroll
         for (int i = 0; i < RPW; ++i) acc[i][r] += ws[i] * sum[i];
       }
+    }
+  };
+  if constexpr (PIPE) {  // (as lk_gemv_sums_i8b's)
+    Round cur, next;
+    load(cur, 0);
+    if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
+    for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
+      const bool more = base0 + STRIDE * A < units;  // (uniform over the warp)
+      if (more) load(next, base0 + STRIDE * A);
+      use(cur, base0);
+      if (more)
+#pragma unroll
+        for (int j = 0; j < A; ++j)
+#pragma unroll
+          for (int i = 0; i < RPW; ++i) cur[j][i] = next[j][i];
+    }
+  } else {
+    for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
+      Round raw;
+      load(raw, base0);
+      if constexpr (EARLY)
+        if (base0 == 0) lk_pdl_entry_gemv();  // (once: the wait and the trigger are instructions each round)
+      use(raw, base0);
     }
   }
 #pragma unroll
@@ -435,13 +465,13 @@ LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc 
     lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
   else
 #endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
-    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
 #if LK_WITH_BLOCKS
   else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
     lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
@@ -488,11 +518,6 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 // A (gemv_short): the units a lane has in flight; a GEMV whose rows are one or two units a lane leaves the rest of
 // its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
 // the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
-// PIPE: the block formats' rounds pipelined (lk_gemv_sums_i8b). LK_GEMV_PIPE, a measurement switch (0 in every lane
-// until measured): the plain GEMVs (A LK_GEMV_AHEAD) pipelined at that many units a round.
-#ifndef LK_GEMV_PIPE
-#define LK_GEMV_PIPE 0
-#endif
 template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
@@ -563,7 +588,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true, lk_pipe_a, (LK_GEMV_PIPE > 0)>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc,
                         p == 0   ? ps.bias[0]
                         : p == 1 ? ps.bias[1]
@@ -678,8 +703,8 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
 #endif
   {
     if (row0 >= n) return;
-    lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
-    lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
+    lk_gemv_sums<M, RPW, R, 32, true, lk_pipe_a, (LK_GEMV_PIPE > 0)>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+    lk_gemv_sums<M, RPW, R, 32, false, lk_pipe_a, (LK_GEMV_PIPE > 0)>(u, lk_x_at(x, slab, k), k, n, row0, au);
   }
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
