@@ -575,6 +575,9 @@ int main(int argc, char** argv) {
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
       add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1, true));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
+      add("glu lib pipe1 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>, 1));
+      add("glu lib stage pipe1 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 1, true>, 1, true));
+      add("glu lib stage pipe2 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>, 1, true));
 #define BV_ADD_CP(G, MINB)                                                                                       \
   add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
     auto kernel = bv_cp_q4k<G, MINB>;                                                                            \

@@ -103,14 +103,6 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
   }
 }
 
-// PIPE: the int8 rounds pipelined (lk_gemv_sums_i8b, lk_gemv_sums_i8). LK_GEMV_PIPE, a measurement switch (0 in every
-// lane until measured): the plain GEMVs (A LK_GEMV_AHEAD), the parts and the unjoint gate/up pairs pipelined at that
-// many units a round.
-#ifndef LK_GEMV_PIPE
-#define LK_GEMV_PIPE 0
-#endif
-constexpr int lk_pipe_a = LK_GEMV_PIPE > 0 ? LK_GEMV_PIPE : LK_GEMV_AHEAD;
-
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
@@ -337,40 +329,42 @@ LK_DEVICE void lk_xs_unit(int units, int p, int u, int (&a)[8], float& d) {
 // The fused gate/up GEMV's sums over two block-format matrices of one shape (lk_glu_joint): as lk_gemv_sums_i8b for
 // each, each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in
 // the order lk_gemv_sums_i8b adds them, so the same numbers). STAGE (glu_stage), over the int8 copy: the block stages
-// it (lk_xq_stage), so every warp of the block calls it, those without rows too.
-template <int T, int RPW, int R, class X, bool STAGE = false>
+// it (lk_xq_stage), so every warp of the block calls it, those without rows too. A and PIPE as lk_gemv_sums_i8b's.
+template <int T, int RPW, int R, class X, bool STAGE = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
   using F = lk_fmt<lk_blk<T>>;
+  using Round = typename F::Raw[2][A][RPW];  // (both matrices')
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc0[i][r] = acc1[i][r] = 0;
   const int units = k / 32, lane = threadIdx.x & 31;
   constexpr bool kStaged = STAGE && std::is_same_v<X, lk_xq> && R == 1;
-  for (int v0 = 0; v0 < units; v0 += 32 * LK_GEMV_AHEAD) {
-    typename F::Raw raw0[LK_GEMV_AHEAD][RPW], raw1[LK_GEMV_AHEAD][RPW];
+  auto load = [&](Round& raw, int v0) {
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j)
+    for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * 32 + lane < units) {
           const size_t row = (size_t)min(row0 + i, n - 1);
-          raw0[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
-          raw1[j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
+          raw[0][j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
+          raw[1][j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
-    if (v0 == 0) {  // (EARLY: the first round's weights in flight under the launch before; once)
-      lk_pdl_entry_gemv();
-      if constexpr (kStaged) lk_xq_stage(x, k);
-    }
+  };
+  auto first = [&] {  // (EARLY: the first round's weights in flight under the launch before; once)
+    lk_pdl_entry_gemv();
+    if constexpr (kStaged) lk_xq_stage(x, k);
+  };
+  auto use = [&](Round& raw, int v0) {
 #pragma unroll
-    for (int j = 0; j < LK_GEMV_AHEAD; ++j) {
+    for (int j = 0; j < A; ++j) {
       const int v = v0 + j * 32;
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
-        F::share(raw0[j][i]);
-        F::share(raw1[j][i]);
+        F::share(raw[0][j][i]);
+        F::share(raw[1][j][i]);
       }
       if (v + lane < units) {
         if constexpr (kStaged) {  // (R 1; each word read once for both matrices, their sums in the same order)
@@ -381,18 +375,42 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
             lk_xs_unit(units, p, v + lane, a, d);
 #pragma unroll
             for (int i = 0; i < RPW; ++i) {
-              acc0[i][0] += F::dot(raw0[j][i], a, d);
-              acc1[i][0] += F::dot(raw1[j][i], a, d);
+              acc0[i][0] += F::dot(raw[0][j][i], a, d);
+              acc1[i][0] += F::dot(raw[1][j][i], a, d);
             }
           }
         } else {
 #pragma unroll
           for (int r = 0; r < R; ++r) {
-            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw0[j], acc0);
-            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw1[j], acc1);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[0][j], acc0);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[1][j], acc1);
           }
         }
       }
+    }
+  };
+  if constexpr (PIPE) {  // (as lk_gemv_sums_i8b's; every warp takes part in the staging)
+    Round cur, next;
+    load(cur, 0);
+    first();
+    for (int v0 = 0; v0 < units; v0 += 32 * A) {
+      const bool more = v0 + 32 * A < units;  // (uniform over the warp)
+      if (more) load(next, v0 + 32 * A);
+      use(cur, v0);
+      if (more)
+#pragma unroll
+        for (int m = 0; m < 2; ++m)
+#pragma unroll
+          for (int j = 0; j < A; ++j)
+#pragma unroll
+            for (int i = 0; i < RPW; ++i) cur[m][j][i] = next[m][j][i];
+    }
+  } else {
+    for (int v0 = 0; v0 < units; v0 += 32 * A) {
+      Round raw;
+      load(raw, v0);
+      if (v0 == 0) first();
+      use(raw, v0);
     }
   }
 #pragma unroll
@@ -518,14 +536,13 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 // A (gemv_short): the units a lane has in flight; a GEMV whose rows are one or two units a lane leaves the rest of
 // its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
 // the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
+// PIPE (gemv_pipe, the int8 numerics over Q8_0 and the block formats): the rounds of A units pipelined, a warp asking
+// round r + 1's weights before round r's products (lk_gemv_sums_i8b, lk_gemv_sums_i8).
 template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
 __global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
-  if constexpr (LK_GEMV_PIPE > 0 && A == LK_GEMV_AHEAD && !PIPE)
-    lk_gemv_rows<M, RPW, R, X, LK_GEMV_PIPE, true>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
-  else
-    lk_gemv_rows<M, RPW, R, X, A, PIPE>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  lk_gemv_rows<M, RPW, R, X, A, PIPE>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
@@ -588,7 +605,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true, lk_pipe_a, (LK_GEMV_PIPE > 0)>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc,
                         p == 0   ? ps.bias[0]
                         : p == 1 ? ps.bias[1]
@@ -687,8 +704,17 @@ constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::v
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 // STAGE (glu_stage): the joint rounds stage the int8 copy's row in the block's shared memory (lk_gemv_glu_smem bytes).
-template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false>
-__global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
+// A and PIPE (the joint rounds' units and their pipelining, as lk_gemv_sums_i8b's): under PIPE with A 1 over the
+// int8 copy of one word (52 registers on Q4_K) the launch asks for 4 blocks an SM; other pipelined forms for none
+// (ptxas: the cap of 3 spilled them under int8x2).
+template <class M, int RPW, int R, class X>
+constexpr int lk_glu_blocks(int a, bool pipe) {
+  if (!lk_glu_joint<M, RPW, R>) return 0;
+  if (pipe) return a == 1 && std::is_same_v<X, lk_xq> && LK_INT8 == 1 ? 4 : 0;
+  return 3;
+}
+template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+__global__ void __launch_bounds__(256, lk_glu_blocks<M, RPW, R, X>(A, PIPE))
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (!STAGE && row0 >= n) return;  // (under STAGE every warp takes part in the staging)
@@ -696,15 +722,15 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
-    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag,
-                                                               au);
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE, A, PIPE>(g, u, lk_x_at(x, slab, k), k, n,
+                                                                         min(row0, n - 1), ag, au);
     if (row0 >= n) return;  // (after the sums: under STAGE the block stages their input together)
   } else
 #endif
   {
     if (row0 >= n) return;
-    lk_gemv_sums<M, RPW, R, 32, true, lk_pipe_a, (LK_GEMV_PIPE > 0)>(g, lk_x_at(x, slab, k), k, n, row0, ag);
-    lk_gemv_sums<M, RPW, R, 32, false, lk_pipe_a, (LK_GEMV_PIPE > 0)>(u, lk_x_at(x, slab, k), k, n, row0, au);
+    lk_gemv_sums<M, RPW, R, 32, true>(g, lk_x_at(x, slab, k), k, n, row0, ag);
+    lk_gemv_sums<M, RPW, R>(u, lk_x_at(x, slab, k), k, n, row0, au);
   }
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);

@@ -113,10 +113,12 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernels held at
-  // their defaults (the compact caches only leave the precise numerics out, checked above).
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and the
+  // pipelined GEMVs held at their defaults (the compact caches only leave the precise numerics out, checked above;
+  // gemv_pipe's rule by Lowering.PipelinedGemvsTakeTheirOwnRowsAndUnits).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma") d.values.resize(1);
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "gemv_pipe")
+      d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
@@ -811,7 +813,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
 // under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed); and gemv_short's form of two units a lane
-// and the fused gate/up GEMV staging the int8 copy (glu_stage) as modules.
+// and the fused gate/up GEMV staging the int8 copy (glu_stage) and the pipelined GEMVs (gemv_pipe) as modules.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -830,7 +832,7 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   short_rows["pdl_first"] = true;
   short_rows["fuse_qkv"] = short_rows["fuse_qkv_mixed"] = true;  // (the Q6_K v's in the fused q/k launch)
   const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
-  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
+  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1, false>"), std::string::npos);
   EXPECT_NE(program.cu.find("#define LK_PDL_FIRST 3\n"), std::string::npos);
   EXPECT_NE(program.cu.find("lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1>"),
             std::string::npos);
@@ -841,6 +843,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   json tiled = k;
   tiled["gemm_tile"] = 64;
   const json staged = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_stage", true}};
+  const json piped = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}};  // (gemv_pipe's forms)
+  const json piped_glu = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}, {"fuse_glu", true}};
   int modules = 0;
   struct Module {
     json knobs;
@@ -851,8 +855,13 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   // multiprocessors)
   for (const auto& [knobs, kernel, in_lane] :
        {Module{k, "lk_gemm_i8qb<", true}, Module{tiled, "lk_gemm_i8tb<", true},
-        Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>", false},
-        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true}}) {
+        Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2, false>", false},
+        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true},
+        Module{piped, "lk_gemv<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>", true},
+        Module{piped, "lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq, 2, true>", false},
+        Module{piped, "lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>", false},
+        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>", true},
+        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>", false}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
                                  [&](const std::string& i) { return i.rfind(kernel, 0) == 0; });

@@ -106,6 +106,18 @@ int gemv_rows(const Knobs& k, ggml::Type t) {
   return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
 }
 
+namespace {
+bool pipes(ggml::Type t) {
+  return (t == ggml::Type::Q8_0 || lk_is_block(int(t))) && t != ggml::Type::Q6_K;
+}
+}  // namespace
+
+std::pair<int, int> gemv_pipe_form(const Knobs& k, ggml::Type t) {
+  const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
+  if (k.gemv_pipe == 0 || !int8 || !pipes(t)) return {0, 0};
+  return k.gemv_pipe == 1 ? std::pair{2, 1} : std::pair{1, 2};
+}
+
 static_assert(LK_Q8_0 == int(ggml::Type::Q8_0), "kernels/shapes.cuh numbers the formats as ggml does");
 
 namespace {
@@ -232,6 +244,17 @@ const KnobDef kTable[] = {
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); })) values.resize(1);
+     }},
+    {"gemv_pipe",
+     &Knobs::gemv_pipe,
+     "the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K, and its fused gate/up GEMV's joint "
+     "rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a warp asking round r + 1's "
+     "weights before round r's products (the same sums); a plain GEMV under 1 takes two rows a warp, the activations "
+     "read once for both (gemv_bench, the 8B's Q4_K shapes: 11.7 -> 10.3 us gate-sized, 4.7 -> 4.0 q-sized, 12.6 -> "
+     "11.2 the down; Q8_0's down under 2: 19.2 -> 17.7); only where the checkpoint has such matrices",
+     {0, 1, 2},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (!any_matrix(m, pipes)) values.resize(1);
      }},
     {"gemv_split",
      &Knobs::gemv_split,
@@ -619,6 +642,14 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_short || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
                 return std::string("gemv_short needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
+                       ", gemv_split " + std::to_string(k.gemv_split) + ")";
+              });
+     }},
+    {"gemv_pipe: the int8 numerics and unsplit GEMVs (gemv_split 1)",
+     "gemv_pipe numerics gemv_split",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return k.gemv_pipe == 0 || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
+                return std::string("gemv_pipe needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
                        ", gemv_split " + std::to_string(k.gemv_split) + ")";
               });
      }},

@@ -421,7 +421,11 @@ class Lowerer {
     }
     const int warps = k_.gemv_warps, split = k_.gemv_split;
     const int per = short_gemv(w);  // (gemv_short: the units a lane takes of a row, 0 for the plain form)
-    const int rpw = knobs::gemv_rows(k_, w.type) * (per ? LK_GEMV_AHEAD / per : 1);
+    // (gemv_pipe: the decode step's plain form pipelined, its own rows a warp and units a round)
+    const std::pair<int, int> pipe =
+        per == 0 && split == 1 && op.rows == 1 ? knobs::gemv_pipe_form(k_, w.type) : std::pair{0, 0};
+    const int pipe_rows = pipe.first, pipe_units = pipe.second;
+    const int rpw = pipe_rows ? pipe_rows : knobs::gemv_rows(k_, w.type) * (per ? LK_GEMV_AHEAD / per : 1);
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
@@ -434,9 +438,12 @@ class Lowerer {
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
       Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
-      if (per) {  // lk_gemv's X (when gemv_input named none) and A: a row's units a lane in flight, the rows 4x or 2x
+      if (per || pipe_units) {  // lk_gemv's X (when gemv_input named none), A and PIPE
         if (!op.xq) c.targs.push_back("const lk_act*");
-        c.targs.push_back(std::to_string(per));
+        c.targs.push_back(std::to_string(per ? per : pipe_units));  // (gemv_short: a row's units a lane, 4x or 2x rows)
+        // (named even where false: nvcc's host pass finds no specialization of a template-id that names X as const
+        // lk_act* and leaves later parameters to their defaults)
+        c.targs.push_back(flag(pipe_units != 0));
       }
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
@@ -475,7 +482,17 @@ class Lowerer {
           k_.glu_stage
               ? size_t(lk_gemv_glu_smem(lk_is_block(int(g.type)), int8_words(k_), rpw, r, op.xq.has_value(), g.cols))
               : 0;
-      if (c.smem) c.targs.push_back("true");
+      // (gemv_pipe: the decode step's joint rounds over the int8 copy -- a block format but Q6_K, one row a warp of
+      // each matrix -- pipelined at the knob's units a round, the pair's two rows as the plain form's two)
+      const int pipe =
+          op.rows == 1 && rpw == 1 && op.xq && knobs::gemv_pipe_form(k_, g.type).first && g.type != ggml::Type::Q8_0
+              ? k_.gemv_pipe
+              : 0;
+      if (c.smem || pipe) {
+        if (!op.xq) c.targs.push_back("const lk_act*");
+        c.targs.push_back(flag(c.smem != 0));
+      }
+      if (pipe) c.targs.insert(c.targs.end(), {std::to_string(pipe), "true"});
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
                   Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
       out.push_back(std::move(c));
