@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Session 33, call 3 (~8 minutes; carry .carry: this tree's build). gemv_pipe, the knob built from call 2's gemv_bench:
-# the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K with pipelined rounds, 1 two rows a warp of a
-# unit each a round (Q4_K: gate-sized 11.7 -> 10.3 us, q-sized 4.7 -> 4.0, down 12.6 -> 11.2), 2 a row of two units
-# (Q8_0 down 19.2 -> 17.7, q 6.5 -> 6.2). Call 2's switch pipelined every GEMV (Q6_K's 2-row ones too: 14.6 -> 18.5)
-# and lost (0.961 / 0.990 / 0.932); the knob leaves Q6_K, the parts and the pairs alone. (1) measure --verify: tiny
-# presets under int8 with gemv_pipe 1 and 2; (2) decode A/B/C on the 8B Q4_K_M (the record, + gemv_pipe 1, + 2), the
-# 8B Q8_0 (+ 2, + 1) and the 0.6B Q4_K_M (+ 1). Prediction: 8B Q4_K_M B +2% (o and the Q4_K downs), Q8_0 B +2%, 0.6B
-# +-1%; logits bitwise equal.
+# Prepared in session 33 for the next GPU session (~8 minutes; carry .carry: this tree's build; session 33 got no
+# device after call 2). gemv_pipe, the knob built from call 2's gemv_bench: the decode step's plain GEMVs over Q8_0
+# and the block formats but Q6_K, and the fused gate/up GEMV's joint rounds over the int8 copy, with pipelined rounds
+# (1: two rows a warp of a unit each a round for the plain ones -- Q4_K gate-sized 11.7 -> 10.3 us, q-sized 4.7 ->
+# 4.0, down 12.6 -> 11.2; 2: a row of two units -- Q8_0 down 19.2 -> 17.7, q 6.5 -> 6.2). Call 2's switch pipelined
+# every GEMV (Q6_K's 2-row ones too: 14.6 -> 18.5) and lost (0.961 / 0.990 / 0.932); the knob leaves Q6_K and the
+# q/k/v parts alone. (0) gemv_bench: the pair pipelined; (1) measure --verify: tiny presets under int8 with gemv_pipe
+# 1 and 2; (2) decode A/B/C on the 8B Q4_K_M (the record, + gemv_pipe 1, + 2), the 8B Q8_0 (+ 2, + 1) and the 0.6B
+# Q4_K_M (+ 1). Prediction: 8B Q4_K_M B +2-4% (o, the Q4_K downs, the pair), Q8_0 B +2%, 0.6B +-1%; logits bitwise
+# equal. If B or C wins: a prior with it (coordinator/src/model_search.cpp), then bench/speed.sh.
 set -u
 # (0) gemv_bench: the fused gate/up pair's joint rounds pipelined (lk_gemv_sums_i8b2's A and PIPE; ptxas: A 1 52
 # registers, 4 blocks an SM, against 80 and 3). Prediction: the pair 18.4 -> ~16.5 us with one unit a round.
