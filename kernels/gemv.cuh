@@ -103,13 +103,37 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
   }
 }
 
+// The rounds of a pipelined sum (PIPE): round r + 1's weights asked before round r's products, so that a warp has
+// weights in flight while it multiplies (the same units in the same order: the same sums); the first two rounds' asked
+// before `first` (the wait on the launch before: lk_pdl_entry_gemv), as many weights under that launch as the plain
+// rounds ask. load(round, v) asks the round at unit v, use(round, v) adds its products; a Round is assignable.
+template <class Round, class Load, class Use, class First>
+LK_DEVICE void lk_pipe_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first) {
+  Round cur, next;
+  load(cur, start);
+  if (start + step < units) load(next, start + step);
+  first();
+  for (int v = start; v < units; v += step) {
+    use(cur, v);
+    if (v + step < units) {  // (uniform over the warp)
+      cur = next;
+      if (v + 2 * step < units) load(next, v + 2 * step);
+    }
+  }
+}
+// A round of a GEMV's sums: A units of RPW rows' weights (as a struct, so that it is assignable).
+template <class Raw, int A, int RPW>
+struct lk_round {
+  Raw r[A][RPW];
+};
+
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
 template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
-  using Round = lk_fmt<lk_q8>::Raw[A][RPW];
+  using Round = lk_round<lk_fmt<lk_q8>::Raw, A, RPW>;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -121,7 +145,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
         const int u = base0 + j * STRIDE + first;
-        if (u < units) raw[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
+        if (u < units) raw.r[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
   };
   auto use = [&](const Round& raw, int base0) {  // then their products in order
@@ -135,8 +159,8 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       float ws[RPW];
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
-        wq[i] = ok ? raw[j][i].q : make_int4(0, 0, 0, 0);
-        ws[i] = ok ? __half2float(raw[j][i].s) : 0.f;
+        wq[i] = ok ? raw.r[j][i].q : make_int4(0, 0, 0, 0);
+        ws[i] = ok ? __half2float(raw.r[j][i].s) : 0.f;
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -149,20 +173,10 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       }
     }
   };
-  if constexpr (PIPE) {  // (as lk_gemv_sums_i8b's)
-    Round cur, next;
-    load(cur, 0);
-    if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
-    for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
-      const bool more = base0 + STRIDE * A < units;  // (uniform over the warp)
-      if (more) load(next, base0 + STRIDE * A);
-      use(cur, base0);
-      if (more)
-#pragma unroll
-        for (int j = 0; j < A; ++j)
-#pragma unroll
-          for (int i = 0; i < RPW; ++i) cur[j][i] = next[j][i];
-    }
+  if constexpr (PIPE) {
+    lk_pipe_rounds<Round>(0, units, STRIDE * A, load, use, [] {
+      if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
+    });
   } else {
     for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
       Round raw;
@@ -231,7 +245,7 @@ template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A 
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
-  using Round = typename F::Raw[A][RPW];
+  using Round = lk_round<typename F::Raw, A, RPW>;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -243,7 +257,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * STRIDE + lane < units)
-          raw[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
+          raw.r[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
   };
   auto use = [&](Round& raw, int v0) {  // then their products in order
 #pragma unroll
@@ -251,30 +265,17 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
       const int v = v0 + j * STRIDE;
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
-      for (int i = 0; i < RPW; ++i) F::share(raw[j][i]);
+      for (int i = 0; i < RPW; ++i) F::share(raw.r[j][i]);
       if (v + lane < units)
 #pragma unroll
-        for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[j], acc);
+        for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc);
     }
   };
   if constexpr (PIPE) {
-    // Pipelined (a row of several rounds): round r + 1's weights asked before round r's products, so that a warp
-    // has weights in flight while it multiplies (the same units in the same order: the same sums).
-    Round cur, next;
-    if (start < units) {
-      load(cur, start);
-      if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
-    }
-    for (int v0 = start; v0 < units; v0 += STRIDE * A) {
-      const bool more = v0 + STRIDE * A < units;  // (uniform over the warp)
-      if (more) load(next, v0 + STRIDE * A);
-      use(cur, v0);
-      if (more)
-#pragma unroll
-        for (int j = 0; j < A; ++j)
-#pragma unroll
-          for (int i = 0; i < RPW; ++i) cur[j][i] = next[j][i];
-    }
+    if (start < units)
+      lk_pipe_rounds<Round>(start, units, STRIDE * A, load, use, [] {
+        if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
+      });
   } else {
     for (int v0 = start; v0 < units; v0 += STRIDE * A) {
       Round raw;
@@ -334,7 +335,7 @@ template <int T, int RPW, int R, class X, bool STAGE = false, int A = LK_GEMV_AH
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
   using F = lk_fmt<lk_blk<T>>;
-  using Round = typename F::Raw[2][A][RPW];  // (both matrices')
+  using Round = lk_round<typename F::Raw, 2 * A, RPW>;  // (both matrices': the first's units, then the second's)
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -348,8 +349,8 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       for (int i = 0; i < RPW; ++i)
         if (v0 + j * 32 + lane < units) {
           const size_t row = (size_t)min(row0 + i, n - 1);
-          raw[0][j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
-          raw[1][j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
+          raw.r[j][i] = F::load_part(m0, row, k, v0 + lane, j * 32);
+          raw.r[A + j][i] = F::load_part(m1, row, k, v0 + lane, j * 32);
         }
   };
   auto first = [&] {  // (EARLY: the first round's weights in flight under the launch before; once)
@@ -363,8 +364,8 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       if (v >= units) break;  // (uniform over the warp)
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
-        F::share(raw[0][j][i]);
-        F::share(raw[1][j][i]);
+        F::share(raw.r[j][i]);
+        F::share(raw.r[A + j][i]);
       }
       if (v + lane < units) {
         if constexpr (kStaged) {  // (R 1; each word read once for both matrices, their sums in the same order)
@@ -375,36 +376,22 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
             lk_xs_unit(units, p, v + lane, a, d);
 #pragma unroll
             for (int i = 0; i < RPW; ++i) {
-              acc0[i][0] += F::dot(raw[0][j][i], a, d);
-              acc1[i][0] += F::dot(raw[1][j][i], a, d);
+              acc0[i][0] += F::dot(raw.r[j][i], a, d);
+              acc1[i][0] += F::dot(raw.r[A + j][i], a, d);
             }
           }
         } else {
 #pragma unroll
           for (int r = 0; r < R; ++r) {
-            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[0][j], acc0);
-            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw[1][j], acc1);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc0);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[A + j], acc1);
           }
         }
       }
     }
   };
-  if constexpr (PIPE) {  // (as lk_gemv_sums_i8b's; every warp takes part in the staging)
-    Round cur, next;
-    load(cur, 0);
-    first();
-    for (int v0 = 0; v0 < units; v0 += 32 * A) {
-      const bool more = v0 + 32 * A < units;  // (uniform over the warp)
-      if (more) load(next, v0 + 32 * A);
-      use(cur, v0);
-      if (more)
-#pragma unroll
-        for (int m = 0; m < 2; ++m)
-#pragma unroll
-          for (int j = 0; j < A; ++j)
-#pragma unroll
-            for (int i = 0; i < RPW; ++i) cur[m][j][i] = next[m][j][i];
-    }
+  if constexpr (PIPE) {  // (every warp takes part in the staging)
+    lk_pipe_rounds<Round>(0, units, 32 * A, load, use, first);
   } else {
     for (int v0 = 0; v0 < units; v0 += 32 * A) {
       Round raw;
@@ -537,9 +524,15 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 // its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
 // the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
 // PIPE (gemv_pipe, the int8 numerics over Q8_0 and the block formats): the rounds of A units pipelined, a warp asking
-// round r + 1's weights before round r's products (lk_gemv_sums_i8b, lk_gemv_sums_i8).
+// round r + 1's weights before round r's products (lk_gemv_sums_i8b, lk_gemv_sums_i8). gemv_pipe's forms (two units a
+// round: A 1 of 2 rows, or A 2 of one) over the int8 copy of one word ask for 4 blocks an SM (ptxas: 54-64 registers
+// on Q4_K and Q8_0, 72 unbounded); the others for no minimum.
+template <class X>
+constexpr int lk_gemv_blocks(int rpw, int r, int a, bool pipe) {
+  return pipe && a * rpw <= 2 && r == 1 && std::is_same_v<X, lk_xq> && LK_INT8 == 1 ? 4 : 0;
+}
 template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, lk_gemv_blocks<X>(RPW, R, A, PIPE))
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
   lk_gemv_rows<M, RPW, R, X, A, PIPE>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);

@@ -10,11 +10,15 @@
 # Q4_K_M (+ 1). Prediction: 8B Q4_K_M B +2-4% (o, the Q4_K downs, the pair), Q8_0 B +2%, 0.6B +-1%; logits bitwise
 # equal. If B or C wins: a prior with it (coordinator/src/model_search.cpp), then bench/speed.sh.
 set -u
-# (0) gemv_bench: the fused gate/up pair's joint rounds pipelined (lk_gemv_sums_i8b2's A and PIPE; ptxas: A 1 52
-# registers, 4 blocks an SM, against 80 and 3). Prediction: the pair 18.4 -> ~16.5 us with one unit a round.
+# (0) gemv_bench: the pipelined forms as the knob builds them now (the first two rounds asked before the wait on the
+# launch before, as the plain form asks its four; 4 blocks an SM asked for the knob's forms) and the gate/up pair's
+# joint rounds pipelined (A 1: 53 registers against 80). Prediction: the single shapes as call 2 or better; the pair
+# 18.4 -> ~16.5 us with one unit a round.
 export PATH=/usr/local/cuda/bin:$PATH
-nvcc -O3 -std=c++20 -arch=sm_90 -o /tmp/gb bench/gemv_bench.cu && GB_SHAPE=gate+up timeout 60 /tmp/gb "glu lib" \
-  > $OUT/gemv-glu-pipe.txt 2>&1; grep -v base $OUT/gemv-glu-pipe.txt | cut -c1-90
+nvcc -O3 -std=c++20 -arch=sm_90 -o /tmp/gb bench/gemv_bench.cu || exit 1
+for s in gate+up down "q " "gate "; do
+  GB_SHAPE="$s" timeout 50 /tmp/gb "lib rpw1,lib rpw2,pipe2 rpw1,pipe1 rpw2,glu lib" 2>&1 | grep -v "^shape"
+done > $OUT/gemv-pipe.txt; grep -v base $OUT/gemv-pipe.txt | cut -c1-90
 . bench/calls/prelude.sh
 . bench/calls/verify_presets.sh
 I8='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"pdl":true,"max_chunk":64,"kv_cache":"f16","attn_mma":2,"fuse_rope_kv":true,"gemv_pipe":1}'
