@@ -589,7 +589,7 @@ struct lk_parts {
 };
 
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
-template <class M, int RPW, int R, class X>
+template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type x, int k) {
   int row0 = lk_gemv_row0<RPW>();
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
@@ -598,7 +598,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true, A, PIPE>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc,
                         p == 0   ? ps.bias[0]
                         : p == 1 ? ps.bias[1]
@@ -609,9 +609,11 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
                         n, row0);
 }
 
-template <class M, int RPW, int R, class X = const lk_act*>
-__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
-  lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
+// A and PIPE (gemv_pipe): as lk_gemv's.
+template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
+__global__ void __launch_bounds__(256, lk_gemv_blocks<X>(RPW, R, A, PIPE))
+    lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
+  lk_gemv_parts_rows<M, RPW, R, X, A, PIPE>(ps, x, k);
 }
 
 // q and k in one format, v in another, in one launch (fuse_qkv; llama.cpp's Q4_K_M keeps some layers' v in Q6_K): a

@@ -485,10 +485,11 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's chunks of 256:
-      // gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
+      // A knob that needs others (gemm_rows, gemm_prequant, gemv_prequant and gemv_pipe: the int8 numerics; int8's
+      // chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile" ||
+          d.name == "gemv_pipe")
         with["numerics"] = without["numerics"] = "int8";
       if (d.name == "gemm_tile")
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
@@ -844,7 +845,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   tiled["gemm_tile"] = 64;
   const json staged = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_stage", true}};
   const json piped = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}};  // (gemv_pipe's forms)
-  const json piped_glu = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}, {"fuse_glu", true}};
+  const json piped_glu = {
+      {"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}, {"fuse_glu", true}, {"fuse_qkv", true}};
   int modules = 0;
   struct Module {
     json knobs;
@@ -861,7 +863,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
         Module{piped, "lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq, 2, true>", false},
         Module{piped, "lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>", false},
         Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>", true},
-        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>", false}}) {
+        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>", false},
+        Module{piped_glu, "lk_gemv_parts<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>", true}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
                                  [&](const std::string& i) { return i.rfind(kernel, 0) == 0; });

@@ -650,8 +650,8 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
 
 // gemv_pipe: the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K with pipelined rounds (lk_gemv's
 // A and PIPE): 1 two rows a warp of one unit each a round, 2 a row of two units; Q6_K's and a chunk's slabs keep the
-// plain form; the fused gate/up GEMV's joint rounds at the knob's units; the int8 numerics and unsplit GEMVs only;
-// the domain only where the checkpoint has such matrices.
+// plain form; the fused q/k/v projections as the plain GEMVs, the fused gate/up GEMV's joint rounds at the knob's
+// units; the int8 numerics and unsplit GEMVs only; the domain only where the checkpoint has such matrices.
 TEST(Lowering, PipelinedGemvsTakeTheirOwnRowsAndUnits) {
   const json base = {{"numerics", "int8"}, {"gemv_prequant", true}, {"max_chunk", 16}, {"gemv_pipe", 1}};
   const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(base), knobs::Target{132, 90});
@@ -673,6 +673,20 @@ TEST(Lowering, PipelinedGemvsTakeTheirOwnRowsAndUnits) {
   }
   EXPECT_GT(pipelined, 0);
   EXPECT_GT(q6k, 0);  // (v, some down projections, the logits)
+  // The fused q/k/v projection (or q/k beside a Q6_K v) in the form of its matrices.
+  json fused = base;
+  fused["fuse_qkv"] = true;
+  const Schedule pf = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(fused), knobs::Target{132, 90});
+  int parts = 0;
+  for (const Launch& l : form_of(pf, 1).launches) {
+    const auto* g = std::get_if<GemvParts>(&l.op);
+    if (!g) continue;
+    const auto calls = lower(pf, form_of(pf, 1), l);
+    ASSERT_EQ(calls.size(), 1u) << l.output;
+    EXPECT_EQ(calls[0].instance(), "lk_gemv_parts<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>") << l.output;
+    ++parts;
+  }
+  EXPECT_EQ(parts, int(q4km().model.layers));
   const auto slab = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
   EXPECT_EQ(slab.at(0).instance().find("true"), std::string::npos) << slab.at(0).instance();
   // The fused gate/up GEMV's joint rounds over the int8 copy at the knob's units (and under glu_stage staged as

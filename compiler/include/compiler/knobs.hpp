@@ -37,8 +37,8 @@ struct Knobs {
   int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
   bool gemv_short = false;     // a plain GEMV whose rows are one round of loads: 4x the rows a warp, one unit each
   bool glu_stage = false;      // the fused gate/up GEMV's blocks stage the int8 copy's row in shared memory
-  int gemv_pipe = 0;           // the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K, and its joint
-                      // gate/up rounds, pipelined at this many units a round (plain ones under 1: 2 rows a warp)
+  int gemv_pipe = 0;           // the decode step's plain and q/k/v GEMVs over Q8_0 and the block formats but Q6_K, and
+                               // its joint gate/up rounds, pipelined at this many units a round (1: 2 rows a warp)
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_qkv_mixed = false;  // under fuse_qkv, a v in another format than q and k in the same launch
@@ -86,9 +86,9 @@ bool mma_attention_fits(const model::Model& m);
 // else gemv_rows_per_warp.
 int gemv_rows(const Knobs& k, ggml::Type t);
 
-// The pipelined form gemv_pipe gives a plain decode GEMV over a matrix of type `t` under knobs `k`: {rows a warp,
-// units a round}, or {0, 0} where it keeps the plain form (gemv_pipe 0, the numerics not int8, or t neither Q8_0 nor
-// a block format, or Q6_K, whose GEMVs the pipelined forms slowed: bench/NOTES.md, session 33).
+// The pipelined form gemv_pipe gives a plain (or fused q/k/v) decode GEMV over a matrix of type `t` under knobs `k`:
+// {rows a warp, units a round}, or {0, 0} where it keeps the plain form (gemv_pipe 0, the numerics not int8, or t
+// neither Q8_0 nor a block format, or Q6_K, whose GEMVs the pipelined forms slowed: bench/NOTES.md, session 33).
 std::pair<int, int> gemv_pipe_form(const Knobs& k, ggml::Type t);
 
 // The positions a lane of model `m` holds under knobs `k`: k.context, or when 0 the model's context at most 4096.

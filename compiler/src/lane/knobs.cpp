@@ -247,11 +247,11 @@ const KnobDef kTable[] = {
      }},
     {"gemv_pipe",
      &Knobs::gemv_pipe,
-     "the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K, and its fused gate/up GEMV's joint "
-     "rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a warp asking round r + 1's "
-     "weights before round r's products (the same sums); a plain GEMV under 1 takes two rows a warp, the activations "
-     "read once for both (gemv_bench, the 8B's Q4_K shapes: 11.7 -> 10.3 us gate-sized, 4.7 -> 4.0 q-sized, 12.6 -> "
-     "11.2 the down; Q8_0's down under 2: 19.2 -> 17.7); only where the checkpoint has such matrices",
+     "the decode step's plain GEMVs and fused q/k/v projections over Q8_0 and the block formats but Q6_K, and its fused "
+     "gate/up GEMV's joint rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a warp "
+     "asking round r + 1's weights before round r's products (the same sums); a GEMV under 1 takes two rows a warp, "
+     "the activations read once for both (gemv_bench, the 8B's Q4_K shapes: 11.7 -> 10.3 us gate-sized, 4.7 -> 4.0 "
+     "q-sized, 12.6 -> 11.2 the down; Q8_0's down under 2: 19.2 -> 17.7); only where the checkpoint has such matrices",
      {0, 1, 2},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!any_matrix(m, pipes)) values.resize(1);

@@ -360,13 +360,23 @@ class Lowerer {
       return c;
     }
     c.kernel = rope ? "lk_gemv_parts_rope" : "lk_gemv_parts";
-    c.targs = {format_type(w0.type), std::to_string(rpw), std::to_string(r)};
+    // (gemv_pipe: the decode step's parts in the pipelined form, its rows a warp dividing every part's)
+    std::pair<int, int> pipe =
+        !rope && op.rows == 1 && k_.gemv_split == 1 ? knobs::gemv_pipe_form(k_, w0.type) : std::pair{0, 0};
+    for (const Gemv& g : op.parts)
+      if (pipe.first && p_.matrix(g.w).rows % size_t(pipe.first) != 0) pipe = {0, 0};
+    const int rows_a_warp = pipe.first ? pipe.first : rpw;
+    c.targs = {format_type(w0.type), std::to_string(rows_a_warp), std::to_string(r)};
     if (rope) {
       for (const std::string& t : rope_mode(*rope)) c.targs.push_back(t);
       c.targs.push_back(std::to_string(rope_pairs()));
     }
     Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows);
-    c.grid = dims1(cdiv(total, size_t(warps) * rpw));
+    if (pipe.first) {  // (X named: see lk_gemv's)
+      if (!op.xq) c.targs.push_back("const lk_act*");
+      c.targs.insert(c.targs.end(), {std::to_string(pipe.second), "true"});
+    }
+    c.grid = dims1(cdiv(total, size_t(warps) * rows_a_warp));
     c.block = dims1(32 * warps);
     c.params = {
         Arg::aggregate("lk_parts<" + format_type(w0.type) + ">", {Arg::aggregate("", ms), Arg::aggregate("", bs),
