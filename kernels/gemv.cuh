@@ -123,7 +123,7 @@ LK_DEVICE void lk_pipe_rounds(int start, int units, int step, Load&& load, Use&&
 }
 // A round of a GEMV's sums: A units of RPW rows' weights (as a struct, so that it is assignable).
 template <class Raw, int A, int RPW>
-struct lk_round {
+struct lk_gemv_round {
   Raw r[A][RPW];
 };
 
@@ -133,7 +133,7 @@ struct lk_round {
 template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
-  using Round = lk_round<lk_fmt<lk_q8>::Raw, A, RPW>;
+  using Round = lk_gemv_round<lk_fmt<lk_q8>::Raw, A, RPW>;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -245,7 +245,7 @@ template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A 
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
-  using Round = lk_round<typename F::Raw, A, RPW>;
+  using Round = lk_gemv_round<typename F::Raw, A, RPW>;
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -335,7 +335,7 @@ template <int T, int RPW, int R, class X, bool STAGE = false, int A = LK_GEMV_AH
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
   using F = lk_fmt<lk_blk<T>>;
-  using Round = lk_round<typename F::Raw, 2 * A, RPW>;  // (both matrices': the first's units, then the second's)
+  using Round = lk_gemv_round<typename F::Raw, 2 * A, RPW>;  // (both matrices': the first's units, then the second's)
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
