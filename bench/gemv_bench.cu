@@ -501,30 +501,17 @@ int main(int argc, char** argv) {
     auto grid = [&](int rpw, int warps) { return (n / rpw + warps - 1) / warps; };
     auto add = [&](std::string name, Gemv g) { vs.emplace_back(std::move(name), std::move(g)); };
 #define BV_ADD_LIB(T)                                                                                                \
-  add("lib rpw1", [&](int c, cudaStream_t s) {                                                                       \
-    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, grid(1, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
-           cx.y, k, n);                                                                                              \
-  });                                                                                                                \
-  add("lib rpw2", [&](int c, cudaStream_t s) {                                                                       \
-    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, grid(2, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr,        \
-           cx.y, k, n);                                                                                              \
-  });                                                                                                                \
-  add("lib pipe2 rpw1", [&](int c, cudaStream_t s) {                                                                 \
-    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 2, true>, grid(1, 8), 256, s, view<T>(m, c), cx.q(),                      \
-           (const float*)nullptr, cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("lib pipe2 rpw2", [&](int c, cudaStream_t s) {                                                                 \
-    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 2, true>, grid(2, 8), 256, s, view<T>(m, c), cx.q(),                      \
-           (const float*)nullptr, cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("lib pipe4 rpw1", [&](int c, cudaStream_t s) {                                                                 \
-    launch(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 4, true>, grid(1, 8), 256, s, view<T>(m, c), cx.q(),                      \
-           (const float*)nullptr, cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("lib pipe1 rpw2", [&](int c, cudaStream_t s) {                                                                 \
-    launch(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 1, true>, grid(2, 8), 256, s, view<T>(m, c), cx.q(),                      \
-           (const float*)nullptr, cx.y, k, n);                                                                       \
-  });                                                                                                                \
+  auto lib##T = [&](auto kernel, int rpw) {                                                                          \
+    return [&, kernel, rpw](int c, cudaStream_t s) {                                                                 \
+      launch(kernel, grid(rpw, 8), 256, s, view<T>(m, c), cx.q(), (const float*)nullptr, cx.y, k, n);                \
+    };                                                                                                               \
+  };                                                                                                                 \
+  add("lib rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, 1));                                                       \
+  add("lib rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, 2));                                                       \
+  add("lib pipe2 rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 2, true>, 1));                                        \
+  add("lib pipe2 rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 2, true>, 2));                                        \
+  add("lib pipe4 rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 4, true>, 1));                                        \
+  add("lib pipe1 rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 1, true>, 2));                                        \
   add("lib smx rpw1", [&](int c, cudaStream_t s) {                                                                   \
     launch_ex(bv_smx<T, 1>, dim3(grid(1, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, 1, 1, true, k), s,      \
               view<T>(m, c), cx.q(), cx.y, k, n);                                                                    \

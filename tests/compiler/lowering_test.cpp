@@ -607,6 +607,19 @@ TEST(Lowering, TheFusedGateUpGemvStagesTheInt8CopysRow) {
   EXPECT_EQ(domain_size(knobs::space(tiny().model, {132, 90}), "glu_stage"), 1u);  // (q8_0)
 }
 
+// That `knob` (set in `base`, a valid point of `s` under the int8 numerics with the copy) needs the int8 numerics and
+// unsplit GEMVs: the dequant numerics and gemv_split 2 each break its rule, in words.
+void expect_int8_unsplit(const knobs::Space& s, const json& base, const std::string& knob) {
+  EXPECT_EQ(s.why_invalid(knobs::Knobs::from_json(base)), "") << knob;
+  json dequant = base;
+  dequant["numerics"] = "dequant";
+  dequant.erase("gemv_prequant");
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(dequant)).find(knob + " needs the int8"), std::string::npos) << knob;
+  json split = base;
+  split["gemv_split"] = 2;
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json(split)).find("gemv_split 1"), std::string::npos) << knob;
+}
+
 // gemv_short: a plain decode GEMV whose rows are one round of loads (here tiny-llama's k of 256 and 512: 8 and 16
 // units) takes 4 times its rows a warp with one unit of each in flight (lk_gemv's A 1), where the launch still gives
 // every multiprocessor two blocks (2 here; not at 132, whose 512-row logits would be 16 blocks); the int8 numerics
@@ -635,14 +648,7 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
   own["gemv_prequant"] = false;
   EXPECT_EQ(logits(own, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, const lk_act*, 1, false>");
   const knobs::Space few_sms = knobs::space(m, {2, 90});
-  EXPECT_EQ(few_sms.why_invalid(knobs::Knobs::from_json(base)), "");
-  json dequant = base;
-  dequant["numerics"] = "dequant";
-  dequant.erase("gemv_prequant");
-  EXPECT_NE(few_sms.why_invalid(knobs::Knobs::from_json(dequant)).find("gemv_short needs the int8"), std::string::npos);
-  json split = base;
-  split["gemv_split"] = 2;
-  EXPECT_NE(few_sms.why_invalid(knobs::Knobs::from_json(split)).find("gemv_split 1"), std::string::npos);
+  expect_int8_unsplit(few_sms, base, "gemv_short");
   EXPECT_EQ(domain_size(few_sms, "gemv_short"), 2u);
   EXPECT_EQ(domain_size(knobs::space(m, {132, 90}), "gemv_short"), 1u);  // (512 rows: fewer than 32 an SM)
   EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
@@ -715,14 +721,7 @@ TEST(Lowering, PipelinedGemvsTakeTheirOwnRowsAndUnits) {
   two.erase("gemv_prequant");  // (each warp quantizing its activations: the input type named before A)
   EXPECT_EQ(q8(two), "lk_gemv<lk_q8, 1, 1, const lk_act*, 2, true>");
   const knobs::Space space = knobs::space(q4km().model, {132, 90});
-  EXPECT_EQ(space.why_invalid(knobs::Knobs::from_json(base)), "");
-  json dequant = base;
-  dequant["numerics"] = "dequant";
-  dequant.erase("gemv_prequant");
-  EXPECT_NE(space.why_invalid(knobs::Knobs::from_json(dequant)).find("gemv_pipe needs the int8"), std::string::npos);
-  json split = base;
-  split["gemv_split"] = 2;
-  EXPECT_NE(space.why_invalid(knobs::Knobs::from_json(split)).find("gemv_split 1"), std::string::npos);
+  expect_int8_unsplit(space, base, "gemv_pipe");
   EXPECT_EQ(domain_size(space, "gemv_pipe"), 3u);
   static test::TempDir dir;
   const Tiny f16 = written(dir, synth::Options{.preset = "tiny-llama", .type = ggml::Type::F16, .seed = 5});
