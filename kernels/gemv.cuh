@@ -461,7 +461,8 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
-// (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
+// (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD;
+// PIPE: the int8 rounds pipelined, lk_pipe_rounds.)
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
