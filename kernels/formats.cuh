@@ -101,7 +101,7 @@ LK_DEVICE int lk_q5_high(unsigned h, int half, int i) {
 // The 4-bit formats without high bits (Q4_0, Q4_1, Q4_K) take a word's high nibbles in place, as 16 times the codes (one
 // mask, no shift), into an unsigned-by-signed dp4a (lk_dp4a_us), and the half's sum is shifted down once: the same
 // integers (a multiple of 16 shifted by 4 is exact), 3 instructions fewer a unit (session 33: decode 1.002x / 1.003x).
-// dp4a of unsigned bytes `a` by signed bytes `b`, plus c.
+// lk_dp4a_us: dp4a of unsigned bytes `a` by signed bytes `b`, plus c.
 LK_DEVICE int lk_dp4a_us(unsigned a, int b, int c) {
   int d;
   asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
@@ -354,8 +354,8 @@ struct lk_fmt<lk_blk<T>> {
     constexpr bool kHi16 = (T == LK_Q4_0 || T == LK_Q4_1 || T == LK_Q4_K);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      int lo = q[i] & 0x0f0f0f0f, hi = (q[i] >> 4) & 0x0f0f0f0f;  // elements 4i.., 16 + 4i..
-      if constexpr (kHi16) hi = q[i] & (int)0xf0f0f0f0u;             // (16 times the second half's codes)
+      // Elements 4i.., 16 + 4i.. (kHi16: 16 times the second half's codes)
+      int lo = q[i] & 0x0f0f0f0f, hi = kHi16 ? q[i] & (int)0xf0f0f0f0u : (q[i] >> 4) & 0x0f0f0f0f;
       if constexpr (T == LK_Q5_0 || T == LK_Q5_1 || T == LK_Q5_K) {
         lo |= lk_q5_high(r.h.x, 0, i);
         hi |= lk_q5_high(r.h.x, 1, i);

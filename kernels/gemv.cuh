@@ -103,21 +103,33 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
   }
 }
 
-// The rounds of a pipelined sum (PIPE): round r + 1's weights asked before round r's products, so that a warp has
-// weights in flight while it multiplies (the same units in the same order: the same sums); the first two rounds' asked
-// before `first` (the wait on the launch before: lk_pdl_entry_gemv), as many weights under that launch as the plain
-// rounds ask. load(round, v) asks the round at unit v, use(round, v) adds its products; a Round is assignable.
-template <class Round, class Load, class Use, class First>
-LK_DEVICE void lk_pipe_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first) {
-  Round cur, next;
-  load(cur, start);
-  if (start + step < units) load(next, start + step);
-  first();
-  for (int v = start; v < units; v += step) {
-    use(cur, v);
-    if (v + step < units) {  // (uniform over the warp)
-      cur = next;
-      if (v + 2 * step < units) load(next, v + 2 * step);
+// A sum's rounds from unit `start` to `units`, `step` apart: load(round, v) asks the round at unit v (its loads in
+// flight together), use(round, v) adds its products, `first` runs once after the first loads (the wait on the launch
+// before, lk_pdl_entry_gemv, with what must follow it). Plain: a round's weights, then its products. PIPE: round r + 1's
+// weights asked before round r's products, so that a warp has weights in flight while it multiplies (the same units in
+// the same order: the same sums), the first two rounds' before `first` (as many weights under the launch before as
+// the plain rounds ask). A Round is assignable; nothing runs where start >= units.
+template <class Round, bool PIPE, class Load, class Use, class First>
+LK_DEVICE void lk_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first) {
+  if constexpr (PIPE) {
+    if (start >= units) return;
+    Round cur, next;
+    load(cur, start);
+    if (start + step < units) load(next, start + step);
+    first();
+    for (int v = start; v < units; v += step) {
+      use(cur, v);
+      if (v + step < units) {  // (uniform over the warp)
+        cur = next;
+        if (v + 2 * step < units) load(next, v + 2 * step);
+      }
+    }
+  } else {
+    for (int v = start; v < units; v += step) {
+      Round raw;
+      load(raw, v);
+      if (v == start) first();  // (once: the wait and the trigger are instructions each round)
+      use(raw, v);
     }
   }
 }
@@ -173,19 +185,9 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       }
     }
   };
-  if constexpr (PIPE) {
-    lk_pipe_rounds<Round>(0, units, STRIDE * A, load, use, [] {
-      if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
-    });
-  } else {
-    for (int base0 = 0; base0 < units; base0 += STRIDE * A) {
-      Round raw;
-      load(raw, base0);
-      if constexpr (EARLY)
-        if (base0 == 0) lk_pdl_entry_gemv();  // (once: the wait and the trigger are instructions each round)
-      use(raw, base0);
-    }
-  }
+  lk_rounds<Round, PIPE>(0, units, STRIDE * A, load, use, [] {
+    if constexpr (EARLY) lk_pdl_entry_gemv();
+  });
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -271,20 +273,9 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc);
     }
   };
-  if constexpr (PIPE) {
-    if (start < units)
-      lk_pipe_rounds<Round>(start, units, STRIDE * A, load, use, [] {
-        if constexpr (EARLY) lk_pdl_entry_gemv();  // (once)
-      });
-  } else {
-    for (int v0 = start; v0 < units; v0 += STRIDE * A) {
-      Round raw;
-      load(raw, v0);
-      if constexpr (EARLY)
-        if (v0 == start) lk_pdl_entry_gemv();  // (once)
-      use(raw, v0);
-    }
-  }
+  lk_rounds<Round, PIPE>(start, units, STRIDE * A, load, use, [] {
+    if constexpr (EARLY) lk_pdl_entry_gemv();
+  });
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -390,16 +381,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       }
     }
   };
-  if constexpr (PIPE) {  // (every warp takes part in the staging)
-    lk_pipe_rounds<Round>(0, units, 32 * A, load, use, first);
-  } else {
-    for (int v0 = 0; v0 < units; v0 += 32 * A) {
-      Round raw;
-      load(raw, v0);
-      if (v0 == 0) first();
-      use(raw, v0);
-    }
-  }
+  lk_rounds<Round, PIPE>(0, units, 32 * A, load, use, first);  // (every warp takes part in the staging)
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -462,7 +444,7 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
 // (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD;
-// PIPE: the int8 rounds pipelined, lk_pipe_rounds.)
+// PIPE: the int8 rounds pipelined, lk_rounds.)
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
