@@ -2,13 +2,18 @@
 export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# A preset's checkpoint in DIR (q8_0, or $TYPE; seed 1), synthesized once.  usage: checkpoint LANE_TUNE DIR PRESET -> path
+# A preset's checkpoint in DIR (q8_0, or $TYPE; seed 1), synthesized once; PRESET may be a shape's JSON file (synth
+# --shape), named by its file's name.  usage: checkpoint LANE_TUNE DIR PRESET -> path
 checkpoint() {
-  local t=${TYPE:-q8_0} f="$2/$3${LAYERS:+-${LAYERS}l}.gguf"
+  local t=${TYPE:-q8_0} f="$2/$(label "$3")${LAYERS:+-${LAYERS}l}.gguf" what=(--preset "$3")
   [ "$t" = q8_0 ] || f="${f%.gguf}-$t.gguf"
-  [ -f "$f" ] || "$1" synth --preset "$3" --type "$t" ${LAYERS:+--layers "$LAYERS"} --seed 1 -o "$f" > /dev/null
+  [ -f "$3" ] && what=(--shape "$3")
+  [ -f "$f" ] || "$1" synth "${what[@]}" --type "$t" ${LAYERS:+--layers "$LAYERS"} --seed 1 -o "$f" > /dev/null
   echo "$f"
 }
+
+# A preset's name in file names and tables: the preset's, or a shape file's name without .json.  usage: label PRESET
+label() { basename "$1" .json; }
 
 # The vocabulary of a compiled lane.  usage: vocab LANE_DIR
 vocab() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$1/lane.json"; }

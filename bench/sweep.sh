@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The knob space's correctness on a GPU machine (issue #6): N points drawn from `lane-tune knobs` for each preset
-# (numerics in turn, the other knobs at random; invalid draws redrawn), every one built (in parallel), checked as the
-# first light checks (tokens equal or, for int8/int8x2, flips only at near ties; logits within the numerics' bound;
+# (numerics in turn, the other knobs drawn uniformly from the valid points), every one built (in parallel), checked
+# as the first light checks (tokens equal or, for int8/int8x2, flips only at near ties; logits within the numerics' bound;
 # bit for bit under --stagger with two seeds) and then timed: decode tok/s and prefill of a 512-token prompt.
 # Prints a table of points, errors and speeds; exits 1 if any point fails its checks.
 #
 # usage: bench/sweep.sh LANE_TUNE_BINARY WORKDIR N PRESET...
 #   FIRST=FILE: knob sets (one JSON object a line) taken before the drawn points, each over the defaults
 #   SEED=N: the draws' seed (2026)
+#   NUMERICS="a b": the numerics the slots take in turn (dequant int8 int8x2 precise)
+#   FIXED=JSON: knobs every drawn point takes (e.g. {"kv_cache": "act"})
+#   TYPE=T: the checkpoints' matrix type (q8_0); a PRESET may be a shape's JSON file (lane-tune synth --shape)
+#   BUILD_ONLY=1: compile and build the points, run nothing (a machine without a GPU: the kernels' instances compile)
 set -uo pipefail
 LT=$1; W=$2; N=$3; shift 3
 . "$(dirname "$0")/common.sh"
@@ -15,37 +19,44 @@ mkdir -p "$W"
 TABLE="$W/sweep.txt"
 : > "$TABLE"
 fail=0
-for P in "$@"; do
-  F=$(checkpoint "$LT" "$W" "$P")
-  "$LT" knobs "$F" --json > "$W/$P.space.json"
+for SHAPE in "$@"; do
+  P=$(label "$SHAPE")
+  F=$(checkpoint "$LT" "$W" "$SHAPE")
   # The points: N slots (the FIRST sets, one a slot, then draws), numerics in turn (dequant, int8, int8x2, precise)
-  # and the rest drawn; a drawn slot has spares, since the constraints refuse most uniform draws, and the first one
-  # lane-tune compile accepts fills it.
-  python3 - "$W/$P.space.json" "$N" "$W/$P.points" "${FIRST:-}" "${SEED:-2026}" <<'PY'
-import json, random, sys
-space, n, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
-rng = random.Random(int(sys.argv[5]))
-order = ["dequant", "int8", "int8x2", "precise"]
-first = [json.loads(l) for l in open(sys.argv[4]) if l.strip()] if sys.argv[4] else []
-with open(out, "w") as f:
-    for slot in range(n):
-        if slot < len(first):
-            f.write(f"{slot}\t{json.dumps(first[slot], sort_keys=True)}\n")
-            continue
-        for _ in range(60):
-            k = {d["name"]: rng.choice(d["values"]) for d in space["knobs"]}
-            k["numerics"] = order[slot % len(order)]
-            f.write(f"{slot}\t{json.dumps(k, sort_keys=True)}\n")
-PY
-  # Compile each slot's first accepted point, then build them all in parallel.
+  # with FIXED, the rest drawn uniformly from the valid points (`lane-tune knobs --sample --where`: the constraints
+  # refuse all but ~1 in 1,000 of the domains' product, so uniform draws of each knob would rarely make a point).
+  : > "$W/$P.points"
+  slot=0
+  [ -n "${FIRST:-}" ] && while read -r KS; do
+    [ -n "$KS" ] && [ $slot -lt "$N" ] && printf '%s\t%s\n' $slot "$KS" >> "$W/$P.points" && slot=$((slot + 1))
+  done < "$FIRST"
+  read -r -a order <<< "${NUMERICS:-dequant int8 int8x2 precise}"
+  for ((; slot < N; slot++)); do
+    where=$(python3 -c 'import json,sys; w=json.loads(sys.argv[2]); w["numerics"]=sys.argv[1]; print(json.dumps(w))' \
+              "${order[$((slot % ${#order[@]}))]}" "${FIXED:-{\}}")
+    KS=$("$LT" knobs "$F" --sample 1 --seed $((${SEED:-2026} * 1000 + slot)) --where "$where" 2> "$W/$P.draw.err") \
+      || { printf '%-12s %s\n' "$P" "NO POINT for $where: $(head -c 200 "$W/$P.draw.err")" | tee -a "$TABLE"; continue; }
+    printf '%s\t%s\n' $slot "$KS" >> "$W/$P.points"
+  done
+  # Compile each point, then build them all in parallel.
   : > "$W/$P.dirs"
-  filled=-1
   while IFS=$'\t' read -r slot KS; do
-    [ "$slot" -gt "$filled" ] || continue
     D="$W/$P.pt$slot"
     echo "$KS" > "$W/$P.k$slot.json"
-    if "$LT" compile "$F" --knobs "$W/$P.k$slot.json" -o "$D" > /dev/null 2>&1; then echo "$D" >> "$W/$P.dirs"; filled=$slot; fi
+    if "$LT" compile "$F" --knobs "$W/$P.k$slot.json" -o "$D" > "$D.compile.log" 2>&1; then
+      echo "$D" >> "$W/$P.dirs"
+    else
+      printf '%-12s %s\n' "$P" "COMPILE FAIL $(tail -c 200 "$D.compile.log") $KS" | tee -a "$TABLE"; fail=1
+    fi
   done < "$W/$P.points"
+  if [ "${BUILD_ONLY:-0}" = 1 ]; then
+    build_all "$LT" "$W/$P.dirs"
+    while read -r D; do
+      if [ -x "$D/lane" ]; then r="built"; else r="BUILD FAIL"; fail=1; fi
+      printf '%-16s %-10s %s\n' "$P" "$r" "$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["knobs"],separators=(",",":")))' "$D/lane.json")" | tee -a "$TABLE"
+    done < "$W/$P.dirs"
+    continue
+  fi
   V=$(vocab "$(head -1 "$W/$P.dirs")")
   prompts "$V" "$W/$P.prompts"
   P512=$(tokens "$V" 512 3)

@@ -2,6 +2,7 @@
 // and its program built with nvcc.
 #include <cstdio>
 #include <fstream>
+#include <random>
 
 #include "command.hpp"
 #include "compiler/error.hpp"
@@ -73,12 +74,29 @@ const bool registered = lt::cli::add_command(
                         "positions the lanes hold, up to the model's trained context (default: the model's, at most "
                         "4096)")
               ->check(CLI::Range(1, 1 << 24));
+          auto sample = std::make_shared<int>(0);
+          auto seed = std::make_shared<uint64_t>(1);
+          auto where = std::make_shared<std::string>();
+          c->add_option("--sample", *sample,
+                        "print N valid configurations drawn uniformly from the space (one JSON object a line) in "
+                        "place of the space")
+              ->check(CLI::Range(1, 1000000));
+          c->add_option("--seed", *seed, "the draws' seed (same seed, same draws)")->capture_default_str();
+          c->add_option("--where", *where,
+                        "narrow the space first: a JSON object of knobs, each a value or a list of values "
+                        "(e.g. {\"numerics\": \"int8\", \"max_chunk\": [64, 256]})");
           out->add(c);
           c->callback([=] {
             auto f = lt::gguf::File::open(*file);
             lt::knobs::Target t = target(*gpu, *sms, *arch);
             t.context = *context;
             auto s = lt::knobs::space(lt::model::recognize(f), t);
+            if (!where->empty()) lt::knobs::narrow(s, lt::knobs::Knobs::parse(*where, "--where"));
+            if (*sample > 0) {
+              std::mt19937_64 rng(*seed);
+              for (int i = 0; i < *sample; ++i) std::printf("%s\n", s.sample(rng).key().c_str());
+              return;
+            }
             if (out->format == lt::cli::Format::Json)
              std::printf("%s\n", s.to_json().dump(2).c_str());
            else

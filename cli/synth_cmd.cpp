@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "command.hpp"
@@ -24,13 +26,17 @@ const bool registered = lt::cli::add_command(
     {10, [](CLI::App& app) {
        auto* c = app.add_subcommand("synth", "Write a GGUF checkpoint with random weights at a real model's shapes");
        struct Args {
-         std::string preset, type = "q8_0", out;
+         std::string preset, shape, type = "q8_0", out;
          uint64_t seed = 1;
          uint32_t layers = 0;
          bool quiet = false, list = false;
        };
        auto args = std::make_shared<Args>();
        c->add_option("--preset", args->preset, "The model shape (see --list)");
+       c->add_option("--shape", args->shape,
+                     "A shape of your own: a JSON object of fields (architecture, layers, d_model, heads, kv_heads, "
+                     "head_dim, ffn, vocab, context, ...; `--list` shows the presets'), or a file holding one; "
+                     "over --preset's where both are given");
        c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
            ->capture_default_str();
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
@@ -50,9 +56,23 @@ const bool registered = lt::cli::add_command(
                              : "");
            return;
          }
-         if (args->preset.empty() || args->out.empty()) throw lt::Error("synth needs --preset NAME and -o FILE");
+         if ((args->preset.empty() && args->shape.empty()) || args->out.empty())
+           throw lt::Error("synth needs --preset NAME (or --shape JSON) and -o FILE");
          lt::synth::Options o;
          o.preset = args->preset;
+         if (!args->shape.empty()) {
+           std::string text = args->shape;
+           const size_t at = text.find_first_not_of(" \t\r\n");
+           if (at == std::string::npos || (text[at] != '{' && text[at] != '[')) {  // (a file's path)
+             std::ifstream f(text);
+             if (!f)
+               throw lt::Error("synth --shape: cannot read " + text + " (give a JSON object or a file holding one)");
+             text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+           }
+           o.shape = lt::synth::parse_shape(
+               text, args->preset.empty() ? lt::synth::Preset{} : lt::synth::preset(args->preset));
+           o.preset = o.shape->name;
+         }
          o.seed = args->seed;
          o.layers = args->layers;
          const auto type = lt::synth::parse_matrix_type(args->type);
@@ -64,7 +84,7 @@ const bool registered = lt::cli::add_command(
          const uint64_t size = lt::synth::write(o, args->out);
          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
          if (!args->quiet)
-           std::printf("wrote %s: %s, %s, %.1f MB in %.2f s (%.0f MB/s)\n", args->out.c_str(), args->preset.c_str(),
+           std::printf("wrote %s: %s, %s, %.1f MB in %.2f s (%.0f MB/s)\n", args->out.c_str(), o.preset.c_str(),
                        (std::string(lt::ggml::traits_of(o.type).name) + (o.mixed ? "_m" : "")).c_str(), size / 1e6, s,
                        size / 1e6 / std::max(s, 1e-9));
        });

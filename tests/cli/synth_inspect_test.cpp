@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "compiler/digest.hpp"
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/model.hpp"
 #include "support/test_support.hpp"
 
 namespace lt::test {
@@ -139,6 +142,94 @@ TEST(SynthInspect, ErrorsSayWhatIsWrong) {
   Output m = run(cli() + " inspect " + (dir / "missing.gguf").string());
   EXPECT_EQ(m.status, 3);
   EXPECT_NE(m.out.find("cannot open"), std::string::npos) << m.out;
+}
+
+// A shape of the user's own (--shape, JSON text or a file, over --preset's where both are given): written as asked, a
+// K-quant's rows that are not whole 256-blocks falling back as llama.cpp's quantizer does; bad shapes refused with why.
+TEST(SynthInspect, ShapesOfYourOwn) {
+  TempDir dir;
+  const std::string file = (dir / "s.gguf").string();
+  const std::string shape =
+      R"({"architecture":"qwen2","layers":2,"d_model":896,"heads":14,"kv_heads":2,"head_dim":64,"ffn":4864,)"
+      R"("vocab":1200,"context":32768,"qkv_bias":true,"tied_output":true})";
+  Output s = run(cli() + " synth --shape '" + shape + "' --type q4_k_m -o " + file);
+  ASSERT_EQ(s.status, 0) << s.out;
+  Output i = run(cli() + " inspect " + file + " --format json");
+  ASSERT_EQ(i.status, 0) << i.out;
+  const nlohmann::json j = nlohmann::json::parse(i.out);
+  EXPECT_EQ(j["metadata"]["qwen2.embedding_length"], 896) << i.out.substr(0, 600);
+  EXPECT_EQ(j["metadata"]["qwen2.attention.head_count"], 14);
+  EXPECT_EQ(j["metadata"]["qwen2.attention.head_count_kv"], 2);
+  std::map<std::string, std::string> types;
+  for (const auto& t : j["tensors"]) types[t["name"]] = t["type"];
+  EXPECT_EQ(types["blk.0.attn_q.weight"], "q5_0");  // (896 is not whole 256-blocks: q4_k falls back)
+  EXPECT_EQ(types["blk.0.attn_q.bias"], "f32");
+  EXPECT_EQ(types.count("output.weight"), 0u);  // (tied)
+  // A file, over a preset: the preset's fields but those the file names.
+  const auto over = dir / "over.json";
+  std::ofstream(over.string()) << R"({"heads": 8, "kv_heads": 4, "name": "wide"})";
+  Output o = run(cli() + " synth --preset tiny-qwen3 --shape " + over.string() + " -o " + file);
+  ASSERT_EQ(o.status, 0) << o.out;
+  EXPECT_NE(o.out.find("wide"), std::string::npos) << o.out;
+  const nlohmann::json k = nlohmann::json::parse(run(cli() + " inspect " + file + " --format json").out);
+  EXPECT_EQ(k["metadata"]["qwen3.attention.head_count"], 8);
+  EXPECT_EQ(k["metadata"]["qwen3.embedding_length"], 256);  // (tiny-qwen3's)
+  for (
+      const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+          {R"({"heads": 3})", "architecture '' is none of"},
+          {R"({"architecture": "qwen3", "layers": 1, "d_model": 100, "heads": 2, "kv_heads": 1, "head_dim": 64, "ffn": 256, "vocab": 300, "context": 64})",
+           "multiples of 32"},
+          {R"({"bogus": 1})", "unknown shape field \"bogus\""},
+          {R"({"layers": -1})", "shape field layers must be an integer"},
+          {R"({"layers": {"x": 1}})", "layers must be an integer"},
+          {R"({"layers": [[[[1]]]]})", "one flat JSON object"},
+          {R"([1])", "a shape is a JSON object"},
+          {R"({"architecture": "gpt-oss"})", "nonzero"}}) {
+    Output r = run(cli() + " synth --shape '" + bad + "' -o " + file);
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.out.find(why), std::string::npos) << bad << ": " << r.out;
+  }
+  Output missing = run(cli() + " synth --shape " + (dir / "none.json").string() + " -o " + file);
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.out.find("cannot read"), std::string::npos) << missing.out;
+}
+
+// `lane-tune knobs --sample N [--where JSON] [--seed S]`: valid configurations drawn uniformly, one JSON object a line,
+// within the narrowed domains; the same seed the same draws; what cannot be drawn refused with why.
+TEST(KnobsCommand, DrawsValidPointsWhereAsked) {
+  TempDir dir;
+  const std::string file = (dir / "m.gguf").string();
+  ASSERT_EQ(run(cli() + " synth -q --preset tiny-qwen3 --type q4_k_m -o " + file).status, 0);
+  const gguf::File f = gguf::File::open(file);
+  const knobs::Space space = knobs::space(model::recognize(f), {132, 90});
+  Output a = run(cli() + " knobs " + file + " --sample 6 --seed 3");
+  ASSERT_EQ(a.status, 0) << a.out;
+  std::istringstream lines(a.out);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n) {
+    const knobs::Knobs k = knobs::Knobs::from_json(nlohmann::json::parse(line));
+    EXPECT_EQ(space.why_invalid(k), "") << line;
+  }
+  EXPECT_EQ(n, 6);
+  EXPECT_EQ(run(cli() + " knobs " + file + " --sample 6 --seed 3").out, a.out);
+  EXPECT_NE(run(cli() + " knobs " + file + " --sample 6 --seed 4").out, a.out);
+  Output w = run(cli() + " knobs " + file + R"( --sample 20 --where '{"numerics": "int8", "max_chunk": [64, 256]}')");
+  ASSERT_EQ(w.status, 0) << w.out;
+  std::istringstream narrowed(w.out);
+  for (std::string line; std::getline(narrowed, line);) {
+    const nlohmann::json k = nlohmann::json::parse(line);
+    EXPECT_EQ(k["numerics"], "int8") << line;
+    EXPECT_TRUE(k["max_chunk"] == 64 || k["max_chunk"] == 256) << line;
+  }
+  for (const auto& [where, why] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"nope": 1})", "unknown knob \"nope\""},
+           {R"({"max_chunk": 3})", "max_chunk = 3 is outside its domain"},
+           {R"({"numerics": "precise", "kv_cache": "f16"})", "no valid point"},
+           {R"([1])", "must be a JSON object"}}) {
+    Output r = run(cli() + " knobs " + file + " --sample 1 --where '" + where + "'");
+    EXPECT_EQ(r.status, 1) << where;
+    EXPECT_NE(r.out.find(why), std::string::npos) << where << ": " << r.out;
+  }
 }
 
 }  // namespace

@@ -145,6 +145,41 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   EXPECT_THROW(lane::compile(l.file, l.model, knobs_of({{"gemv_rows_per_warp", 3}}), {132, 90}), Error);
 }
 
+// The exact draw (sample_exact, sample's fallback where rejection keeps failing) is uniform over the valid points: a
+// space cut to a few knobs that rules tie together (the numerics, the chunks, the cache, the attention kernels, the
+// fusions), every valid point drawn about as often as the others, and no draw invalid.
+TEST(Knobs, ExactDrawsAreValidAndUniform) {
+  Loaded l = load("tiny-qwen3");
+  knobs::Space s = knobs::space(l.model, {132, 90});
+  const std::set<std::string> kept = {"numerics",   "max_chunk", "kv_cache",  "attn_mma",
+                                      "attn_lanes", "fuse_qkv",  "fuse_rope", "fuse_rope_kv"};
+  for (auto& d : s.domains)
+    if (!kept.count(d.name)) d.values.resize(1);
+  const auto all = s.enumerate();
+  ASSERT_GT(all.size(), 50u);
+  ASSERT_LT(all.size(), 1000u);
+  std::map<std::string, int> seen;
+  for (const auto& k : all) seen[k.key()] = 0;
+  std::mt19937_64 rng(7);
+  const int per = 100;
+  for (const knobs::Knobs& k : s.sample_exact(rng, per * all.size())) {
+    auto it = seen.find(k.key());
+    ASSERT_NE(it, seen.end()) << "an invalid draw: " << k.key() << " (" << s.why_invalid(k) << ")";
+    ++it->second;
+  }
+  for (const auto& [key, n] : seen) {  // (100 expected: 4.5 standard deviations either side)
+    EXPECT_GT(n, per - 45) << key;
+    EXPECT_LT(n, per + 45) << key;
+  }
+  // A space with no valid point says so.
+  for (auto& d : s.domains) {
+    if (d.name == "numerics") d.values = {"precise"};
+    if (d.name == "kv_cache") d.values = {"f16"};
+  }
+  EXPECT_THROW(s.sample_exact(rng), Error);
+  EXPECT_THROW(s.sample(rng), Error);
+}
+
 // Every step-local buffer is written by a launch before a launch reads it, and no two buffers that are live at once
 // share a byte of the arena.
 void check_form(const lane::Schedule& p, const lane::Form& f) {

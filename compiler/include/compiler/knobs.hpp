@@ -149,14 +149,23 @@ struct Space {
   // The point at `ordinal` of the domains' product, the last domain fastest (the order `each` visits); it may break a
   // constraint (see allows). REQUIRES: ordinal < raw_size().
   Knobs at(uint64_t ordinal) const;
-  // A valid point drawn uniformly from the domains (constraints by rejection).
+  // A valid point drawn uniformly: by rejection from the domains' product, and where that keeps failing (a space whose
+  // constraints allow under 1 in 2,000 of its product) by sample_exact. Throws lt::Error when there is no valid point.
   Knobs sample(std::mt19937_64& rng) const;
+  // `n` valid points drawn uniformly (independently) without rejection: a setting of the knobs most rules read, by how
+  // many valid points it holds, then each independent group of the others uniformly among its valid settings (the
+  // counts once a call, in milliseconds as size(); then microseconds a point).
+  std::vector<Knobs> sample_exact(std::mt19937_64& rng, size_t n = 1) const;
   nlohmann::json to_json() const;
 };
 
 // A constraint of `s` whose verdict changes with a knob it does not list among those it reads (what size() counts
 // by), found by changing each unlisted knob of `samples` points drawn from the domains' product; empty when none.
 std::string unlisted_reads(const Space& s, uint64_t seed, int samples);
+
+// Narrows `s`'s domains to `where`: a JSON object of knobs, each a value or a list of values (the order its domain
+// has). Throws lt::Error for an unknown knob or a value outside its domain, naming it.
+void narrow(Space& s, const nlohmann::json& where);
 
 // The space for `m` on `t`; throws lt::Error when t.context is negative or past the model's trained context.
 Space space(const model::Model& m, const Target& t);

@@ -45,9 +45,18 @@ const std::vector<Preset>& presets();
 // The preset named `name`; throws lt::Error naming the known presets when there is none.
 const Preset& preset(const std::string& name);
 
+// A shape from JSON text (one flat object of Preset's fields by name: {"architecture": "qwen2", "layers": 2, "d_model":
+// 896, ...}), the fields it names set over `base` (a preset, or an empty shape); throws lt::Error for text that is not
+// such an object, an unknown field or a value of the wrong kind. What it cannot hold (heads not a multiple of kv_heads,
+// say) is write's to refuse.
+Preset parse_shape(std::string_view text, const Preset& base = {});
+
 // What to synthesize: the preset, the matrices' type (norms and 1-D tensors stay f32), and the seed.
 struct Options {
   std::string preset;
+  // A shape of the caller's own in place of the named preset (its name then only names it in messages); checked as
+  // recognize would read it: heads a multiple of the key/value heads, widths and counts nonzero.
+  std::optional<Preset> shape;
   ggml::Type type = ggml::Type::Q8_0;
   // llama.cpp's "_M" mix of a K-quant type (q4_k_m, q5_k_m): the output (or a tied embedding), and attn_v and
   // ffn_down of the layers use_more_bits picks (the first and last eighth, every third between), in q6_k.

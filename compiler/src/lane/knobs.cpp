@@ -773,92 +773,135 @@ std::vector<std::string> names_in(const char* reads) {
 // The knobs most rules read beside their own: fixing them splits the others into small independent groups.
 constexpr const char* kHubs[] = {"numerics", "max_chunk", "gemm_half", "fuse_glu", "fuse_qkv"};
 
-}  // namespace
-
-// Counted by the rules' reads: for each setting of the hub knobs (kHubs) that the rules reading only hubs allow, the
-// other knobs fall into groups that no rule spans (a rule's non-hub knobs are one group), each group's valid settings
-// counted by walking its own product, the groups' counts multiplied; knobs no rule reads multiply the whole. The same
-// count as walking every point (tests/compiler/lane_test.cpp checks both, and each rule's reads), in milliseconds
-// where the walk took minutes (an 8B Q4_K_M's 145 M points).
-size_t Space::size() const {
-  const size_t n = domains.size();
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < n; ++i) index[domains[i].name] = i;
-  std::vector<bool> hub(n, false);
-  for (const char* h : kHubs)
-    if (auto it = index.find(h); it != index.end()) hub[it->second] = true;
-  // Each rule's non-hub knobs; groups of knobs by union-find over them.
-  std::vector<size_t> parent(n);
-  for (size_t i = 0; i < n; ++i) parent[i] = i;
-  const std::function<size_t(size_t)> root = [&](size_t i) { return parent[i] == i ? i : parent[i] = root(parent[i]); };
-  std::vector<bool> read(n, false);
-  std::vector<std::vector<size_t>> own(std::size(kRules));
-  for (size_t r = 0; r < std::size(kRules); ++r)
-    for (const std::string& name : names_in(kRules[r].reads)) {
-      const size_t i = index.at(name);
-      read[i] = true;
-      if (hub[i]) continue;
-      if (!own[r].empty()) parent[root(i)] = root(own[r].front());
-      own[r].push_back(i);
-    }
-  size_t free = 1;
-  std::map<size_t, size_t> group_of;  // a group's root -> its index
+// The space split by the rules' reads: the hub knobs (kHubs) and the rules that read only hubs; the other knobs the
+// rules read, in groups that no rule spans (a rule's non-hub knobs are one group), each with its rules; the knobs no
+// rule reads (free).
+struct Split {
+  std::vector<size_t> hubs, free;
   std::vector<std::vector<size_t>> group_knobs;
-  std::vector<size_t> hubs;
-  for (size_t i = 0; i < n; ++i) {
-    if (domains[i].values.empty()) return 0;
-    if (hub[i]) {
-      hubs.push_back(i);
-    } else if (!read[i]) {
-      free *= domains[i].values.size();
-    } else {
-      const auto [at, fresh] = group_of.emplace(root(i), group_knobs.size());
-      if (fresh) group_knobs.emplace_back();
-      group_knobs[at->second].push_back(i);
-    }
-  }
-  std::vector<std::vector<const Rule*>> group_rules(group_knobs.size());
+  std::vector<std::vector<const Rule*>> group_rules;
   std::vector<const Rule*> hub_rules;
-  for (size_t r = 0; r < std::size(kRules); ++r)
-    (own[r].empty() ? hub_rules : group_rules[group_of.at(root(own[r].front()))]).push_back(&kRules[r]);
-  const auto holds = [&](const std::vector<const Rule*>& rules, const Knobs& k) {
-    for (const Rule* r : rules)
-      if (!r->holds(*this, k, nullptr)) return false;
-    return true;
-  };
-  // Visits every setting of `knobs` (an odometer over their domains) in `k`.
-  const auto walk = [&](const std::vector<size_t>& knobs, Knobs& k, const auto& visit) {
-    std::vector<size_t> at(knobs.size(), 0);
-    for (size_t j = 0; j < knobs.size(); ++j) k.set(domains[knobs[j]].name, domains[knobs[j]].values[0]);
-    for (;;) {
-      visit();
-      size_t j = knobs.size();
-      for (;;) {
-        if (j == 0) return;
-        --j;
-        const Domain& d = domains[knobs[j]];
-        if (++at[j] < d.values.size()) {
-          k.set(d.name, d.values[at[j]]);
-          break;
-        }
-        at[j] = 0;
-        k.set(d.name, d.values[0]);
+
+  explicit Split(const std::vector<Domain>& domains) {
+    const size_t n = domains.size();
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < n; ++i) index[domains[i].name] = i;
+    std::vector<bool> hub(n, false);
+    for (const char* h : kHubs)
+      if (auto it = index.find(h); it != index.end()) hub[it->second] = true;
+    // Each rule's non-hub knobs; groups of knobs by union-find over them.
+    std::vector<size_t> parent(n);
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+    const std::function<size_t(size_t)> root = [&](size_t i) {
+      return parent[i] == i ? i : parent[i] = root(parent[i]);
+    };
+    std::vector<bool> read(n, false);
+    std::vector<std::vector<size_t>> own(std::size(kRules));
+    for (size_t r = 0; r < std::size(kRules); ++r)
+      for (const std::string& name : names_in(kRules[r].reads)) {
+        const size_t i = index.at(name);
+        read[i] = true;
+        if (hub[i]) continue;
+        if (!own[r].empty()) parent[root(i)] = root(own[r].front());
+        own[r].push_back(i);
+      }
+    std::map<size_t, size_t> group_of;  // a group's root -> its index
+    for (size_t i = 0; i < n; ++i) {
+      if (hub[i]) {
+        hubs.push_back(i);
+      } else if (!read[i]) {
+        free.push_back(i);
+      } else {
+        const auto [at, fresh] = group_of.emplace(root(i), group_knobs.size());
+        if (fresh) group_knobs.emplace_back();
+        group_knobs[at->second].push_back(i);
       }
     }
-  };
-  Knobs k = knobs_of(domains, std::vector<size_t>(n, 0));
-  size_t total = 0;
-  walk(hubs, k, [&] {
-    if (!holds(hub_rules, k)) return;
+    group_rules.resize(group_knobs.size());
+    for (size_t r = 0; r < std::size(kRules); ++r)
+      (own[r].empty() ? hub_rules : group_rules[group_of.at(root(own[r].front()))]).push_back(&kRules[r]);
+  }
+};
+
+// Whether `k` keeps every rule of `rules`.
+bool holds_all(const Space& s, const std::vector<const Rule*>& rules, const Knobs& k) {
+  for (const Rule* r : rules)
+    if (!r->holds(s, k, nullptr)) return false;
+  return true;
+}
+
+// Visits every setting of `knobs` (an odometer over their domains) in `k`, the last fastest; `visit(at)` sees each
+// knob's value index. Leaves `k` at the first setting.
+template <class Visit>
+void walk(const std::vector<Domain>& domains, const std::vector<size_t>& knobs, Knobs& k, Visit&& visit) {
+  std::vector<size_t> at(knobs.size(), 0);
+  for (size_t j = 0; j < knobs.size(); ++j) k.set(domains[knobs[j]].name, domains[knobs[j]].values[0]);
+  for (;;) {
+    visit(at);
+    size_t j = knobs.size();
+    for (;;) {
+      if (j == 0) return;
+      --j;
+      const Domain& d = domains[knobs[j]];
+      if (++at[j] < d.values.size()) {
+        k.set(d.name, d.values[at[j]]);
+        break;
+      }
+      at[j] = 0;
+      k.set(d.name, d.values[0]);
+    }
+  }
+}
+
+// Each hub setting the hub rules allow (as its value indices) and the valid points under it: its groups' valid
+// settings multiplied (the free knobs left out).
+std::vector<std::pair<std::vector<size_t>, size_t>> hub_counts(const Space& s, const Split& split) {
+  std::vector<std::pair<std::vector<size_t>, size_t>> out;
+  Knobs k = knobs_of(s.domains, std::vector<size_t>(s.domains.size(), 0));
+  walk(s.domains, split.hubs, k, [&](const std::vector<size_t>& at) {
+    if (!holds_all(s, split.hub_rules, k)) return;
     size_t product = 1;
-    for (size_t g = 0; g < group_knobs.size() && product; ++g) {
+    for (size_t g = 0; g < split.group_knobs.size() && product; ++g) {
       size_t valid = 0;
-      walk(group_knobs[g], k, [&] { valid += holds(group_rules[g], k); });
+      walk(s.domains, split.group_knobs[g], k, [&](const auto&) { valid += holds_all(s, split.group_rules[g], k); });
       product *= valid;
     }
-    total += product;
+    if (product) out.emplace_back(at, product);
   });
+  return out;
+}
+
+}  // namespace
+
+// Counted by the rules' reads (Split): for each setting of the hub knobs that the rules reading only hubs allow, each
+// group's valid settings counted by walking its own product, the groups' counts multiplied; the free knobs multiply
+// the whole. The same count as walking every point (tests/compiler/lane_test.cpp checks both, and each rule's reads),
+// in milliseconds where the walk took minutes (an 8B Q4_K_M's 145 M points).
+size_t Space::size() const {
+  for (const Domain& d : domains)
+    if (d.values.empty()) return 0;
+  const Split split(domains);
+  size_t free = 1;
+  for (size_t i : split.free) free *= domains[i].values.size();
+  size_t total = 0;
+  for (const auto& [at, n] : hub_counts(*this, split)) total += n;
   return total * free;
+}
+
+void narrow(Space& s, const json& where) {
+  if (!where.is_object()) throw Error("knobs to narrow to must be a JSON object, not " + where.dump());
+  for (auto& [name, v] : where.items()) {
+    auto d = std::find_if(s.domains.begin(), s.domains.end(), [&](const Domain& x) { return x.name == name; });
+    if (d == s.domains.end()) throw Error("unknown knob \"" + name + "\"");
+    const json wanted = v.is_array() ? v : json::array({v});
+    for (const json& w : wanted)
+      if (std::find(d->values.begin(), d->values.end(), w) == d->values.end())
+        throw Error("knob " + name + " = " + w.dump() + " is outside its domain " + json(d->values).dump());
+    std::vector<json> kept;
+    for (const json& x : d->values)
+      if (std::find(wanted.begin(), wanted.end(), x) != wanted.end()) kept.push_back(x);
+    d->values = std::move(kept);
+  }
 }
 
 std::string unlisted_reads(const Space& s, uint64_t seed, int samples) {
@@ -921,7 +964,10 @@ void Space::each(const std::function<void(const Knobs&)>& visit) const {
 }
 
 Knobs Space::sample(std::mt19937_64& rng) const {
-  for (int tries = 0; tries < 10000; ++tries) {
+  // By rejection first (cheap where the constraints allow a fair share of the product), then, where they allow few
+  // (some mixtures' shapes: under 1 in 10,000 of the product), exactly. Either way every valid point is as likely as
+  // any other (a rejection draw that succeeds is uniform over the valid points).
+  for (int tries = 0; tries < 2000; ++tries) {
     std::vector<size_t> at;
     // (a domain of one value draws nothing: a knob a checkpoint cannot vary, such as gemv_rows_q6_k without Q6_K
     // matrices, leaves the draws of the others as they were)
@@ -930,7 +976,39 @@ Knobs Space::sample(std::mt19937_64& rng) const {
     Knobs k = knobs_of(domains, at);
     if (allows(k)) return k;
   }
-  throw Error("the knob space has no valid point");
+  return sample_exact(rng).front();
+}
+
+std::vector<Knobs> Space::sample_exact(std::mt19937_64& rng, size_t n) const {
+  for (const Domain& d : domains)
+    if (d.values.empty()) throw Error("the knob space has no valid point (" + d.name + " has no value)");
+  const Split split(domains);
+  const auto hubs = hub_counts(*this, split);
+  size_t total = 0;
+  for (const auto& h : hubs) total += h.second;
+  if (total == 0) throw Error("the knob space has no valid point");
+  std::vector<Knobs> out;
+  for (size_t i = 0; i < n; ++i) {
+    size_t pick = std::uniform_int_distribution<size_t>(0, total - 1)(rng);
+    size_t h = 0;
+    while (pick >= hubs[h].second) pick -= hubs[h++].second;
+    std::vector<size_t> at(domains.size(), 0);
+    for (size_t j = 0; j < split.hubs.size(); ++j) at[split.hubs[j]] = hubs[h].first[j];
+    const Knobs base = knobs_of(domains, at);
+    for (size_t g = 0; g < split.group_knobs.size(); ++g) {
+      std::vector<std::vector<size_t>> valid;
+      Knobs probe = base;
+      walk(domains, split.group_knobs[g], probe, [&](const std::vector<size_t>& setting) {
+        if (holds_all(*this, split.group_rules[g], probe)) valid.push_back(setting);
+      });
+      const std::vector<size_t>& chosen = valid[std::uniform_int_distribution<size_t>(0, valid.size() - 1)(rng)];
+      for (size_t j = 0; j < chosen.size(); ++j) at[split.group_knobs[g][j]] = chosen[j];
+    }
+    for (size_t f : split.free) at[f] = std::uniform_int_distribution<size_t>(0, domains[f].values.size() - 1)(rng);
+    out.push_back(knobs_of(domains, at));
+    if (!allows(out.back())) throw Error("knobs: an exact draw broke a rule (a rule reads a knob it does not list)");
+  }
+  return out;
 }
 
 json Space::to_json() const {

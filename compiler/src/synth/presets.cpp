@@ -1,5 +1,12 @@
 // The model shapes `lane-tune synth` knows: tiny ones for tests, and real models' published configurations.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include "compiler/error.hpp"
 #include "compiler/synth.hpp"
@@ -139,6 +146,88 @@ const Preset& preset(const std::string& name) {
   std::string known;
   for (const auto& p : presets()) known += (known.empty() ? "" : ", ") + p.name;
   throw Error("unknown preset '" + name + "' (known: " + known + ")");
+}
+
+namespace {
+
+// A shape's fields by their JSON names.
+using Field = std::variant<std::string Preset::*, uint32_t Preset::*, float Preset::*, bool Preset::*>;
+const std::pair<const char*, Field> kFields[] = {
+    {"name", &Preset::name},
+    {"architecture", &Preset::architecture},
+    {"layers", &Preset::layers},
+    {"d_model", &Preset::d_model},
+    {"heads", &Preset::heads},
+    {"kv_heads", &Preset::kv_heads},
+    {"head_dim", &Preset::head_dim},
+    {"ffn", &Preset::ffn},
+    {"vocab", &Preset::vocab},
+    {"context", &Preset::context},
+    {"rope_base", &Preset::rope_base},
+    {"norm_eps", &Preset::norm_eps},
+    {"tied_output", &Preset::tied_output},
+    {"qkv_bias", &Preset::qkv_bias},
+    {"qk_norm", &Preset::qk_norm},
+    {"rope_scale_factor", &Preset::rope_scale_factor},
+    {"rope_low_freq", &Preset::rope_low_freq},
+    {"rope_high_freq", &Preset::rope_high_freq},
+    {"rope_original_context", &Preset::rope_original_context},
+    {"experts", &Preset::experts},
+    {"experts_used", &Preset::experts_used},
+    {"expert_ffn", &Preset::expert_ffn},
+    {"shared_ffn", &Preset::shared_ffn},
+    {"sliding_window", &Preset::sliding_window},
+};
+
+void set_field(Preset& p, const char* name, const Field& field, const nlohmann::json& v) {
+  auto bad = [&](const char* want) {
+    return Error(std::string("shape field ") + name + " must be " + want + ", not " + v.dump());
+  };
+  std::visit(
+      [&](auto f) {
+        using F = decltype(f);
+        if constexpr (std::is_same_v<F, std::string Preset::*>) {
+          if (!v.is_string()) throw bad("a string");
+          p.*f = v.get<std::string>();
+        } else if constexpr (std::is_same_v<F, uint32_t Preset::*>) {
+          if (!v.is_number_unsigned() || v.get<uint64_t>() > UINT32_MAX) throw bad("an integer from 0 to 2^32 - 1");
+          p.*f = v.get<uint32_t>();
+        } else if constexpr (std::is_same_v<F, float Preset::*>) {
+          if (!v.is_number() || !std::isfinite(v.get<double>())) throw bad("a finite number");
+          p.*f = v.get<float>();
+        } else {
+          if (!v.is_boolean()) throw bad("true or false");
+          p.*f = v.get<bool>();
+        }
+      },
+      field);
+}
+
+}  // namespace
+
+Preset parse_shape(std::string_view text, const Preset& base) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > 2) throw Error("a shape is one flat JSON object");
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("a shape is not JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw Error("a shape is a JSON object of fields (layers, d_model, heads, ...), not " + j.dump());
+  Preset p = base;
+  if (p.name.empty()) p.name = "custom";
+  for (auto& [key, v] : j.items()) {
+    const auto* f = std::find_if(std::begin(kFields), std::end(kFields), [&](auto& e) { return key == e.first; });
+    if (f == std::end(kFields)) {
+      std::string known;
+      for (const auto& e : kFields) known += (known.empty() ? "" : ", ") + std::string(e.first);
+      throw Error("unknown shape field \"" + key + "\" (known: " + known + ")");
+    }
+    set_field(p, f->first, f->second, v);
+  }
+  return p;
 }
 
 }  // namespace lt::synth

@@ -231,9 +231,33 @@ void make_rows(const Planned& t, uint64_t tensor_seed, uint64_t first, uint64_t 
   }
 }
 
-// The preset `options` names, with its layers cut to options.layers where that is set.
+// A shape of the caller's own, checked before anything is written.
+void check_shape(const Preset& p) {
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw Error("synth shape " + p.name + ": " + what);
+  };
+  const bool known = p.architecture == "llama" || p.architecture == "qwen2" || p.architecture == "qwen3" ||
+                     p.architecture == "qwen2moe" || p.architecture == "qwen3moe" || p.architecture == "gpt-oss";
+  need(known, "architecture '" + p.architecture + "' is none of llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss");
+  need(p.layers && p.d_model && p.heads && p.kv_heads && p.head_dim && p.ffn && p.vocab && p.context,
+       "layers, d_model, heads, kv_heads, head_dim, ffn, vocab and context must be nonzero");
+  need(p.heads % p.kv_heads == 0, "heads must be a multiple of kv_heads");
+  need(p.d_model % 32 == 0 && p.ffn % 32 == 0 && uint64_t(p.heads) * p.head_dim % 32 == 0,
+       "d_model, ffn and heads x head_dim (the rows the projections read) must be multiples of 32, a quantized "
+       "row's block");
+  need(p.head_dim % 2 == 0, "head_dim must be even (rope turns pairs)");
+  need(
+      (p.experts != 0) == (p.architecture == "qwen2moe" || p.architecture == "qwen3moe" || p.architecture == "gpt-oss"),
+      "experts are a mixture's (qwen2moe, qwen3moe, gpt-oss) and every mixture has them");
+  need(!(p.architecture == "gpt-oss" && p.tied_output), "gpt-oss ties no output matrix to its embedding");
+  need(p.experts == 0 || (p.experts_used && p.experts_used <= p.experts && p.expert_ffn % 32 == 0 && p.expert_ffn),
+       "a mixture needs 1 to experts used experts and an expert_ffn a multiple of 32");
+}
+
+// The preset `options` names (or its own shape), with its layers cut to options.layers where that is set.
 Preset shape_of(const Options& options) {
-  Preset p = preset(options.preset);
+  Preset p = options.shape ? *options.shape : preset(options.preset);
+  if (options.shape) check_shape(p);
   if (options.layers > p.layers)
     throw Error("synth --layers " + std::to_string(options.layers) + ": " + p.name + " has " +
                 std::to_string(p.layers) + " layers (--layers keeps its first N)");
