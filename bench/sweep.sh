@@ -10,6 +10,7 @@
 #   SEED=N: the draws' seed (2026)
 #   NUMERICS="a b": the numerics the slots take in turn (dequant int8 int8x2 precise)
 #   FIXED=JSON: knobs every drawn point takes (e.g. {"kv_cache": "act"})
+#   CONTEXT=N: lanes of N positions (knobs and compile --context; the checkpoint's trained context at least N)
 #   TYPE=T: the checkpoints' matrix type (q8_0); a PRESET may be a shape's JSON file (lane-tune synth --shape)
 #   BUILD_ONLY=1: compile and build the points, run nothing (a machine without a GPU: the kernels' instances compile)
 set -uo pipefail
@@ -32,10 +33,15 @@ for SHAPE in "$@"; do
   done < "$FIRST"
   read -r -a order <<< "${NUMERICS:-dequant int8 int8x2 precise}"
   for ((; slot < N; slot++)); do
-    where=$(python3 -c 'import json,sys; w=json.loads(sys.argv[2]); w["numerics"]=sys.argv[1]; print(json.dumps(w))' \
-              "${order[$((slot % ${#order[@]}))]}" "${FIXED:-{\}}")
-    KS=$("$LT" knobs "$F" --sample 1 --seed $((${SEED:-2026} * 1000 + slot)) --where "$where" 2> "$W/$P.draw.err") \
-      || { printf '%-12s %s\n' "$P" "NO POINT for $where: $(head -c 200 "$W/$P.draw.err")" | tee -a "$TABLE"; continue; }
+    # (the slot's numerics, or the next in the order that the checkpoint's space has: an f16 file has no int8)
+    KS=
+    for ((j = 0; j < ${#order[@]}; j++)); do
+      where=$(python3 -c 'import json,sys; w=json.loads(sys.argv[2]); w["numerics"]=sys.argv[1]; print(json.dumps(w))' \
+                "${order[$(((slot + j) % ${#order[@]}))]}" "${FIXED:-{\}}")
+      KS=$("$LT" knobs "$F" ${CONTEXT:+--context "$CONTEXT"} --sample 1 --seed $((${SEED:-2026} * 1000 + slot)) --where "$where" 2> "$W/$P.draw.err") && break
+      KS=
+    done
+    [ -n "$KS" ] || { printf '%-12s %s\n' "$P" "NO POINT: $(head -c 200 "$W/$P.draw.err")" | tee -a "$TABLE"; fail=1; continue; }
     printf '%s\t%s\n' $slot "$KS" >> "$W/$P.points"
   done
   # Compile each point, then build them all in parallel.
@@ -43,7 +49,7 @@ for SHAPE in "$@"; do
   while IFS=$'\t' read -r slot KS; do
     D="$W/$P.pt$slot"
     echo "$KS" > "$W/$P.k$slot.json"
-    if "$LT" compile "$F" --knobs "$W/$P.k$slot.json" -o "$D" > "$D.compile.log" 2>&1; then
+    if "$LT" compile "$F" --knobs "$W/$P.k$slot.json" ${CONTEXT:+--context "$CONTEXT"} -o "$D" > "$D.compile.log" 2>&1; then
       echo "$D" >> "$W/$P.dirs"
     else
       printf '%-12s %s\n' "$P" "COMPILE FAIL $(tail -c 200 "$D.compile.log") $KS" | tee -a "$TABLE"; fail=1

@@ -307,6 +307,46 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   }
 }
 
+// attn_fold_launch (a knob of lanes past 4,096 positions): the decode step's split attention on the tensor cores
+// folded by a launch of its own, which writes the int8 copy, against the reference; tiny-qwen3 told it was trained on
+// 8,192 positions, prompts past a split's whole tiles.
+TEST(LanePlanOnCpu, TheStepsFoldInALaunchOfItsOwn) {
+  TempDir dir;
+  synth::Options o;
+  o.preset = "tiny-qwen3";
+  o.seed = 5;
+  synth::write(o, dir / "m.gguf");
+  const gguf::File file = gguf::File::open(dir / "m.gguf");
+  model::Model m = model::recognize(file);
+  m.context = 8192;
+  reference::Reference ref(file, m, 2);
+  for (const char* numerics : {"dequant", "int8"}) {
+    const knobs::Knobs k = knobs::Knobs::from_json(json{{"numerics", numerics},
+                                                        {"gemv_prequant", std::string(numerics) == "int8"},
+                                                        {"kv_cache", "f16"},
+                                                        {"attn_mma", 2},
+                                                        {"fuse_rope_kv", true},
+                                                        {"attn_splits", 4},
+                                                        {"attn_fold_launch", true},
+                                                        {"max_chunk", 16},
+                                                        {"context", 8192}});
+    const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90, 8192});
+    std::mt19937 rng(9);
+    for (int len : {7, 150}) {
+      std::vector<int32_t> prompt(len);
+      for (auto& t : prompt) t = int32_t(rng() % m.vocab);
+      const reference::Generation want = ref.generate(prompt, 4);
+      const reference::Generation got = LaneSim<float>(file, schedule).generate(prompt, 4);
+      ASSERT_EQ(got.logits.size(), want.logits.size());
+      const double err = rel_l2(got.logits, want.logits);
+      EXPECT_LE(err, bound(k)) << numerics << " prompt " << len;
+      if (k.numerics == knobs::Numerics::Dequant) {
+        EXPECT_EQ(got.tokens, want.tokens) << len;
+      }
+    }
+  }
+}
+
 // A lane holds more than 4,096 positions when its context knob says so (up to the model's trained context): a prompt
 // that runs past position 4,096 through chunks of 256 and decode steps, under the 8-bit cache, the attention a lane a
 // position split 64 ways (a domain only such contexts have), against the reference. The model is tiny-llama told it

@@ -412,6 +412,60 @@ TEST(Lowering, TheStepsSplitAttentionFoldsItself) {
   EXPECT_FALSE(plain.carried.count("attn_count"));
 }
 
+// attn_fold_launch: the same split step attention folded by a launch of its own (lk_attention_fold, a block a query
+// head, the int8 copy its to write), the attention's partials its only output, no count carried or passed; a knob of
+// long contexts' spaces only, under attn_mma 2 with splits.
+TEST(Lowering, TheStepsFoldTakesALaunchOfItsOwnUnderAttnFoldLaunch) {
+  const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"attn_splits", 4},         {"attn_mma", 2},
+                  {"kv_cache", "f16"},  {"fuse_rope_kv", true},  {"attn_fold_launch", true}, {"context", 8192}};
+  model::Model long_context = tiny().model;
+  long_context.context = 8192;
+  const Schedule p = schedule(tiny().file, long_context, knobs::Knobs::from_json(k), knobs::Target{132, 90, 8192});
+  EXPECT_FALSE(folds_in_attention(p, 1));
+  EXPECT_FALSE(p.carried.count("attn_count"));
+  const Form& step = form_of(p, 1);
+  int attentions = 0, folds = 0;
+  for (size_t i = 0; i < step.launches.size(); ++i) {
+    const Launch& l = step.launches[i];
+    if (const auto* f = std::get_if<Fold>(&l.op)) {
+      ++folds;
+      EXPECT_TRUE(f->xq.has_value());
+      const std::vector<KernelCall> calls = lower(p, step, l);
+      ASSERT_EQ(calls.size(), 1u);
+      EXPECT_EQ(calls[0].kernel, "lk_attention_fold");
+      EXPECT_EQ(calls[0].targs, std::vector<std::string>{"true"});
+      EXPECT_EQ(calls[0].grid.v[0], p.model.heads);
+    }
+    const auto* a = std::get_if<Attention>(&l.op);
+    if (!a) continue;
+    ++attentions;
+    EXPECT_FALSE(a->fold);
+    EXPECT_FALSE(a->xq.has_value());
+    EXPECT_EQ(l.output, a->part->buf);
+    const std::vector<KernelCall> calls = lower(p, step, l);
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_EQ(calls[0].kernel, "lk_attention_mma");
+    EXPECT_EQ(calls[0].params[4].place.space, Place::Space::Null);                           // (no output: the fold's)
+    EXPECT_EQ(calls[0].params[calls[0].params.size() - 2].place.space, Place::Space::Null);  // (no count)
+    ASSERT_TRUE(std::holds_alternative<Fold>(step.launches.at(i + 1).op));
+  }
+  EXPECT_EQ(attentions, int(p.model.layers));
+  EXPECT_EQ(folds, int(p.model.layers));
+  // Its domain: long contexts only; its rule: attn_mma 2 and splits.
+  model::Model m = tiny().model;
+  EXPECT_EQ(domain_size(knobs::space(m, {132, 90}), "attn_fold_launch"), 1u);
+  m.context = 8192;
+  const knobs::Space s = knobs::space(m, {132, 90, 8192});
+  EXPECT_EQ(domain_size(s, "attn_fold_launch"), 2u);
+  knobs::Knobs with = knobs::Knobs::from_json(k);
+  EXPECT_EQ(s.why_invalid(with), "");
+  with.attn_splits = 1;
+  EXPECT_NE(s.why_invalid(with).find("attn_fold_launch needs attn_mma 2 and attn_splits above 1"), std::string::npos);
+  with.attn_splits = 4;
+  with.attn_mma = 1;
+  EXPECT_NE(s.why_invalid(with).find("attn_fold_launch needs"), std::string::npos);
+}
+
 // A chunk's attention splits its positions only while its blocks fill fewer than the GPU's multiprocessors (132 here),
 // at most 16 ways; the decode step takes attn_splits as it is. tiny-qwen3: 2 key/value heads of 2 query heads each.
 TEST(Lowering, AChunksAttentionSplitsOnlyToFillTheGpu) {

@@ -40,6 +40,8 @@ struct Knobs {
   int gemv_pipe = 0;           // the decode step's plain and q/k/v GEMVs over Q8_0 and the block formats but Q6_K, and
                                // its joint gate/up rounds, pipelined at this many units a round (1: 2 rows a warp)
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
+  bool attn_fold_launch = false;  // the decode step's split attention on the tensor cores folded by a launch of its
+                                  // own (a block a query head), not by its last block a key/value head
   bool fuse_qkv = false;       // q, k and v projected by one launch over the three matrices
   bool fuse_qkv_mixed = false;  // under fuse_qkv, a v in another format than q and k in the same launch
   bool fuse_glu = false;       // gate and up projected by one launch that applies SwiGLU to its sums

@@ -84,7 +84,7 @@ bool mma_attention(const knobs::Knobs& k, int rows);
 bool mma_attention_step(const model::Model& m, int rows);
 // Whether the decode step's attention, split over the positions, folds its splits itself: lk_attention_mma's STEP
 // shape (a block a key/value head and split), where the block that finishes a head's last split merges them (no Fold
-// launch; its count a head in attn_count).
+// launch; its count a head in attn_count), unless attn_fold_launch gives the fold a launch of its own.
 bool folds_in_attention(const Schedule& p, int rows);
 
 // The kernel calls launch `l` of form `f` makes, in order: one, or a chunk's GEMV in slabs of at most 8 rows, or the

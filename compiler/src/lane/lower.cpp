@@ -97,7 +97,7 @@ bool mma_attention_step(const model::Model& m, int rows) {
 }
 
 bool folds_in_attention(const Schedule& p, int rows) {
-  return rows == 1 && mma_attention(p.knobs, rows) && mma_attention_step(p.model, rows);
+  return rows == 1 && mma_attention(p.knobs, rows) && mma_attention_step(p.model, rows) && !p.knobs.attn_fold_launch;
 }
 
 std::string c_place(const Schedule& p, const Form& f, const Place& place) {
