@@ -247,10 +247,8 @@ const KnobDef kTable[] = {
      }},
     {"gemv_pipe",
      &Knobs::gemv_pipe,
-     "the decode step's plain GEMVs and fused q/k/v projections over Q8_0 and the block formats but Q6_K, and its "
-     "fused "
-     "gate/up GEMV's joint rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a "
-     "warp "
+     "the decode step's plain GEMVs and fused q/k/v projections over Q8_0 and the block formats but Q6_K, and its fused "
+     "gate/up GEMV's joint rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a warp "
      "asking round r + 1's weights before round r's products (the same sums); a GEMV under 1 takes two rows a warp, "
      "the activations read once for both (gemv_bench, the 8B's Q4_K shapes: 11.7 -> 10.3 us gate-sized, 4.7 -> 4.0 "
      "q-sized, 12.6 -> 11.2 the down; Q8_0's down under 2: 19.2 -> 17.7); only where the checkpoint has such matrices",
@@ -393,14 +391,12 @@ const KnobDef kTable[] = {
      "a chunk's GEMMs on the tensor cores in f16, for every weight format: the activations rounded to f16 once (a copy "
      "the GEMMs read), each weight's dequantized value rounded to f16 as it is unpacked into a tile in shared memory, "
      "f32 sums (lk_gemm_h: 64 weight rows by 128 activation rows a block, the fused gate/up 128 by 128, split along k "
-     "where the grid is small; a mixture's experts over their grouped pairs, lk_moe_gemm_h); under the dequant and "
-     "int8 numerics "
+     "where the grid is small; a mixture's experts over their grouped pairs, lk_moe_gemm_h); under the dequant and int8 numerics "
      "with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their defaults)",
      {false, true}},
     {"moe_tile",
      &Knobs::moe_tile,
-     "a mixture's grouped expert GEMM under gemm_half (lk_moe_gemm_h): the (row, expert) pairs a block's tile takes, "
-     "64 "
+     "a mixture's grouped expert GEMM under gemm_half (lk_moe_gemm_h): the (row, expert) pairs a block's tile takes, 64 "
      "or 128 (128 weight rows by them); 0 chooses by the pairs an expert sees in the chunk on average (128 from 64 "
      "on, else 64); only where the checkpoint has experts",
      {0, 64, 128},
@@ -507,14 +503,16 @@ bool int8_numerics(const Knobs& k) {
 
 // The constraints between knobs, one entry each, in the order they are checked.
 const Rule kRules[] = {
-    {"max_chunk is at most the lane's context", "max_chunk context",
+    {"max_chunk is at most the lane's context",
+     "max_chunk context",
      [](const Space& s, const Knobs& k, std::string* why) {
        return k.max_chunk <= lane_context(s.model, k) || broken(why, [&] {
                 return "max_chunk " + std::to_string(k.max_chunk) + " exceeds the lane's context " +
                        std::to_string(lane_context(s.model, k));
               });
      }},
-    {"kv_cache other than act: not the precise numerics (the reference lane keeps f64 caches)", "kv_cache numerics",
+    {"kv_cache other than act: not the precise numerics (the reference lane keeps f64 caches)",
+     "kv_cache numerics",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.kv_cache == KvCache::Act || k.numerics != Numerics::Precise || broken(why, [&] {
                 return std::string("kv_cache ") + to_string(k.kv_cache) +
@@ -542,9 +540,9 @@ const Rule kRules[] = {
      "attn_fold_launch attn_mma attn_splits",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.attn_fold_launch || (k.attn_mma == 2 && k.attn_splits > 1) || broken(why, [&] {
-         return "attn_fold_launch needs attn_mma 2 and attn_splits above 1, not attn_mma " +
-                std::to_string(k.attn_mma) + " and attn_splits " + std::to_string(k.attn_splits);
-       });
+                return "attn_fold_launch needs attn_mma 2 and attn_splits above 1, not attn_mma " +
+                       std::to_string(k.attn_mma) + " and attn_splits " + std::to_string(k.attn_splits);
+              });
      }},
     {"gemm_rows other than 64: the int8 numerics with chunks of 16 rows or more (else no GEMM runs)",
      "gemm_rows numerics max_chunk",
@@ -554,13 +552,15 @@ const Rule kRules[] = {
                        " needs the int8 numerics and chunks of 16 rows or more";
               });
      }},
-    {"gemm_prequant: the int8 numerics with chunks of 16 rows or more", "gemm_prequant numerics max_chunk",
+    {"gemm_prequant: the int8 numerics with chunks of 16 rows or more",
+     "gemm_prequant numerics max_chunk",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemm_prequant || (int8_numerics(k) && k.max_chunk >= 16) || broken(why, [] {
          return std::string("gemm_prequant needs the int8 numerics and chunks of 16 rows or more");
        });
      }},
-    {"gemv_prequant: the int8 numerics", "gemv_prequant numerics",
+    {"gemv_prequant: the int8 numerics",
+     "gemv_prequant numerics",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_prequant || int8_numerics(k) ||
               broken(why, [] { return std::string("gemv_prequant needs the int8 numerics"); });
@@ -605,19 +605,22 @@ const Rule kRules[] = {
                     "gemm_half replaces the int8 chunk GEMMs: gemm_prequant off, gemm_tile 0 and gemm_rows 64");
               });
      }},
-    {"moe_tile other than 0: gemm_half (the tile is the f16 grouped expert GEMM's)", "moe_tile gemm_half",
+    {"moe_tile other than 0: gemm_half (the tile is the f16 grouped expert GEMM's)",
+     "moe_tile gemm_half",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.moe_tile == 0 || k.gemm_half || broken(why, [&] {
                 return "moe_tile " + std::to_string(k.moe_tile) +
                        " needs gemm_half (it shapes the f16 grouped expert GEMM of a chunk)";
               });
      }},
-    {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)", "fuse_norm gemv_split",
+    {"fuse_norm: gemv_split 1 (the norm is folded into the plain GEMV)",
+     "fuse_norm gemv_split",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.fuse_norm || k.gemv_split == 1 ||
               broken(why, [] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
      }},
-    {"attn_heads: 0 or a divisor of the query heads a key/value head serves", "attn_heads",
+    {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
+     "attn_heads",
      [](const Space& s, const Knobs& k, std::string* why) {
        const int group = s.model.kv_heads ? int(s.model.heads / s.model.kv_heads) : 1;
        return k.attn_heads == 0 || (k.attn_heads > 0 && k.attn_heads <= group && group % k.attn_heads == 0) ||
@@ -644,7 +647,8 @@ const Rule kRules[] = {
              "expert) no two launches of a step are independent");
        });
      }},
-    {"fuse_glu: a dense FFN or a shared expert (a mixture's experts pair their gate and up always)", "fuse_glu",
+    {"fuse_glu: a dense FFN or a shared expert (a mixture's experts pair their gate and up always)",
+     "fuse_glu",
      [](const Space& s, const Knobs& k, std::string* why) {
        return !k.fuse_glu || has_gate_and_up(s.model) || broken(why, [] {
          return std::string(
@@ -652,14 +656,16 @@ const Rule kRules[] = {
              "always)");
        });
      }},
-    {"gemv_short: the int8 numerics and unsplit GEMVs (gemv_split 1)", "gemv_short numerics gemv_split",
+    {"gemv_short: the int8 numerics and unsplit GEMVs (gemv_split 1)",
+     "gemv_short numerics gemv_split",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_short || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
                 return std::string("gemv_short needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
                        ", gemv_split " + std::to_string(k.gemv_split) + ")";
               });
      }},
-    {"gemv_pipe: the int8 numerics and unsplit GEMVs (gemv_split 1)", "gemv_pipe numerics gemv_split",
+    {"gemv_pipe: the int8 numerics and unsplit GEMVs (gemv_split 1)",
+     "gemv_pipe numerics gemv_split",
      [](const Space&, const Knobs& k, std::string* why) {
        return k.gemv_pipe == 0 || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
                 return std::string("gemv_pipe needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
@@ -677,7 +683,8 @@ const Rule kRules[] = {
                        ", gemv_rows_per_warp " + std::to_string(k.gemv_rows_per_warp) + ")";
               });
      }},
-    {"pdl: the GPU is sm_90 or later", "pdl",
+    {"pdl: the GPU is sm_90 or later",
+     "pdl",
      [](const Space& s, const Knobs& k, std::string* why) {
        return !k.pdl || s.target.arch >= 90 || broken(why, [&] {
          return "pdl needs sm_90 or later; the target is sm_" + std::to_string(s.target.arch);
