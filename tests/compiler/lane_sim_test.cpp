@@ -307,18 +307,29 @@ TEST(LanePlanOnCpu, PrequantizedActivationsAreTheSameNumbers) {
   }
 }
 
+// A tiny preset's checkpoint (seeded) with its model told it was trained on `context` positions: what a lane past
+// 4,096 positions needs.
+struct LongContextModel {
+  TempDir dir;
+  gguf::File file;
+  model::Model model;
+  LongContextModel(const char* preset, uint64_t seed, uint32_t context)
+      : file(gguf::File::open(written(dir, preset, seed))), model(model::recognize(file)) {
+    model.context = context;
+  }
+  static std::filesystem::path written(const TempDir& dir, const char* preset, uint64_t seed) {
+    synth::write(synth::Options{.preset = preset, .seed = seed}, dir / "m.gguf");
+    return dir / "m.gguf";
+  }
+};
+
 // attn_fold_launch (a knob of lanes past 4,096 positions): the decode step's split attention on the tensor cores
 // folded by a launch of its own, which writes the int8 copy, against the reference; tiny-qwen3 told it was trained on
 // 8,192 positions, prompts past a split's whole tiles.
 TEST(LanePlanOnCpu, TheStepsFoldInALaunchOfItsOwn) {
-  TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-qwen3";
-  o.seed = 5;
-  synth::write(o, dir / "m.gguf");
-  const gguf::File file = gguf::File::open(dir / "m.gguf");
-  model::Model m = model::recognize(file);
-  m.context = 8192;
+  const LongContextModel l("tiny-qwen3", 5, 8192);
+  const gguf::File& file = l.file;
+  const model::Model& m = l.model;
   reference::Reference ref(file, m, 2);
   for (const char* numerics : {"dequant", "int8"}) {
     const knobs::Knobs k = knobs::Knobs::from_json(json{{"numerics", numerics},
@@ -353,14 +364,9 @@ TEST(LanePlanOnCpu, TheStepsFoldInALaunchOfItsOwn) {
 // was trained on 8,192 positions. (One cache type: the attention over 4,100 positions is most of a minute on the CPU;
 // the knob sets above take every cache type through the same launches at short contexts.)
 TEST(LanePlanOnCpu, AContextPast4096) {
-  TempDir dir;
-  synth::Options o;
-  o.preset = "tiny-llama";
-  o.seed = 3;
-  synth::write(o, dir / "m.gguf");
-  const gguf::File file = gguf::File::open(dir / "m.gguf");
-  model::Model m = model::recognize(file);
-  m.context = 8192;
+  const LongContextModel l("tiny-llama", 3, 8192);
+  const gguf::File& file = l.file;
+  const model::Model& m = l.model;
   reference::Reference ref(file, m, 2);
   std::mt19937 rng(5);
   std::vector<int32_t> prompt(4100);
