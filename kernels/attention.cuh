@@ -221,8 +221,11 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // 32k 49.9 -> 47.5 us, session 30; asking the first 32 before the maxima, in one L2 round trip, spilled in the step
 // attention and measured no better: session 31). Read past L1: lk_attention_mma's own fold reads what other blocks of
 // its launch wrote.
+// With `groups` above 1 (lk_attention_fold's wide blocks: blockDim a multiple of groups, n at most blockDim / groups)
+// group g of the threads sums splits [g splits / groups, (g + 1) splits / groups) of each value, into `sm` past the
+// sums, and the groups' sums are added in order: each value's loads of a round in flight in every group at once.
 LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, size_t rh0,
-                              int head0, int heads, int vd, int stride, int splits, lk_acc* sm) {
+                              int head0, int heads, int vd, int stride, int splits, lk_acc* sm, int groups = 1) {
   constexpr int B = 16;                  // a value's splits in flight at once
   lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
   lk_acc* const l = f + heads * splits;  // [heads][splits]
@@ -258,6 +261,32 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
     sum[h] = total;
   }
   __syncthreads();
+  if (groups > 1) {
+    const int width = step / groups, g = (int)threadIdx.x / width, lo = g * splits / groups,
+              hi = (g + 1) * splits / groups;
+    lk_acc* const gs = sum + heads;  // [groups][n]
+    for (int i0 = (int)threadIdx.x % width; i0 < n; i0 += width) {
+      const lk_acc* p0 = part + (rh0 + i0 / vd) * stride * (vd + 2) + 2 + i0 % vd;
+      const int h0 = i0 / vd;
+      lk_acc v = 0;
+      for (int s0 = lo; s0 < hi; s0 += B) {
+#pragma unroll
+        for (int j = 0; j < B; ++j) a[j] = s0 + j < hi ? __ldcg(p0 + (size_t)(s0 + j) * (vd + 2)) : (lk_acc)0;
+#pragma unroll
+        for (int j = 0; j < B; ++j)
+          if (s0 + j < hi) v += a[j] * f[h0 * splits + s0 + j];
+      }
+      gs[g * n + i0] = v;
+    }
+    __syncthreads();
+    for (int i0 = threadIdx.x; i0 < n; i0 += step) {
+      const int h0 = i0 / vd;
+      lk_acc v = 0;
+      for (int j = 0; j < groups; ++j) v += gs[j * n + i0];
+      out[(rh0 + h0) * vd + i0 % vd] = (lk_act)lk_attention_out(top[h0], sum[h0], v, sinks, head0 + h0);
+    }
+    return;
+  }
   for (int i0 = threadIdx.x; i0 < n; i0 += 2 * step) {
     const int i1 = i0 + step;
     const int h0 = i0 / vd, h1 = min(i1, n - 1) / vd;
@@ -276,7 +305,8 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
   }
 }
 
-// Merges the splits' partials of each (row, query head), its sink joining the sum: a block a pair, a thread a value.
+// Merges the splits' partials of each (row, query head), its sink joining the sum: a block a pair, a thread a value (of
+// lk_fold_groups' groups, each a share of the splits: lk_fold_threads).
 // Under QUANT (gemv_prequant; the decode step's one row, vd whole 32-blocks) the block also writes its head's part of
 // the row's quantized copy xq, which the output projection reads: the quantize launch folded in.
 template <bool QUANT>
@@ -284,9 +314,10 @@ __global__ void lk_attention_fold(const lk_acc* __restrict__ part, lk_act* __res
                                   const float* __restrict__ sinks, int hq, int vd, int splits, int* __restrict__ xq) {
   lk_pdl_entry();
   if (LK_ABLATE & 1) return;
-  __shared__ lk_acc sm[2 * 64 + 2];  // (splits: at most the attn_splits knob's largest, 64)
+  // (splits: at most the attn_splits knob's largest, 64; then the groups' sums, lk_fold_threads)
+  __shared__ lk_acc sm[2 * 64 + 2 + 4 * 256];
   const int h = blockIdx.x, r = blockIdx.y;
-  lk_fold_splits(part, out, sinks, (size_t)r * hq + h, h, 1, vd, splits, splits, sm);
+  lk_fold_splits(part, out, sinks, (size_t)r * hq + h, h, 1, vd, splits, splits, sm, lk_fold_groups(vd, splits));
   if constexpr (QUANT) {
     __syncthreads();  // (the head's values, written by the block's threads)
     lk_quantize_cols(out, xq, hq * vd, h * vd, vd);

@@ -74,6 +74,16 @@ LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
   return ((span + splits - 1) / splits + LK_AM_KEYS - 1) / LK_AM_KEYS * LK_AM_KEYS;
 }
 
+// lk_attention_fold: a block a (row, query head); its threads are lk_fold_groups(vd, splits) groups of the head's values
+// (up to 256, rounded up to whole warps), each group summing its share of the splits with one round of 16 loads in
+// flight a thread (32 splits: 2 groups, 64: 4), the groups' sums then added in order.
+LK_SHAPE int lk_fold_groups(int vd, int splits) {
+  return vd > 256 ? 1 : splits >= 64 ? 4 : splits >= 32 ? 2 : 1;
+}
+LK_SHAPE int lk_fold_threads(int vd, int splits) {
+  return ((vd < 256 ? vd : 256) + 31) / 32 * 32 * lk_fold_groups(vd, splits);
+}
+
 // lk_gemm_i8t (gemm_tile): a block of LK_GT_WARPS warps takes LK_GT_WEIGHT_ROWS weight rows (GLU: half of them gate,
 // half up) by BN activation rows; stages of LK_GT_BLOCKS 32-blocks, LK_GT_STAGES of them in flight. A stage holds the
 // weight rows (LK_GT_ROW bytes each: 128 and 16 more, so that ldmatrix's 8 rows fall on distinct banks), the

@@ -435,6 +435,7 @@ TEST(Lowering, TheStepsFoldTakesALaunchOfItsOwnUnderAttnFoldLaunch) {
       EXPECT_EQ(calls[0].kernel, "lk_attention_fold");
       EXPECT_EQ(calls[0].targs, std::vector<std::string>{"true"});
       EXPECT_EQ(calls[0].grid.v[0], p.model.heads);
+      EXPECT_EQ(calls[0].block.v[0], 128u);  // (a thread a value of the head: 4 splits, one round of loads)
     }
     const auto* a = std::get_if<Attention>(&l.op);
     if (!a) continue;
@@ -451,6 +452,15 @@ TEST(Lowering, TheStepsFoldTakesALaunchOfItsOwnUnderAttnFoldLaunch) {
   }
   EXPECT_EQ(attentions, int(p.model.layers));
   EXPECT_EQ(folds, int(p.model.layers));
+  // 32 and 64 splits: 2 and 4 groups of a head's threads, each over a share of the splits (lk_fold_groups).
+  for (const auto& [splits, threads] : {std::pair{32, 256u}, std::pair{64, 512u}}) {
+    json wide = k;
+    wide["attn_splits"] = splits;
+    const Schedule q = schedule(tiny().file, long_context, knobs::Knobs::from_json(wide), knobs::Target{132, 90, 8192});
+    const auto fold = lower(q, form_of(q, 1), launch_of(q, 1, "attention_fold", "l0_a"));
+    ASSERT_EQ(fold.size(), 1u);
+    EXPECT_EQ(fold[0].block.v[0], threads) << splits;
+  }
   // Its domain: long contexts only; its rule: attn_mma 2 and splits.
   model::Model m = tiny().model;
   EXPECT_EQ(domain_size(knobs::space(m, {132, 90}), "attn_fold_launch"), 1u);

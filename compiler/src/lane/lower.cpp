@@ -648,7 +648,7 @@ class Lowerer {
     KernelCall c{"lk_attention_fold",
                  {flag(op.xq.has_value())},
                  dims2(m_.heads, op.rows),
-                 dims1(cdiv(std::min<size_t>(m_.value_dim, 256), 32) * 32),
+                 dims1(size_t(lk_fold_threads(int(m_.value_dim), op.splits))),
                  0,
                  {}};
     c.params = {Arg::pointer(place(op.part.buf, op.part.offset), "(const lk_acc*)"),
