@@ -139,16 +139,16 @@ double bound(knobs::Numerics n) {
 
 // The CPU's model of the lane scheduled for `o`'s checkpoint under knobs `j` against the reference, over prompts of
 // `lengths` tokens: the same tokens (the int8 numerics: but for a near tie) and logits within the numerics' bound, or
-// within `wider` where that is set.
+// within `wider` where that is set; lanes of `context` positions (0: the model's, at most 4,096).
 void matches_the_reference(const synth::Options& o, const json& j, const std::vector<int>& lengths = {5, 23, 77},
-                           double wider = 0) {
+                           double wider = 0, int context = 0) {
   TempDir dir;
   synth::write(o, dir / "m.gguf");
   const char* preset = o.preset.c_str();
   const gguf::File file = gguf::File::open(dir / "m.gguf");
   const model::Model m = model::recognize(file);
   const knobs::Knobs k = knobs::Knobs::from_json(j);
-  const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90});
+  const lane::Schedule schedule = lane::schedule(file, m, k, {132, 90, context});
   reference::Reference ref(file, m, 2);
   std::mt19937 rng(11);
   for (int len : lengths) {
@@ -578,9 +578,10 @@ TEST(MixtureOnCpu, PrequantizedExpertInputsAreTheSameNumbers) {
 // Shapes, formats and knob sets no preset and no hand-picked set has: each case draws a model (llama, qwen2 with its
 // biases, qwen3 with its q/k norms, and a third of the time a mixture: qwen3moe, qwen2moe with its shared expert,
 // gpt-oss with its sinks and sliding window; 1 to 8 query heads a key/value head, heads 32 to 256 wide, widths that
-// are whole 32-blocks but not always whole 256-blocks, so that K-quant files fall back as llama.cpp's do), a matrix
-// type, and a point of its knob space drawn uniformly (Space::sample), and the plan model must match the reference
-// under it. What a hidden checkpoint from another tool would exercise that the presets' shapes do not.
+// are whole 32-blocks but not always whole 256-blocks, so that K-quant files fall back as llama.cpp's do; a quarter of
+// them trained on 16,384 positions, their lanes holding 8,192 under the long contexts' knobs), a matrix type, and a
+// point of its knob space drawn uniformly (Space::sample), and the plan model must match the reference under it. What a
+// hidden checkpoint from another tool would exercise that the presets' shapes do not.
 class RandomShapesOnCpu : public ::testing::TestWithParam<int> {};
 
 synth::Preset random_shape(std::mt19937_64& rng, int id) {
@@ -597,7 +598,7 @@ synth::Preset random_shape(std::mt19937_64& rng, int id) {
   p.d_model = 32 * (4 + uint32_t(rng() % 13));              // 128 .. 512
   p.ffn = 32 * (4 + uint32_t(rng() % 28));                  // 128 .. 1,000
   p.vocab = 260 + uint32_t(rng() % 700);
-  p.context = 4096;
+  p.context = rng() % 4 ? 4096 : 16384;  // (a quarter trained past 4,096: lanes of 8,192 positions, their knobs)
   p.rope_base = pick(std::vector<float>{10000.f, 500000.f, 1000000.f});
   p.norm_eps = pick(std::vector<float>{1e-5f, 1e-6f});
   p.tied_output = rng() % 2;
@@ -638,7 +639,8 @@ TEST_P(RandomShapesOnCpu, MatchTheReference) {
   // A mixture's random router flips an expert on a near tie under rounding numerics, and another expert is another
   // function (the mixtures' own tests say so): its draws keep exact numerics (precise, dequant; no compact cache, no
   // f16 GEMMs), which still take every launch of its schedule.
-  knobs::Space space = knobs::space(m, {132, 90});
+  const int context = m.context > 4096 ? 8192 : 0;
+  knobs::Space space = knobs::space(m, {132, 90, context});
   if (m.experts) {
     for (knobs::Domain& d : space.domains) {
       if (d.name == "numerics") d.values = {"precise", "dequant"};
@@ -650,7 +652,7 @@ TEST_P(RandomShapesOnCpu, MatchTheReference) {
                std::to_string(o.shape->d_model) + " heads " + std::to_string(o.shape->heads) + "/" +
                std::to_string(o.shape->kv_heads) + " x " + std::to_string(o.shape->head_dim) + " ffn " +
                std::to_string(o.shape->ffn) + " vocab " + std::to_string(o.shape->vocab) + " " + t + " " + k.key());
-  matches_the_reference(o, k.to_json(), {6, 41});
+  matches_the_reference(o, k.to_json(), {6, 41}, 0, context);
 }
 
 // 48 draws (about 15 s); LT_RANDOM_SHAPES=N draws N for a longer hunt (700 took 4 minutes here, all passing).
