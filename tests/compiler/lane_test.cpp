@@ -1000,6 +1000,48 @@ TEST(LaneGptOssBuild, BuildsWithoutWarnings) {
   }
 }
 
+// Shapes no preset has, through nvcc: heads 80 wide (the step attention's 4-warp form) beside a q5_k_m file whose
+// rows are not whole 256-blocks; 7 query heads a key/value head 96 wide in q4_0; heads 256 wide (no tensor-core
+// attention) in iq4_xs; a gpt-oss mixture with 3 query heads a key/value head 48 wide in mxfp4. Each under two knob
+// points drawn uniformly from its space (the random draws' CPU side: RandomShapesOnCpu; the GPU's: bench/shapes.sh).
+TEST(LaneRandomShapeBuild, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  const std::pair<const char*, const char*> shapes[] = {
+      {R"({"architecture":"qwen3","layers":1,"d_model":640,"heads":8,"kv_heads":2,"head_dim":80,"ffn":1760,)"
+       R"("vocab":700,"context":4096,"qk_norm":true})",
+       "q5_k_m"},
+      {R"({"architecture":"qwen2","layers":1,"d_model":448,"heads":14,"kv_heads":2,"head_dim":96,"ffn":1216,)"
+       R"("vocab":600,"context":4096,"qkv_bias":true,"tied_output":true})",
+       "q4_0"},
+      {R"({"architecture":"llama","layers":1,"d_model":512,"heads":4,"kv_heads":1,"head_dim":256,"ffn":1024,)"
+       R"("vocab":500,"context":4096})",
+       "iq4_xs"},
+      {R"({"architecture":"gpt-oss","layers":2,"d_model":256,"heads":6,"kv_heads":2,"head_dim":48,"ffn":256,)"
+       R"("vocab":500,"context":4096,"qkv_bias":true,"experts":4,"experts_used":2,"expert_ffn":192,)"
+       R"("sliding_window":32,"rope_scale_factor":32,"rope_original_context":4096})",
+       "mxfp4"},
+  };
+  std::mt19937_64 rng(34);
+  for (const auto& [shape, type] : shapes) {
+    TempDir dir;
+    synth::Options o;
+    o.shape = synth::parse_shape(shape);
+    const auto t = synth::parse_matrix_type(type);
+    o.type = t->type;
+    o.mixed = t->mixed;
+    synth::write(o, dir / "m.gguf");
+    const gguf::File f = gguf::File::open(dir / "m.gguf");
+    const model::Model m = model::recognize(f);
+    for (const knobs::Knobs& k : knobs::space(m, {132, 90}).sample_exact(rng, 2)) {
+      TempDir lane_dir;
+      lane::write(lane::compile(f, m, k, {132, 90}), lane_dir.path());
+      std::string log;
+      ASSERT_NO_THROW(lane::build(lane_dir.path(), 90, &log, runtime_cache())) << shape << " " << k.key() << log;
+      EXPECT_EQ(log.find("warning"), std::string::npos) << shape << " " << k.key() << log;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LaneBuild,
                          ::testing::Combine(::testing::ValuesIn(kDense),
                                             ::testing::Values("dequant", "precise", "int8", "int8x2")));
