@@ -179,6 +179,8 @@ TEST(SynthInspect, ShapesOfYourOwn) {
           {R"({"heads": 3})", "architecture '' is none of"},
           {R"({"architecture": "qwen3", "layers": 1, "d_model": 100, "heads": 2, "kv_heads": 1, "head_dim": 64, "ffn": 256, "vocab": 300, "context": 64})",
            "multiples of 32"},
+          {R"({"architecture": "llama", "layers": 5000, "d_model": 256, "heads": 4, "kv_heads": 1, "head_dim": 64, "ffn": 256, "vocab": 300, "context": 64})",
+           "at most 4096 layers"},
           {R"({"bogus": 1})", "unknown shape field \"bogus\""},
           {R"({"layers": -1})", "shape field layers must be an integer"},
           {R"({"layers": {"x": 1}})", "layers must be an integer"},

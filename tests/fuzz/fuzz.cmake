@@ -29,10 +29,20 @@ unset(CMAKE_REQUIRED_FLAGS)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
 if(LT_HAVE_SANITIZERS)
   set(LT_SAN -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g)
-  add_executable(gguf_fuzz_replay_san ${LT_FUZZ_DIR}/gguf_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp ${LT_GGUF_FUZZ_SRCS})
+  # (the GGUF sources compiled once under the sanitizers for both replays: the text replay's shapes plan through synth)
+  add_library(lt_gguf_san OBJECT ${LT_GGUF_FUZZ_SRCS})
+  add_executable(gguf_fuzz_replay_san ${LT_FUZZ_DIR}/gguf_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp
+                                      $<TARGET_OBJECTS:lt_gguf_san>)
   add_executable(text_fuzz_replay_san ${LT_FUZZ_DIR}/text_fuzz.cpp ${LT_FUZZ_DIR}/replay_main.cpp
                                       ${PROJECT_SOURCE_DIR}/compiler/src/lane/knobs.cpp
-                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/output.cpp)
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/lane/output.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/synth/presets.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/synth/synth.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/synth/quantize.cpp
+                                      $<TARGET_OBJECTS:lt_gguf_san>)
+  target_include_directories(lt_gguf_san PRIVATE ${PROJECT_SOURCE_DIR}/compiler/include ${PROJECT_SOURCE_DIR})
+  target_compile_options(lt_gguf_san PRIVATE ${LT_SAN})
+  target_link_libraries(lt_gguf_san PRIVATE nlohmann_json::nlohmann_json PkgConfig::XXHASH)
   foreach(t gguf_fuzz_replay_san text_fuzz_replay_san)
     target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/compiler/include ${PROJECT_SOURCE_DIR})
     target_compile_options(${t} PRIVATE ${LT_SAN})

@@ -242,6 +242,11 @@ void check_shape(const Preset& p) {
   need(p.layers && p.d_model && p.heads && p.kv_heads && p.head_dim && p.ffn && p.vocab && p.context,
        "layers, d_model, heads, kv_heads, head_dim, ffn, vocab and context must be nonzero");
   need(p.heads % p.kv_heads == 0, "heads must be a multiple of kv_heads");
+  need(p.layers <= 4096 && p.heads <= 1024 && p.head_dim <= 1024 && p.experts <= 1024 && p.experts_used <= 64,
+       "at most 4096 layers, 1024 heads, heads 1024 wide, 1024 experts and 64 of them used");
+  need(p.d_model <= (1u << 17) && p.ffn <= (1u << 18) && p.expert_ffn <= (1u << 18) && p.shared_ffn <= (1u << 18) &&
+           p.vocab <= (1u << 22) && p.context <= (1u << 24) && p.sliding_window <= (1u << 24),
+       "at most d_model 131072, ffn widths 262144, a vocabulary of 4194304 and 16777216 positions");
   need(p.d_model % 32 == 0 && p.ffn % 32 == 0 && uint64_t(p.heads) * p.head_dim % 32 == 0,
        "d_model, ffn and heads x head_dim (the rows the projections read) must be multiples of 32, a quantized "
        "row's block");
