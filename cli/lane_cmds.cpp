@@ -94,7 +94,7 @@ const bool registered = lt::cli::add_command(
             if (!where->empty()) lt::knobs::narrow(s, lt::knobs::Knobs::parse(*where, "--where"));
             if (*sample > 0) {
               std::mt19937_64 rng(*seed);
-              for (int i = 0; i < *sample; ++i) std::printf("%s\n", s.sample(rng).key().c_str());
+              for (const auto& k : s.sample_exact(rng, size_t(*sample))) std::printf("%s\n", k.key().c_str());
               return;
             }
             if (out->format == lt::cli::Format::Json)

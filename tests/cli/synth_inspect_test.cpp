@@ -176,7 +176,7 @@ TEST(SynthInspect, ShapesOfYourOwn) {
   EXPECT_EQ(k["metadata"]["qwen3.embedding_length"], 256);  // (tiny-qwen3's)
   for (
       const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
-          {R"({"heads": 3})", "architecture '' is none of"},
+          {R"({"heads": 3})", "unsupported architecture ''"},
           {R"({"architecture": "qwen3", "layers": 1, "d_model": 100, "heads": 2, "kv_heads": 1, "head_dim": 64, "ffn": 256, "vocab": 300, "context": 64})",
            "multiples of 32"},
           {R"({"architecture": "llama", "layers": 5000, "d_model": 256, "heads": 4, "kv_heads": 1, "head_dim": 64, "ffn": 256, "vocab": 300, "context": 64})",

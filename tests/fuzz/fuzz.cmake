@@ -39,6 +39,7 @@ if(LT_HAVE_SANITIZERS)
                                       ${PROJECT_SOURCE_DIR}/compiler/src/synth/presets.cpp
                                       ${PROJECT_SOURCE_DIR}/compiler/src/synth/synth.cpp
                                       ${PROJECT_SOURCE_DIR}/compiler/src/synth/quantize.cpp
+                                      ${PROJECT_SOURCE_DIR}/compiler/src/model/recognize.cpp
                                       $<TARGET_OBJECTS:lt_gguf_san>)
   target_include_directories(lt_gguf_san PRIVATE ${PROJECT_SOURCE_DIR}/compiler/include ${PROJECT_SOURCE_DIR})
   target_compile_options(lt_gguf_san PRIVATE ${LT_SAN})

@@ -150,5 +150,9 @@ struct Model {
 Model recognize(const gguf::File& file);
 
 const char* to_string(Arch a);
+// The architecture named `name` (general.architecture), or an lt::Error naming it and those supported.
+Arch arch_of(const std::string& name);
+// Whether architecture `a` routes tokens to experts (qwen2moe, qwen3moe, gpt-oss).
+bool is_mixture(Arch a);
 
 }  // namespace lt::model

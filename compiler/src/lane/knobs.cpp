@@ -983,9 +983,9 @@ void Space::each(const std::function<void(const Knobs&)>& visit) const {
 }
 
 Knobs Space::sample(std::mt19937_64& rng) const {
-  // By rejection first (cheap where the constraints allow a fair share of the product), then, where they allow few
-  // (some mixtures' shapes: under 1 in 10,000 of the product), exactly. Either way every valid point is as likely as
-  // any other (a rejection draw that succeeds is uniform over the valid points).
+  // By rejection first (cheap where the constraints allow a fair share of the product: about 1 in 1,000 today), then,
+  // where 2,000 tries found none, exactly. Either way every valid point is as likely as any other (a rejection draw
+  // that succeeds is uniform over the valid points).
   for (int tries = 0; tries < 2000; ++tries) {
     std::vector<size_t> at;
     // (a domain of one value draws nothing: a knob a checkpoint cannot vary, such as gemv_rows_q6_k without Q6_K

@@ -125,22 +125,6 @@ class Reader {
   std::set<std::string> bound_;
 };
 
-// The architecture named by general.architecture, or an error naming it.
-Arch arch_of(const std::string& name) {
-  if (name == "llama") return Arch::Llama;
-  if (name == "qwen2") return Arch::Qwen2;
-  if (name == "qwen3") return Arch::Qwen3;
-  if (name == "qwen2moe") return Arch::Qwen2Moe;
-  if (name == "qwen3moe") return Arch::Qwen3Moe;
-  if (name == "gpt-oss") return Arch::GptOss;
-  throw Error("unsupported architecture '" + name +
-              "' (lane-tune supports llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss)");
-}
-
-bool is_mixture(Arch a) {
-  return a == Arch::Qwen2Moe || a == Arch::Qwen3Moe || a == Arch::GptOss;
-}
-
 // Reads rope scaling: lane-tune's own `lane_tune.rope.scaling.*` keys (llama3 parameters that llama.cpp would not
 // misread), then `<arch>.rope.scaling.*` as llama.cpp reads them (a factor without a type is linear scaling) plus
 // types "llama3" and "yarn" (its original context defaults to the trained one, `context`); a rope_freqs tensor alone
@@ -210,6 +194,21 @@ RopeScaling read_scaling(const gguf::File& file, const Reader& r, bool has_freq_
 }
 
 }  // namespace
+
+Arch arch_of(const std::string& name) {
+  if (name == "llama") return Arch::Llama;
+  if (name == "qwen2") return Arch::Qwen2;
+  if (name == "qwen3") return Arch::Qwen3;
+  if (name == "qwen2moe") return Arch::Qwen2Moe;
+  if (name == "qwen3moe") return Arch::Qwen3Moe;
+  if (name == "gpt-oss") return Arch::GptOss;
+  throw Error("unsupported architecture '" + name +
+              "' (lane-tune supports llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss)");
+}
+
+bool is_mixture(Arch a) {
+  return a == Arch::Qwen2Moe || a == Arch::Qwen3Moe || a == Arch::GptOss;
+}
 
 const char* to_string(Arch a) {
   switch (a) {

@@ -10,6 +10,7 @@
 #include "../gguf/ggml_blocks.hpp"
 #include "compiler/error.hpp"
 #include "compiler/gguf.hpp"
+#include "compiler/model.hpp"
 #include "compiler/synth.hpp"
 #include "mix.hpp"
 
@@ -236,9 +237,7 @@ void check_shape(const Preset& p) {
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw Error("synth shape " + p.name + ": " + what);
   };
-  const bool known = p.architecture == "llama" || p.architecture == "qwen2" || p.architecture == "qwen3" ||
-                     p.architecture == "qwen2moe" || p.architecture == "qwen3moe" || p.architecture == "gpt-oss";
-  need(known, "architecture '" + p.architecture + "' is none of llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss");
+  const model::Arch arch = model::arch_of(p.architecture);
   need(p.layers && p.d_model && p.heads && p.kv_heads && p.head_dim && p.ffn && p.vocab && p.context,
        "layers, d_model, heads, kv_heads, head_dim, ffn, vocab and context must be nonzero");
   need(p.heads % p.kv_heads == 0, "heads must be a multiple of kv_heads");
@@ -251,10 +250,9 @@ void check_shape(const Preset& p) {
        "d_model, ffn and heads x head_dim (the rows the projections read) must be multiples of 32, a quantized "
        "row's block");
   need(p.head_dim % 2 == 0, "head_dim must be even (rope turns pairs)");
-  need(
-      (p.experts != 0) == (p.architecture == "qwen2moe" || p.architecture == "qwen3moe" || p.architecture == "gpt-oss"),
-      "experts are a mixture's (qwen2moe, qwen3moe, gpt-oss) and every mixture has them");
-  need(!(p.architecture == "gpt-oss" && p.tied_output), "gpt-oss ties no output matrix to its embedding");
+  need((p.experts != 0) == model::is_mixture(arch),
+       "experts are a mixture's (qwen2moe, qwen3moe, gpt-oss) and every mixture has them");
+  need(!(arch == model::Arch::GptOss && p.tied_output), "gpt-oss ties no output matrix to its embedding");
   need(p.experts == 0 || (p.experts_used && p.experts_used <= p.experts && p.expert_ffn % 32 == 0 && p.expert_ffn),
        "a mixture needs 1 to experts used experts and an expert_ffn a multiple of 32");
 }
