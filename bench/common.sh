@@ -15,6 +15,13 @@ checkpoint() {
 # A preset's name in file names and tables: the preset's, or a shape file's name without .json.  usage: label PRESET
 label() { basename "$1" .json; }
 
+# compare_logits.py's bounds for a compiled lane against the CPU reference: the judge's (lane.json's "judge": the
+# worker's rule for its knobs, knobs::tolerance, against the precise lane), plus the precise lane's own bound against
+# the CPU reference, so that a script's verdict is the tuner's.  usage: judge_args LANE_DIR -> --tol X --tie T --min-agree A
+judge_args() {
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["judge"]; print("--tol %.6g --tie %s --min-agree %s" % (j["rel_l2"] + j["precise_against_cpu"], j["tie"], j["argmax_agree"]))' "$1/lane.json"
+}
+
 # The vocabulary of a compiled lane.  usage: vocab LANE_DIR
 vocab() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vocab"])' "$1/lane.json"; }
 

@@ -65,14 +65,10 @@ print(b + (t["token_embd.weight"] if "output.weight" not in t else 0))')
   while read -r D; do
     KS=$(python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["knobs"]; print(json.dumps({a:b for a,b in k.items()}, separators=(",",":")))' "$D/lane.json")
     NUM=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["knobs"]["numerics"])' "$D/lane.json")
-    case $NUM in precise) tol=1e-6 tie=0 ;; dequant) tol=1e-4 tie=0 ;; int8) tol=3e-2 tie=0.12 ;; int8x2) tol=1e-3 tie=0.004 ;; esac
-    # (an f16 cache or gemm_half rounds to f16: dequant's and int8x2's bound is then knobs::rounding_bound's, 2e-3)
-    ROUNDS=$(python3 -c 'import json,sys; k=json.load(open(sys.argv[1]))["knobs"]; print(int(k.get("gemm_half", False) or k.get("kv_cache") == "f16"))' "$D/lane.json")
-    [ "$ROUNDS" = 1 ] && case $NUM in dequant|int8x2) tol=2e-3 tie=0.01 ;; esac
     [ -x "$D/lane" ] || { echo "$P $NUM BUILD FAIL $(grep -m3 error "$D.build.log")" | tee -a "$TABLE"; continue; }
     "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/err.txt" ||
       { echo "$P $NUM RUN FAIL $(head -c 200 "$D/err.txt")" | tee -a "$TABLE"; continue; }
-    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie \
+    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" $(judge_args "$D") \
           --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt")
     "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/st.bin" --stagger 1 > /dev/null 2>&1
     cmp -s "$D/out.bin" "$D/st.bin" && stag=ok || stag=DIFFERS

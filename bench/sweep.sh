@@ -71,12 +71,11 @@ for SHAPE in "$@"; do
   while read -r D; do
     KS=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["knobs"]))' "$D/lane.json")
     NUM=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["knobs"]["numerics"])' "$D/lane.json")
-    case $NUM in precise) tol=1e-6 tie=0 ;; dequant) tol=1e-4 tie=0 ;; int8) tol=3e-2 tie=0.12 ;; int8x2) tol=1e-3 tie=0.004 ;; esac
     if [ ! -x "$D/lane" ]; then printf '%-12s %-8s %s\n' "$P" "$NUM" "BUILD FAIL $KS" | tee -a "$TABLE"; fail=1; continue; fi
     timeout 120 "$D/lane" "$F" "$D/lane.sidecar" --prompts "$W/$P.prompts" --logits "$D/out.bin" > "$D/out.txt" 2> "$D/run.err"
     rc=$?
     if [ $rc -ne 0 ]; then printf '%-12s %-8s %s\n' "$P" "$NUM" "RUN rc=$rc $(head -c 200 "$D/run.err") $KS" | tee -a "$TABLE"; fail=1; continue; fi
-    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" --tol $tol --tie $tie --min-agree 0.99 \
+    cmp=$(python3 "$BENCH/compare_logits.py" "$W/$P.ref.bin" "$D/out.bin" "$V" $(judge_args "$D") \
           --ref-tokens "$W/$P.ref.txt" --out-tokens "$D/out.txt") || fail=1
     stag=ok
     for s in 1 2; do

@@ -721,6 +721,27 @@ TEST(Emit, TheProgramCarriesItsCheckpointAndSidecarIdentity) {
   EXPECT_EQ(p.description["contract"], lane::kContractVersion);
 }
 
+// lane.json carries the bound the judge holds the lane to (its numerics', widened by its roundings), so that scripts
+// judge a lane by the worker's rule instead of a table of their own.
+TEST(Emit, TheDescriptionCarriesTheJudgesBound) {
+  Loaded l = load("tiny-llama");
+  const auto judge = [&](const knobs::Knobs& k) {
+    return lane::compile(l.file, l.model, k, {132, 90}).description["judge"];
+  };
+  knobs::Knobs k;
+  EXPECT_EQ(judge(k)["rel_l2"], 1e-3);
+  EXPECT_EQ(judge(k)["tie"], 0);
+  k.numerics = knobs::Numerics::Int8x2;
+  k.kv_cache = knobs::KvCache::Bf16;
+  EXPECT_EQ(judge(k)["rel_l2"], 1e-2);
+  EXPECT_DOUBLE_EQ(judge(k)["tie"].get<double>(), 4e-2);
+  EXPECT_EQ(judge(k)["argmax_agree"], 0.99);
+  k.numerics = knobs::Numerics::Precise;
+  k.kv_cache = knobs::KvCache::Act;
+  EXPECT_EQ(judge(k)["rel_l2"], 1e-9);
+  EXPECT_EQ(judge(k)["argmax_agree"], 1.0);
+}
+
 TEST(Emit, LaneXxh64IsXxh64) {
   std::mt19937 rng(5);
   std::vector<uint8_t> buf(300);

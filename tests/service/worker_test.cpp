@@ -79,19 +79,20 @@ TEST(Checks, ComparesLogitsWithTheReference) {
   EXPECT_EQ(logits_hash(ref), logits_hash(same));
   EXPECT_NE(logits_hash(ref), logits_hash(off));
   EXPECT_EQ(logits_hash(ref).size(), 16u);
-  EXPECT_LT(tolerance("precise").rel_l2, tolerance("dequant").rel_l2);
+  EXPECT_LT(tolerance(knobs::Numerics::Precise).rel_l2, tolerance(knobs::Numerics::Dequant).rel_l2);
 }
 
 // The numerics' bounds are pinned (a change to them is a decision, not a side effect), and NaN logits fail the check
 // as an infinite error, never as a pass.
 TEST(Checks, BoundsArePinnedAndNanLogitsFail) {
-  EXPECT_EQ(tolerance("precise").rel_l2, 1e-9);
-  EXPECT_EQ(tolerance("dequant").rel_l2, 1e-3);
-  EXPECT_EQ(tolerance("int8").rel_l2, 3e-2);
-  EXPECT_EQ(tolerance("int8x2").rel_l2, 1e-3);
-  for (const char* n : {"precise", "dequant", "int8", "int8x2"}) EXPECT_GE(tolerance(n).argmax_agree, 0.99) << n;
-  EXPECT_DOUBLE_EQ(tolerance("int8").tie, 4 * 3e-2);
-  EXPECT_EQ(tolerance("dequant").tie, 0);
+  EXPECT_EQ(tolerance(knobs::Numerics::Precise).rel_l2, 1e-9);
+  EXPECT_EQ(tolerance(knobs::Numerics::Dequant).rel_l2, 1e-3);
+  EXPECT_EQ(tolerance(knobs::Numerics::Int8).rel_l2, 3e-2);
+  EXPECT_EQ(tolerance(knobs::Numerics::Int8x2).rel_l2, 1e-3);
+  for (auto n : {knobs::Numerics::Precise, knobs::Numerics::Dequant, knobs::Numerics::Int8, knobs::Numerics::Int8x2})
+    EXPECT_GE(tolerance(n).argmax_agree, 0.99) << knobs::to_string(n);
+  EXPECT_DOUBLE_EQ(tolerance(knobs::Numerics::Int8).tie, 4 * 3e-2);
+  EXPECT_EQ(tolerance(knobs::Numerics::Dequant).tie, 0);
   // A compact cache widens a configuration's bound to the cache's where that is wider, and lets it flip near ties.
   knobs::Knobs k;
   EXPECT_EQ(tolerance(k).rel_l2, 1e-3);
@@ -115,9 +116,9 @@ TEST(Checks, BoundsArePinnedAndNanLogitsFail) {
   std::vector<float> nan = ref;
   nan[4] = std::nanf("");
   const auto a = compare_logits(nan, ref, 3);
-  EXPECT_FALSE(a.rel_l2 <= tolerance("int8").rel_l2);  // infinite (or NaN): never within a bound
-  const auto g = compare_generation(nan, ref, 3, {2}, tolerance("int8").tie);
-  EXPECT_FALSE(g.a.rel_l2 <= tolerance("int8").rel_l2);
+  EXPECT_FALSE(a.rel_l2 <= tolerance(knobs::Numerics::Int8).rel_l2);  // infinite (or NaN): never within a bound
+  const auto g = compare_generation(nan, ref, 3, {2}, tolerance(knobs::Numerics::Int8).tie);
+  EXPECT_FALSE(g.a.rel_l2 <= tolerance(knobs::Numerics::Int8).rel_l2);
 }
 
 // A near tie may flip under a lossy numerics: the prompt's rows after the flip are left out; a far flip is not explained.
@@ -141,9 +142,9 @@ TEST(Checks, GenerationsAllowNearTiesOnlyWhereTheNumericsDo) {
   auto f = compare_generation(far, ref, 4, {3, 1}, 4 * 3e-2);
   EXPECT_FALSE(f.explained);
   EXPECT_THROW(compare_generation(lane, ref, 4, {2, 1}, 0), lt::Error);
-  EXPECT_GT(tolerance("int8").tie, 0);
-  EXPECT_EQ(tolerance("dequant").tie, 0);
-  EXPECT_LT(tolerance("int8x2").rel_l2, tolerance("int8").rel_l2);
+  EXPECT_GT(tolerance(knobs::Numerics::Int8).tie, 0);
+  EXPECT_EQ(tolerance(knobs::Numerics::Dequant).tie, 0);
+  EXPECT_LT(tolerance(knobs::Numerics::Int8x2).rel_l2, tolerance(knobs::Numerics::Int8).rel_l2);
 }
 
 LeasedPlan plan_for(const nlohmann::json& knobs, uint32_t reps) {

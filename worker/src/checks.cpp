@@ -94,26 +94,6 @@ std::string logits_hash(std::span<const float> logits) {
   return hex64(XXH64(logits.data(), logits.size_bytes(), 0));
 }
 
-Tolerance tolerance(const std::string& numerics) {
-  if (numerics == "precise") return {1e-9, 1.0, 0};
-  // The int8 numerics' bounds (issue #6), with flips allowed where the reference's top two lie within 4 bounds of
-  // each other (relative to the row's RMS: each logit's error is about the bound times the RMS).
-  if (numerics == "int8") return {3e-2, 0.99, 4 * 3e-2};
-  if (numerics == "int8x2") return {1e-3, 0.99, 4 * 1e-3};
-  return {1e-3, 0.99, 0};
-}
-
-Tolerance tolerance(const knobs::Knobs& k) {
-  Tolerance t = tolerance(knobs::to_string(k.numerics));
-  // A compact cache rounds every cached key and value, gemm_half a chunk's GEMMs' inputs: their bound joins the
-  // numerics', and they may flip near ties.
-  const double rounding = knobs::rounding_bound(k);
-  if (rounding == 0) return t;
-  t.rel_l2 = std::max(t.rel_l2, rounding);
-  t.tie = std::max(t.tie, 4 * t.rel_l2);
-  return t;
-}
-
 std::vector<float> read_logits(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw lt::Error("the lane wrote no logits file " + path);

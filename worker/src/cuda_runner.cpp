@@ -54,9 +54,7 @@ std::filesystem::path stored(const std::filesystem::path& dir, const std::string
   return p;
 }
 
-// How far the precise lane's logits may stray from the CPU reference's (relative L2; measured on the H200: 0 to
-// 3.4e-8).
-constexpr double kPreciseAgainstCpu = 1e-6;
+using knobs::kPreciseAgainstCpu;
 
 // A checkpoint as the runner keeps it: opened, recognized, its weights manifest written, its precise lane's image.
 struct Model {
@@ -130,7 +128,7 @@ class CudaRunner : public Runner {
     const auto t0 = std::chrono::steady_clock::now();
     Prepared x;
     std::shared_ptr<Model> m;
-    Tolerance tol = tolerance("dequant");
+    Tolerance tol = tolerance(knobs::Numerics::Dequant);
     try {
       m = model_of(checkpoint);
       const auto k = knobs::Knobs::from_json(p.knobs);

@@ -109,6 +109,24 @@ double kv_cache_bound(KvCache c);
 // ties.
 double rounding_bound(const Knobs& k);
 
+// What the judge holds a configuration's logits to against the precise lane: the relative L2 error it may show, the
+// arg-max agreement it must reach, and `tie`: how near the reference's top two logits may be (times the row's RMS)
+// for a flip of them to be allowed (0: none). A lane's lane.json carries its configuration's, so that every script
+// and tool judges it by the one rule the worker applies.
+struct Tolerance {
+  double rel_l2 = 1e-3;
+  double argmax_agree = 0.99;
+  double tie = 0;
+};
+// How far the precise lane's logits (the configurations' judge) may stray from the CPU reference's (relative L2;
+// measured on the H200: 0 to 3.4e-8). A lane against the CPU reference directly: its bound plus this.
+inline constexpr double kPreciseAgainstCpu = 1e-6;
+// The numerics' own bound.
+Tolerance tolerance(Numerics n);
+// A configuration's: its numerics', widened by its knobs' roundings (rounding_bound: the cache, gemm_half).
+Tolerance tolerance(const Knobs& k);
+nlohmann::json to_json(const Tolerance& t);
+
 // What a space is for: the GPU (its multiprocessors and compute capability, 90: sm_90) and the positions its lanes
 // hold (0: the model's context, at most 4096; else at most the model's trained context), the `context` knob's one
 // value.

@@ -365,6 +365,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
       {"model", m.name},
       {"architecture", m.architecture},
       {"knobs", k.to_json()},
+      {"judge", knobs::to_json(knobs::tolerance(k))},
       {"target", {{"sms", t.sms}, {"arch", t.arch}}},
       {"context", p.ctx},
       {"vocab", m.vocab},

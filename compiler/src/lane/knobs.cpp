@@ -71,6 +71,40 @@ double rounding_bound(const Knobs& k) {
   return std::max(kv_cache_bound(k.kv_cache), k.gemm_half ? 2e-3 : 0.0);
 }
 
+Tolerance tolerance(Numerics n) {
+  switch (n) {
+    case Numerics::Precise:
+      return {1e-9, 1.0, 0};
+    // The int8 numerics' bounds (issue #6), with flips allowed where the reference's top two lie within 4 bounds of
+    // each other (relative to the row's RMS: each logit's error is about the bound times the RMS).
+    case Numerics::Int8:
+      return {3e-2, 0.99, 4 * 3e-2};
+    case Numerics::Int8x2:
+      return {1e-3, 0.99, 4 * 1e-3};
+    case Numerics::Dequant:
+      break;
+  }
+  return {1e-3, 0.99, 0};
+}
+
+Tolerance tolerance(const Knobs& k) {
+  Tolerance t = tolerance(k.numerics);
+  // A compact cache rounds every cached key and value, gemm_half a chunk's GEMMs' inputs: their bound joins the
+  // numerics', and they may flip near ties.
+  const double rounding = rounding_bound(k);
+  if (rounding == 0) return t;
+  t.rel_l2 = std::max(t.rel_l2, rounding);
+  t.tie = std::max(t.tie, 4 * t.rel_l2);
+  return t;
+}
+
+json to_json(const Tolerance& t) {
+  return {{"rel_l2", t.rel_l2},
+          {"argmax_agree", t.argmax_agree},
+          {"tie", t.tie},
+          {"precise_against_cpu", kPreciseAgainstCpu}};
+}
+
 double kv_cache_bound(KvCache c) {
   switch (c) {
     case KvCache::Act:

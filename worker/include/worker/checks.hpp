@@ -43,17 +43,9 @@ GenerationAgreement compare_generation(std::span<const float> logits, std::span<
 // xxh64 of the logits' bytes, 16 hex digits.
 std::string logits_hash(std::span<const float> logits);
 
-// The relative L2 error a numerics mode may show against the precise lane, and the arg-max agreement it must reach.
-// `tie`: how near the reference's top two logits may be (times the row's RMS) for a flip of them to be allowed (0:
-// none).
-struct Tolerance {
-  double rel_l2 = 1e-3;
-  double argmax_agree = 0.99;
-  double tie = 0;
-};
-Tolerance tolerance(const std::string& numerics);
-// A configuration's: its numerics', widened by its knobs' roundings (knobs::rounding_bound: the cache, gemm_half).
-Tolerance tolerance(const knobs::Knobs& k);
+// The judge's bounds: the compiler's (knobs::tolerance), which every lane's lane.json also carries.
+using knobs::Tolerance;
+using knobs::tolerance;
 
 // Reads a little-endian f32 logits file.
 std::vector<float> read_logits(const std::string& path);
