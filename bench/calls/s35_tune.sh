@@ -9,7 +9,7 @@
 set -u
 T0=$(date +%s)
 . bench/calls/prelude.sh
-TYPE=q4_k_m timeout 470 bash bench/tune_h200.sh $L /tmp/tj llama-3.1-8b 5m > $OUT/tune.txt 2>&1
+TYPE=q4_k_m timeout 470 bash bench/tune_h200.sh $L /tmp/tj llama-3.1-8b ${BUDGET:-5m} > $OUT/tune.txt 2>&1
 echo "tune rc=$? after $(( $(date +%s) - T0 )) s"
 tail -22 $OUT/tune.txt | cut -c1-400
 cp /tmp/tj/job/results.json /tmp/tj/job/progress.txt /tmp/tj/job/best.txt $OUT/ 2> /dev/null
