@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prepared in session 35 for the next GPU session (~6 minutes; carry .carry = a build whose norm blocks over rows of
-# 1,025 and more take 1,024 threads (compiler/src/lane/lower.cpp norm_threads: `return d <= 1024 ? 256 : 1024;`),
-# .carry-old = main's build (512 up to 4,096); make both before the call: bench/carry.sh build/cli/lane-tune DIR).
+# Prepared in session 35 for the next GPU session (~6 minutes; carry .carry = main's build (norm blocks of 512 threads
+# up to d 4,096) and .carry-b = the same with 1,024 past d 1,024 (compiler/src/lane/lower.cpp norm_threads:
+# `return d <= 1024 ? 256 : 1024;`; session 35 left both bundled; rebuild them if the tree changed: bench/carry.sh
+# build/cli/lane-tune DIR).
 # Session 35's call 3 gave the 8B's add_norm 256 threads in place of 512: 3.90 -> 4.89 us a launch, decode 0.964x. So
 # the norm's time is its own chain a thread (4 float4s of the row and 4 of the addend a thread at 256, 2 at 512), not
 # its residency beside the GEMV, and fewer values a thread should shorten it: the 0.6B's row of 1,024 at one float4 a
@@ -12,10 +13,10 @@
 # +-1%; if it loses, gemv_pipe leaves the space and the kernels.
 set -u
 . bench/calls/prelude.sh
-mkdir -p /tmp/o && tar xJf .carry-old/bundle.tar.xz -C /tmp/o
+mkdir -p /tmp/b && tar xJf .carry-b/bundle.tar.xz -C /tmp/b
 R='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"attn_splits":1,"glu_stage":true}'
 KNOBS="$R" TYPE=q4_k_m PREFILL=512 AB_DECODE_AT=5 AB_PROMPT_LENS="5 300" ROUNDS=3 \
-  timeout 200 bash bench/ab_decode.sh /tmp/o/lane-tune $L /tmp/ab-n llama-3.1-8b > $OUT/ab-norm.txt 2>&1
+  timeout 200 bash bench/ab_decode.sh $L /tmp/b/lane-tune /tmp/ab-n llama-3.1-8b > $OUT/ab-norm.txt 2>&1
 grep -E "decode A|prefill|logits|FAIL|rror" $OUT/ab-norm.txt | cut -c1-200
 for s in a b; do
   D=/tmp/ab-n/llama-3.1-8b.ab-$s
