@@ -1,27 +1,26 @@
 // The RMS norm with the residual add: x += add (when ADD), then out = x / sqrt(mean(x^2) + eps) * w, a block a row.
 //
-// Where the activations are f32 and a row fits (d a multiple of 4, at most LK_NORM_V float4s a thread) the row stays
-// in registers: every load of it issued at once, the weights (constant) read before the launch's PDL wait, the
-// output and its quantized copy written from the registers. Otherwise (f64 activations, wide rows) the strided loops.
-
-#ifndef LK_NORM_V
-#define LK_NORM_V 4
-#endif
+// Where the activations are f32 and a row fits (d a multiple of 4, at most V float4s a thread: kernels/shapes.cuh's
+// lk_norm_pieces) the row stays in registers: every load of it issued at once, the weights (constant) read before the
+// launch's PDL wait, the output and its quantized copy written from the registers. Otherwise (f64 activations, wide
+// rows) the strided loops.
 
 // The first of the 4 columns of piece j of the calling thread's (pieces a block's width of float4s apart).
 LK_DEVICE int lk_norm_col(int j) {
   return 4 * ((int)threadIdx.x + j * (int)blockDim.x);
 }
 
-// Whether a row of d values takes the register form in the calling block.
+// Whether a row of d values takes the register form of V pieces a thread in the calling block.
+template <int V>
 LK_DEVICE bool lk_norm_in_regs(int d) {
-  return std::is_same_v<lk_act, float> && d % 4 == 0 && d <= LK_NORM_V * 4 * (int)blockDim.x;
+  return std::is_same_v<lk_act, float> && d % 4 == 0 && d <= V * 4 * (int)blockDim.x;
 }
 
 // The calling thread's pieces of the norm's weights (zeros past d).
-LK_DEVICE void lk_norm_load_w(const float* __restrict__ w, int d, float4 (&wv)[LK_NORM_V]) {
+template <int V>
+LK_DEVICE void lk_norm_load_w(const float* __restrict__ w, int d, float4 (&wv)[V]) {
 #pragma unroll
-  for (int j = 0; j < LK_NORM_V; ++j) {
+  for (int j = 0; j < V; ++j) {
     const int c = lk_norm_col(j);
     wv[j] = c < d ? __ldg(reinterpret_cast<const float4*>(w + c)) : make_float4(0.f, 0.f, 0.f, 0.f);
   }
@@ -53,14 +52,14 @@ LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int
 // Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read;
 // under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
 // (A template on the element, f32 where it runs, so that a precise lane's kernels still compile.)
-template <bool ADD, bool QUANT, class A>
-LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add, const float4 (&wv)[LK_NORM_V],
+template <bool ADD, bool QUANT, int V, class A>
+LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add, const float4 (&wv)[V],
                                    A* __restrict__ out, int d, float eps, size_t row, int* __restrict__ xq) {
   __shared__ float scratch[32];
   A* xr = x + row * d;
-  float v[LK_NORM_V][4], a[LK_NORM_V][4];
+  float v[V][4], a[V][4];
 #pragma unroll
-  for (int j = 0; j < LK_NORM_V; ++j) {
+  for (int j = 0; j < V; ++j) {
     const int c = lk_norm_col(j);
     const bool ok = c < d;
     const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -69,7 +68,7 @@ LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add,
   }
   float ss = 0.f;
 #pragma unroll
-  for (int j = 0; j < LK_NORM_V; ++j) {
+  for (int j = 0; j < V; ++j) {
     if constexpr (ADD) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) v[j][e] += a[j][e];
@@ -81,7 +80,7 @@ LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add,
   ss = lk_block_sum(ss, scratch);
   const float scale = 1.f / sqrt(ss / d + eps);
 #pragma unroll
-  for (int j = 0; j < LK_NORM_V; ++j) {
+  for (int j = 0; j < V; ++j) {
     const int c = lk_norm_col(j);
     float w[4];
     lk_unpack4(wv[j], w);
@@ -93,17 +92,11 @@ LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add,
   }
 }
 
-// Row `row` of the norm by the calling block (every thread calls it). `add` is read past L1: under fuse_norm it was
-// written by the other blocks of the launch this block ends.
+// Row `row` of the norm by the calling block in strided loops (every thread calls it; any row, any element type).
 template <bool ADD>
-LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
-                                  lk_act* __restrict__ out, int d, float eps, size_t row) {
-  if (lk_norm_in_regs(d)) {
-    float4 wv[LK_NORM_V];
-    lk_norm_load_w(w, d, wv);
-    lk_add_rmsnorm_regs<ADD, false>(x, add, wv, out, d, eps, row, nullptr);
-    return;
-  }
+LK_DEVICE void lk_add_rmsnorm_strided(lk_act* __restrict__ x, const lk_act* __restrict__ add,
+                                      const float* __restrict__ w, lk_act* __restrict__ out, int d, float eps,
+                                      size_t row) {
   __shared__ lk_acc scratch[32];
   const size_t base = row * d;
   lk_acc ss = 0;
@@ -120,6 +113,21 @@ LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restri
   const lk_acc scale = (lk_acc)1 / sqrt(ss / d + (lk_acc)eps);
   for (int i = threadIdx.x; i < d; i += blockDim.x)
     out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
+}
+
+// Row `row` of the norm by the calling block (every thread calls it): the register form where the row fits, else the
+// strided loops. `add` is read past L1: under fuse_norm it was written by the other blocks of the launch this block
+// ends.
+template <bool ADD>
+LK_DEVICE void lk_add_rmsnorm_row(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
+                                  lk_act* __restrict__ out, int d, float eps, size_t row) {
+  if (lk_norm_in_regs<LK_NORM_V>(d)) {
+    float4 wv[LK_NORM_V];
+    lk_norm_load_w(w, d, wv);
+    lk_add_rmsnorm_regs<ADD, false>(x, add, wv, out, d, eps, row, nullptr);
+    return;
+  }
+  lk_add_rmsnorm_strided<ADD>(x, add, w, out, d, eps, row);
 }
 
 // Columns [c0, c0 + len) of a row of k values the calling block wrote (`row`) quantized as lk_quantize_i8<false>
@@ -141,8 +149,9 @@ LK_DEVICE void lk_quantize_cols(const A* row, int* __restrict__ xq, int k, int c
 }
 
 // The norm's launch, a block a row; under QUANT (gemv_prequant, the decode step's one row) it also writes out's
-// quantized copy xq, which the projections after it read: the quantize launch folded in.
-template <bool ADD, bool QUANT>
+// quantized copy xq, which the projections after it read: the quantize launch folded in. V: the register form's
+// pieces a thread (kernels/shapes.cuh's lk_norm_pieces for the launch's row and threads).
+template <bool ADD, bool QUANT, int V = LK_NORM_V>
 __global__ void __launch_bounds__(1024)
     lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
                    lk_act* __restrict__ out, int d, float eps, int* __restrict__ xq) {
@@ -150,15 +159,15 @@ __global__ void __launch_bounds__(1024)
     lk_pdl_entry();
     return;
   }
-  if (lk_norm_in_regs(d)) {
-    float4 wv[LK_NORM_V];
+  if (lk_norm_in_regs<V>(d)) {
+    float4 wv[V];
     lk_norm_load_w(w, d, wv);  // (constant: before the wait, under the launch before this one)
     lk_pdl_entry();
     lk_add_rmsnorm_regs<ADD, QUANT>(x, add, wv, out, d, eps, blockIdx.x, xq);
     return;
   }
   lk_pdl_entry();
-  lk_add_rmsnorm_row<ADD>(x, add, w, out, d, eps, blockIdx.x);
+  lk_add_rmsnorm_strided<ADD>(x, add, w, out, d, eps, blockIdx.x);
   if constexpr (QUANT) {
     __syncthreads();  // (the row's values, written by the block's threads)
     lk_quantize_cols(out, xq, d, 0, d);

@@ -74,6 +74,16 @@ LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
   return ((span + splits - 1) / splits + LK_AM_KEYS - 1) / LK_AM_KEYS * LK_AM_KEYS;
 }
 
+// lk_add_rmsnorm: a block a row; where the row fits, each thread holds lk_norm_pieces(d, threads) float4s of it in
+// registers (a template argument, so that the registers are the pieces the launch uses: session 35's 512-thread norm of
+// the 8B's 4,096 took 60 registers for 4 pieces of which it used 2), at most LK_NORM_V; a wider row takes the strided
+// loops. (LK_NORM_V also bounds the fused norms, which run in their projection's blocks.)
+#define LK_NORM_V 4
+LK_SHAPE int lk_norm_pieces(int d, int threads) {
+  const int p = (d + 4 * threads - 1) / (4 * threads);
+  return p < 1 ? 1 : p > LK_NORM_V ? LK_NORM_V : p;
+}
+
 // lk_attention_fold: a block a (row, query head); its threads are lk_fold_groups(vd, splits) groups of the head's values
 // (up to 256, rounded up to whole warps), each group summing its share of the splits with one round of 16 loads in
 // flight a thread (32 splits: 2 groups, 64: 4), the groups' sums then added in order.

@@ -659,7 +659,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   EXPECT_NE(program(l, {{"numerics", "int8"}, {"max_chunk", 16}}).find("#define LK_WITH_MMA 1"), std::string::npos);
   EXPECT_NE(gq.find("#define LK_WITH_BLOCKS 0"), std::string::npos);
   // (the attention norm's launch writes the copy: lk_add_rmsnorm<.., true>, its last parameter)
-  EXPECT_NE(gq.find("lk_add_rmsnorm<false, true><<<1, 256, 0, st>>>(f1_x, nullptr, v_blk_0_attn_norm, f1_l0_h, 256, "
+  EXPECT_NE(gq.find("lk_add_rmsnorm<false, true, 1><<<1, 256, 0, st>>>(f1_x, nullptr, v_blk_0_attn_norm, f1_l0_h, 256, "
                     "9.999999975e-07f, f1_xq_l0_h);"),
             std::string::npos);
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, "

@@ -303,7 +303,13 @@ TEST(Lowering, TheDecodeNormAndFoldWriteTheQuantizedCopy) {
       EXPECT_NE(std::find(l.writes.begin(), l.writes.end(), **xq), l.writes.end());
       const std::vector<KernelCall> calls = lower(p, step, l);
       ASSERT_EQ(calls.size(), 1u);
-      EXPECT_EQ(calls[0].targs.back(), "true") << calls[0].instance();
+      // (the norm's QUANT is its second argument, then its register form's pieces a thread; the fold's its last)
+      const bool norm = std::holds_alternative<AddNorm>(l.op);
+      EXPECT_EQ(calls[0].targs.at(norm ? 1 : calls[0].targs.size() - 1), "true") << calls[0].instance();
+      if (norm) {
+        EXPECT_EQ(calls[0].targs.at(2), std::to_string(lk_norm_pieces(int(p.model.d_model), int(calls[0].block.v[0]))))
+            << calls[0].instance();
+      }
       EXPECT_EQ(calls[0].params.back().kind, Arg::Kind::Pointer);
       ASSERT_LT(i + 1, step.launches.size());  // (the projection after it reads the copy)
       const std::vector<std::string>& next = step.launches[i + 1].reads;

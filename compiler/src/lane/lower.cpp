@@ -408,12 +408,14 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   void add(const AddNorm& op, std::vector<KernelCall>& out) const {
-    KernelCall c{"lk_add_rmsnorm",
-                 {flag(op.add.has_value()), flag(op.xq.has_value())},
-                 dims1(op.rows),
-                 dims1(norm_threads(m_.d_model)),
-                 0,
-                 {}};
+    const int threads = norm_threads(m_.d_model);
+    KernelCall c{
+        "lk_add_rmsnorm",
+        {flag(op.add.has_value()), flag(op.xq.has_value()), std::to_string(lk_norm_pieces(int(m_.d_model), threads))},
+        dims1(op.rows),
+        dims1(size_t(threads)),
+        0,
+        {}};
     c.params = {ptr(op.x),
                 op.add ? ptr(*op.add) : Arg::null(),
                 ptr(op.w),
