@@ -17,9 +17,14 @@ label() { basename "$1" .json; }
 
 # compare_logits.py's bounds for a compiled lane against the CPU reference: the judge's (lane.json's "judge": the
 # worker's rule for its knobs, knobs::tolerance, against the precise lane), plus the precise lane's own bound against
-# the CPU reference, so that a script's verdict is the tuner's.  usage: judge_args LANE_DIR -> --tol X --tie T --min-agree A
+# the CPU reference, so that a script's verdict is the tuner's.
+# usage: judge_args LANE_DIR -> --tol X --tie T --min-agree A
 judge_args() {
-  python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["judge"]; print("--tol %.6g --tie %s --min-agree %s" % (j["rel_l2"] + j["precise_against_cpu"], j["tie"], j["argmax_agree"]))' "$1/lane.json"
+  python3 - "$1/lane.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["judge"]
+print(f"--tol {j['rel_l2'] + j['precise_against_cpu']:.6g} --tie {j['tie']} --min-agree {j['argmax_agree']}")
+PY
 }
 
 # The vocabulary of a compiled lane.  usage: vocab LANE_DIR

@@ -84,9 +84,9 @@ LK_SHAPE int lk_norm_pieces(int d, int threads) {
   return p < 1 ? 1 : p > LK_NORM_V ? LK_NORM_V : p;
 }
 
-// lk_attention_fold: a block a (row, query head); its threads are lk_fold_groups(vd, splits) groups of the head's values
-// (up to 256, rounded up to whole warps), each group summing its share of the splits with one round of 16 loads in
-// flight a thread (32 splits: 2 groups, 64: 4), the groups' sums then added in order.
+// lk_attention_fold: a block a (row, query head); its threads are lk_fold_groups(vd, splits) groups of the head's
+// values (up to 256, rounded up to whole warps), each group summing its share of the splits with one round of 16 loads
+// in flight a thread (32 splits: 2 groups, 64: 4), the groups' sums then added in order.
 LK_SHAPE int lk_fold_groups(int vd, int splits) {
   return vd > 256 ? 1 : splits >= 64 ? 4 : splits >= 32 ? 2 : 1;
 }
