@@ -508,10 +508,6 @@ int main(int argc, char** argv) {
   };                                                                                                                 \
   add("lib rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq>, 1));                                                       \
   add("lib rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq>, 2));                                                       \
-  add("lib pipe2 rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 2, true>, 1));                                        \
-  add("lib pipe2 rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 2, true>, 2));                                        \
-  add("lib pipe4 rpw1", lib##T(lk_gemv<lk_blk<T>, 1, 1, lk_xq, 4, true>, 1));                                        \
-  add("lib pipe1 rpw2", lib##T(lk_gemv<lk_blk<T>, 2, 1, lk_xq, 1, true>, 2));                                        \
   add("lib smx rpw1", [&](int c, cudaStream_t s) {                                                                   \
     launch_ex(bv_smx<T, 1>, dim3(grid(1, 8)), dim3(256), (size_t)lk_gemv_glu_smem(true, 1, 1, 1, true, k), s,      \
               view<T>(m, c), cx.q(), cx.y, k, n);                                                                    \
@@ -562,9 +558,6 @@ int main(int argc, char** argv) {
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
       add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1, true));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
-      add("glu lib pipe1 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>, 1));
-      add("glu lib stage pipe1 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 1, true>, 1, true));
-      add("glu lib stage pipe2 rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>, 1, true));
 #define BV_ADD_CP(G, MINB)                                                                                       \
   add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
     auto kernel = bv_cp_q4k<G, MINB>;                                                                            \
@@ -583,9 +576,6 @@ int main(int argc, char** argv) {
       };
       add("lib rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq>, 1));
       add("lib rpw2", q8(lk_gemv<lk_q8, 2, 1, lk_xq>, 2));
-      add("lib pipe2 rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>, 1));
-      add("lib pipe4 rpw1", q8(lk_gemv<lk_q8, 1, 1, lk_xq, 4, true>, 1));
-      add("lib pipe2 rpw2", q8(lk_gemv<lk_q8, 2, 1, lk_xq, 2, true>, 2));
     } else if (sh.type == LK_Q4_K) {
       add("q4k-shfl ah4 rpw1 (s10 c1)", [&](int c, cudaStream_t s) {
         launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), cx.q(), cx.y, k, n);

@@ -105,35 +105,19 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
 
 // A sum's rounds from unit `start` to `units`, `step` apart: load(round, v) asks the round at unit v (its loads in
 // flight together), use(round, v) adds its products, `first` runs once after the first loads (the wait on the launch
-// before, lk_pdl_entry_gemv, with what must follow it). Plain: a round's weights, then its products. PIPE: round r + 1's
-// weights asked before round r's products, so that a warp has weights in flight while it multiplies (the same units in
-// the same order: the same sums), the first two rounds' before `first` (as many weights under the launch before as
-// the plain rounds ask). A Round is assignable; nothing runs where start >= units.
-template <class Round, bool PIPE, class Load, class Use, class First>
+// before, lk_pdl_entry_gemv, with what must follow it): a round's weights, then its products. (Session 33's pipelined
+// rounds, round r + 1's weights asked before round r's products, won 12-15% in gemv_bench and lost in every lane,
+// 0.92-0.98x on the 8B's Q4_K_M and Q8_0 in sessions 33-36: removed.)
+template <class Round, class Load, class Use, class First>
 LK_DEVICE void lk_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first) {
-  if constexpr (PIPE) {
-    if (start >= units) return;
-    Round cur, next;
-    load(cur, start);
-    if (start + step < units) load(next, start + step);
-    first();
-    for (int v = start; v < units; v += step) {
-      use(cur, v);
-      if (v + step < units) {  // (uniform over the warp)
-        cur = next;
-        if (v + 2 * step < units) load(next, v + 2 * step);
-      }
-    }
-  } else {
-    for (int v = start; v < units; v += step) {
-      Round raw;
-      load(raw, v);
-      if (v == start) first();  // (once: the wait and the trigger are instructions each round)
-      use(raw, v);
-    }
+  for (int v = start; v < units; v += step) {
+    Round raw;
+    load(raw, v);
+    if (v == start) first();  // (once: the wait and the trigger are instructions each round)
+    use(raw, v);
   }
 }
-// A round of a GEMV's sums: A units of RPW rows' weights (as a struct, so that it is assignable).
+// A round of a GEMV's sums: A units of RPW rows' weights.
 template <class Raw, int A, int RPW>
 struct lk_gemv_round {
   Raw r[A][RPW];
@@ -142,7 +126,7 @@ struct lk_gemv_round {
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
-template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+template <int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                                int first) {
   using Round = lk_gemv_round<lk_fmt<lk_q8>::Raw, A, RPW>;
@@ -185,7 +169,7 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       }
     }
   };
-  lk_rounds<Round, PIPE>(0, units, STRIDE * A, load, use, [] {
+  lk_rounds<Round>(0, units, STRIDE * A, load, use, [] {
     if constexpr (EARLY) lk_pdl_entry_gemv();
   });
 #pragma unroll
@@ -243,7 +227,7 @@ LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (
 // as int8 words (lk_i8b_unit) times the codes in integers. The 256-block headers the K-quants' lanes share are
 // loaded a word a lane and handed around (lk_fmt::share), so the rounds are uniform over the warp: `first` is the
 // lane plus a multiple of 32 (a split GEMV's warps' offsets), and a lane past the row's end takes part, adding nothing.
-template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+template <int T, int RPW, int R, int STRIDE, class X, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, int k, int n, int row0,
                                 lk_acc (&acc)[RPW][R], int first) {
   using F = lk_fmt<lk_blk<T>>;
@@ -273,7 +257,7 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc);
     }
   };
-  lk_rounds<Round, PIPE>(start, units, STRIDE * A, load, use, [] {
+  lk_rounds<Round>(start, units, STRIDE * A, load, use, [] {
     if constexpr (EARLY) lk_pdl_entry_gemv();
   });
 #pragma unroll
@@ -321,8 +305,8 @@ LK_DEVICE void lk_xs_unit(int units, int p, int u, int (&a)[8], float& d) {
 // The fused gate/up GEMV's sums over two block-format matrices of one shape (lk_glu_joint): as lk_gemv_sums_i8b for
 // each, each round's weights of both in flight together (one DRAM round trip a round, not two; each matrix's sums in
 // the order lk_gemv_sums_i8b adds them, so the same numbers). STAGE (glu_stage), over the int8 copy: the block stages
-// it (lk_xq_stage), so every warp of the block calls it, those without rows too. A and PIPE as lk_gemv_sums_i8b's.
-template <int T, int RPW, int R, class X, bool STAGE = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+// it (lk_xq_stage), so every warp of the block calls it, those without rows too. A as lk_gemv_sums_i8b's.
+template <int T, int RPW, int R, class X, bool STAGE = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typename lk_in<X>::type x, int k, int n,
                                  int row0, lk_acc (&acc0)[RPW][R], lk_acc (&acc1)[RPW][R]) {
   using F = lk_fmt<lk_blk<T>>;
@@ -381,7 +365,7 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       }
     }
   };
-  lk_rounds<Round, PIPE>(0, units, 32 * A, load, use, first);  // (every warp takes part in the staging)
+  lk_rounds<Round>(0, units, 32 * A, load, use, first);  // (every warp takes part in the staging)
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -443,26 +427,25 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
-// (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD;
-// PIPE: the int8 rounds pipelined, lk_rounds.)
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+// (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
 #if LK_WITH_BLOCKS
   if constexpr (lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);
   else
 #endif
-    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+    lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
 }
-template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
+template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
                             int first = threadIdx.x & 31) {
   if constexpr (LK_INT8 > 0 && std::is_same_v<M, lk_q8>)
-    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8<RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
 #if LK_WITH_BLOCKS
   else if constexpr (LK_INT8 > 0 && lk_blk_type<M>::value != 0)
-    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A, PIPE>(m, x, k, n, row0, acc, first);
+    lk_gemv_sums_i8b<lk_blk_type<M>::value, RPW, R, STRIDE, const lk_act*, EARLY, A>(m, x, k, n, row0, acc, first);
 #endif
   else
     lk_gemv_sums_f<M, RPW, R, STRIDE, EARLY, A>(m, x, k, n, row0, acc, first);
@@ -491,13 +474,13 @@ LK_DEVICE void lk_gemv_store(const lk_acc (&acc)[RPW][R], const float* __restric
 
 // y[r][j] = sum_i W[j][i] * x[r][i] (+ bias[j]) for r < R, j < n: x is R rows of k, y R rows of n. A warp takes RPW
 // consecutive output rows; the sums stay in lk_acc. A: lk_gemv_sums's units in flight.
-template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD, bool PIPE = false>
+template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* __restrict__ bias,
                             lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (row0 >= n) return;  // the whole warp
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true, A, PIPE>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true, A>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc, bias, y, n, row0);
 }
 
@@ -506,19 +489,11 @@ LK_DEVICE void lk_gemv_rows(const M& m, typename lk_in<X>::type x, const float* 
 // A (gemv_short): the units a lane has in flight; a GEMV whose rows are one or two units a lane leaves the rest of
 // its LK_GEMV_AHEAD slots empty, so it is instantiated with A that many and LK_GEMV_AHEAD / A times the rows a warp:
 // the same registers holding that many rows' weights in flight (the same sums a row, in the same order).
-// PIPE (gemv_pipe, the int8 numerics over Q8_0 and the block formats): the rounds of A units pipelined, a warp asking
-// round r + 1's weights before round r's products (lk_gemv_sums_i8b, lk_gemv_sums_i8). gemv_pipe's forms (two units a
-// round: A 1 of 2 rows, or A 2 of one) over the int8 copy of one word ask for 4 blocks an SM (ptxas: 54-64 registers
-// on Q4_K and Q8_0, 72 unbounded); the others for no minimum.
-template <class X>
-constexpr int lk_gemv_blocks(int rpw, int r, int a, bool pipe) {
-  return pipe && a * rpw <= 2 && r == 1 && std::is_same_v<X, lk_xq> && LK_INT8 == 1 ? 4 : 0;
-}
-template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
-__global__ void __launch_bounds__(256, lk_gemv_blocks<X>(RPW, R, A, PIPE))
+template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD>
+__global__ void __launch_bounds__(256)
     lk_gemv(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n) {
   const size_t slab = (size_t)blockIdx.y * R;
-  lk_gemv_rows<M, RPW, R, X, A, PIPE>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
+  lk_gemv_rows<M, RPW, R, X, A>(m, lk_x_at(x, slab, k), bias, y + slab * n, k, n);
 }
 
 // The GEMV with the norm after it folded in (fuse_norm): the launch's last block then adds y to the residual and norms
@@ -572,7 +547,7 @@ struct lk_parts {
 };
 
 // The projections of the parts in one launch, their rows in order: a warp's rows lie in one part.
-template <class M, int RPW, int R, class X, int A = LK_GEMV_AHEAD, bool PIPE = false>
+template <class M, int RPW, int R, class X>
 LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type x, int k) {
   int row0 = lk_gemv_row0<RPW>();
   const int p = row0 < ps.n[0] ? 0 : row0 < ps.n[0] + ps.n[1] ? 1 : 2;
@@ -581,7 +556,7 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
   if (row0 >= n) return;
   const M m = p == 0 ? ps.m[0] : p == 1 ? ps.m[1] : ps.m[2];
   lk_acc acc[RPW][R];
-  lk_gemv_sums<M, RPW, R, 32, true, A, PIPE>(m, x, k, n, row0, acc);
+  lk_gemv_sums<M, RPW, R, 32, true>(m, x, k, n, row0, acc);
   lk_gemv_store<RPW, R>(acc,
                         p == 0   ? ps.bias[0]
                         : p == 1 ? ps.bias[1]
@@ -592,11 +567,9 @@ LK_DEVICE void lk_gemv_parts_rows(const lk_parts<M>& ps, typename lk_in<X>::type
                         n, row0);
 }
 
-// A and PIPE (gemv_pipe): as lk_gemv's.
-template <class M, int RPW, int R, class X = const lk_act*, int A = LK_GEMV_AHEAD, bool PIPE = false>
-__global__ void __launch_bounds__(256, lk_gemv_blocks<X>(RPW, R, A, PIPE))
-    lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
-  lk_gemv_parts_rows<M, RPW, R, X, A, PIPE>(ps, x, k);
+template <class M, int RPW, int R, class X = const lk_act*>
+__global__ void __launch_bounds__(256) lk_gemv_parts(lk_parts<M> ps, typename lk_in<X>::type x, int k) {
+  lk_gemv_parts_rows<M, RPW, R, X>(ps, x, k);
 }
 
 // q and k in one format, v in another, in one launch (fuse_qkv; llama.cpp's Q4_K_M keeps some layers' v in Q6_K): a
@@ -682,17 +655,8 @@ constexpr bool lk_glu_joint = LK_WITH_BLOCKS && LK_INT8 > 0 && lk_blk_type<M>::v
 
 // The gated feed-forward's first half in one launch: y = silu(G x) * (U x), a warp's RPW rows of both matrices.
 // STAGE (glu_stage): the joint rounds stage the int8 copy's row in the block's shared memory (lk_gemv_glu_smem bytes).
-// A and PIPE (the joint rounds' units and their pipelining, as lk_gemv_sums_i8b's): under PIPE with A 1 over the
-// int8 copy of one word (52 registers on Q4_K) the launch asks for 4 blocks an SM; other pipelined forms for none
-// (ptxas: the cap of 3 spilled them under int8x2).
-template <class M, int RPW, int R, class X>
-constexpr int lk_glu_blocks(int a, bool pipe) {
-  if (!lk_glu_joint<M, RPW, R>) return 0;
-  if (pipe) return a == 1 && std::is_same_v<X, lk_xq> && LK_INT8 == 1 ? 4 : 0;
-  return 3;
-}
-template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false, int A = LK_GEMV_AHEAD, bool PIPE = false>
-__global__ void __launch_bounds__(256, lk_glu_blocks<M, RPW, R, X>(A, PIPE))
+template <class M, int RPW, int R, class X = const lk_act*, bool STAGE = false>
+__global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
     lk_gemv_glu(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n) {
   const int row0 = lk_gemv_row0<RPW>();
   if (!STAGE && row0 >= n) return;  // (under STAGE every warp takes part in the staging)
@@ -700,8 +664,8 @@ __global__ void __launch_bounds__(256, lk_glu_blocks<M, RPW, R, X>(A, PIPE))
   lk_acc ag[RPW][R], au[RPW][R];
 #if LK_WITH_BLOCKS
   if constexpr (lk_glu_joint<M, RPW, R>) {
-    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE, A, PIPE>(g, u, lk_x_at(x, slab, k), k, n,
-                                                                         min(row0, n - 1), ag, au);
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag,
+                                                               au);
     if (row0 >= n) return;  // (after the sums: under STAGE the block stages their input together)
   } else
 #endif

@@ -87,6 +87,30 @@ TEST(Knobs, BadKnobsAreErrorsThatNameThem) {
   EXPECT_NE(message(json::array()).find("object"), std::string::npos);
 }
 
+// A retired knob (gemv_pipe, session 36) in a stored configuration reads as absent at the value it took when left
+// alone, so that a job's results and a release's manifest written before still load; another value is refused, why
+// included. `narrow` takes it the same way.
+TEST(Knobs, RetiredKnobsReadAsAbsentAtTheirOldDefault) {
+  json stored = knobs::Knobs{}.to_json();
+  stored["gemv_pipe"] = 0;
+  EXPECT_EQ(knobs::Knobs::from_json(stored).key(), knobs::Knobs{}.key());
+  EXPECT_FALSE(knobs::Knobs{}.to_json().contains("gemv_pipe"));
+  stored["gemv_pipe"] = 2;
+  try {
+    knobs::Knobs::from_json(stored);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("gemv_pipe was retired"), std::string::npos) << e.what();
+  }
+  Loaded l = load("tiny-qwen3");
+  knobs::Space s = knobs::space(l.model, {132, 90});
+  const size_t before = s.size();
+  EXPECT_NO_THROW(knobs::narrow(s, {{"gemv_pipe", 0}}));
+  EXPECT_EQ(s.size(), before);
+  EXPECT_THROW(knobs::narrow(s, {{"gemv_pipe", json::array({0, 1})}}), Error);
+  EXPECT_THROW(knobs::narrow(s, {{"gemv_piped", 0}}), Error);
+}
+
 // Knob text nested past a few levels is refused while it is read (a hostile file 100,000 levels deep once crashed
 // `compile`), as is text that is not JSON; a flat object reads.
 TEST(Knobs, ParsingBoundsTheNesting) {
@@ -113,12 +137,10 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and the
-  // pipelined GEMVs held at their defaults (the compact caches only leave the precise numerics out, checked above;
-  // gemv_pipe's rule by Lowering.PipelinedGemvsTakeTheirOwnRowsAndUnits).
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernels held at
+  // their defaults (the compact caches only leave the precise numerics out, checked above).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "gemv_pipe")
-      d.values.resize(1);
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma") d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
@@ -520,11 +542,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows, gemm_prequant, gemv_prequant and gemv_pipe: the int8 numerics; int8's
+      // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's
       // chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile" ||
-          d.name == "gemv_pipe")
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
         with["numerics"] = without["numerics"] = "int8";
       if (d.name == "gemm_tile")
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
@@ -889,7 +910,7 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   short_rows["pdl_first"] = true;
   short_rows["fuse_qkv"] = short_rows["fuse_qkv_mixed"] = true;  // (the Q6_K v's in the fused q/k launch)
   const lane::Program program = lane::compile(f, m, knobs_of(short_rows), {2, 90});
-  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1, false>"), std::string::npos);
+  EXPECT_NE(program.cu.find("lk_gemv<lk_blk<LK_Q6_K>, 4, 1, const lk_act*, 1>"), std::string::npos);
   EXPECT_NE(program.cu.find("#define LK_PDL_FIRST 3\n"), std::string::npos);
   EXPECT_NE(program.cu.find("lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1>"),
             std::string::npos);
@@ -900,9 +921,6 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   json tiled = k;
   tiled["gemm_tile"] = 64;
   const json staged = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_stage", true}};
-  const json piped = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}};  // (gemv_pipe's forms)
-  const json piped_glu = {
-      {"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_pipe", 1}, {"fuse_glu", true}, {"fuse_qkv", true}};
   int modules = 0;
   struct Module {
     json knobs;
@@ -913,14 +931,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   // multiprocessors)
   for (const auto& [knobs, kernel, in_lane] :
        {Module{k, "lk_gemm_i8qb<", true}, Module{tiled, "lk_gemm_i8tb<", true},
-        Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2, false>", false},
-        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true},
-        Module{piped, "lk_gemv<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>", true},
-        Module{piped, "lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq, 2, true>", false},
-        Module{piped, "lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>", false},
-        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>", true},
-        Module{piped_glu, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>", false},
-        Module{piped_glu, "lk_gemv_parts<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>", true}}) {
+        Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>", false},
+        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
                                  [&](const std::string& i) { return i.rfind(kernel, 0) == 0; });

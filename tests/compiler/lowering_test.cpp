@@ -705,97 +705,23 @@ TEST(Lowering, ShortGemvsTakeFourTimesTheRowsOneUnitEach) {
   };
   const json base = {{"numerics", "int8"}, {"gemv_prequant", true}, {"gemv_rows_q6_k", 2}, {"gemv_short", true}};
   const KernelCall few = logits(base, 2);
-  EXPECT_EQ(few.instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1, false>");
+  EXPECT_EQ(few.instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>");
   EXPECT_EQ(few.grid.v[0], m.vocab / 64);  // (8 warps of 8 rows)
   json four = base;  // (4 warps a block, 8 rows a warp: 16 blocks of 32 rows, two for each of 8 multiprocessors, not 12)
   four["gemv_warps"] = 4;
   EXPECT_EQ(logits(four, 12).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>");
-  EXPECT_EQ(logits(four, 8).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1, false>");
+  EXPECT_EQ(logits(four, 8).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>");
   json off = base;
   off["gemv_short"] = false;
   EXPECT_EQ(logits(off, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>");
   json own = base;  // (each warp quantizing its activations: the input type named before A)
   own["gemv_prequant"] = false;
-  EXPECT_EQ(logits(own, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, const lk_act*, 1, false>");
+  EXPECT_EQ(logits(own, 2).instance(), "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, const lk_act*, 1>");
   const knobs::Space few_sms = knobs::space(m, {2, 90});
   expect_int8_unsplit(few_sms, base, "gemv_short");
   EXPECT_EQ(domain_size(few_sms, "gemv_short"), 2u);
   EXPECT_EQ(domain_size(knobs::space(m, {132, 90}), "gemv_short"), 1u);  // (512 rows: fewer than 32 an SM)
   EXPECT_THROW(schedule(file, m, knobs::Knobs::from_json(base), knobs::Target{132, 90}), lt::Error);
-}
-
-// gemv_pipe: the decode step's plain GEMVs over Q8_0 and the block formats but Q6_K with pipelined rounds (lk_gemv's
-// A and PIPE): 1 two rows a warp of one unit each a round, 2 a row of two units; Q6_K's and a chunk's slabs keep the
-// plain form; the fused q/k/v projections as the plain GEMVs, the fused gate/up GEMV's joint rounds at the knob's
-// units; the int8 numerics and unsplit GEMVs only; the domain only where the checkpoint has such matrices.
-TEST(Lowering, PipelinedGemvsTakeTheirOwnRowsAndUnits) {
-  const json base = {{"numerics", "int8"}, {"gemv_prequant", true}, {"max_chunk", 16}, {"gemv_pipe", 1}};
-  const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(base), knobs::Target{132, 90});
-  int pipelined = 0, q6k = 0;
-  for (const Launch& l : form_of(p, 1).launches) {
-    const auto* g = std::get_if<Gemv>(&l.op);
-    if (!g) continue;
-    const Matrix& w = p.matrix(g->w);
-    const auto calls = lower(p, form_of(p, 1), l);
-    ASSERT_EQ(calls.size(), 1u) << l.output;
-    if (w.type == ggml::Type::Q6_K) {
-      EXPECT_EQ(calls[0].instance(), "lk_gemv<lk_blk<LK_Q6_K>, 1, 1, lk_xq>") << l.output;
-      ++q6k;
-    } else {
-      EXPECT_EQ(calls[0].instance(), "lk_gemv<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>") << l.output;
-      EXPECT_EQ(size_t(calls[0].grid.v[0]), (w.rows + 15) / 16) << l.output;  // (8 warps of 2 rows)
-      ++pipelined;
-    }
-  }
-  EXPECT_GT(pipelined, 0);
-  EXPECT_GT(q6k, 0);  // (v, some down projections, the logits)
-  // The fused q/k/v projection (or q/k beside a Q6_K v) in the form of its matrices.
-  json fused = base;
-  fused["fuse_qkv"] = true;
-  const Schedule pf = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(fused), knobs::Target{132, 90});
-  int parts = 0;
-  for (const Launch& l : form_of(pf, 1).launches) {
-    const auto* g = std::get_if<GemvParts>(&l.op);
-    if (!g) continue;
-    const auto calls = lower(pf, form_of(pf, 1), l);
-    ASSERT_EQ(calls.size(), 1u) << l.output;
-    EXPECT_EQ(calls[0].instance(), "lk_gemv_parts<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 1, true>") << l.output;
-    ++parts;
-  }
-  EXPECT_EQ(parts, int(q4km().model.layers));
-  const auto slab = lower(p, form_of(p, 16), launch_of(p, 16, "gemv", "l0_q"));
-  EXPECT_EQ(slab.at(0).instance().find("true"), std::string::npos) << slab.at(0).instance();
-  // The fused gate/up GEMV's joint rounds over the int8 copy at the knob's units (and under glu_stage staged as
-  // well); Q8_0's pair keeps its form.
-  auto pair = [&](const Tiny& t, json k) {
-    k["fuse_glu"] = true;
-    const Schedule s = schedule(t.file, t.model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
-    return lower(s, form_of(s, 1), launch_of(s, 1, "gemv_glu", "l0_s")).at(0).instance();
-  };
-  EXPECT_EQ(pair(q4km(), base), "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, false, 1, true>");
-  json staged = base;
-  staged["glu_stage"] = true;
-  staged["gemv_pipe"] = 2;
-  EXPECT_EQ(pair(q4km(), staged), "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true, 2, true>");
-  json own = base;
-  own.erase("gemv_prequant");
-  EXPECT_EQ(pair(q4km(), own), "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1>");  // (the pair pipelined over the copy only)
-  EXPECT_EQ(pair(tiny(), base), "lk_gemv_glu<lk_q8, 1, 1, lk_xq>");
-  auto q8 = [&](const json& k) {
-    const Schedule s = schedule(tiny().file, tiny().model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
-    return lower(s, form_of(s, 1), launch_of(s, 1, "gemv", "l0_q")).at(0).instance();
-  };
-  json two = base;
-  two["gemv_pipe"] = 2;
-  EXPECT_EQ(q8(two), "lk_gemv<lk_q8, 1, 1, lk_xq, 2, true>");
-  two.erase("gemv_prequant");  // (each warp quantizing its activations: the input type named before A)
-  EXPECT_EQ(q8(two), "lk_gemv<lk_q8, 1, 1, const lk_act*, 2, true>");
-  const knobs::Space space = knobs::space(q4km().model, {132, 90});
-  expect_int8_unsplit(space, base, "gemv_pipe");
-  EXPECT_EQ(domain_size(space, "gemv_pipe"), 3u);
-  static test::TempDir dir;
-  const Tiny f16 = written(dir, synth::Options{.preset = "tiny-llama", .type = ggml::Type::F16, .seed = 5});
-  EXPECT_EQ(domain_size(knobs::space(f16.model, {132, 90}), "gemv_pipe"), 1u);
 }
 
 // gemv_short over rows of two units a lane (tiny-qwen3's Q8_0 down projection: k 768, 48 units of 16 values): A 2
@@ -819,13 +745,13 @@ TEST(Lowering, ShortGemvsOfTwoUnitsALaneTakeTwiceTheRows) {
     if (!g || p.matrix(g->w).cols != tiny().model.ffn) continue;
     const auto calls = lower(p, step, l);
     ASSERT_EQ(calls.size(), 1u);
-    EXPECT_EQ(calls[0].instance(), "lk_gemv<lk_q8, 2, 1, lk_xq, 2, false>");
+    EXPECT_EQ(calls[0].instance(), "lk_gemv<lk_q8, 2, 1, lk_xq, 2>");
     EXPECT_EQ(calls[0].grid.v[0], tiny().model.d_model / 16);  // (8 warps of 2 rows)
     ++downs;
   }
   EXPECT_EQ(downs, int(tiny().model.layers));
   const auto q = lower(p, step, launch_of(p, 1, "gemv", "l0_q"));
-  EXPECT_EQ(q.at(0).instance(), "lk_gemv<lk_q8, 4, 1, lk_xq, 1, false>");
+  EXPECT_EQ(q.at(0).instance(), "lk_gemv<lk_q8, 4, 1, lk_xq, 1>");
 }
 
 // pdl_first: the lane's head defines LK_PDL_FIRST 3 (kernels/prelude.cuh's lk_pdl_entry and lk_pdl_entry_gemv then let

@@ -37,8 +37,6 @@ struct Knobs {
   int gemv_split = 1;          // warps that share each output row's units (split-K), their sums met in shared memory
   bool gemv_short = false;     // a plain GEMV whose rows are one round of loads: 4x the rows a warp, one unit each
   bool glu_stage = false;      // the fused gate/up GEMV's blocks stage the int8 copy's row in shared memory
-  int gemv_pipe = 0;           // the decode step's plain and q/k/v GEMVs over Q8_0 and the block formats but Q6_K, and
-                               // its joint gate/up rounds, pipelined at this many units a round (1: 2 rows a warp)
   int attn_splits = 4;         // decode attention: the positions split over this many blocks, then folded
   bool attn_fold_launch = false;  // the decode step's split attention on the tensor cores folded by a launch of its
                                   // own (a block a query head), not by its last block a key/value head
@@ -87,11 +85,6 @@ bool mma_attention_fits(const model::Model& m);
 // The output rows one warp of a decode GEMV over a matrix of type `t` computes: gemv_rows_q6_k for Q6_K where set,
 // else gemv_rows_per_warp.
 int gemv_rows(const Knobs& k, ggml::Type t);
-
-// The pipelined form gemv_pipe gives a plain (or fused q/k/v) decode GEMV over a matrix of type `t` under knobs `k`:
-// {rows a warp, units a round}, or {0, 0} where it keeps the plain form (gemv_pipe 0, the numerics not int8, or t
-// neither Q8_0 nor a block format, or Q6_K, whose GEMVs the pipelined forms slowed: bench/NOTES.md, session 33).
-std::pair<int, int> gemv_pipe_form(const Knobs& k, ggml::Type t);
 
 // The positions a lane of model `m` holds under knobs `k`: k.context, or when 0 the model's context at most 4096.
 int lane_context(const model::Model& m, const Knobs& k);

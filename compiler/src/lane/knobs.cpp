@@ -140,18 +140,6 @@ int gemv_rows(const Knobs& k, ggml::Type t) {
   return t == ggml::Type::Q6_K && k.gemv_rows_q6_k != 0 ? k.gemv_rows_q6_k : k.gemv_rows_per_warp;
 }
 
-namespace {
-bool pipes(ggml::Type t) {
-  return (t == ggml::Type::Q8_0 || lk_is_block(int(t))) && t != ggml::Type::Q6_K;
-}
-}  // namespace
-
-std::pair<int, int> gemv_pipe_form(const Knobs& k, ggml::Type t) {
-  const bool int8 = k.numerics == Numerics::Int8 || k.numerics == Numerics::Int8x2;
-  if (k.gemv_pipe == 0 || !int8 || !pipes(t)) return {0, 0};
-  return k.gemv_pipe == 1 ? std::pair{2, 1} : std::pair{1, 2};
-}
-
 static_assert(LK_Q8_0 == int(ggml::Type::Q8_0), "kernels/shapes.cuh numbers the formats as ggml does");
 
 namespace {
@@ -278,17 +266,6 @@ const KnobDef kTable[] = {
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); })) values.resize(1);
-     }},
-    {"gemv_pipe",
-     &Knobs::gemv_pipe,
-     "the decode step's plain GEMVs and fused q/k/v projections over Q8_0 and the block formats but Q6_K, and its fused "
-     "gate/up GEMV's joint rounds over the latter (the int8 numerics), with pipelined rounds of this many units, a warp "
-     "asking round r + 1's weights before round r's products (the same sums); a GEMV under 1 takes two rows a warp, "
-     "the activations read once for both (gemv_bench, the 8B's Q4_K shapes: 11.7 -> 10.3 us gate-sized, 4.7 -> 4.0 "
-     "q-sized, 12.6 -> 11.2 the down; Q8_0's down under 2: 19.2 -> 17.7); only where the checkpoint has such matrices",
-     {0, 1, 2},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!any_matrix(m, pipes)) values.resize(1);
      }},
     {"gemv_split",
      &Knobs::gemv_split,
@@ -466,6 +443,35 @@ json Knobs::parse(std::string_view text, const std::string& where) {
   }
 }
 
+namespace {
+
+// Knobs this build no longer has. A stored configuration (a job's results, a release's manifest, `best --knobs`'s
+// file) names every knob of its day, so a retired one at the value it took when left alone reads as absent; another
+// value is refused with why, as no lane of this build can honour it.
+struct Retired {
+  const char* name;
+  int value;
+  const char* why;
+};
+constexpr Retired kRetired[] = {
+    {"gemv_pipe", 0,
+     "its pipelined GEMV rounds lost in every lane measured (0.92-0.98x decode on llama-3.1-8b Q4_K_M and Q8_0, "
+     "bench/NOTES.md sessions 35-36)"},
+};
+
+// Whether `name` is a retired knob at its value when left alone (to be skipped); throws where it names one otherwise.
+bool retired_default(const std::string& name, const json& v) {
+  for (const Retired& r : kRetired) {
+    if (name != r.name) continue;
+    if (v == json(r.value)) return true;
+    throw Error("knob " + name + " was retired: " + r.why + "; only its old default " + std::to_string(r.value) +
+                " is accepted (read as absent), not " + v.dump());
+  }
+  return false;
+}
+
+}  // namespace
+
 Knobs Knobs::from_json(const json& j) {
   if (!j.is_object()) throw Error("knobs must be a JSON object, not " + j.dump());
   Knobs k;
@@ -476,6 +482,7 @@ Knobs Knobs::from_json(const json& j) {
 void Knobs::set(const std::string& name, const json& v) {
   for (const KnobDef& d : kTable)
     if (name == d.name) return d.set(*this, v);
+  if (retired_default(name, v)) return;
   throw Error("unknown knob \"" + name + "\"");
 }
 
@@ -695,14 +702,6 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.gemv_short || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
                 return std::string("gemv_short needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
-                       ", gemv_split " + std::to_string(k.gemv_split) + ")";
-              });
-     }},
-    {"gemv_pipe: the int8 numerics and unsplit GEMVs (gemv_split 1)",
-     "gemv_pipe numerics gemv_split",
-     [](const Space&, const Knobs& k, std::string* why) {
-       return k.gemv_pipe == 0 || (int8_numerics(k) && k.gemv_split == 1) || broken(why, [&] {
-                return std::string("gemv_pipe needs the int8 numerics and gemv_split 1 (") + to_string(k.numerics) +
                        ", gemv_split " + std::to_string(k.gemv_split) + ")";
               });
      }},
@@ -945,8 +944,13 @@ void narrow(Space& s, const json& where) {
   if (!where.is_object()) throw Error("knobs to narrow to must be a JSON object, not " + where.dump());
   for (auto& [name, v] : where.items()) {
     auto d = std::find_if(s.domains.begin(), s.domains.end(), [&](const Domain& x) { return x.name == name; });
-    if (d == s.domains.end()) throw Error("unknown knob \"" + name + "\"");
     const json wanted = v.is_array() ? v : json::array({v});
+    if (d == s.domains.end()) {
+      bool skip = !wanted.empty();
+      for (const json& w : wanted) skip = retired_default(name, w) && skip;
+      if (skip) continue;
+      throw Error("unknown knob \"" + name + "\"");
+    }
     for (const json& w : wanted)
       if (std::find(d->values.begin(), d->values.end(), w) == d->values.end())
         throw Error("knob " + name + " = " + w.dump() + " is outside its domain " + json(d->values).dump());

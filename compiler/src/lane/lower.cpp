@@ -363,23 +363,13 @@ class Lowerer {
       return c;
     }
     c.kernel = rope ? "lk_gemv_parts_rope" : "lk_gemv_parts";
-    // (gemv_pipe: the decode step's parts in the pipelined form, its rows a warp dividing every part's)
-    std::pair<int, int> pipe =
-        !rope && op.rows == 1 && k_.gemv_split == 1 ? knobs::gemv_pipe_form(k_, w0.type) : std::pair{0, 0};
-    for (const Gemv& g : op.parts)
-      if (pipe.first && p_.matrix(g.w).rows % size_t(pipe.first) != 0) pipe = {0, 0};
-    const int rows_a_warp = pipe.first ? pipe.first : rpw;
-    c.targs = {format_type(w0.type), std::to_string(rows_a_warp), std::to_string(r)};
+    c.targs = {format_type(w0.type), std::to_string(rpw), std::to_string(r)};
     if (rope) {
       for (const std::string& t : rope_mode(*rope)) c.targs.push_back(t);
       c.targs.push_back(std::to_string(rope_pairs()));
     }
     Arg x = gemv_input(op.xq, op.x, at, w0.cols, c.targs, op.rows);
-    if (pipe.first) {  // (X named: see lk_gemv's)
-      if (!op.xq) c.targs.push_back("const lk_act*");
-      c.targs.insert(c.targs.end(), {std::to_string(pipe.second), "true"});
-    }
-    c.grid = dims1(cdiv(total, size_t(warps) * rows_a_warp));
+    c.grid = dims1(cdiv(total, size_t(warps) * rpw));
     c.block = dims1(32 * warps);
     c.params = {
         Arg::aggregate("lk_parts<" + format_type(w0.type) + ">", {Arg::aggregate("", ms), Arg::aggregate("", bs),
@@ -436,11 +426,7 @@ class Lowerer {
     }
     const int warps = k_.gemv_warps, split = k_.gemv_split;
     const int per = short_gemv(w);  // (gemv_short: the units a lane takes of a row, 0 for the plain form)
-    // (gemv_pipe: the decode step's plain form pipelined, its own rows a warp and units a round)
-    const std::pair<int, int> pipe =
-        per == 0 && split == 1 && op.rows == 1 ? knobs::gemv_pipe_form(k_, w.type) : std::pair{0, 0};
-    const int pipe_rows = pipe.first, pipe_units = pipe.second;
-    const int rpw = pipe_rows ? pipe_rows : knobs::gemv_rows(k_, w.type) * (per ? LK_GEMV_AHEAD / per : 1);
+    const int rpw = knobs::gemv_rows(k_, w.type) * (per ? LK_GEMV_AHEAD / per : 1);
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;
       c.targs = {format_type(w.type), std::to_string(rpw), std::to_string(r)};
@@ -453,12 +439,9 @@ class Lowerer {
         c.grid = grid_of(cdiv(w.rows, size_t(warps) * rpw), count);
       }
       Arg x = gemv_input(op.xq, op.x, at, w.cols, c.targs, op.rows);
-      if (per || pipe_units) {  // lk_gemv's X (when gemv_input named none), A and PIPE
+      if (per) {  // lk_gemv's X (when gemv_input named none) and A (gemv_short: a row's units a lane, 4x or 2x rows)
         if (!op.xq) c.targs.push_back("const lk_act*");
-        c.targs.push_back(std::to_string(per ? per : pipe_units));  // (gemv_short: a row's units a lane, 4x or 2x rows)
-        // (named even where false: nvcc's host pass finds no specialization of a template-id that names X as const
-        // lk_act* and leaves later parameters to their defaults)
-        c.targs.push_back(flag(pipe_units != 0));
+        c.targs.push_back(std::to_string(per));
       }
       c.block = dims1(32 * warps);
       c.params = {Arg::weights(w.name),
@@ -497,17 +480,10 @@ class Lowerer {
           k_.glu_stage
               ? size_t(lk_gemv_glu_smem(lk_is_block(int(g.type)), int8_words(k_), rpw, r, op.xq.has_value(), g.cols))
               : 0;
-      // (gemv_pipe: the decode step's joint rounds over the int8 copy -- a block format but Q6_K, one row a warp of
-      // each matrix -- pipelined at the knob's units a round, the pair's two rows as the plain form's two)
-      const int pipe =
-          op.rows == 1 && rpw == 1 && op.xq && knobs::gemv_pipe_form(k_, g.type).first && g.type != ggml::Type::Q8_0
-              ? k_.gemv_pipe
-              : 0;
-      if (c.smem || pipe) {
+      if (c.smem) {
         if (!op.xq) c.targs.push_back("const lk_act*");
-        c.targs.push_back(flag(c.smem != 0));
+        c.targs.push_back("true");
       }
-      if (pipe) c.targs.insert(c.targs.end(), {std::to_string(pipe), "true"});
       c.params = {Arg::weights(g.name),          Arg::weights(u.name),         x, ptr(op.out, size_t(at) * g.rows),
                   Arg::integer(int64_t(g.cols)), Arg::integer(int64_t(g.rows))};
       out.push_back(std::move(c));

@@ -1,0 +1,205 @@
+// The decode norm folded into the GEMV before it (bench/NOTES.md, session 36's design; issue #18): under the int8
+// numerics the norm's scale s = 1 / sqrt(mean(x^2) + eps) factors out of the quantized copy (a 32-block's codes of
+// x * w * s are those of x * w; its scale is s times theirs), so the producer GEMV (the o or down projection) can end
+// in an epilogue a span of 128 values: the last of the span's blocks to finish (a counter a span) adds the span's
+// rows into the residual, writes the codes of x * w with their unscaled scales and the span's sum of squares; the
+// consumer GEMV (here a gate-sized plain one) sums the spans' partial sums in a fixed order after its own sums and
+// multiplies each row's sum by s. No norm launch, and no chain added to the consumer but one read of 32 floats.
+//
+// A, the lane's sequence today: lk_gemv (o, Q4_K 4,096 x 4,096) -> lk_add_rmsnorm<true, true, 1> (1,024 threads: x +=
+// y, h = norm(x) * w and its int8 copy) -> lk_gemv (gate-sized, Q4_K 14,336 x 4,096, over the copy); B the folded
+// pair; "A w/o norm" the two GEMVs alone (what the norm's launch costs in the chain). All under programmatic dependent
+// launch in a CUDA graph of 64 repetitions, the matrices rotated through more bytes than L2 holds. Checks first: the
+// residual bit for bit, the copy's codes (a code may differ by one where x * w * s and x * w round apart) and the
+// consumer's outputs (relative L2).
+//
+// build: nvcc -O3 -std=c++20 -arch=sm_90 -o norm_fold_bench bench/norm_fold_bench.cu
+// run: ./norm_fold_bench [D FFN]   (default 4096 14336: llama-3.1-8b; 1024 3072 for qwen3-0.6b)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+typedef float lk_act;
+typedef float lk_acc;
+#define LK_INT8 1
+#define LK_KV 0
+#include "../kernels/prelude.cuh"
+#include "../kernels/shapes.cuh"
+#include "../kernels/async.cuh"
+#include "../kernels/formats.cuh"
+#include "../kernels/norm.cuh"
+#include "../kernels/kv.cuh"
+#include "../kernels/rope.cuh"
+#include "../kernels/gemv.cuh"
+#include "../kernels/gemm.cuh"
+
+#include "bench_cuda.cuh"
+
+constexpr int kSpan = 128;  // values a span: a warp of 4 a lane, 4 of the int8 rule's 32-blocks
+
+// The producer's epilogue state: the residual, the norm's weights, the copy (codes then scales), a span's sum of
+// squares and its counter of finished blocks (zero between launches: the last block resets it).
+struct Fold {
+  float* res;
+  const float* w;
+  int* xq;
+  float* ss;
+  unsigned* count;
+};
+
+// The producer: lk_gemv's rows (8 warps of RPW rows a block), then the span's epilogue by the last of its blocks.
+template <int RPW>
+__global__ void __launch_bounds__(256) bf_gemv_fold(lk_blk<LK_Q4_K> m, lk_xq x, float* __restrict__ y, int k, int n,
+                                                    Fold f) {
+  lk_gemv_rows<lk_blk<LK_Q4_K>, RPW, 1, lk_xq>(m, x, nullptr, y, k, n);
+  __shared__ bool last;
+  __threadfence();  // (each warp's stored row, before the block's count)
+  __syncthreads();
+  constexpr int rows = 8 * RPW, per_span = kSpan / rows;
+  const int span = blockIdx.x * rows / kSpan;
+  if (threadIdx.x == 0) last = atomicAdd(&f.count[span], 1u) == per_span - 1;
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  __threadfence();
+  const int c = span * kSpan + 4 * threadIdx.x;
+  const float4 yv = __ldcg(reinterpret_cast<const float4*>(y + c));
+  float4 r = *reinterpret_cast<const float4*>(f.res + c);
+  const float4 wv = __ldg(reinterpret_cast<const float4*>(f.w + c));
+  r.x += yv.x, r.y += yv.y, r.z += yv.z, r.w += yv.w;
+  *reinterpret_cast<float4*>(f.res + c) = r;
+  const float ss = lk_warp_sum(r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w);
+  float v[4] = {r.x * wv.x, r.y * wv.y, r.z * wv.z, r.w * wv.w}, d;
+  const int packed = lk_i8_quad(v, d);
+  f.xq[c / 4] = packed;
+  if ((threadIdx.x & 7) == 0) reinterpret_cast<float*>(f.xq + n / 4)[c / 32] = d;
+  if (threadIdx.x == 0) f.ss[span] = ss, f.count[span] = 0;
+}
+
+// The consumer: lk_gemv's sums over the unscaled copy, then s from the spans' sums (a fixed order: bitwise stable).
+template <int RPW>
+__global__ void __launch_bounds__(256) bf_gemv_scaled(lk_blk<LK_Q4_K> m, lk_xq x, const float* __restrict__ ss,
+                                                      float eps, float* __restrict__ y, int k, int n) {
+  const int row0 = lk_gemv_row0<RPW>();
+  if (row0 >= n) return;
+  lk_acc acc[RPW][1];
+  lk_gemv_sums<lk_blk<LK_Q4_K>, RPW, 1, 32, true>(m, x, k, n, row0, acc);
+  float p = 0.f;
+  for (int i = threadIdx.x & 31; i < k / kSpan; i += 32) p += __ldcg(ss + i);
+  const float s = 1.f / sqrtf(lk_warp_sum(p) / k + eps);
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) acc[i][0] *= s;
+  lk_gemv_store<RPW, 1>(acc, nullptr, y, n, row0);
+}
+
+static std::vector<float> host(const float* d, size_t n) {
+  std::vector<float> h(n);
+  CK(cudaMemcpy(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+int main(int argc, char** argv) {
+  const int d = argc > 2 ? atoi(argv[1]) : 4096, ffn = argc > 2 ? atoi(argv[2]) : 14336;
+  if (d % kSpan != 0 || d < kSpan) {
+    fprintf(stderr, "D must be a multiple of %d\n", kSpan);
+    return 2;
+  }
+  const float eps = 1e-5f;
+  cudaStream_t s;
+  CK(cudaStreamCreate(&s));
+  const int pc = 4, cc = 3;  // copies: o 4 x 9.4 MB, gate 3 x 33 MB at the 8B's shapes (past L2's 50 MB)
+  const Mat o = make(LK_Q4_K, d, d, pc), gate = make(LK_Q4_K, ffn, d, cc);
+  std::mt19937_64 g(11);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  auto dev = [&](size_t n, float mean, float sd) {
+    std::vector<float> h(n);
+    for (auto& v : h) v = mean + sd * nd(g);
+    float* p;
+    CK(cudaMalloc(&p, n * sizeof(float)));
+    CK(cudaMemcpy(p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    return p;
+  };
+  float *x0 = dev(d, 0.f, 1.f), *res0 = dev(d, 0.f, 1.f), *w = dev(d, 1.f, 0.2f);
+  float *res, *y, *h, *z, *ss;
+  int *xin, *xq;
+  unsigned* count;
+  CK(cudaMalloc(&res, d * sizeof(float)));
+  CK(cudaMalloc(&y, d * sizeof(float)));
+  CK(cudaMalloc(&h, d * sizeof(float)));
+  CK(cudaMalloc(&z, ffn * sizeof(float)));
+  CK(cudaMalloc(&ss, d / kSpan * sizeof(float)));
+  CK(cudaMalloc(&xin, d + d / 32 * 4));
+  CK(cudaMalloc(&xq, d + d / 32 * 4));
+  CK(cudaMalloc(&count, d / kSpan * sizeof(unsigned)));
+  CK(cudaMemset(count, 0, d / kSpan * sizeof(unsigned)));
+  launch(lk_quantize_i8<false>, (d / 4 + 63) / 64, 64, s, (const float*)x0, xin, d, 1);
+  const lk_xq in{xin, 1, 0}, copy{xq, 1, 0};
+
+  auto today = [&](int i, bool norm) {
+    launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, d / 8, 256, s, view<LK_Q4_K>(o, i % pc), in, (const float*)nullptr,
+           y, d, d);
+    if (norm) launch(lk_add_rmsnorm<true, true, 1>, 1, 1024, s, res, (const float*)y, (const float*)w, h, d, eps, xq);
+    launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), copy,
+           (const float*)nullptr, z, d, ffn);
+  };
+  auto folded = [&](int i) {
+    launch(bf_gemv_fold<1>, d / 8, 256, s, view<LK_Q4_K>(o, i % pc), in, y, d, d, Fold{res, w, xq, ss, count});
+    launch(bf_gemv_scaled<1>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), copy, (const float*)ss, eps, z, d, ffn);
+  };
+
+  // Checks: one repetition of each from the same residual.
+  auto reset = [&] { CK(cudaMemcpyAsync(res, res0, d * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
+  reset();
+  today(0, true);
+  CK(cudaStreamSynchronize(s));
+  const std::vector<float> res_a = host(res, d), z_a = host(z, ffn);
+  std::vector<int> q_a(d / 4);
+  CK(cudaMemcpy(q_a.data(), xq, d, cudaMemcpyDeviceToHost));
+  reset();
+  folded(0);
+  CK(cudaStreamSynchronize(s));
+  const std::vector<float> res_b = host(res, d), z_b = host(z, ffn);
+  std::vector<int> q_b(d / 4);
+  CK(cudaMemcpy(q_b.data(), xq, d, cudaMemcpyDeviceToHost));
+  const bool res_equal = std::memcmp(res_a.data(), res_b.data(), d * sizeof(float)) == 0;
+  int codes_apart = 0, codes_far = 0;
+  for (int i = 0; i < d; ++i) {
+    const int a = (signed char)(q_a[i / 4] >> (8 * (i % 4))), b = (signed char)(q_b[i / 4] >> (8 * (i % 4)));
+    codes_apart += a != b;
+    codes_far += std::abs(a - b) > 1;
+  }
+  double num = 0, den = 0;
+  for (int i = 0; i < ffn; ++i) num += (double)(z_a[i] - z_b[i]) * (z_a[i] - z_b[i]), den += (double)z_a[i] * z_a[i];
+  const double rel = std::sqrt(num / std::max(den, 1e-300));
+  printf("checks (d %d, ffn %d): residual %s; codes differing %d of %d (%d by more than one); consumer rel L2 %.3e\n",
+         d, ffn, res_equal ? "bit for bit" : "DIFFERS", codes_apart, d, codes_far, rel);
+  const bool ok = res_equal && codes_far == 0 && rel < 1e-2;
+
+  const int per = 64;
+  reset();
+  const double a = graph_us(s, per, [&] {
+    for (int i = 0; i < per; ++i) today(i, true);
+  });
+  reset();
+  const double a0 = graph_us(s, per, [&] {
+    for (int i = 0; i < per; ++i) today(i, false);
+  });
+  reset();
+  const double b = graph_us(s, per, [&] {
+    for (int i = 0; i < per; ++i) folded(i);
+  });
+  printf("%-34s %9s %8s\n", "sequence", "us", "vs A");
+  printf("%-34s %9.2f %8.3f\n", "A: gemv, add_norm, gemv", a, 1.0);
+  printf("%-34s %9.2f %8.3f\n", "A w/o norm: the two GEMVs", a0, a0 / a);
+  printf("%-34s %9.2f %8.3f\n", "B: folded gemv, scaled gemv", b, b / a);
+  printf("norm_fold %s: B saves %.2f us of the norm launch's %.2f a pair\n", ok ? "ok" : "WRONG", a - b, a - a0);
+  return ok ? 0 : 1;
+}
