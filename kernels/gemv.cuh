@@ -12,10 +12,14 @@
 
 // A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy of `rows` rows, row-major:
 // the words' int8 values [P][rows][k], then their f32 scales [P][rows][k / 32]; a GEMV reads its R rows from `row`
-// (an expert launch's pair: lk_x_at). As a GEMV kernel's input (its last template argument).
+// (an expert launch's pair: lk_x_at). As a GEMV kernel's input (its last template argument). norm_fold: a copy of
+// one row written unscaled by the projection before (lk_gemv_fold), `spans` its 128-value spans' sums of squares,
+// from which the sums are scaled by the norm's 1 / sqrt(mean + eps) (lk_xq_scale); null otherwise.
 struct lk_xq {
   const int* q;
   int rows, row;
+  const float* spans = nullptr;
+  float eps = 0.f;
 };
 // A GEMV kernel's input parameter for its input type X: activations as a read-only (__restrict__) pointer.
 template <class X>
@@ -425,6 +429,21 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
+// norm_fold: a warp's sums over a copy written unscaled, times the norm's 1 / sqrt(mean(x^2) + eps) from its spans'
+// sums of squares (summed in one order by every warp: the same scale for every row, bitwise stable); a no-op where
+// the copy is a plain one.
+template <int RPW, int R>
+LK_DEVICE void lk_xq_scale(const lk_xq& x, int k, lk_acc (&acc)[RPW][R]) {
+  if (!x.spans) return;
+  float ss = 0.f;
+  for (int i = threadIdx.x & 31; i < k / LK_NORM_SPAN; i += 32) ss += __ldcg(x.spans + i);
+  const float s = 1.f / sqrtf(lk_warp_sum(ss) / (float)k + x.eps);
+#pragma unroll
+  for (int i = 0; i < RPW; ++i)
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[i][r] *= s;
+}
+
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
 // quantized copy where the input is an lk_xq), else dequantized f32/f64 ones.
 // (EARLY: the wait after the first round's weight loads, above; A: the units a lane has in flight, LK_GEMV_AHEAD.)
@@ -437,6 +456,7 @@ LK_DEVICE void lk_gemv_sums(const M& m, lk_xq x, int k, int n, int row0, lk_acc 
   else
 #endif
     lk_gemv_sums_i8<RPW, R, STRIDE, lk_xq, EARLY, A>(m, x, k, n, row0, acc, first);  // (a copy feeds int8's GEMVs)
+  lk_xq_scale(x, k, acc);
 }
 template <class M, int RPW, int R, int STRIDE = 32, bool EARLY = false, int A = LK_GEMV_AHEAD>
 LK_DEVICE void lk_gemv_sums(const M& m, const lk_act* __restrict__ x, int k, int n, int row0, lk_acc (&acc)[RPW][R],
@@ -504,6 +524,38 @@ __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type
   lk_gemv_rows<M, RPW, R, X>(m, x, bias, y, k, n);
   lk_pdl_entry();
   lk_norm_after(tail, y, R);
+}
+
+// norm_fold's counters: the blocks of a span of LK_NORM_SPAN output rows that are done (its last block resets it). One
+// such launch runs at a time (side streams leave launches with a tail alone).
+__device__ unsigned lk_span_done[LK_NORM_SPANS_MAX];
+
+// The decode step's projection whose output is the next norm's addend with that norm folded in (norm_fold): lk_gemv's
+// rows (A as lk_gemv's), then each span of LK_NORM_SPAN outputs ended by the last of the blocks writing it, one warp:
+// the span added to the residual t.x (as lk_add_rmsnorm adds it), its sum of squares into spans, and the int8 copy
+// xq of x * w with unscaled scales (the norm's scale s factors out of a 32-block's codes; lk_xq_scale multiplies the
+// projections' sums by it). The copy's k is n (d); n a multiple of LK_NORM_SPAN. t.out is not written.
+template <class M, int RPW, class X = const lk_act*, int A = LK_GEMV_AHEAD>
+__global__ void __launch_bounds__(256)
+    lk_gemv_fold(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n,
+                 lk_norm_tail t, int* __restrict__ xq, float* __restrict__ spans) {
+  lk_gemv_rows<M, RPW, 1, X, A>(m, x, bias, y, k, n);
+  lk_pdl_entry();  // (a warp without rows waits here, before the tail's writes)
+  const int rows = (int)(blockDim.x >> 5) * RPW, r0 = (int)blockIdx.x * rows;
+  const int s1 = (min(r0 + rows, n) - 1) / LK_NORM_SPAN;
+  for (int s = r0 / LK_NORM_SPAN; s <= s1; ++s) {  // (uniform over the block)
+    const int first = s * LK_NORM_SPAN / rows, last = (min((s + 1) * LK_NORM_SPAN, n) - 1) / rows;
+    if (!lk_last_of(&lk_span_done[s], (unsigned)(last - first + 1)) || threadIdx.x >= 32) continue;
+    const int c = s * LK_NORM_SPAN + 4 * (int)threadIdx.x;
+    const float4 a = __ldcg(reinterpret_cast<const float4*>(y + c)), w = __ldg(reinterpret_cast<const float4*>(t.w + c));
+    float4 v = __ldcg(reinterpret_cast<const float4*>(t.x + c));
+    v.x += a.x, v.y += a.y, v.z += a.z, v.w += a.w;
+    *reinterpret_cast<float4*>(t.x + c) = v;
+    const float ss = lk_warp_sum(v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w);
+    float q[4] = {v.x * w.x, v.y * w.y, v.z * w.z, v.w * w.w};
+    lk_quantize_piece(q, xq, n, c, true);
+    if (threadIdx.x == 0) spans[s] = ss, lk_span_done[s] = 0;
+  }
 }
 
 // The GEMV with each row's units split over S warps of a block (split-K), for short rows whose GEMV cannot fill the
@@ -666,6 +718,7 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   if constexpr (lk_glu_joint<M, RPW, R>) {
     lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag,
                                                                au);
+    if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag), lk_xq_scale(x, k, au);
     if (row0 >= n) return;  // (after the sums: under STAGE the block stages their input together)
   } else
 #endif

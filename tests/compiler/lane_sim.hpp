@@ -156,17 +156,27 @@ class LaneSim {
   void gemv(const lane::Form& f, const lane::Gemv& g) {
     const lane::Matrix& w = p_.matrix(g.w);
     const std::vector<float>& W = weights_.at(w.name);
-    const T* x = act(f, g.x);
-    T* y = act(f, g.y);
     const bool half = p_.knobs.gemm_half && lane::on_tensor_cores(p_.knobs, w, g.rows);
+    // (a projection of the int8 copy reads the copy alone: under norm_fold x itself is never written)
+    const bool copy = !half && g.xq && words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
+    const T* x = copy ? nullptr : act(f, g.x);
+    T* y = act(f, g.y);
     const std::vector<float>& Wh = half ? weights_half(w) : W;
     for (int r = 0; r < g.rows; ++r) {
-      std::vector<double> xr(x + r * w.cols, x + (r + 1) * w.cols);
+      std::vector<double> xr = x ? std::vector<double>(x + r * w.cols, x + (r + 1) * w.cols) : std::vector<double>();
       if (half) {  // (lk_gemm_h: the f16 copy of x, the weights rounded to f16)
         const uint16_t* xh = reinterpret_cast<const uint16_t*>(act(f, lane::Ref{*g.xq, 0})) + size_t(r) * w.cols;
         for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(xh[i]));
       } else if (words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)))) {
         xr = g.xq ? quantized(f, *g.xq, g.rows, r, w.cols) : int8_view(x + r * w.cols, w.cols);
+        if (auto s = g.xq ? f.span_sums.find(*g.xq) : f.span_sums.end(); s != f.span_sums.end()) {
+          // (norm_fold: the copy of x * w unscaled; the sums times the norm's 1 / rms from its spans' sums)
+          const T* spans = act(f, lane::Ref{s->second, 0});
+          double ss = 0;
+          for (size_t i = 0; i < w.cols / LK_NORM_SPAN; ++i) ss += double(spans[i]);
+          const double scale = 1.0 / std::sqrt(ss / double(w.cols) + double(m_.norm_eps));
+          for (double& v : xr) v *= scale;
+        }
       }
       for (size_t j = 0; j < w.rows; ++j) {
         double s = g.bias ? vectors_.at(*g.bias)[j] : 0.0;
@@ -222,15 +232,37 @@ class LaneSim {
   }
   void exec(const lane::Form& f, const lane::GemvNorm& g) {
     gemv(f, g.gemv);
-    exec(f, g.norm);
+    if (!g.spans) {
+      exec(f, g.norm);
+      return;
+    }
+    // norm_fold (the decode step's one row): the residual added, each span's sum of squares, the copy of x * w
+    // unscaled; the norm's output is not written.
+    T* x = act(f, g.norm.x);
+    const T* add = act(f, *g.norm.add);
+    T* spans = act(f, lane::Ref{*g.spans, 0});
+    const std::vector<float>& w = vectors_.at(g.norm.w);
+    const size_t d = m_.d_model;
+    std::vector<T> xw(d);
+    for (size_t i = 0; i < d; ++i) {
+      x[i] = T(double(x[i]) + double(add[i]));
+      xw[i] = T(double(x[i]) * double(w[i]));
+    }
+    for (size_t s = 0; s < d / LK_NORM_SPAN; ++s) {
+      double ss = 0;
+      for (size_t i = s * LK_NORM_SPAN; i < (s + 1) * LK_NORM_SPAN; ++i) ss += double(x[i]) * double(x[i]);
+      spans[s] = T(ss);
+    }
+    quantize(f, lane::QuantizeI8{g.norm.out, *g.norm.xq, 1, d, false}, xw.data());
   }
   void exec(const lane::Form& f, const lane::GemvRope& g) {
     exec(f, g.qkv);
     exec(f, g.rope);
   }
   // The int8 rule of int8_view, written out as lk_quantize_i8 writes it; or (gemm_half) the values rounded to f16.
-  void exec(const lane::Form& f, const lane::QuantizeI8& o) {
-    const T* x = act(f, o.x);
+  void exec(const lane::Form& f, const lane::QuantizeI8& o) { quantize(f, o, act(f, o.x)); }
+  // (x: the values to quantize, o.x's unless a launch quantizes values of its own)
+  void quantize(const lane::Form& f, const lane::QuantizeI8& o, const T* x) {
     if (o.half) {
       uint16_t* h = reinterpret_cast<uint16_t*>(act(f, lane::Ref{o.xq, 0}));
       for (size_t i = 0; i < size_t(o.rows) * o.k; ++i) h[i] = ggml::f32_to_f16(float(x[i]));

@@ -236,6 +236,23 @@ TEST(LanePlanOnCpu, AMixedFormatQkvLaunchMatchesTheReference) {
                             {"max_chunk", 16}});
 }
 
+// norm_fold: the decode step's add + norms folded into the o and down projections (the copy of x * w unscaled, the
+// readers' sums scaled by the spans' sums of squares) agree with the reference as the norm launches do: tiny-llama
+// Q4_K_M (Q6_K downs and logits among Q4_K) under int8 and int8x2, qwen2's biases over Q8_0, prompts that take the
+// decode step after chunks.
+TEST(LanePlanOnCpu, FoldedNormsMatchTheReference) {
+  const synth::Options o{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 9};
+  for (const char* numerics : {"int8", "int8x2"})
+    matches_the_reference(o, {{"numerics", numerics},
+                              {"gemv_prequant", true},
+                              {"norm_fold", true},
+                              {"fuse_qkv", true},
+                              {"fuse_glu", true},
+                              {"max_chunk", 16}});
+  matches_the_reference(synth::Options{.preset = "tiny-qwen2", .seed = 4},
+                        {{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true}, {"max_chunk", 16}});
+}
+
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
 // computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q
 // and the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the

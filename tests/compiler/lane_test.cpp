@@ -137,10 +137,12 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type and the attention kernels held at
-  // their defaults (the compact caches only leave the precise numerics out, checked above).
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and
+  // norm_fold held at their defaults (the compact caches only leave the precise numerics out, checked above;
+  // norm_fold's rule by Lowering.FoldedNormsEndTheirProjectionsAndScaleTheirReaders and KnobCount's counts).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma") d.values.resize(1);
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "norm_fold")
+      d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
   const auto all = s.enumerate();
@@ -245,7 +247,8 @@ TEST(Schedule, ArenaPacksByLivenessAndEveryBufferIsWrittenFirst) {
           json{{"max_chunk", 64}, {"attn_splits", 16}},
           json{{"fuse_qkv", true}, {"fuse_glu", true}, {"fuse_rope_kv", true}, {"max_chunk", 64}},
           json{{"side_streams", true}, {"max_chunk", 64}, {"numerics", "int8"}},
-          json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}}}) {
+          json{{"fuse_qkv", true}, {"fuse_rope_kv", true}, {"fuse_rope", true}, {"side_streams", true}},
+          json{{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true}, {"fuse_glu", true}}}) {
       lane::Schedule p = lane::schedule(l.file, l.model, knobs_of(k), {132, 90});
       ASSERT_EQ(p.forms.front().rows, 1);
       if (knobs_of(k).side_streams) {
@@ -542,11 +545,14 @@ TEST(Emit, EveryKnobChangesTheProgram) {
   for (const auto& d : s.domains)
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
-      // A knob that needs others (gemm_rows, gemm_prequant and gemv_prequant: the int8 numerics; int8's
-      // chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first: pdl) is tried beside them.
+      // A knob that needs others (gemm_rows, gemm_prequant, gemv_prequant and norm_fold: the int8 numerics, norm_fold
+      // gemv_prequant too; int8's chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first:
+      // pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
-      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile")
+      if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile" ||
+          d.name == "norm_fold")
         with["numerics"] = without["numerics"] = "int8";
+      if (d.name == "norm_fold") with["gemv_prequant"] = without["gemv_prequant"] = true;
       if (d.name == "gemm_tile")
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
       if (d.name == "fuse_rope")
@@ -863,6 +869,14 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"numerics", "int8"},
                              {"max_chunk", 16},
                              {"gemm_rows", 32}},
+                        // norm_fold: the folded projections (qwen2's biases), their readers scaling by the spans
+                        json{{"gemv_prequant", true},
+                             {"norm_fold", true},
+                             {"numerics", "int8x2"},
+                             {"fuse_qkv", true},
+                             {"fuse_glu", true},
+                             {"pdl", true},
+                             {"max_chunk", 16}},
                         // The compact caches through each writer (rope's append, the append launch, the fused
                         // projection's tail) and each attention kernel; the lanes' attention under f64 too.
                         json{{"kv_cache", "f16"}, {"attn_lanes", true}, {"pdl", true}, {"max_chunk", 16}},

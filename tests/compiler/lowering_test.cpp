@@ -287,6 +287,60 @@ TEST(Lowering, LargeHalfGemmsOnHopperTakeWgmma) {
   EXPECT_EQ(shape(4096, 4096, false, 512).wgs, 0);
 }
 
+// norm_fold: in the decode step every add + norm after an o or down projection folds into it (lk_gemv_fold: the
+// residual, the norm's weights, the copy and the spans' sums), so the only norm launch left is the first layer's
+// (after the embedding); every projection of a folded copy takes the spans' sums and the norm's eps in its lk_xq; the
+// chunks keep their norms. A mixture's FFN norm, which the router reads in f32, stays a launch; the knob needs the
+// int8 copy, and is refused without it, saying why.
+TEST(Lowering, FoldedNormsEndTheirProjectionsAndScaleTheirReaders) {
+  const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true},
+                  {"fuse_qkv", true},   {"fuse_glu", true},      {"max_chunk", 16}};
+  const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+  const Form& step = form_of(p, 1);
+  int folds = 0, norms = 0;
+  std::set<std::string> scaled;  // (the folded copies some projection reads scaled)
+  for (const Launch& l : step.launches) {
+    if (std::holds_alternative<AddNorm>(l.op)) ++norms;
+    const auto calls = lower(p, step, l);
+    for (const KernelCall& c : calls) {
+      if (c.kernel == "lk_gemv_fold") {
+        ++folds;
+        ASSERT_EQ(c.params.size(), 9u) << c.instance();
+        EXPECT_EQ(c.params[6].type, "lk_norm_tail");
+        EXPECT_EQ(c.params[6].members.at(2).kind, Arg::Kind::Pointer);  // (out: null, unwritten)
+        EXPECT_TRUE(step.buffers.count(c.params[8].place.name)) << c.params[8].place.name;
+      }
+      for (const Arg& a : c.params)
+        if (a.type == "lk_xq" && a.members.size() == 5) {
+          scaled.insert(a.members[0].place.name);
+          EXPECT_EQ(step.span_sums.at(a.members[0].place.name), a.members[3].place.name);
+        }
+    }
+  }
+  EXPECT_EQ(folds, int(2 * q4km().model.layers));  // (each layer's o and down: the last down's is the output's norm)
+  EXPECT_EQ(norms, 1);
+  EXPECT_EQ(scaled.size(), step.span_sums.size());  // (each layer's q/k/v but the first's and gate/up, the logits)
+  EXPECT_EQ(step.span_sums.size(), size_t(folds));
+  for (const Form& f : p.forms)
+    if (f.rows > 1) {
+      EXPECT_TRUE(f.span_sums.empty());
+    }
+  static test::TempDir dir;
+  const Tiny moe = written(dir, synth::Options{.preset = "tiny-moe", .seed = 3});
+  const Schedule pm =
+      schedule(moe.file, moe.model,
+               knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true}}),
+               knobs::Target{132, 90});
+  int moe_norms = 0;
+  for (const Launch& l : form_of(pm, 1).launches) moe_norms += std::holds_alternative<AddNorm>(l.op);
+  EXPECT_GE(moe_norms, int(moe.model.layers));  // (at least each FFN norm, which its router reads)
+  const knobs::Space s = knobs::space(q4km().model, {132, 90});
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"numerics", "int8"}, {"norm_fold", true}})).find("gemv_prequant"),
+            std::string::npos);
+  EXPECT_NE(s.why_invalid(knobs::Knobs::from_json({{"norm_fold", true}, {"gemv_prequant", true}})).find("int8"),
+            std::string::npos);
+}
+
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
 // (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
 // its quantize launch. Each layer: its two norms and its fold.

@@ -338,6 +338,14 @@ const KnobDef kTable[] = {
      &Knobs::fuse_norm,
      "the add + norm after the o and down projections done by the projection's last block",
      {false, true}},
+    {"norm_fold",
+     &Knobs::norm_fold,
+     "the decode step's add + norm after the o and down projections folded into them (the int8 numerics' copy): the "
+     "norm's scale factors out of the copy's codes, so each 128-value span's last block adds the span to the residual "
+     "and writes the codes of x * w with unscaled 32-block scales and the span's sum of squares, and the projections "
+     "reading the copy scale their sums by the norm's 1 / rms from the spans' sums: no norm launch; where every reader "
+     "of the norm's output reads the copy",
+     {false, true}},
     {"attn_heads",
      &Knobs::attn_heads,
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
@@ -659,6 +667,18 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.fuse_norm || k.gemv_split == 1 ||
               broken(why, [] { return std::string("fuse_norm needs gemv_split 1 (it folds into the plain GEMV)"); });
+     }},
+    {"norm_fold: the int8 numerics' copy (gemv_prequant) and the plain GEMVs (gemv_split 1), not fuse_norm",
+     "norm_fold numerics gemv_prequant gemv_split fuse_norm",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.norm_fold || (int8_numerics(k) && k.gemv_prequant && k.gemv_split == 1 && !k.fuse_norm) ||
+              broken(why, [&] {
+                return std::string("norm_fold needs the int8 numerics, gemv_prequant and gemv_split 1, without "
+                                   "fuse_norm (") +
+                       to_string(k.numerics) + ", gemv_prequant " + (k.gemv_prequant ? "true" : "false") +
+                       ", gemv_split " + std::to_string(k.gemv_split) + ", fuse_norm " +
+                       (k.fuse_norm ? "true" : "false") + ")";
+              });
      }},
     {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
      "attn_heads",

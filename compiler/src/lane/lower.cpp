@@ -187,7 +187,12 @@ class Lowerer {
                  int rows = 1) const {
     if (!xq) return ptr(x, size_t(at) * k);
     targs.push_back("lk_xq");
-    return Arg::aggregate("lk_xq", {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)});
+    std::vector<Arg> fields = {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)};
+    if (auto s = f_.span_sums.find(*xq); s != f_.span_sums.end()) {  // (norm_fold: a copy written unscaled)
+      fields.push_back(ptr(s->second));
+      fields.push_back(Arg::real(float(m_.norm_eps)));
+    }
+    return Arg::aggregate("lk_xq", fields);
   }
 
   // The units a lane takes of each row of a plain GEMV over `w` in gemv_short's form (lk_gemv with A that many and
@@ -491,6 +496,21 @@ class Lowerer {
   }
   void add(const GemvNorm& op, std::vector<KernelCall>& out) const {
     const Matrix& w = p_.matrix(op.gemv.w);
+    if (op.spans) {  // norm_fold (the decode step's plain GEMV, whose form lk_gemv_fold keeps: gemv_short's A too)
+      std::vector<KernelCall> plain;
+      add(op.gemv, plain);
+      if (plain.size() != 1 || plain[0].kernel != "lk_gemv") throw Error("norm_fold folds into a plain decode GEMV");
+      KernelCall c = std::move(plain[0]);
+      c.kernel = "lk_gemv_fold";
+      c.targs.erase(c.targs.begin() + 2);  // (lk_gemv's R: the step's one row; its X and A stay)
+      c.params.push_back(
+          Arg::aggregate("lk_norm_tail", {ptr(op.norm.x), ptr(op.norm.w), Arg::null(),  // (out unwritten)
+                                          Arg::integer(m_.d_model), Arg::real(float(m_.norm_eps))}));
+      c.params.push_back(ptr(*op.norm.xq));
+      c.params.push_back(ptr(*op.spans));
+      out.push_back(std::move(c));
+      return;
+    }
     if (op.gemv.rows > 8 || on_tensor_cores(k_, w, op.gemv.rows) || k_.gemv_split != 1) {
       // Chunks of slabs or on the tensor cores: the projection's calls, then the norm's.
       add(op.gemv, out);

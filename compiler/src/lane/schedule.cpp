@@ -450,6 +450,59 @@ void prequantize(const Schedule& p, Form& f) {
   f.launches = std::move(out);
 }
 
+// norm_fold: in the decode step, each add + norm whose residual add is the plain projection just before it (o, down),
+// whose quantized copy it writes (prequantize: folds_quantize) and whose output no launch reads but through that copy
+// (the projections' lists name both), folds into that projection (GemvNorm with spans): the launch's spans of 128
+// values each end in their last block, which adds the span to the residual and writes the copy of x * w unscaled
+// with the span's sum of squares; the projections reading the copy read the sums too and scale by the norm's 1 / rms.
+void fold_norms(const Schedule& p, Form& f) {
+  const size_t d = p.model.d_model;
+  if (f.rows != 1 || d % LK_NORM_SPAN != 0 || d / LK_NORM_SPAN > LK_NORM_SPANS_MAX) return;
+  auto projects = [](const Op& op) {  // (the kernels that scale a folded copy's sums: lk_gemv_sums's callers)
+    return std::holds_alternative<Gemv>(op) || std::holds_alternative<GemvParts>(op) ||
+           std::holds_alternative<GemvGlu>(op) || std::holds_alternative<GemvRope>(op);
+  };
+  auto reads = [](const Launch& l, const std::string& b) {
+    return std::find(l.reads.begin(), l.reads.end(), b) != l.reads.end();
+  };
+  std::vector<Launch> out;
+  std::map<std::string, std::string> folded;  // a folded copy -> the norm output it stands for
+  for (size_t i = 0; i < f.launches.size(); ++i) {
+    Launch& l = f.launches[i];
+    const auto* n = std::get_if<AddNorm>(&l.op);
+    const Gemv* g = !out.empty() ? std::get_if<Gemv>(&out.back().op) : nullptr;
+    bool fold = n && n->add && n->xq && n->rows == 1 && g && g->rows == 1 && g->y == *n->add &&
+                p.matrix(g->w).rows == d && !f.span_sums.count(*n->xq);
+    for (size_t j = i + 1; fold && j < f.launches.size(); ++j) {
+      const Launch& r = f.launches[j];
+      if (reads(r, n->out.buf) && (!reads(r, *n->xq) || !projects(r.op))) fold = false;
+      if (std::find(r.writes.begin(), r.writes.end(), n->out.buf) != r.writes.end()) break;
+    }
+    if (!fold) {
+      out.push_back(std::move(l));
+      continue;
+    }
+    const std::string spans = "spans_" + *n->xq;
+    f.buffers.try_emplace(spans, Buffer{spans, d / LK_NORM_SPAN, Elem::Acc, Life::Step});
+    f.span_sums[*n->xq] = spans;
+    folded[*n->xq] = n->out.buf;
+    Launch& at = out.back();
+    at.op = GemvNorm{*g, *n, spans};
+    for (const std::string& b : {n->x.buf, *n->xq, spans})
+      if (std::find(at.writes.begin(), at.writes.end(), b) == at.writes.end()) at.writes.push_back(b);
+    if (!reads(at, n->x.buf)) at.reads.push_back(n->x.buf);
+    at.kind = "gemv_fold";
+  }
+  // The projections reading a folded copy read its spans' sums, and not the norm's output, which no launch writes.
+  for (Launch& l : out)
+    for (const auto& [xq, spans] : f.span_sums)
+      if (reads(l, xq)) {
+        l.reads.push_back(spans);
+        std::erase(l.reads, folded.at(xq));
+      }
+  f.launches = std::move(out);
+}
+
 }  // namespace
 
 int int8_words(const knobs::Knobs& k) {
@@ -684,6 +737,7 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     f.rows = r;
     build_form(p, f);
     if (k.gemm_prequant || k.gemv_prequant || k.gemm_half) prequantize(p, f);
+    if (k.norm_fold) fold_norms(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
     p.arena_bytes = std::max(p.arena_bytes, f.arena_bytes);
