@@ -1,10 +1,11 @@
-// The decode norm folded into the GEMV before it (bench/NOTES.md, session 36's design; issue #18): under the int8
+// The decode norm folded into the GEMV before it (norm_fold, bench/NOTES.md session 36; issue #18): under the int8
 // numerics the norm's scale s = 1 / sqrt(mean(x^2) + eps) factors out of the quantized copy (a 32-block's codes of
 // x * w * s are those of x * w; its scale is s times theirs), so the producer GEMV (the o or down projection) can end
-// in an epilogue a span of 128 values: the last of the span's blocks to finish (a counter a span) adds the span's
-// rows into the residual, writes the codes of x * w with their unscaled scales and the span's sum of squares; the
-// consumer GEMV (here a gate-sized plain one) sums the spans' partial sums in a fixed order after its own sums and
-// multiplies each row's sum by s. No norm launch, and no chain added to the consumer but one read of 32 floats.
+// in an epilogue a span of 128 values (the library's lk_gemv_fold): the last of the span's blocks to finish adds the
+// span's rows into the residual, writes the codes of x * w with their unscaled scales and the span's sum of squares;
+// the consumer GEMV (here a gate-sized plain lk_gemv over an lk_xq naming the spans) sums the spans' sums in a fixed
+// order after its own sums and multiplies each row's sum by s (lk_xq_scale). The fold's kernels alone, beside the
+// lane's A/B (bench/calls/s37_norm_fold_lane.sh).
 //
 // A, the lane's sequence today: lk_gemv (o, Q4_K 4,096 x 4,096) -> lk_add_rmsnorm<true, true, 1> (1,024 threads: x +=
 // y, h = norm(x) * w and its int8 copy) -> lk_gemv (gate-sized, Q4_K 14,336 x 4,096, over the copy); B the folded
@@ -19,6 +20,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,61 +46,7 @@ typedef float lk_acc;
 
 #include "bench_cuda.cuh"
 
-constexpr int kSpan = 128;  // values a span: a warp of 4 a lane, 4 of the int8 rule's 32-blocks
-
-// The producer's epilogue state: the residual, the norm's weights, the copy (codes then scales), a span's sum of
-// squares and its counter of finished blocks (zero between launches: the last block resets it).
-struct Fold {
-  float* res;
-  const float* w;
-  int* xq;
-  float* ss;
-  unsigned* count;
-};
-
-// The producer: lk_gemv's rows (8 warps of RPW rows a block), then the span's epilogue by the last of its blocks.
-template <int RPW>
-__global__ void __launch_bounds__(256) bf_gemv_fold(lk_blk<LK_Q4_K> m, lk_xq x, float* __restrict__ y, int k, int n,
-                                                    Fold f) {
-  lk_gemv_rows<lk_blk<LK_Q4_K>, RPW, 1, lk_xq>(m, x, nullptr, y, k, n);
-  __shared__ bool last;
-  __threadfence();  // (each warp's stored row, before the block's count)
-  __syncthreads();
-  constexpr int rows = 8 * RPW, per_span = kSpan / rows;
-  const int span = blockIdx.x * rows / kSpan;
-  if (threadIdx.x == 0) last = atomicAdd(&f.count[span], 1u) == per_span - 1;
-  __syncthreads();
-  if (!last || threadIdx.x >= 32) return;
-  __threadfence();
-  const int c = span * kSpan + 4 * threadIdx.x;
-  const float4 yv = __ldcg(reinterpret_cast<const float4*>(y + c));
-  float4 r = *reinterpret_cast<const float4*>(f.res + c);
-  const float4 wv = __ldg(reinterpret_cast<const float4*>(f.w + c));
-  r.x += yv.x, r.y += yv.y, r.z += yv.z, r.w += yv.w;
-  *reinterpret_cast<float4*>(f.res + c) = r;
-  const float ss = lk_warp_sum(r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w);
-  float v[4] = {r.x * wv.x, r.y * wv.y, r.z * wv.z, r.w * wv.w}, d;
-  const int packed = lk_i8_quad(v, d);
-  f.xq[c / 4] = packed;
-  if ((threadIdx.x & 7) == 0) reinterpret_cast<float*>(f.xq + n / 4)[c / 32] = d;
-  if (threadIdx.x == 0) f.ss[span] = ss, f.count[span] = 0;
-}
-
-// The consumer: lk_gemv's sums over the unscaled copy, then s from the spans' sums (a fixed order: bitwise stable).
-template <int RPW>
-__global__ void __launch_bounds__(256) bf_gemv_scaled(lk_blk<LK_Q4_K> m, lk_xq x, const float* __restrict__ ss,
-                                                      float eps, float* __restrict__ y, int k, int n) {
-  const int row0 = lk_gemv_row0<RPW>();
-  if (row0 >= n) return;
-  lk_acc acc[RPW][1];
-  lk_gemv_sums<lk_blk<LK_Q4_K>, RPW, 1, 32, true>(m, x, k, n, row0, acc);
-  float p = 0.f;
-  for (int i = threadIdx.x & 31; i < k / kSpan; i += 32) p += __ldcg(ss + i);
-  const float s = 1.f / sqrtf(lk_warp_sum(p) / k + eps);
-#pragma unroll
-  for (int i = 0; i < RPW; ++i) acc[i][0] *= s;
-  lk_gemv_store<RPW, 1>(acc, nullptr, y, n, row0);
-}
+constexpr int kSpan = LK_NORM_SPAN;
 
 static std::vector<float> host(const float* d, size_t n) {
   std::vector<float> h(n);
@@ -130,7 +78,6 @@ int main(int argc, char** argv) {
   float *x0 = dev(d, 0.f, 1.f), *res0 = dev(d, 0.f, 1.f), *w = dev(d, 1.f, 0.2f);
   float *res, *y, *h, *z, *ss;
   int *xin, *xq;
-  unsigned* count;
   CK(cudaMalloc(&res, d * sizeof(float)));
   CK(cudaMalloc(&y, d * sizeof(float)));
   CK(cudaMalloc(&h, d * sizeof(float)));
@@ -138,21 +85,23 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&ss, d / kSpan * sizeof(float)));
   CK(cudaMalloc(&xin, d + d / 32 * 4));
   CK(cudaMalloc(&xq, d + d / 32 * 4));
-  CK(cudaMalloc(&count, d / kSpan * sizeof(unsigned)));
-  CK(cudaMemset(count, 0, d / kSpan * sizeof(unsigned)));
   launch(lk_quantize_i8<false>, (d / 4 + 63) / 64, 64, s, (const float*)x0, xin, d, 1);
-  const lk_xq in{xin, 1, 0}, copy{xq, 1, 0};
+  const lk_xq in{xin, 1, 0}, copy{xq, 1, 0}, scaled{xq, 1, 0, ss, eps};
 
   auto today = [&](int i, bool norm) {
     launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, d / 8, 256, s, view<LK_Q4_K>(o, i % pc), in, (const float*)nullptr,
            y, d, d);
-    if (norm) launch(lk_add_rmsnorm<true, true, 1>, 1, 1024, s, res, (const float*)y, (const float*)w, h, d, eps, xq);
+    if (norm)  // (as the lowering launches it: a float4 of the row a thread, 256 to 1,024 threads)
+      launch(lk_add_rmsnorm<true, true, 1>, 1, std::clamp((d / 4 + 31) / 32 * 32, 256, 1024), s, res, (const float*)y,
+             (const float*)w, h, d, eps, xq);
     launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), copy,
            (const float*)nullptr, z, d, ffn);
   };
   auto folded = [&](int i) {
-    launch(bf_gemv_fold<1>, d / 8, 256, s, view<LK_Q4_K>(o, i % pc), in, y, d, d, Fold{res, w, xq, ss, count});
-    launch(bf_gemv_scaled<1>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), copy, (const float*)ss, eps, z, d, ffn);
+    launch(lk_gemv_fold<lk_blk<LK_Q4_K>, 1, lk_xq>, d / 8, 256, s, view<LK_Q4_K>(o, i % pc), in, (const float*)nullptr,
+           y, d, d, lk_norm_tail{res, w, nullptr, d, eps}, xq, ss);
+    launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), scaled,
+           (const float*)nullptr, z, d, ffn);
   };
 
   // Checks: one repetition of each from the same residual.

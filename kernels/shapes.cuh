@@ -79,14 +79,15 @@ LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
 // the 8B's 4,096 took 60 registers for 4 pieces of which it used 2), at most LK_NORM_V; a wider row takes the strided
 // loops. (LK_NORM_V also bounds the fused norms, which run in their projection's blocks.)
 #define LK_NORM_V 4
-// norm_fold: the spans of the residual whose last block adds, quantizes and sums their squares (a warp of 4 values a
-// lane), and the most a lane's rows take (kernels/norm.cuh's counters).
-#define LK_NORM_SPAN 128
-#define LK_NORM_SPANS_MAX 1024
 LK_SHAPE int lk_norm_pieces(int d, int threads) {
   const int p = (d + 4 * threads - 1) / (4 * threads);
   return p < 1 ? 1 : p > LK_NORM_V ? LK_NORM_V : p;
 }
+
+// norm_fold: the spans of the residual whose last block adds, quantizes and sums their squares (a warp of 4 values a
+// lane), and the most spans a row may have (kernels/gemv.cuh's counters, lk_span_done).
+#define LK_NORM_SPAN 128
+#define LK_NORM_SPANS_MAX 1024
 
 // lk_attention_fold: a block a (row, query head); its threads are lk_fold_groups(vd, splits) groups of the head's
 // values (up to 256, rounded up to whole warps), each group summing its share of the splits with one round of 16 loads

@@ -344,8 +344,13 @@ const KnobDef kTable[] = {
      "norm's scale factors out of the copy's codes, so each 128-value span's last block adds the span to the residual "
      "and writes the codes of x * w with unscaled 32-block scales and the span's sum of squares, and the projections "
      "reading the copy scale their sums by the norm's 1 / rms from the spans' sums: no norm launch; where every reader "
-     "of the norm's output reads the copy",
-     {false, true}},
+     "of the norm's output reads the copy; only where a norm can fold (d_model whole spans, a dense FFN somewhere)",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       const bool spans = m.d_model % LK_NORM_SPAN == 0 && m.d_model / LK_NORM_SPAN <= LK_NORM_SPANS_MAX;
+       const bool dense = std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
+       if (!spans || !dense) values.resize(1);
+     }},
     {"attn_heads",
      &Knobs::attn_heads,
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
