@@ -3,9 +3,10 @@
 // x * w * s are those of x * w; its scale is s times theirs), so the producer GEMV (the o or down projection) can end
 // in an epilogue a span of 128 values (the library's lk_gemv_fold): the last of the span's blocks to finish adds the
 // span's rows into the residual, writes the codes of x * w with their unscaled scales and the span's sum of squares;
-// the consumer GEMV (here a gate-sized plain lk_gemv over an lk_xq naming the spans) sums the spans' sums in a fixed
-// order after its own sums and multiplies each row's sum by s (lk_xq_scale). The fold's kernels alone, beside the
-// lane's A/B (bench/calls/s37_norm_fold_lane.sh).
+// the consumer GEMV (here a gate-sized plain lk_gemv over an lk_xq naming the spans) sums the 32-groups' sums in a
+// fixed order after its own sums and multiplies each row's sum by s (lk_xq_scale). C: the same in blocks of one
+// 32-group of rows (lk_gemv_fold_group, norm_fold_groups: no counter or fence; the same numbers as B). The fold's
+// kernels alone, beside the lane's A/B/C (bench/calls/s37_norm_fold_lane.sh).
 //
 // A, the lane's sequence today: lk_gemv (o, Q4_K 4,096 x 4,096) -> lk_add_rmsnorm<true, true, 1> (1,024 threads: x +=
 // y, h = norm(x) * w and its int8 copy) -> lk_gemv (gate-sized, Q4_K 14,336 x 4,096, over the copy); B the folded
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&y, d * sizeof(float)));
   CK(cudaMalloc(&h, d * sizeof(float)));
   CK(cudaMalloc(&z, ffn * sizeof(float)));
-  CK(cudaMalloc(&ss, d / kSpan * sizeof(float)));
+  CK(cudaMalloc(&ss, d / 32 * sizeof(float)));  // (a sum of squares a 32-group)
   CK(cudaMalloc(&xin, d + d / 32 * 4));
   CK(cudaMalloc(&xq, d + d / 32 * 4));
   launch(lk_quantize_i8<false>, (d / 4 + 63) / 64, 64, s, (const float*)x0, xin, d, 1);
@@ -103,6 +104,12 @@ int main(int argc, char** argv) {
     launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), scaled,
            (const float*)nullptr, z, d, ffn);
   };
+  auto grouped = [&](int i) {  // (norm_fold_groups: a block of 1,024 threads a 32-group of rows)
+    launch(lk_gemv_fold_group<lk_blk<LK_Q4_K>, 1, lk_xq>, d / 32, 1024, s, view<LK_Q4_K>(o, i % pc), in,
+           (const float*)nullptr, y, d, d, lk_norm_tail{res, w, nullptr, d, eps}, xq, ss);
+    launch(lk_gemv<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, ffn / 8, 256, s, view<LK_Q4_K>(gate, i % cc), scaled,
+           (const float*)nullptr, z, d, ffn);
+  };
 
   // Checks: one repetition of each from the same residual.
   auto reset = [&] { CK(cudaMemcpyAsync(res, res0, d * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
@@ -119,6 +126,14 @@ int main(int argc, char** argv) {
   std::vector<int> q_b(d / 4);
   CK(cudaMemcpy(q_b.data(), xq, d, cudaMemcpyDeviceToHost));
   const bool res_equal = std::memcmp(res_a.data(), res_b.data(), d * sizeof(float)) == 0;
+  reset();
+  grouped(0);
+  CK(cudaStreamSynchronize(s));
+  const std::vector<float> res_c = host(res, d), z_c = host(z, ffn);
+  std::vector<int> q_c(d / 4);
+  CK(cudaMemcpy(q_c.data(), xq, d, cudaMemcpyDeviceToHost));
+  const bool c_equal = std::memcmp(res_b.data(), res_c.data(), d * sizeof(float)) == 0 && q_b == q_c &&
+                       std::memcmp(z_b.data(), z_c.data(), ffn * sizeof(float)) == 0;
   int codes_apart = 0, codes_far = 0;
   for (int i = 0; i < d; ++i) {
     const int a = (signed char)(q_a[i / 4] >> (8 * (i % 4))), b = (signed char)(q_b[i / 4] >> (8 * (i % 4)));
@@ -128,9 +143,10 @@ int main(int argc, char** argv) {
   double num = 0, den = 0;
   for (int i = 0; i < ffn; ++i) num += (double)(z_a[i] - z_b[i]) * (z_a[i] - z_b[i]), den += (double)z_a[i] * z_a[i];
   const double rel = std::sqrt(num / std::max(den, 1e-300));
-  printf("checks (d %d, ffn %d): residual %s; codes differing %d of %d (%d by more than one); consumer rel L2 %.3e\n",
-         d, ffn, res_equal ? "bit for bit" : "DIFFERS", codes_apart, d, codes_far, rel);
-  const bool ok = res_equal && codes_far == 0 && rel < 1e-2;
+  printf("checks (d %d, ffn %d): residual %s; codes differing %d of %d (%d by more than one); consumer rel L2 %.3e; "
+         "C's residual, codes and outputs %s B's\n",
+         d, ffn, res_equal ? "bit for bit" : "DIFFERS", codes_apart, d, codes_far, rel, c_equal ? "equal to" : "DIFFER from");
+  const bool ok = res_equal && codes_far == 0 && rel < 1e-2 && c_equal;
 
   const int per = 64;
   reset();
@@ -145,10 +161,16 @@ int main(int argc, char** argv) {
   const double b = graph_us(s, per, [&] {
     for (int i = 0; i < per; ++i) folded(i);
   });
+  reset();
+  const double c = graph_us(s, per, [&] {
+    for (int i = 0; i < per; ++i) grouped(i);
+  });
   printf("%-34s %9s %8s\n", "sequence", "us", "vs A");
   printf("%-34s %9.2f %8.3f\n", "A: gemv, add_norm, gemv", a, 1.0);
   printf("%-34s %9.2f %8.3f\n", "A w/o norm: the two GEMVs", a0, a0 / a);
   printf("%-34s %9.2f %8.3f\n", "B: folded gemv, scaled gemv", b, b / a);
-  printf("norm_fold %s: B saves %.2f us of the norm launch's %.2f a pair\n", ok ? "ok" : "WRONG", a - b, a - a0);
+  printf("%-34s %9.2f %8.3f\n", "C: B in blocks of a 32-group", c, c / a);
+  printf("norm_fold %s: B saves %.2f us, C %.2f, of the norm launch's %.2f a pair\n", ok ? "ok" : "WRONG", a - b, a - c,
+         a - a0);
   return ok ? 0 : 1;
 }

@@ -429,14 +429,14 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
     for (int r = 0; r < R; ++r) acc[i][r] = lk_warp_sum(acc[i][r]);
 }
 
-// norm_fold: a warp's sums over a copy written unscaled, times the norm's 1 / sqrt(mean(x^2) + eps) from its spans'
+// norm_fold: a warp's sums over a copy written unscaled, times the norm's 1 / sqrt(mean(x^2) + eps) from its 32-groups'
 // sums of squares (summed in one order by every warp: the same scale for every row, bitwise stable); a no-op where
 // the copy is a plain one.
 template <int RPW, int R>
 LK_DEVICE void lk_xq_scale(const lk_xq& x, int k, lk_acc (&acc)[RPW][R]) {
   if (!x.spans) return;
   float ss = 0.f;
-  for (int i = threadIdx.x & 31; i < k / LK_NORM_SPAN; i += 32) ss += __ldcg(x.spans + i);
+  for (int i = threadIdx.x & 31; i < k / 32; i += 32) ss += __ldcg(x.spans + i);
   const float s = 1.f / sqrtf(lk_warp_sum(ss) / (float)k + x.eps);
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
@@ -530,15 +530,41 @@ __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type
 // such launch runs at a time (side streams leave launches with a tail alone).
 __device__ unsigned lk_span_done[LK_NORM_SPANS_MAX];
 
+// The end of one 32-group of a folded projection's output (norm_fold), by lanes 8j .. 8j + 7 of a warp whose every lane
+// calls it (lane l the 4 values at column c, `ok` false past the warp's groups, with zeros): `a` (the projection's
+// values) added to `v` (the residual t.x's, lk_fold_group_in) as lk_add_rmsnorm adds them and stored, the group's int8
+// copy of x * w with its unscaled scale into xq (k n), and its sum of squares into sums[c / 32] (summed over the 8
+// lanes by shuffles 4, 2, 1 apart: lk_gemv_fold and lk_gemv_fold_group end a group alike, the same numbers).
+struct lk_fold_in {
+  float4 v, w;  // the residual's 4 values and the norm's weights
+};
+LK_DEVICE lk_fold_in lk_fold_group_in(const lk_norm_tail& t, int c, bool ok) {
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  return {ok ? __ldcg(reinterpret_cast<const float4*>(t.x + c)) : zero,
+          ok ? __ldg(reinterpret_cast<const float4*>(t.w + c)) : zero};
+}
+LK_DEVICE void lk_fold_group_end(const lk_norm_tail& t, lk_fold_in in, float4 a, int* __restrict__ xq,
+                                 float* __restrict__ sums, int n, int c, bool ok) {
+  float4 v = in.v;
+  v.x += a.x, v.y += a.y, v.z += a.z, v.w += a.w;
+  if (ok) *reinterpret_cast<float4*>(t.x + c) = v;
+  float ss = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+#pragma unroll
+  for (int o = 4; o > 0; o >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, o);
+  float q[4] = {v.x * in.w.x, v.y * in.w.y, v.z * in.w.z, v.w * in.w.w};
+  lk_quantize_piece(q, xq, n, c, ok);
+  if (ok && (threadIdx.x & 7) == 0) sums[c / 32] = ss;
+}
+
 // The decode step's projection whose output is the next norm's addend with that norm folded in (norm_fold): lk_gemv's
-// rows (A as lk_gemv's), then each span of LK_NORM_SPAN outputs ended by the last of the blocks writing it, one warp:
-// the span added to the residual t.x (as lk_add_rmsnorm adds it), its sum of squares into spans, and the int8 copy
-// xq of x * w with unscaled scales (the norm's scale s factors out of a 32-block's codes; lk_xq_scale multiplies the
-// projections' sums by it). The copy's k is n (d); n a multiple of LK_NORM_SPAN. t.out is not written.
+// rows (A as lk_gemv's), then each span of LK_NORM_SPAN outputs ended by the last of the blocks writing it, one warp
+// (lk_fold_group_end a 32-group: the span added to the residual t.x, the int8 copy xq of x * w with unscaled scales --
+// the norm's scale s factors out of a 32-block's codes; lk_xq_scale multiplies the projections' sums by it -- and each
+// group's sum of squares into sums). The copy's k is n (d); n a multiple of LK_NORM_SPAN. t.out is not written.
 template <class M, int RPW, class X = const lk_act*, int A = LK_GEMV_AHEAD>
 __global__ void __launch_bounds__(256)
     lk_gemv_fold(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k, int n,
-                 lk_norm_tail t, int* __restrict__ xq, float* __restrict__ spans) {
+                 lk_norm_tail t, int* __restrict__ xq, float* __restrict__ sums) {
   lk_gemv_rows<M, RPW, 1, X, A>(m, x, bias, y, k, n);
   lk_pdl_entry();  // (a warp without rows waits here, before the tail's writes)
   const int rows = (int)(blockDim.x >> 5) * RPW, r0 = (int)blockIdx.x * rows;
@@ -547,15 +573,38 @@ __global__ void __launch_bounds__(256)
     const int first = s * LK_NORM_SPAN / rows, last = (min((s + 1) * LK_NORM_SPAN, n) - 1) / rows;
     if (!lk_last_of(&lk_span_done[s], (unsigned)(last - first + 1)) || threadIdx.x >= 32) continue;
     const int c = s * LK_NORM_SPAN + 4 * (int)threadIdx.x;
-    const float4 a = __ldcg(reinterpret_cast<const float4*>(y + c)), w = __ldg(reinterpret_cast<const float4*>(t.w + c));
-    float4 v = __ldcg(reinterpret_cast<const float4*>(t.x + c));
-    v.x += a.x, v.y += a.y, v.z += a.z, v.w += a.w;
-    *reinterpret_cast<float4*>(t.x + c) = v;
-    const float ss = lk_warp_sum(v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w);
-    float q[4] = {v.x * w.x, v.y * w.y, v.z * w.z, v.w * w.w};
-    lk_quantize_piece(q, xq, n, c, true);
-    if (threadIdx.x == 0) spans[s] = ss, lk_span_done[s] = 0;
+    lk_fold_group_end(t, lk_fold_group_in(t, c, true), __ldcg(reinterpret_cast<const float4*>(y + c)), xq, sums, n, c,
+                      true);
+    if (threadIdx.x == 0) lk_span_done[s] = 0;
   }
+}
+
+// norm_fold_groups: lk_gemv_fold's projection in blocks of one 32-group of output rows (32 / RPW warps of RPW rows;
+// RPW as lk_gemv's, gemv_short's included), each block ending its own group after a barrier: its rows kept in shared
+// memory, its first warp adds them to the residual (read while the other warps finish), writes the group's copy and
+// sum of squares (lk_fold_group_end: lk_gemv_fold's numbers) -- no counter, no fence, no second read of y from L2.
+// n a multiple of 32.
+template <class M, int RPW, class X = const lk_act*, int A = LK_GEMV_AHEAD>
+__global__ void __launch_bounds__(32 / RPW * 32)
+    lk_gemv_fold_group(M m, typename lk_in<X>::type x, const float* __restrict__ bias, lk_act* __restrict__ y, int k,
+                       int n, lk_norm_tail t, int* __restrict__ xq, float* __restrict__ sums) {
+  static_assert(RPW >= 1 && RPW <= 32 && 32 % RPW == 0, "a block's warps' rows are one 32-group");
+  __shared__ float4 group[8];
+  const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31, c = (int)blockIdx.x * 32 + 4 * lane;
+  lk_acc acc[RPW][1];
+  lk_gemv_sums<M, RPW, 1, 32, true, A>(m, x, k, n, row0, acc);
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) {
+      const lk_act v = (lk_act)(acc[i][0] + (bias ? (lk_acc)bias[row0 + i] : (lk_acc)0));
+      y[row0 + i] = v;
+      reinterpret_cast<float*>(group)[threadIdx.x / 32 * RPW + i] = (float)v;
+    }
+  lk_fold_in in{};
+  if (threadIdx.x < 32) in = lk_fold_group_in(t, c, lane < 8);  // (in flight while the other warps finish)
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  lk_fold_group_end(t, in, lane < 8 ? group[lane] : make_float4(0.f, 0.f, 0.f, 0.f), xq, sums, n, c, lane < 8);
 }
 
 // The GEMV with each row's units split over S warps of a block (split-K), for short rows whose GEMV cannot fill the

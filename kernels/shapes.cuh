@@ -85,7 +85,8 @@ LK_SHAPE int lk_norm_pieces(int d, int threads) {
 }
 
 // norm_fold: the spans of the residual whose last block adds, quantizes and sums their squares (a warp of 4 values a
-// lane), and the most spans a row may have (kernels/gemv.cuh's counters, lk_span_done).
+// lane; a sum of squares a 32-group, as norm_fold_groups' blocks of 32 rows write them), and the most spans a row may
+// have (kernels/gemv.cuh's counters, lk_span_done).
 #define LK_NORM_SPAN 128
 #define LK_NORM_SPANS_MAX 1024
 

@@ -173,7 +173,7 @@ class LaneSim {
           // (norm_fold: the copy of x * w unscaled; the sums times the norm's 1 / rms from its spans' sums)
           const T* spans = act(f, lane::Ref{s->second, 0});
           double ss = 0;
-          for (size_t i = 0; i < w.cols / LK_NORM_SPAN; ++i) ss += double(spans[i]);
+          for (size_t i = 0; i < w.cols / 32; ++i) ss += double(spans[i]);
           const double scale = 1.0 / std::sqrt(ss / double(w.cols) + double(m_.norm_eps));
           for (double& v : xr) v *= scale;
         }
@@ -236,7 +236,7 @@ class LaneSim {
       exec(f, g.norm);
       return;
     }
-    // norm_fold (the decode step's one row): the residual added, each span's sum of squares, the copy of x * w
+    // norm_fold (the decode step's one row): the residual added, each 32-group's sum of squares, the copy of x * w
     // unscaled; the norm's output is not written.
     T* x = act(f, g.norm.x);
     const T* add = act(f, *g.norm.add);
@@ -248,9 +248,9 @@ class LaneSim {
       x[i] = T(double(x[i]) + double(add[i]));
       xw[i] = T(double(x[i]) * double(w[i]));
     }
-    for (size_t s = 0; s < d / LK_NORM_SPAN; ++s) {
+    for (size_t s = 0; s < d / 32; ++s) {  // (a 32-group's sum of squares, either form of the fold)
       double ss = 0;
-      for (size_t i = s * LK_NORM_SPAN; i < (s + 1) * LK_NORM_SPAN; ++i) ss += double(x[i]) * double(x[i]);
+      for (size_t i = 32 * s; i < 32 * (s + 1); ++i) ss += double(x[i]) * double(x[i]);
       spans[s] = T(ss);
     }
     quantize(f, lane::QuantizeI8{g.norm.out, *g.norm.xq, 1, d, false}, xw.data());

@@ -138,10 +138,11 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
   // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and
-  // norm_fold held at their defaults (the compact caches only leave the precise numerics out, checked above;
-  // norm_fold's rule by Lowering.FoldedNormsEndTheirProjectionsAndScaleTheirReaders and KnobCount's counts).
+  // norm_fold (and its groups) held at their defaults (the compact caches only leave the precise numerics out, checked
+  // above; norm_fold's rules by Lowering.FoldedNorms* and KnobCount's counts).
   for (auto& d : s.domains)
-    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "norm_fold")
+    if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "norm_fold" ||
+        d.name == "norm_fold_groups")
       d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
@@ -546,13 +547,14 @@ TEST(Emit, EveryKnobChangesTheProgram) {
     for (const json& v : d.values) {
       if (v == defaults[d.name]) continue;
       // A knob that needs others (gemm_rows, gemm_prequant, gemv_prequant and norm_fold: the int8 numerics, norm_fold
-      // gemv_prequant too; int8's chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v and rope_kv; pdl_first:
-      // pdl) is tried beside them.
+      // gemv_prequant too, norm_fold_groups norm_fold; int8's chunks of 256: gemm_prequant; fuse_rope: the fused q/k/v
+      // and rope_kv; pdl_first: pdl) is tried beside them.
       json with = {{d.name, v}}, without = json::object();
       if (d.name == "gemm_rows" || d.name == "gemm_prequant" || d.name == "gemv_prequant" || d.name == "gemm_tile" ||
-          d.name == "norm_fold")
+          d.name == "norm_fold" || d.name == "norm_fold_groups")
         with["numerics"] = without["numerics"] = "int8";
-      if (d.name == "norm_fold") with["gemv_prequant"] = without["gemv_prequant"] = true;
+      if (d.name == "norm_fold" || d.name == "norm_fold_groups") with["gemv_prequant"] = without["gemv_prequant"] = true;
+      if (d.name == "norm_fold_groups") with["norm_fold"] = without["norm_fold"] = true;
       if (d.name == "gemm_tile")
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
       if (d.name == "fuse_rope")
@@ -876,6 +878,21 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
                              {"fuse_qkv", true},
                              {"fuse_glu", true},
                              {"pdl", true},
+                             {"max_chunk", 16}},
+                        // norm_fold_groups: blocks of a 32-group (1,024 threads at a row a warp; 256 at 4)
+                        json{{"gemv_prequant", true},
+                             {"norm_fold", true},
+                             {"norm_fold_groups", true},
+                             {"numerics", "int8"},
+                             {"fuse_qkv", true},
+                             {"pdl", true},
+                             {"max_chunk", 16}},
+                        json{{"gemv_prequant", true},
+                             {"norm_fold", true},
+                             {"norm_fold_groups", true},
+                             {"gemv_rows_per_warp", 4},
+                             {"numerics", "int8"},
+                             {"fuse_glu", true},
                              {"max_chunk", 16}},
                         // The compact caches through each writer (rope's append, the append launch, the fused
                         // projection's tail) and each attention kernel; the lanes' attention under f64 too.

@@ -337,6 +337,44 @@ TEST(Lowering, FoldedNormsEndTheirProjectionsAndScaleTheirReaders) {
             std::string::npos);
 }
 
+// norm_fold_groups: the same folds, each projection a block a 32-group of its rows (32 / RPW warps, gemv_short's
+// rows a warp included: 256 threads at 4) launched over n / 32 blocks with lk_gemv_fold's parameters; it needs
+// norm_fold, and its domain is norm_fold's.
+TEST(Lowering, FoldedNormsInBlocksOfAGroup) {
+  for (const bool short_rows : {false, true}) {
+    json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true}, {"norm_fold_groups", true},
+              {"fuse_qkv", true},   {"fuse_glu", true},      {"max_chunk", 16},   {"gemv_short", short_rows}};
+    // (gemv_short takes the tiny preset's rows where that still gives every multiprocessor two blocks: 4 of them)
+    const knobs::Target target = short_rows ? knobs::Target{4, 90} : knobs::Target{132, 90};
+    const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(k), target);
+    const Form& step = form_of(p, 1);
+    int folds = 0;
+    for (const Launch& l : step.launches)
+      for (const KernelCall& c : lower(p, step, l)) {
+        EXPECT_NE(c.kernel, "lk_gemv_fold");
+        if (c.kernel != "lk_gemv_fold_group") continue;
+        ++folds;
+        const int rpw = std::stoi(c.targs.at(1)), rows = int(q4km().model.d_model);
+        EXPECT_EQ(32 % rpw, 0) << c.instance();
+        EXPECT_EQ(c.block.v[0], unsigned(32 / rpw * 32)) << c.instance();
+        EXPECT_EQ(c.grid.v[0], unsigned(rows / 32)) << c.instance();
+        EXPECT_EQ(c.params.size(), 9u) << c.instance();
+        EXPECT_EQ(c.params[6].type, "lk_norm_tail");
+        EXPECT_EQ(rpw, short_rows ? 4 : 1) << c.instance();
+      }
+    EXPECT_EQ(folds, int(2 * q4km().model.layers)) << k.dump();
+  }
+  const knobs::Space s = knobs::space(q4km().model, {132, 90});
+  EXPECT_EQ(domain_size(s, "norm_fold_groups"), 2u);
+  EXPECT_NE(s.why_invalid(
+                 knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold_groups", true}}))
+                .find("norm_fold"),
+            std::string::npos);
+  static test::TempDir dir;
+  const Tiny moe = written(dir, synth::Options{.preset = "tiny-moe", .seed = 3});
+  EXPECT_EQ(domain_size(knobs::space(moe.model, {132, 90}), "norm_fold_groups"), 1u);
+}
+
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
 // (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
 // its quantize launch. Each layer: its two norms and its fold.

@@ -46,9 +46,10 @@ TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
   for (auto* s : {&h200, &a100, &small}) {
     // Fewer values of the knobs no constraint reads keep the visit short; the count multiplies them back.
     // (kv_cache and attn_mma keep two values: their constraints with the precise numerics and the chunks are still
-    // walked)
+    // walked; norm_fold_groups' one rule, on norm_fold, is AllowsAgreesWithTheConstraintsInWords')
     for (auto& d : s->domains)
-      if (d.name == "attn_splits" || d.name == "gemv_warps" || d.name == "attn_lanes") d.values.resize(1);
+      if (d.name == "attn_splits" || d.name == "gemv_warps" || d.name == "attn_lanes" || d.name == "norm_fold_groups")
+        d.values.resize(1);
       else if (d.name == "kv_cache" || d.name == "attn_mma")
         d.values.resize(2);
     EXPECT_EQ(s->size(), visited(*s));
@@ -58,9 +59,10 @@ TEST(KnobCount, CountsWhatTheGridVisitsWithoutVisitingIt) {
   // the points of the other numerics with chunks of 16 or more and the int8 GEMMs' knobs at their defaults; gemv_pipe,
   // retired in session 36, had tripled the int8 numerics' points with gemv_split 1: 70,885,440 and 23,628,480;
   // norm_fold adds the int8 points with gemv_prequant, gemv_split 1 and fuse_norm off again: 37,131,840 ->
-  // 41,351,040 and 12,377,280 -> 13,783,680)
-  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 41351040u);  // (pdl_first: 3/2 of the points, sm_90 only)
-  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 13783680u);
+  // 41,351,040 and 12,377,280 -> 13,783,680; norm_fold_groups those of norm_fold once more: 45,570,240 and
+  // 15,190,080)
+  EXPECT_EQ(knobs::space(t.model, {132, 90}).size(), 45570240u);  // (pdl_first: 3/2 of the points, sm_90 only)
+  EXPECT_EQ(knobs::space(t.model, {108, 80}).size(), 15190080u);
 }
 
 // allows() is why_constrained() without the words: the same verdict on points drawn from the whole product.
@@ -76,7 +78,7 @@ TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
     ASSERT_EQ(ok, s.why_constrained(k).empty()) << k.key();
     allowed += ok;
   }
-  EXPECT_GT(allowed, 100u);  // both verdicts, many times each (about 0.7% of the product holds)
+  EXPECT_GT(allowed, 40u);  // both verdicts, many times each (about 0.3% of the product holds)
   // The grid's order is the ordinals': at() of the first ordinals are each()'s first points (each() walks the whole
   // space: the knobs no constraint reads, and the cache and attention kernels, cut to keep it short).
   for (auto& d : s.domains)
@@ -93,7 +95,8 @@ TEST(KnobCount, AllowsAgreesWithTheConstraintsInWords) {
   EXPECT_EQ(first, walked);
 }
 
-// An 8B model's shape (32 query heads over 8 key/value heads): 60,426,720 points (54,262,080 before norm_fold,
+// An 8B model's shape (32 query heads over 8 key/value heads): 66,591,360 points (60,426,720 before
+// norm_fold_groups, 54,262,080 before norm_fold,
 // 103,579,200 with gemv_pipe in sessions 33-35; 29,048,640 before the knobs of sessions 24-32, 24,397,440 before
 // gemm_half, 15,808,320 before attention on the tensor cores, 2,067,840 before the cache types and the lane-a-position
 // attention; the 1,419,840 the issue names before gemm_tile).
@@ -105,8 +108,8 @@ TEST(KnobCount, AnEightBillionModelsSpace) {
   m.head_dim = m.value_dim = 128;
   m.context = 131072;
   auto s = knobs::space(m, {132, 90});
-  EXPECT_EQ(s.raw_size(), 10192158720u);
-  EXPECT_EQ(s.size(), 60426720u);
+  EXPECT_EQ(s.raw_size(), 20384317440u);
+  EXPECT_EQ(s.size(), 66591360u);
 }
 
 // Drives a strategy as the coordinator does, `batch` at a time, every proposal measured by `measure` before the next
@@ -161,7 +164,8 @@ TEST(Strategies, RestoredFromTheirStateTheyProposeWhatTheLiveOnesWould) {
 
 // Halving whose last round all fails its verification (a race under --stagger, say) verifies the next best of the round
 // before in its place, until one passes: the search still ends with a verified configuration, one more planned each
-// time. (27 draws: rounds of 27, 9 and 3 at the default eta 3 and 3 stages; the 3 of the last made to fail.)
+// time. (27 draws: rounds of 27, 9 and 3 at the default eta 3 and 3 stages; the 3 of the last made to fail, and the
+// landscape's races may fail the next ones.)
 TEST(Strategies, HalvingVerifiesTheRunnerUpWhereItsWinnerFails) {
   Bench b;
   SearchSettings s;
@@ -185,8 +189,10 @@ TEST(Strategies, HalvingVerifiesTheRunnerUpWhereItsWinnerFails) {
   for (const Observation& o : seen)
     if (o.verify) verifications.push_back(o);
   ASSERT_EQ(failed.size(), 3u);
-  ASSERT_EQ(verifications.size(), 4u);
-  EXPECT_TRUE(verifications.back().verified);  // the round before's fourth best, verified in their place
+  // (the round before's next best in their place, until one passes: the landscape's own races fail some of them too)
+  ASSERT_GE(verifications.size(), 4u);
+  for (size_t i = 0; i + 1 < verifications.size(); ++i) EXPECT_FALSE(verifications[i].valid) << i;
+  EXPECT_TRUE(verifications.back().verified);
   EXPECT_EQ(std::count(failed.begin(), failed.end(), verifications.back().key), 0);
   EXPECT_EQ(std::count_if(verifications.begin(), verifications.end(), [](const Observation& o) { return o.verified; }),
             1);
@@ -198,7 +204,7 @@ TEST(Strategies, GridIsLazyAndExact) {
   SearchSettings s;
   s.strategy = "grid";
   auto grid = make_strategy(*b.space, s);
-  EXPECT_EQ(grid->planned(), 41351040u);
+  EXPECT_EQ(grid->planned(), 45570240u);
   auto first = grid->propose(3, 0);
   ASSERT_EQ(first.size(), 3u);
   EXPECT_EQ(first[0].knobs, *b.space->at(0));

@@ -160,8 +160,9 @@ struct ArgMax {  // advances the token, the generated run and the position by `r
 struct GemvNorm {  // the projection, then the norm that adds its output to the residual (norm.add is gemv.y)
   Gemv gemv;
   AddNorm norm;
-  // norm_fold: the decode step's spans of 128 values, each ended by its last block (the residual added, the copy
-  // norm.xq of x * w, unscaled, and the span's sum of squares into `spans`); norm.out is not written.
+  // norm_fold: the decode step's spans of 128 values, each ended by its last block (norm_fold_groups: each 32-group by
+  // its own block): the residual added, the copy norm.xq of x * w, unscaled, and each 32-group's sum of squares into
+  // `spans`; norm.out is not written.
   std::optional<std::string> spans = std::nullopt;
 };
 struct GemvRope {  // the fused q/k/v projection, then rope with the cache append (rope.q, k and append.v are its
@@ -259,7 +260,7 @@ struct Form {
   size_t arena_bytes = 0;
   std::string token;   // its token input
   std::string logits;  // the logits its arg-max reads
-  // norm_fold: a quantized copy written unscaled -> its spans' sums of squares (the projections reading the copy
+  // norm_fold: a quantized copy written unscaled -> its 32-groups' sums of squares (the projections reading the copy
   // scale their sums by the norm's 1 / rms from them).
   std::map<std::string, std::string> span_sums;
 };

@@ -211,6 +211,13 @@ bool has_type(const model::Model& m, ggml::Type t) {
   return any_matrix(m, [t](ggml::Type x) { return x == t; });
 }
 
+// Whether a decode norm of `m` can fold into the projection before it (norm_fold, norm_fold_groups): d_model whole
+// spans, and a dense FFN somewhere (a mixture's router reads its FFN norm's output in f32).
+bool norm_can_fold(const model::Model& m) {
+  const bool spans = m.d_model % LK_NORM_SPAN == 0 && m.d_model / LK_NORM_SPAN <= LK_NORM_SPANS_MAX;
+  return spans && std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
+}
+
 const KnobDef kTable[] = {
     {"numerics",
      &Knobs::numerics,
@@ -347,9 +354,17 @@ const KnobDef kTable[] = {
      "of the norm's output reads the copy; only where a norm can fold (d_model whole spans, a dense FFN somewhere)",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
-       const bool spans = m.d_model % LK_NORM_SPAN == 0 && m.d_model / LK_NORM_SPAN <= LK_NORM_SPANS_MAX;
-       const bool dense = std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
-       if (!spans || !dense) values.resize(1);
+       if (!norm_can_fold(m)) values.resize(1);
+     }},
+    {"norm_fold_groups",
+     &Knobs::norm_fold_groups,
+     "norm_fold's projections in blocks of one 32-group of output rows (32 / rows-a-warp warps a block: 1,024 threads "
+     "at a row a warp), each block ending its own group after a barrier (the residual added, its copy and sum of "
+     "squares: the numbers of the spans' last blocks), where those need a counter and a fence a block and a second "
+     "read of the outputs from L2; only where norm_fold can fold",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (!norm_can_fold(m)) values.resize(1);
      }},
     {"attn_heads",
      &Knobs::attn_heads,
@@ -684,6 +699,12 @@ const Rule kRules[] = {
                        ", gemv_split " + std::to_string(k.gemv_split) + ", fuse_norm " +
                        (k.fuse_norm ? "true" : "false") + ")";
               });
+     }},
+    {"norm_fold_groups: norm_fold (it shapes the folded projections)",
+     "norm_fold_groups norm_fold",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.norm_fold_groups || k.norm_fold ||
+              broken(why, [] { return std::string("norm_fold_groups needs norm_fold (it shapes its projections)"); });
      }},
     {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
      "attn_heads",

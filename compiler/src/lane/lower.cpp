@@ -503,6 +503,13 @@ class Lowerer {
       KernelCall c = std::move(plain[0]);
       c.kernel = "lk_gemv_fold";
       c.targs.erase(c.targs.begin() + 2);  // (lk_gemv's R: the step's one row; its X and A stay)
+      if (k_.norm_fold_groups) {  // (a block a 32-group of rows: 32 / RPW warps, RPW lk_gemv's, gemv_short's too)
+        const int rpw = std::stoi(c.targs[1]);
+        if (32 % rpw != 0 || w.rows % 32 != 0) throw Error("norm_fold_groups needs whole 32-groups of rows");
+        c.kernel = "lk_gemv_fold_group";
+        c.grid = dims1(w.rows / 32);
+        c.block = dims1(size_t(32 / rpw) * 32);
+      }
       c.params.push_back(
           Arg::aggregate("lk_norm_tail", {ptr(op.norm.x), ptr(op.norm.w), Arg::null(),  // (out unwritten)
                                           Arg::integer(m_.d_model), Arg::real(float(m_.norm_eps))}));

@@ -453,8 +453,9 @@ void prequantize(const Schedule& p, Form& f) {
 // norm_fold: in the decode step, each add + norm whose residual add is the plain projection just before it (o, down),
 // whose quantized copy it writes (prequantize: folds_quantize) and whose output no launch reads but through that copy
 // (the projections' lists name both), folds into that projection (GemvNorm with spans): the launch's spans of 128
-// values each end in their last block, which adds the span to the residual and writes the copy of x * w unscaled
-// with the span's sum of squares; the projections reading the copy read the sums too and scale by the norm's 1 / rms.
+// values each end in their last block (norm_fold_groups: each 32-group in its own block), which adds the span to the
+// residual and writes the copy of x * w unscaled with each 32-group's sum of squares; the projections reading the copy
+// read the sums too and scale by the norm's 1 / rms.
 void fold_norms(const Schedule& p, Form& f) {
   const size_t d = p.model.d_model;
   if (f.rows != 1 || d % LK_NORM_SPAN != 0 || d / LK_NORM_SPAN > LK_NORM_SPANS_MAX) return;
@@ -483,7 +484,7 @@ void fold_norms(const Schedule& p, Form& f) {
       continue;
     }
     const std::string spans = "spans_" + *n->xq;
-    f.buffers.try_emplace(spans, Buffer{spans, d / LK_NORM_SPAN, Elem::Acc, Life::Step});
+    f.buffers.try_emplace(spans, Buffer{spans, d / 32, Elem::Acc, Life::Step});
     f.span_sums[*n->xq] = spans;
     folded[*n->xq] = n->out.buf;
     Launch& at = out.back();
