@@ -779,3 +779,36 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   lk_glu_sums(ag, au);
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
 }
+
+#if LK_WITH_BLOCKS
+// glu_groups: the decode step's fused gate/up GEMV over a block format whose rows are one or two units a lane (A that
+// many, RPW = LK_GEMV_AHEAD / A rows a warp: gemv_short's trade, the same registers as the joint rounds' one row of
+// LK_GEMV_AHEAD), in blocks of one 32-group of outputs (32 / RPW warps), each writing its group's int8 copy yq (the
+// down projection's input, k n) after a barrier as lk_quantize_i8 would: the quantize launch before the down folded
+// in, with no counter or fence (session 21's count-and-fence a block lost; 23's cluster form too). The sums and the
+// activation as lk_gemv_glu's joint rounds take them (STAGE: glu_stage's copy in shared memory).
+template <int T, int RPW, int A, class X, bool STAGE = false>
+__global__ void __launch_bounds__(32 / RPW * 32)
+    lk_gemv_glu_group(lk_blk<T> g, lk_blk<T> u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n,
+                      int* __restrict__ yq) {
+  static_assert(RPW >= 1 && RPW <= 32 && 32 % RPW == 0 && A * RPW <= LK_GEMV_AHEAD, "a block's rows one 32-group");
+  __shared__ float4 group[8];
+  const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31;
+  lk_acc ag[RPW][1], au[RPW][1];
+  lk_gemv_sums_i8b2<T, RPW, 1, X, STAGE, A>(g, u, x, k, n, row0, ag, au);
+  if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag), lk_xq_scale(x, k, au);
+  lk_glu_sums(ag, au);
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) {
+      const lk_act v = (lk_act)ag[i][0];
+      y[row0 + i] = v;
+      reinterpret_cast<float*>(group)[threadIdx.x / 32 * RPW + i] = (float)v;
+    }
+  __syncthreads();
+  if (threadIdx.x >= 32) return;
+  const float4 v4 = lane < 8 ? group[lane] : make_float4(0.f, 0.f, 0.f, 0.f);
+  float v[4] = {v4.x, v4.y, v4.z, v4.w};
+  lk_quantize_piece(v, yq, n, (int)blockIdx.x * 32 + 4 * lane, lane < 8);
+}
+#endif

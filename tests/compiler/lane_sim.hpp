@@ -297,6 +297,7 @@ class LaneSim {
     std::copy_n(act(f, g.out), up.size(), up.begin());
     T* out = act(f, g.out);
     for (size_t i = 0; i < gate.size(); ++i) out[i] = T(double(gate[i]) / (1.0 + std::exp(-double(gate[i]))) * up[i]);
+    if (g.out_xq) exec(f, lane::QuantizeI8{g.out, *g.out_xq, g.rows, w.rows, false});  // (glu_groups: its copy too)
   }
   void exec(const lane::Form& f, const lane::Rope& o) {
     const size_t hd = m_.head_dim, half = hd / 2;

@@ -253,6 +253,22 @@ TEST(LanePlanOnCpu, FoldedNormsMatchTheReference) {
                         {{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", true}, {"max_chunk", 16}});
 }
 
+// glu_groups: the decode step's fused gate/up GEMV writing the down projection's int8 copy itself (the quantize launch
+// gone) computes what the launch did: tiny-llama Q4_K_M (k 256: its GLU rows one unit a lane), int8 and int8x2, with
+// norm_fold and without.
+TEST(LanePlanOnCpu, TheGluWritingItsCopyMatchesTheReference) {
+  const synth::Options o{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 11};
+  for (const char* numerics : {"int8", "int8x2"})
+    for (const bool fold : {false, true})
+      matches_the_reference(o, {{"numerics", numerics},
+                                {"gemv_prequant", true},
+                                {"glu_groups", true},
+                                {"norm_fold", fold},
+                                {"fuse_qkv", true},
+                                {"fuse_glu", true},
+                                {"max_chunk", 16}});
+}
+
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them
 // computes the very logits of the schedule without them (the CPU's model reads the QuantizeI8 buffers as lk_gemm_i8q
 // and the GEMVs read them), in chunks of 64 rows or of 256 (each row's products and sums are its own whatever the

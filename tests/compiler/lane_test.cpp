@@ -555,6 +555,10 @@ TEST(Emit, EveryKnobChangesTheProgram) {
         with["numerics"] = without["numerics"] = "int8";
       if (d.name == "norm_fold" || d.name == "norm_fold_groups") with["gemv_prequant"] = without["gemv_prequant"] = true;
       if (d.name == "norm_fold_groups") with["norm_fold"] = without["norm_fold"] = true;
+      if (d.name == "glu_groups") {
+        with["numerics"] = without["numerics"] = "int8";
+        with["gemv_prequant"] = without["gemv_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
+      }
       if (d.name == "gemm_tile")
         with["gemm_prequant"] = without["gemm_prequant"] = with["fuse_glu"] = without["fuse_glu"] = true;
       if (d.name == "fuse_rope")
@@ -922,7 +926,8 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // block GEMM of each kind (lk_gemm_i8qb; under gemm_tile lk_gemm_i8tb) alone as the worker's kernel modules: a
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
 // under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed); and gemv_short's form of two units a lane
-// and the fused gate/up GEMV staging the int8 copy (glu_stage) and the pipelined GEMVs (gemv_pipe) as modules.
+// and the fused gate/up GEMV staging the int8 copy (glu_stage), alone and in blocks of a 32-group writing the down's
+// copy (glu_groups, beside norm_fold), as modules.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -952,6 +957,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   json tiled = k;
   tiled["gemm_tile"] = 64;
   const json staged = {{"numerics", "int8"}, {"gemv_prequant", true}, {"fuse_glu", true}, {"glu_stage", true}};
+  json grouped = staged;  // (glu_groups: the GLU's blocks of a 32-group writing the down's copy)
+  grouped["glu_groups"] = grouped["norm_fold"] = true;
   int modules = 0;
   struct Module {
     json knobs;
@@ -963,7 +970,8 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   for (const auto& [knobs, kernel, in_lane] :
        {Module{k, "lk_gemm_i8qb<", true}, Module{tiled, "lk_gemm_i8tb<", true},
         Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>", false},
-        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true}}) {
+        Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true},
+        Module{grouped, "lk_gemv_glu_group<LK_Q4_K, 4, 1, lk_xq, true>", true}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
                                  [&](const std::string& i) { return i.rfind(kernel, 0) == 0; });

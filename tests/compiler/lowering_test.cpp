@@ -375,6 +375,56 @@ TEST(Lowering, FoldedNormsInBlocksOfAGroup) {
   EXPECT_EQ(domain_size(knobs::space(moe.model, {132, 90}), "norm_fold_groups"), 1u);
 }
 
+// glu_groups: where the fused gate/up GEMV's rows are one or two units a lane of a block format (the tiny preset's k of
+// 256: one), the decode step's GLU is lk_gemv_glu_group (4 rows a warp, blocks of one 32-group of outputs: 8 warps),
+// which writes the down projection's int8 copy, so no quantize launch is left in the step but what norm_fold leaves;
+// the chunks keep theirs. An 8B's rows (k 4,096: four units a lane) are not such: the knob's domain leaves it out
+// there; it needs gemv_prequant and fuse_glu.
+TEST(Lowering, TheShortGluWritesTheDownsCopyInBlocksOfAGroup) {
+  const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"glu_groups", true}, {"norm_fold", true},
+                  {"fuse_qkv", true},   {"fuse_glu", true},      {"max_chunk", 16},    {"glu_stage", true}};
+  const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+  const Form& step = form_of(p, 1);
+  int groups = 0, quantizes = 0;
+  for (const Launch& l : step.launches) {
+    if (std::holds_alternative<QuantizeI8>(l.op)) ++quantizes;
+    if (const auto* g = std::get_if<GemvGlu>(&l.op)) {
+      ASSERT_TRUE(g->out_xq.has_value());
+      EXPECT_NE(std::find(l.writes.begin(), l.writes.end(), *g->out_xq), l.writes.end());
+    }
+    for (const KernelCall& c : lower(p, step, l)) {
+      EXPECT_NE(c.kernel, "lk_gemv_glu");
+      if (c.kernel != "lk_gemv_glu_group") continue;
+      ++groups;
+      EXPECT_EQ(c.instance().rfind("lk_gemv_glu_group<LK_Q4_K, 4, 1, lk_xq, true>", 0), 0u) << c.instance();
+      EXPECT_EQ(c.block.v[0], 256u);
+      EXPECT_EQ(c.grid.v[0], unsigned(q4km().model.ffn / 32));
+      EXPECT_GT(c.smem, 0u);  // (glu_stage's copy)
+      ASSERT_EQ(c.params.size(), 7u);
+      EXPECT_TRUE(step.buffers.count(c.params[6].place.name)) << c.params[6].place.name;
+    }
+  }
+  EXPECT_EQ(groups, int(q4km().model.layers));
+  EXPECT_EQ(quantizes, 0);  // (the first norm, the folds, attention and the GLUs write every copy)
+  for (const Form& f : p.forms) {
+    if (f.rows == 1) continue;
+    for (const Launch& l : f.launches) {
+      if (const auto* g = std::get_if<GemvGlu>(&l.op)) {
+        EXPECT_FALSE(g->out_xq.has_value());
+      }
+    }
+  }
+  const knobs::Space s = knobs::space(q4km().model, {132, 90});
+  EXPECT_EQ(domain_size(s, "glu_groups"), 2u);
+  EXPECT_NE(
+      s.why_invalid(knobs::Knobs::from_json({{"numerics", "int8"}, {"gemv_prequant", true}, {"glu_groups", true}}))
+          .find("fuse_glu"),
+      std::string::npos);
+  model::Model wide = q4km().model;  // (an 8B's width: four units a lane)
+  wide.d_model = 4096;
+  EXPECT_EQ(domain_size(knobs::space(wide, {132, 90}), "glu_groups"), 1u);
+}
+
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
 // (lk_add_rmsnorm<.., true>, lk_attention_fold<true>), so no quantize launch follows either; the FFN's product keeps
 // its quantize launch. Each layer: its two norms and its fold.

@@ -52,6 +52,8 @@ struct Knobs {
                                // 128-value span's last block adds, quantizes x * w; the projections after scale
   bool norm_fold_groups = false;  // norm_fold's projections in blocks of one 32-group of rows, each ending its own
                                   // group after a barrier (no counters or fences)
+  bool glu_groups = false;  // the decode step's fused gate/up GEMV over short rows of a block format in blocks of one
+                            // 32-group of outputs, each writing its group's int8 copy (no quantize launch after it)
   int attn_heads = 0;          // query heads a decode attention block computes (0: its key/value head's whole group)
   bool fuse_rope = false;      // rope, the per-head norm and the cache append done by the q/k/v projection's last block
   bool side_streams = false;   // launches that do not depend on each other run side by side on side streams

@@ -98,6 +98,9 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   Ref x, out;
   int rows;
   std::optional<std::string> xq;
+  // glu_groups: the quantized copy of `out` the launch writes too (the decode step's, where its blocks end whole
+  // 32-groups of outputs: lk_glu_group_units), in place of a quantize launch.
+  std::optional<std::string> out_xq = std::nullopt;
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then

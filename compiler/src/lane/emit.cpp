@@ -170,7 +170,7 @@ std::string program_head(const knobs::Knobs& k) {
 void LibraryParts::need(const std::string& instance) {
   // (a block-format kernel names its matrices' type, lk_blk<..>, or its format alone: lk_gemm_i8qb<LK_Q4_K, ..>)
   blocks |= instance.find("lk_blk<") != std::string::npos || instance.rfind("lk_gemm_i8qb<", 0) == 0 ||
-            instance.rfind("lk_gemm_i8tb<", 0) == 0;
+            instance.rfind("lk_gemm_i8tb<", 0) == 0 || instance.rfind("lk_gemv_glu_group<", 0) == 0;
   mma |= instance.rfind("lk_gemm_i8", 0) == 0;
   gemm_tile |= instance.rfind("lk_gemm_i8t<", 0) == 0 || instance.rfind("lk_gemm_i8tb<", 0) == 0;
   attn_mma |= instance.rfind("lk_attention_mma<", 0) == 0;

@@ -366,6 +366,19 @@ const KnobDef kTable[] = {
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!norm_can_fold(m)) values.resize(1);
      }},
+    {"glu_groups",
+     &Knobs::glu_groups,
+     "the decode step's fused gate/up GEMV, where its rows are one or two units a lane of a block format (gemv_short's "
+     "trade: 4 or 2 rows a warp), in blocks of one 32-group of outputs, each writing its group's int8 copy after a "
+     "barrier: no quantize launch before the down projection; only where a dense layer's gate and up are such",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       const bool any = std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {
+         return L.w_gate && L.w_up && L.w_gate->type == L.w_up->type &&
+                lk_glu_group_units(int(L.w_gate->type), m.d_model, m.ffn) != 0;
+       });
+       if (!any) values.resize(1);
+     }},
     {"attn_heads",
      &Knobs::attn_heads,
      "query heads a decode attention block computes: its key/value head's whole group (0) or fewer, for more "
@@ -705,6 +718,14 @@ const Rule kRules[] = {
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.norm_fold_groups || k.norm_fold ||
               broken(why, [] { return std::string("norm_fold_groups needs norm_fold (it shapes its projections)"); });
+     }},
+    {"glu_groups: gemv_prequant (the int8 copy the fused gate/up reads) and fuse_glu",
+     "glu_groups gemv_prequant fuse_glu",
+     [](const Space&, const Knobs& k, std::string* why) {
+       return !k.glu_groups || (k.gemv_prequant && k.fuse_glu) || broken(why, [&] {
+                return std::string("glu_groups needs gemv_prequant and fuse_glu (gemv_prequant ") +
+                       (k.gemv_prequant ? "true" : "false") + ", fuse_glu " + (k.fuse_glu ? "true" : "false") + ")";
+              });
      }},
     {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
      "attn_heads",

@@ -472,6 +472,23 @@ class Lowerer {
       out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq));
       return;
     }
+    if (op.out_xq) {  // (glu_groups: blocks of a 32-group of outputs writing its copy; the decode step's one row)
+      const int per = lk_glu_group_units(int(g.type), g.cols, g.rows), rpw = per ? LK_GEMV_AHEAD / per : 0;
+      if (!per || op.rows != 1 || !op.xq || u.type != g.type) throw Error("glu_groups needs short rows of one format");
+      KernelCall c;
+      c.kernel = "lk_gemv_glu_group";
+      c.targs = {block_macro(g.type), std::to_string(rpw), std::to_string(per)};
+      Arg x = gemv_input(op.xq, op.x, 0, g.cols, c.targs, op.rows);
+      c.grid = dims1(g.rows / 32);
+      c.block = dims1(size_t(32 / rpw) * 32);
+      // (glu_stage: the copy's row staged as the joint rounds of a row a warp stage it, whatever the rows a warp)
+      c.smem = k_.glu_stage ? size_t(lk_gemv_glu_smem(true, int8_words(k_), 1, 1, true, g.cols)) : 0;
+      if (c.smem) c.targs.push_back("true");
+      c.params = {Arg::weights(g.name),          Arg::weights(u.name), x, ptr(op.out), Arg::integer(int64_t(g.cols)),
+                  Arg::integer(int64_t(g.rows)), ptr(*op.out_xq)};
+      out.push_back(std::move(c));
+      return;
+    }
     const int rpw = knobs::gemv_rows(k_, g.type), warps = k_.gemv_warps;
     slab_grids(op.rows, [&](int at, int r, int count) {
       KernelCall c;

@@ -380,8 +380,9 @@ void each_gemm(const Op& op, F f) {
 
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
 // itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
-// head's values at a time, attention's a block's heads: whole 32-blocks of them): that launch, with the op's xq field
-// to set; else nulls.
+// head's values at a time, attention's a block's heads: whole 32-blocks of them), or under glu_groups the fused
+// gate/up GEMV's over short rows of a block format (its blocks a 32-group of outputs each): that launch, with the op's
+// field to set; else nulls.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
                                                                const Ref& x, int rows) {
   if (rows != 1) return {nullptr, nullptr};
@@ -398,6 +399,12 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
       a && a->rows == 1 && (a->fold || (a->splits == 1 && !a->part)) && a->out == x && !a->xq &&
       p.model.value_dim % 32 == 0)
     return {&*writer, &a->xq};
+  if (auto* g = std::get_if<GemvGlu>(&writer->op);  // (glu_groups: its blocks end whole 32-groups of outputs)
+      g && p.knobs.glu_groups && g->rows == 1 && g->out == x && g->xq && !g->out_xq) {
+    const Matrix& w = p.matrix(g->wg);
+    if (lk_glu_group_units(int(w.type), w.cols, w.rows) != 0 && p.matrix(g->wu).type == w.type)
+      return {&*writer, &g->out_xq};
+  }
   return {nullptr, nullptr};
 }
 
