@@ -723,9 +723,9 @@ const Rule kRules[] = {
      "glu_groups gemv_prequant fuse_glu",
      [](const Space&, const Knobs& k, std::string* why) {
        return !k.glu_groups || (k.gemv_prequant && k.fuse_glu) || broken(why, [&] {
-                return std::string("glu_groups needs gemv_prequant and fuse_glu (gemv_prequant ") +
-                       (k.gemv_prequant ? "true" : "false") + ", fuse_glu " + (k.fuse_glu ? "true" : "false") + ")";
-              });
+         return std::string("glu_groups needs gemv_prequant and fuse_glu (gemv_prequant ") +
+                (k.gemv_prequant ? "true" : "false") + ", fuse_glu " + (k.fuse_glu ? "true" : "false") + ")";
+       });
      }},
     {"attn_heads: 0 or a divisor of the query heads a key/value head serves",
      "attn_heads",
