@@ -312,7 +312,7 @@ TEST(Lowering, FoldedNormsEndTheirProjectionsAndScaleTheirReaders) {
         EXPECT_TRUE(step.buffers.count(c.params[8].place.name)) << c.params[8].place.name;
       }
       for (const Arg& a : c.params)
-        if (a.type == "lk_xq" && a.members.size() == 5) {
+        if (a.type == "lk_xq" && a.members.at(3).kind == Arg::Kind::Pointer && !a.members[3].place.name.empty()) {
           scaled.insert(a.members[0].place.name);
           EXPECT_EQ(step.span_sums.at(a.members[0].place.name), a.members[3].place.name);
         }
@@ -423,6 +423,33 @@ TEST(Lowering, TheShortGluWritesTheDownsCopyInBlocksOfAGroup) {
   model::Model wide = q4km().model;  // (an 8B's width: four units a lane)
   wide.d_model = 4096;
   EXPECT_EQ(domain_size(knobs::space(wide, {132, 90}), "glu_groups"), 1u);
+}
+
+// A GEMV's int8 copy is an lk_xq parameter naming every field of the struct (kernels/gemv.cuh: the copy, its rows, the
+// first row, norm_fold's sums and eps), a plain copy's last two null and 0: the resident host lays each parameter out
+// from its members and refuses a call whose bytes differ from the kernel's (session 37's first device call: every
+// gemv_prequant lane in the worker's path refused, the copies' 3 fields 16 bytes of lk_xq's 32).
+TEST(Lowering, AnInt8CopyNamesEveryFieldOfItsStruct) {
+  for (const bool fold : {false, true}) {
+    const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"norm_fold", fold}, {"fuse_qkv", true},
+                    {"fuse_glu", true},   {"max_chunk", 16}};
+    const Schedule p = schedule(q4km().file, q4km().model, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+    int copies = 0;
+    for (const Form& f : p.forms)
+      for (const Launch& l : f.launches)
+        for (const KernelCall& c : lower(p, f, l))
+          for (const Arg& a : c.params) {
+            if (a.type != "lk_xq") continue;
+            ++copies;
+            ASSERT_EQ(a.members.size(), 5u) << c.instance();
+            EXPECT_EQ(a.members[3].kind, Arg::Kind::Pointer);
+            EXPECT_EQ(a.members[4].kind, Arg::Kind::Float);
+            if (!fold) {
+              EXPECT_TRUE(a.members[3].place.name.empty()) << c.instance();
+            }
+          }
+    EXPECT_GT(copies, 0);
+  }
 }
 
 // gemv_prequant: the decode step's norms and attention folds write the quantized copy the projections after them read
@@ -672,7 +699,7 @@ TEST(Lowering, AChunksGemvSlabsReadTheRowByRowCopy) {
         ASSERT_EQ(c.targs.back(), "lk_xq") << c.instance();
         const Arg& x = c.params.at(1);
         ASSERT_EQ(x.kind, Arg::Kind::Aggregate);
-        ASSERT_EQ(x.members.size(), 3u);
+        ASSERT_EQ(x.members.size(), 5u);  // (every field of lk_xq: AnInt8CopyNamesEveryFieldOfItsStruct)
         EXPECT_EQ(x.members[1].i, rows);  // the copy's rows
         EXPECT_EQ(x.members[2].i, 0);     // lk_gemv's slabs along y from row 0 (blockIdx.y adds 8 a slab)
         EXPECT_EQ(c.grid.v[1], unsigned(rows >= 8 ? rows / 8 : 1));

@@ -187,10 +187,13 @@ class Lowerer {
                  int rows = 1) const {
     if (!xq) return ptr(x, size_t(at) * k);
     targs.push_back("lk_xq");
-    std::vector<Arg> fields = {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at)};
+    // Every field of kernels/gemv.cuh's lk_xq, those left at their defaults too: the resident host lays a parameter out
+    // from its members, and checks its bytes against the kernel's (a copy of 3 of the 5 fields was 16 bytes of 32).
+    std::vector<Arg> fields = {Arg::pointer(place(*xq), "(const int*)"), Arg::integer(rows), Arg::integer(at),
+                               Arg::null(), Arg::real(0.f)};
     if (auto s = f_.span_sums.find(*xq); s != f_.span_sums.end()) {  // (norm_fold: a copy written unscaled)
-      fields.push_back(ptr(s->second));
-      fields.push_back(Arg::real(float(m_.norm_eps)));
+      fields[3] = ptr(s->second);
+      fields[4] = Arg::real(float(m_.norm_eps));
     }
     return Arg::aggregate("lk_xq", fields);
   }
