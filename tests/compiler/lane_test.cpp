@@ -696,7 +696,7 @@ TEST(Emit, EveryKnobChangesTheProgram) {
                     "9.999999975e-07f, f1_xq_l0_h);"),
             std::string::npos);
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 1, lk_xq><<<64, 256, 0, st>>>(w_blk_0_attn_q, "
-                    "lk_xq{(const int*)f1_xq_l0_h, 1, 0}"),
+                    "lk_xq{(const int*)f1_xq_l0_h, 1, 0, nullptr, 0.000000000e+00f}"),
             std::string::npos);
   // (a chunk's GEMV slabs read a row-by-row copy of the chunk's rows too: here 2 rows from row 0)
   EXPECT_NE(gq.find("lk_gemv<lk_q8, 1, 2, lk_xq>"), std::string::npos);
