@@ -13,8 +13,8 @@
 // A decode step's activations quantized once (gemv_prequant): lk_quantize_i8<false>'s copy of `rows` rows, row-major:
 // the words' int8 values [P][rows][k], then their f32 scales [P][rows][k / 32]; a GEMV reads its R rows from `row`
 // (an expert launch's pair: lk_x_at). As a GEMV kernel's input (its last template argument). norm_fold: a copy of
-// one row written unscaled by the projection before (lk_gemv_fold), `spans` its 128-value spans' sums of squares,
-// from which the sums are scaled by the norm's 1 / sqrt(mean + eps) (lk_xq_scale); null otherwise.
+// one row written unscaled by the projection before (lk_gemv_fold), `spans` its 32-groups' sums of squares, from
+// which the sums are scaled by the norm's 1 / sqrt(mean + eps) (lk_xq_scale); null otherwise.
 struct lk_xq {
   const int* q;
   int rows, row;
@@ -432,16 +432,28 @@ LK_DEVICE void lk_gemv_sums_f(const M& m, const lk_act* __restrict__ x, int k, i
 // norm_fold: a warp's sums over a copy written unscaled, times the norm's 1 / sqrt(mean(x^2) + eps) from its 32-groups'
 // sums of squares (summed in one order by every warp: the same scale for every row, bitwise stable); a no-op where
 // the copy is a plain one.
-template <int RPW, int R>
-LK_DEVICE void lk_xq_scale(const lk_xq& x, int k, lk_acc (&acc)[RPW][R]) {
-  if (!x.spans) return;
+// (lk_xq_norm: that scale, once a warp; the fused gate/up GEMVs scale both matrices' sums by it)
+LK_DEVICE float lk_xq_norm(const lk_xq& x, int k) {
   float ss = 0.f;
   for (int i = threadIdx.x & 31; i < k / 32; i += 32) ss += __ldcg(x.spans + i);
-  const float s = 1.f / sqrtf(lk_warp_sum(ss) / (float)k + x.eps);
+  return 1.f / sqrtf(lk_warp_sum(ss) / (float)k + x.eps);
+}
+template <int RPW, int R>
+LK_DEVICE void lk_xq_scale(float s, lk_acc (&acc)[RPW][R]) {
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] *= s;
+}
+template <int RPW, int R>
+LK_DEVICE void lk_xq_scale(const lk_xq& x, int k, lk_acc (&acc)[RPW][R]) {
+  if (x.spans) lk_xq_scale(lk_xq_norm(x, k), acc);
+}
+template <int RPW, int R>
+LK_DEVICE void lk_xq_scale(const lk_xq& x, int k, lk_acc (&a)[RPW][R], lk_acc (&b)[RPW][R]) {
+  if (!x.spans) return;
+  const float s = lk_xq_norm(x, k);
+  lk_xq_scale(s, a), lk_xq_scale(s, b);
 }
 
 // The sums by the lane's numerics: int8 products over Q8_0 and block-format matrices under LK_INT8 (Q8_0's from a
@@ -556,6 +568,18 @@ LK_DEVICE void lk_fold_group_end(const lk_norm_tail& t, lk_fold_in in, float4 a,
   if (ok && (threadIdx.x & 7) == 0) sums[c / 32] = ss;
 }
 
+// A block of one 32-group of outputs (norm_fold_groups, glu_groups): its warp's RPW values v (lane 0's) stored to y
+// from row0 and into the block's `group` (32 floats in shared memory), which its first warp ends after a barrier.
+template <int RPW>
+LK_DEVICE void lk_group_store(const lk_act (&v)[RPW], lk_act* __restrict__ y, int row0, float4 (&group)[8]) {
+  if ((threadIdx.x & 31) != 0) return;
+#pragma unroll
+  for (int i = 0; i < RPW; ++i) {
+    y[row0 + i] = v[i];
+    reinterpret_cast<float*>(group)[threadIdx.x / 32 * RPW + i] = (float)v[i];
+  }
+}
+
 // The decode step's projection whose output is the next norm's addend with that norm folded in (norm_fold): lk_gemv's
 // rows (A as lk_gemv's), then each span of LK_NORM_SPAN outputs ended by the last of the blocks writing it, one warp
 // (lk_fold_group_end a 32-group: the span added to the residual t.x, the int8 copy xq of x * w with unscaled scales --
@@ -593,13 +617,10 @@ __global__ void __launch_bounds__(32 / RPW * 32)
   const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31, c = (int)blockIdx.x * 32 + 4 * lane;
   lk_acc acc[RPW][1];
   lk_gemv_sums<M, RPW, 1, 32, true, A>(m, x, k, n, row0, acc);
-  if (lane == 0)
+  lk_act v[RPW];
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) {
-      const lk_act v = (lk_act)(acc[i][0] + (bias ? (lk_acc)bias[row0 + i] : (lk_acc)0));
-      y[row0 + i] = v;
-      reinterpret_cast<float*>(group)[threadIdx.x / 32 * RPW + i] = (float)v;
-    }
+  for (int i = 0; i < RPW; ++i) v[i] = (lk_act)(acc[i][0] + (bias ? (lk_acc)bias[row0 + i] : (lk_acc)0));
+  lk_group_store<RPW>(v, y, row0, group);
   lk_fold_in in{};
   if (threadIdx.x < 32) in = lk_fold_group_in(t, c, lane < 8);  // (in flight while the other warps finish)
   __syncthreads();
@@ -767,7 +788,7 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   if constexpr (lk_glu_joint<M, RPW, R>) {
     lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, R, X, STAGE>(g, u, lk_x_at(x, slab, k), k, n, min(row0, n - 1), ag,
                                                                au);
-    if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag), lk_xq_scale(x, k, au);
+    if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag, au);
     if (row0 >= n) return;  // (after the sums: under STAGE the block stages their input together)
   } else
 #endif
@@ -796,19 +817,16 @@ __global__ void __launch_bounds__(32 / RPW * 32)
   const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31;
   lk_acc ag[RPW][1], au[RPW][1];
   lk_gemv_sums_i8b2<T, RPW, 1, X, STAGE, A>(g, u, x, k, n, row0, ag, au);
-  if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag), lk_xq_scale(x, k, au);
+  if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag, au);
   lk_glu_sums(ag, au);
-  if (lane == 0)
+  lk_act v[RPW];
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) {
-      const lk_act v = (lk_act)ag[i][0];
-      y[row0 + i] = v;
-      reinterpret_cast<float*>(group)[threadIdx.x / 32 * RPW + i] = (float)v;
-    }
+  for (int i = 0; i < RPW; ++i) v[i] = (lk_act)ag[i][0];
+  lk_group_store<RPW>(v, y, row0, group);
   __syncthreads();
   if (threadIdx.x >= 32) return;
-  const float4 v4 = lane < 8 ? group[lane] : make_float4(0.f, 0.f, 0.f, 0.f);
-  float v[4] = {v4.x, v4.y, v4.z, v4.w};
-  lk_quantize_piece(v, yq, n, (int)blockIdx.x * 32 + 4 * lane, lane < 8);
+  const float4 g4 = lane < 8 ? group[lane] : make_float4(0.f, 0.f, 0.f, 0.f);
+  float q[4] = {g4.x, g4.y, g4.z, g4.w};
+  lk_quantize_piece(q, yq, n, (int)blockIdx.x * 32 + 4 * lane, lane < 8);
 }
 #endif

@@ -151,8 +151,12 @@ LK_SHAPE int lk_gemm_h_row(int bm) {
 // The dynamic shared memory of an lk_gemv_glu launch: under its joint rounds (a block format, the int8 numerics'
 // `words` words an activation, one row a warp, one activation row) over the int8 copy (`copy`) the block stages the
 // copy's row, `words` words of k codes and k / 32 f32 scales (kernels/gemv.cuh's lk_xq_stage); else none.
+// (lk_xq_stage_smem: the staged row's bytes, which lk_gemv_glu_group stages the same way at any rows a warp)
+LK_SHAPE unsigned long long lk_xq_stage_smem(int words, unsigned long long k) {
+  return (unsigned long long)words * k * 9 / 8;
+}
 LK_SHAPE unsigned long long lk_gemv_glu_smem(bool block, int words, int rpw, int rows, bool copy, unsigned long long k) {
-  return block && words > 0 && rpw == 1 && rows == 1 && copy ? (unsigned long long)words * k * 9 / 8 : 0;
+  return block && words > 0 && rpw == 1 && rows == 1 && copy ? lk_xq_stage_smem(words, k) : 0;
 }
 LK_SHAPE int lk_gemm_h_outputs(bool glu, int bm) {
   return glu ? bm / 2 : bm;

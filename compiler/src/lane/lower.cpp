@@ -484,8 +484,7 @@ class Lowerer {
       Arg x = gemv_input(op.xq, op.x, 0, g.cols, c.targs, op.rows);
       c.grid = dims1(g.rows / 32);
       c.block = dims1(size_t(32 / rpw) * 32);
-      // (glu_stage: the copy's row staged as the joint rounds of a row a warp stage it, whatever the rows a warp)
-      c.smem = k_.glu_stage ? size_t(lk_gemv_glu_smem(true, int8_words(k_), 1, 1, true, g.cols)) : 0;
+      c.smem = k_.glu_stage ? size_t(lk_xq_stage_smem(int8_words(k_), g.cols)) : 0;  // (glu_stage: the copy's row)
       if (c.smem) c.targs.push_back("true");
       c.params = {Arg::weights(g.name),          Arg::weights(u.name), x, ptr(op.out), Arg::integer(int64_t(g.cols)),
                   Arg::integer(int64_t(g.rows)), ptr(*op.out_xq)};
