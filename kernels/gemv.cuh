@@ -801,23 +801,32 @@ __global__ void __launch_bounds__(256, lk_glu_joint<M, RPW, R> ? 3 : 0)
   lk_gemv_store<RPW, R>(ag, nullptr, y + slab * n, n, row0);
 }
 
-#if LK_WITH_BLOCKS
-// glu_groups: the decode step's fused gate/up GEMV over a block format whose rows are one or two units a lane (A that
-// many, RPW = LK_GEMV_AHEAD / A rows a warp: gemv_short's trade, the same registers as the joint rounds' one row of
+// glu_groups: the decode step's fused gate/up GEMV whose rows are one or two units a lane (A that many, RPW =
+// LK_GEMV_AHEAD / A rows a warp: gemv_short's trade, the same registers as the joint rounds' one row of
 // LK_GEMV_AHEAD), in blocks of one 32-group of outputs (32 / RPW warps), each writing its group's int8 copy yq (the
 // down projection's input, k n) after a barrier as lk_quantize_i8 would: the quantize launch before the down folded
 // in, with no counter or fence (session 21's count-and-fence a block lost; 23's cluster form too). The sums and the
-// activation as lk_gemv_glu's joint rounds take them (STAGE: glu_stage's copy in shared memory).
-template <int T, int RPW, int A, class X, bool STAGE = false>
+// activation as lk_gemv_glu takes them: a block format's joint rounds (STAGE: glu_stage's copy in shared memory),
+// Q8_0's gate then up.
+template <class M, int RPW, int A, class X, bool STAGE = false>
 __global__ void __launch_bounds__(32 / RPW * 32)
-    lk_gemv_glu_group(lk_blk<T> g, lk_blk<T> u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n,
+    lk_gemv_glu_group(M g, M u, typename lk_in<X>::type x, lk_act* __restrict__ y, int k, int n,
                       int* __restrict__ yq) {
   static_assert(RPW >= 1 && RPW <= 32 && 32 % RPW == 0 && A * RPW <= LK_GEMV_AHEAD, "a block's rows one 32-group");
   __shared__ float4 group[8];
   const int row0 = lk_gemv_row0<RPW>(), lane = threadIdx.x & 31;
   lk_acc ag[RPW][1], au[RPW][1];
-  lk_gemv_sums_i8b2<T, RPW, 1, X, STAGE, A>(g, u, x, k, n, row0, ag, au);
-  if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag, au);
+#if LK_WITH_BLOCKS
+  if constexpr (lk_blk_type<M>::value != 0) {
+    lk_gemv_sums_i8b2<lk_blk_type<M>::value, RPW, 1, X, STAGE, A>(g, u, x, k, n, row0, ag, au);
+    if constexpr (std::is_same_v<X, lk_xq>) lk_xq_scale(x, k, ag, au);
+  } else
+#endif
+  {
+    static_assert(!STAGE, "glu_stage stages a block format's copy");
+    lk_gemv_sums<M, RPW, 1, 32, true, A>(g, x, k, n, row0, ag);
+    lk_gemv_sums<M, RPW, 1, 32, false, A>(u, x, k, n, row0, au);
+  }
   lk_glu_sums(ag, au);
   lk_act v[RPW];
 #pragma unroll
@@ -829,4 +838,3 @@ __global__ void __launch_bounds__(32 / RPW * 32)
   float q[4] = {g4.x, g4.y, g4.z, g4.w};
   lk_quantize_piece(q, yq, n, (int)blockIdx.x * 32 + 4 * lane, lane < 8);
 }
-#endif

@@ -236,11 +236,12 @@ LK_SHAPE int lk_gemv_short_units(int t, unsigned long long cols) {
   const unsigned long long per = (cols / (lk_is_block(t) ? 32 : 16) + 31) / 32;
   return per >= 1 && per <= LK_GEMV_AHEAD / 2 ? (int)per : 0;
 }
-// glu_groups: the units a lane takes of each row of the decode step's fused gate/up GEMV over a block format matrix of
-// `rows` rows of `cols` (gemv_short's trade: A that many, LK_GEMV_AHEAD / A rows a warp) where its blocks of 32 / that
-// many warps can each end one 32-group of outputs with its int8 copy (kernels/gemv.cuh's lk_gemv_glu_group), else 0.
+// glu_groups: the units a lane takes of each row of the decode step's fused gate/up GEMV over a block format or Q8_0
+// matrix of `rows` rows of `cols` (gemv_short's trade: A that many, LK_GEMV_AHEAD / A rows a warp) where its blocks of
+// 32 / that many warps can each end one 32-group of outputs with its int8 copy (kernels/gemv.cuh's
+// lk_gemv_glu_group), else 0.
 LK_SHAPE int lk_glu_group_units(int t, unsigned long long cols, unsigned long long rows) {
-  return lk_is_block(t) && rows % 32 == 0 ? lk_gemv_short_units(t, cols) : 0;
+  return rows % 32 == 0 ? lk_gemv_short_units(t, cols) : 0;
 }
 // Elements a block of the checkpoint holds (32, or 256 for the K-quants and IQ4_XS) and its bytes.
 LK_SHAPE int lk_block_elems(int t) {

@@ -255,18 +255,20 @@ TEST(LanePlanOnCpu, FoldedNormsMatchTheReference) {
 
 // glu_groups: the decode step's fused gate/up GEMV writing the down projection's int8 copy itself (the quantize launch
 // gone) computes what the launch did: tiny-llama Q4_K_M (k 256: its GLU rows one unit a lane), int8 and int8x2, with
-// norm_fold and without.
+// norm_fold and without; tiny-qwen3 Q8_0 (k 256: one Q8_0 unit of 16 values a lane, gate then up).
 TEST(LanePlanOnCpu, TheGluWritingItsCopyMatchesTheReference) {
-  const synth::Options o{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 11};
-  for (const char* numerics : {"int8", "int8x2"})
-    for (const bool fold : {false, true})
-      matches_the_reference(o, {{"numerics", numerics},
-                                {"gemv_prequant", true},
-                                {"glu_groups", true},
-                                {"norm_fold", fold},
-                                {"fuse_qkv", true},
-                                {"fuse_glu", true},
-                                {"max_chunk", 16}});
+  const synth::Options q4km{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 11};
+  const synth::Options q8{.preset = "tiny-qwen3", .seed = 12};
+  for (const synth::Options& o : {q4km, q8})
+    for (const char* numerics : {"int8", "int8x2"})
+      for (const bool fold : {false, true})
+        matches_the_reference(o, {{"numerics", numerics},
+                                  {"gemv_prequant", true},
+                                  {"glu_groups", true},
+                                  {"norm_fold", fold},
+                                  {"fuse_qkv", true},
+                                  {"fuse_glu", true},
+                                  {"max_chunk", 16}});
 }
 
 // gemm_prequant and gemv_prequant move where the activations are quantized, not what they are: the schedule with them

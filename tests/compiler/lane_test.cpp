@@ -137,12 +137,13 @@ TEST(Knobs, SpaceChecksDomainsAndConstraints) {
             std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"attn_splits", 64}})).find("outside its domain"), std::string::npos);
   EXPECT_NE(s.why_invalid(knobs_of({{"context", 2048}})).find("outside its domain"), std::string::npos);
-  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels and
-  // norm_fold (and its groups) held at their defaults (the compact caches only leave the precise numerics out, checked
-  // above; norm_fold's rules by Lowering.FoldedNorms* and KnobCount's counts).
+  // The walk below counts the knobs of the dense lane's first spaces: the cache type, the attention kernels,
+  // norm_fold (and its groups) and glu_groups held at their defaults (the compact caches only leave the precise
+  // numerics out, checked above; the folds' rules by Lowering.FoldedNorms* and Lowering.TheShortGlu*, and KnobCount's
+  // counts).
   for (auto& d : s.domains)
     if (d.name == "kv_cache" || d.name == "attn_lanes" || d.name == "attn_mma" || d.name == "norm_fold" ||
-        d.name == "norm_fold_groups")
+        d.name == "norm_fold_groups" || d.name == "glu_groups")
       d.values.resize(1);
   size_t product = 1;
   for (const auto& d : s.domains) product *= d.values.size();
@@ -927,7 +928,7 @@ TEST(LaneFusedBuild, BuildsWithoutWarnings) {
 // module's library switches follow from its instance's name alone. The lane's GEMVs in gemv_short's form, its launches
 // under pdl_first, its Q6_K v's in the fused q/k launch (fuse_qkv_mixed); and gemv_short's form of two units a lane
 // and the fused gate/up GEMV staging the int8 copy (glu_stage), alone and in blocks of a 32-group writing the down's
-// copy (glu_groups, beside norm_fold), as modules.
+// copy (glu_groups, beside norm_fold; and over Q8_0 rows of two units a lane), as modules.
 TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -966,12 +967,13 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
     bool in_lane;  // the lane's image holds it (else the whole instance's name is built as it is)
   };
   // (gemv_short's form of two units a lane, a Q8_0 row of up to 1,024 values, is in no tiny checkpoint's lane on 132
-  // multiprocessors)
+  // multiprocessors; nor is glu_groups' over such rows, qwen3-0.6b's)
   for (const auto& [knobs, kernel, in_lane] :
        {Module{k, "lk_gemm_i8qb<", true}, Module{tiled, "lk_gemm_i8tb<", true},
         Module{k, "lk_gemv<lk_q8, 2, 1, lk_xq, 2>", false},
         Module{staged, "lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>", true},
-        Module{grouped, "lk_gemv_glu_group<LK_Q4_K, 4, 1, lk_xq, true>", true}}) {
+        Module{grouped, "lk_gemv_glu_group<lk_blk<LK_Q4_K>, 4, 1, lk_xq, true>", true},
+        Module{grouped, "lk_gemv_glu_group<lk_q8, 2, 2, lk_xq>", false}}) {
     const lane::Image img = lane::image(f, m, knobs_of(knobs), {132, 90});
     const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
                                  [&](const std::string& i) { return i.rfind(kernel, 0) == 0; });

@@ -375,11 +375,11 @@ TEST(Lowering, FoldedNormsInBlocksOfAGroup) {
   EXPECT_EQ(domain_size(knobs::space(moe.model, {132, 90}), "norm_fold_groups"), 1u);
 }
 
-// glu_groups: where the fused gate/up GEMV's rows are one or two units a lane of a block format (the tiny preset's k of
-// 256: one), the decode step's GLU is lk_gemv_glu_group (4 rows a warp, blocks of one 32-group of outputs: 8 warps),
-// which writes the down projection's int8 copy, so no quantize launch is left in the step but what norm_fold leaves;
-// the chunks keep theirs. An 8B's rows (k 4,096: four units a lane) are not such: the knob's domain leaves it out
-// there; it needs gemv_prequant and fuse_glu.
+// glu_groups: where the fused gate/up GEMV's rows are one or two units a lane of a block format or Q8_0 (the tiny
+// preset's k of 256: one), the decode step's GLU is lk_gemv_glu_group (4 rows a warp, blocks of one 32-group of
+// outputs: 8 warps), which writes the down projection's int8 copy, so no quantize launch is left in the step but what
+// norm_fold leaves; the chunks keep theirs. An 8B's rows (k 4,096: four units a lane) are not such: the knob's domain
+// leaves it out there; it needs gemv_prequant and fuse_glu.
 TEST(Lowering, TheShortGluWritesTheDownsCopyInBlocksOfAGroup) {
   const json k = {{"numerics", "int8"}, {"gemv_prequant", true}, {"glu_groups", true}, {"norm_fold", true},
                   {"fuse_qkv", true},   {"fuse_glu", true},      {"max_chunk", 16},    {"glu_stage", true}};
@@ -396,7 +396,7 @@ TEST(Lowering, TheShortGluWritesTheDownsCopyInBlocksOfAGroup) {
       EXPECT_NE(c.kernel, "lk_gemv_glu");
       if (c.kernel != "lk_gemv_glu_group") continue;
       ++groups;
-      EXPECT_EQ(c.instance().rfind("lk_gemv_glu_group<LK_Q4_K, 4, 1, lk_xq, true>", 0), 0u) << c.instance();
+      EXPECT_EQ(c.instance().rfind("lk_gemv_glu_group<lk_blk<LK_Q4_K>, 4, 1, lk_xq, true>", 0), 0u) << c.instance();
       EXPECT_EQ(c.block.v[0], 256u);
       EXPECT_EQ(c.grid.v[0], unsigned(q4km().model.ffn / 32));
       EXPECT_GT(c.smem, 0u);  // (glu_stage's copy)
@@ -423,6 +423,24 @@ TEST(Lowering, TheShortGluWritesTheDownsCopyInBlocksOfAGroup) {
   model::Model wide = q4km().model;  // (an 8B's width: four units a lane)
   wide.d_model = 4096;
   EXPECT_EQ(domain_size(knobs::space(wide, {132, 90}), "glu_groups"), 1u);
+  // Q8_0 (tiny-qwen3: k 256, one unit of 16 values a lane): the gate's sums then the up's (glu_stage's domain is
+  // the block formats').
+  json k8 = k;
+  k8.erase("glu_stage");
+  const Schedule q8 = schedule(tiny().file, tiny().model, knobs::Knobs::from_json(k8), knobs::Target{132, 90});
+  int q8_groups = 0;
+  for (const Launch& l : form_of(q8, 1).launches)
+    for (const KernelCall& c : lower(q8, form_of(q8, 1), l)) {
+      EXPECT_NE(c.kernel, "lk_gemv_glu");
+      if (c.kernel != "lk_gemv_glu_group") continue;
+      ++q8_groups;
+      EXPECT_EQ(c.instance(), "lk_gemv_glu_group<lk_q8, 4, 1, lk_xq>");
+    }
+  EXPECT_EQ(q8_groups, int(tiny().model.layers));
+  EXPECT_EQ(domain_size(knobs::space(tiny().model, {132, 90}), "glu_groups"), 2u);
+  model::Model wide8 = tiny().model;  // (k 2,048 of Q8_0: four units a lane)
+  wide8.d_model = 2048;
+  EXPECT_EQ(domain_size(knobs::space(wide8, {132, 90}), "glu_groups"), 1u);
 }
 
 // A GEMV's int8 copy is an lk_xq parameter naming every field of the struct (kernels/gemv.cuh: the copy, its rows, the

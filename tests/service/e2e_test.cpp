@@ -248,7 +248,7 @@ TEST(EndToEnd, CancelKeepsTheJobAndStopsIt) {
   EXPECT_NE(status.out.find("cancelled"), std::string::npos) << status.out;
 }
 
-// A grid of 60,760,320 points (45,570,240 on the h200, 15,190,080 on the a100) with two replay workers measuring it:
+// A grid of 75,275,520 points (56,456,640 on the h200, 18,818,880 on the a100) with two replay workers measuring it:
 // the submit plans it lazily, leases and status keep answering while it runs, and the progress counts the grid exactly.
 TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   Cluster c;
@@ -257,20 +257,20 @@ TEST(EndToEnd, AHugeGridKeepsLeasesAndStatusAnswering) {
   c.start_worker("b", 5);
   int64_t job = c.submit("--gpus h200,a100 --strategy grid");
   auto j = std::to_string(job);
-  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 60760320);
+  EXPECT_EQ(c.query("SELECT SUM(planned) FROM searches WHERE job = " + j), 75275520);
   EXPECT_LE(c.query("SELECT COUNT(*) FROM plans WHERE job = " + j), 64);
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 60, 120));
   for (int i = 0; i < 5; ++i) {
     auto st = c.cli("status " + j);
     ASSERT_EQ(st.status, 0) << st.out;
-    EXPECT_NE(st.out.find(" 45,570,240 "), std::string::npos) << st.out;
-    EXPECT_NE(st.out.find(" 15,190,080 "), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find(" 56,456,640 "), std::string::npos) << st.out;
+    EXPECT_NE(st.out.find(" 18,818,880 "), std::string::npos) << st.out;
   }
   auto rows = nlohmann::json::parse(c.cli("status " + j + " --format json").out);
   ASSERT_EQ(rows.size(), 2u);
   std::map<std::string, int64_t> planned;
   for (auto& r : rows) planned[r["gpu"]] = r["planned"];
-  EXPECT_EQ(planned, (std::map<std::string, int64_t>{{"a100", 15190080}, {"h200", 45570240}}));
+  EXPECT_EQ(planned, (std::map<std::string, int64_t>{{"a100", 18818880}, {"h200", 56456640}}));
   ASSERT_TRUE(wait_for(c, "SELECT COUNT(*) FROM runs WHERE gpu = 'h200' AND job = " + j, 120, 120));
   // Every run of a distinct plan, the h200's in the grid's order, none answered from outside the recording.
   EXPECT_EQ(c.query("SELECT COUNT(*) - COUNT(DISTINCT plan) FROM runs WHERE job = " + j), 0);

@@ -368,9 +368,10 @@ const KnobDef kTable[] = {
      }},
     {"glu_groups",
      &Knobs::glu_groups,
-     "the decode step's fused gate/up GEMV, where its rows are one or two units a lane of a block format (gemv_short's "
-     "trade: 4 or 2 rows a warp), in blocks of one 32-group of outputs, each writing its group's int8 copy after a "
-     "barrier: no quantize launch before the down projection; only where a dense layer's gate and up are such",
+     "the decode step's fused gate/up GEMV, where its rows are one or two units a lane of a block format or Q8_0 "
+     "(gemv_short's trade: 4 or 2 rows a warp), in blocks of one 32-group of outputs, each writing its group's int8 "
+     "copy after a barrier: no quantize launch before the down projection; only where a dense layer's gate and up are "
+     "such",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        const bool any = std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {

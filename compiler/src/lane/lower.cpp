@@ -480,11 +480,13 @@ class Lowerer {
       if (!per || op.rows != 1 || !op.xq || u.type != g.type) throw Error("glu_groups needs short rows of one format");
       KernelCall c;
       c.kernel = "lk_gemv_glu_group";
-      c.targs = {block_macro(g.type), std::to_string(rpw), std::to_string(per)};
+      c.targs = {format_type(g.type), std::to_string(rpw), std::to_string(per)};
       Arg x = gemv_input(op.xq, op.x, 0, g.cols, c.targs, op.rows);
       c.grid = dims1(g.rows / 32);
       c.block = dims1(size_t(32 / rpw) * 32);
-      c.smem = k_.glu_stage ? size_t(lk_xq_stage_smem(int8_words(k_), g.cols)) : 0;  // (glu_stage: the copy's row)
+      c.smem = k_.glu_stage && lk_is_block(int(g.type))  // (glu_stage: a block format's copy row)
+                   ? size_t(lk_xq_stage_smem(int8_words(k_), g.cols))
+                   : 0;
       if (c.smem) c.targs.push_back("true");
       c.params = {Arg::weights(g.name),          Arg::weights(u.name), x, ptr(op.out), Arg::integer(int64_t(g.cols)),
                   Arg::integer(int64_t(g.rows)), ptr(*op.out_xq)};
