@@ -29,7 +29,7 @@ for g in $(seq 0 $((GPUS - 1))); do
   WORKERS+=($!)
 done
 date +%s.%N > "$J/submitted"
-"$LT" submit "$F" --path --gpus h200 --time-budget "$BUDGET" --coordinator "$ADDR" --wait "$@" > "$J/submit.txt" 2> "$J/progress.txt"
+"$LT" submit "$F" --path --gpus "${TUNE_GPU:-h200}" --time-budget "$BUDGET" --coordinator "$ADDR" --wait "$@" > "$J/submit.txt" 2> "$J/progress.txt"
 date +%s.%N > "$J/ended"
 JOB=$(awk '/^job / {print $2; exit}' "$J/submit.txt")
 "$LT" results "$JOB" --json --coordinator "$ADDR" > "$J/results.json" 2> "$J/results.err"

@@ -532,7 +532,7 @@ void Coordinator::fail_plan_locked(const db::Plan& p, const std::string& why, do
   check_complete_locked(p.job);
 }
 
-std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
+std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max, bool verifications_only) {
   if (max == 0 || max > 64) throw InvalidArgument("a lease asks for 1 to 64 plans");
   const auto started = std::chrono::steady_clock::now();
   if (o_.replenish_inline) replenish();
@@ -552,7 +552,8 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
     for (auto& j : store_.jobs()) check_budget_locked(j);
     // Each job's row read once: nullopt for a job whose row cannot be read (failed here, its plans stopped).
     std::map<int64_t, std::optional<LeasedJob>> jobs;
-    std::set<int64_t> held_back;                             // screens of jobs in their closing phase, left pending
+    // Screens of jobs in their closing phase (or all, for a verifications-only lease), left pending.
+    std::set<int64_t> held_back;
     std::map<std::pair<int64_t, std::string>, double> best;  // (job, GPU kind) -> best objective so far
     for (int round = 0; round < 100 && out.size() < max; ++round) {
       auto pending = store_.pending(w->gpu, int(max - out.size() + held_back.size()));
@@ -572,7 +573,7 @@ std::vector<Lease> Coordinator::lease(int64_t worker, uint32_t max) {
         // The closing phase of a job with a time budget: its last stretch goes to verifying the front, so that the
         // budget never ends with the fastest screened configuration unverified (a screen leased now would end too
         // late to be verified after it).
-        if (!p.verify && closing(j.row, at)) {
+        if (!p.verify && (verifications_only || closing(j.row, at))) {
           held_back.insert(p.id);
           continue;
         }
@@ -685,8 +686,10 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     recorded = store_.insert_run(r);
     if (recorded) check_complete_locked(p->job);
     store_.touch_worker(worker, now());
-    // The search's queue under half its target (a round ending, a model batch to take): the replenisher is wanted.
-    low = recorded && size_t(store_.open_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu);
+    // The search's queue under half its target (a round ending, a model batch to take), or a valid screen (which may
+    // take the search's front, whose verification is wanted now: Strategy::urgent): the replenisher is wanted.
+    low =
+        recorded && ((r.valid && !p->verify) || size_t(store_.open_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu));
     t.commit();
   }
   if (recorded) observe_measurement(r.gpu, r.recorded_at);

@@ -138,17 +138,17 @@ class ModelSearch : public Strategy {
 
   std::string name() const override { return "model"; }
 
+  std::vector<Proposal> urgent() override {
+    std::vector<Proposal> out;
+    if (!exhausted_) verify_front(kFront, out);
+    return out;
+  }
+
   std::vector<Proposal> propose(size_t n, size_t open) override {
     std::vector<Proposal> out;
     if (exhausted_) return out;
-    // The front first: the best screened configurations not verified yet.
-    for (auto* r : front()) {
-      if (out.size() >= n) break;
-      const std::string h = key_hash(r->key);
-      if (r->verified || verifies_.count(h)) continue;
-      verifies_.insert(h);
-      out.push_back({r->knobs, r->key, 1, s_.options.verify_repetitions, true, false, r->origin});
-    }
+    verify_front(n, out);  // the front first: the best screened configurations not verified yet
+
     if (out.size() < n && screens_.size() < screens_budget_) {
       auto screens = next_screens(std::min<uint64_t>(n - out.size(), screens_budget_ - screens_.size()));
       if (screens.empty()) screens_budget_ = screens_.size();  // nothing left to draw
@@ -248,6 +248,17 @@ class ModelSearch : public Strategy {
       if (sd.key == key) return false;
     seeds_.push_back({c, key, origin});
     return true;
+  }
+
+  // Appends to `out`, up to `n` in all, the verifications of the front's configurations not verified or proposed yet.
+  void verify_front(size_t n, std::vector<Proposal>& out) {
+    for (auto* r : front()) {
+      if (out.size() >= n) break;
+      const std::string h = key_hash(r->key);
+      if (r->verified || verifies_.count(h)) continue;
+      verifies_.insert(h);
+      out.push_back({r->knobs, r->key, 1, s_.options.verify_repetitions, true, false, r->origin});
+    }
   }
 
   // The screened configurations that passed, by their best known objective (verified first where measured), the

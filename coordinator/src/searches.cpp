@@ -87,8 +87,11 @@ void Coordinator::replenish() {
         live.fed = r.id;
       }
       // Topped up when the queue is half empty (and asked when it is empty: a strategy that waits for a round's end
-      // then goes on, or says it is done).
-      if (t.open == 0 || t.open * 2 < t.target) t.proposed = live.strategy->propose(t.target - t.open, t.open);
+      // then goes on, or says it is done); else asked for what it wants verified now.
+      if (t.open == 0 || t.open * 2 < t.target)
+        t.proposed = live.strategy->propose(t.target - t.open, t.open);
+      else
+        t.proposed = live.strategy->urgent();
     } catch (const std::exception& e) {
       log(0, "search_failed", {{"job", std::to_string(t.row.job)}, {"gpu", t.row.gpu}, {"error", e.what()}});
       t.error = e.what();

@@ -199,7 +199,7 @@ class Service final : public pb::Coordinator::Service {
     return call(ctx, r, [&] {
       core_.check_worker_key(r->worker(), r->key());
       wire::versioned(*out);
-      for (auto& l : core_.lease(r->worker(), r->max_plans())) {
+      for (auto& l : core_.lease(r->worker(), r->max_plans(), r->verifications_only())) {
         auto* p = out->add_plans();
         p->set_plan(l.plan.id);
         p->set_lease(l.plan.lease);

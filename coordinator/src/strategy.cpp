@@ -175,12 +175,8 @@ class Keyed : public Strategy {
  public:
   Keyed(const SearchSpace& space, std::unique_ptr<Strategy> inner) : space_(space), inner_(std::move(inner)) {}
   std::string name() const override { return inner_->name(); }
-  std::vector<Proposal> propose(size_t n, size_t open) override {
-    auto v = inner_->propose(n, open);
-    for (auto& c : v)
-      if (c.key.empty()) c.key = space_.key(c.knobs);
-    return v;
-  }
+  std::vector<Proposal> propose(size_t n, size_t open) override { return keyed(inner_->propose(n, open)); }
+  std::vector<Proposal> urgent() override { return keyed(inner_->urgent()); }
   void take(const Observation& o) override { inner_->take(o); }
   uint64_t planned() const override { return inner_->planned(); }
   bool done() const override { return inner_->done(); }
@@ -188,6 +184,12 @@ class Keyed : public Strategy {
   std::string note() const override { return inner_->note(); }
 
  private:
+  std::vector<Proposal> keyed(std::vector<Proposal> v) const {
+    for (auto& c : v)
+      if (c.key.empty()) c.key = space_.key(c.knobs);
+    return v;
+  }
+
   const SearchSpace& space_;
   std::unique_ptr<Strategy> inner_;
 };

@@ -67,7 +67,9 @@ struct WatchedLink : worker::Link {
       throw;
     }
   }
-  std::vector<worker::LeasedPlan> lease(int64_t w, uint32_t max) override { return link->lease(w, max); }
+  std::vector<worker::LeasedPlan> lease(int64_t w, uint32_t max, bool verifications_only) override {
+    return link->lease(w, max, verifications_only);
+  }
   std::vector<int64_t> heartbeat(int64_t w, const std::vector<int64_t>& l) override { return link->heartbeat(w, l); }
   bool report(int64_t w, const worker::LeasedPlan& p, const worker::Result& r) override {
     return link->report(w, p, r);

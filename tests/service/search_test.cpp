@@ -184,6 +184,40 @@ TEST(Searches, TheClosingPhaseOfATimeBudgetVerifiesTheFrontOnly) {
   EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
 }
 
+// A screen that takes the model search's front has its verification made at once, though the queue is not low (the
+// strategy's urgent proposals after each result), and a worker whose plans are all building leases it alone
+// (verifications_only): the screens stay pending. Nothing else is leased that way.
+TEST(Searches, AScreenTakingTheFrontIsVerifiedBeforeTheScreensQueuedAhead) {
+  Fixture f(60);
+  f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
+  auto s = f.core->submit(f.spec("model", 200));
+  auto w = f.worker();
+  EXPECT_TRUE(f.core->lease(w, 4, true).empty());  // no verification pending yet
+  auto held = f.core->lease(w, 4);                 // a worker's queue of screens, building
+  ASSERT_EQ(held.size(), 4u);
+  const Lease* best = nullptr;
+  double best_ms = 1e9;
+  for (auto& l : held) {
+    ASSERT_FALSE(l.plan.verify);
+    const int id = nlohmann::json::parse(l.plan.knobs)["id"].get<int>();
+    const double ms = f.figures(id).decode_ms;
+    if (ms < best_ms) best_ms = ms, best = &l;
+  }
+  f.report(w, *best);  // the front's first member, measured while the other 3 build
+  // (the queue not low: 3 leased and 4 pending of a target of 8, so the strategy was asked for its urgent proposals
+  // alone)
+  EXPECT_EQ(f.plans(s.job.id).size(), 9u);
+  auto v = f.core->lease(w, 4, true);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_TRUE(v[0].plan.verify);
+  EXPECT_EQ(v[0].plan.knobs, best->plan.knobs);
+  EXPECT_TRUE(f.core->lease(w, 4, true).empty());  // the screens stay pending
+  f.report(w, v[0]);
+  auto verified = f.core->best(s.job.id, "h100");
+  ASSERT_EQ(verified.size(), 1u);
+  EXPECT_TRUE(verified[0].verified);
+}
+
 // A restart mid-search loses and repeats nothing: the plans made are the ones an uninterrupted coordinator makes.
 TEST(Searches, RestartMidSearchGoesOnAsIfNone) {
   Fixture straight(80), restarted(80);

@@ -31,6 +31,7 @@ struct FakeLink : Link {
   int fail_registrations = 0;  // the next registrations the coordinator cannot take (its disk full, say)
   int fail_reports = 0;        // the next reports that find the coordinator unavailable
   bool forget_worker = false;  // the next lease finds this worker unknown
+  int verify_polls = 0;        // leases asking for verifications only
   // Told, outside the lock, of each report recorded and of each heartbeat's answer (the leases it said were lost).
   std::function<void(int64_t plan)> on_report;
   std::function<void(const std::vector<int64_t>& lost)> on_heartbeat;
@@ -44,14 +45,21 @@ struct FakeLink : Link {
     ++registrations;
     return {registrations, 0.6};
   }
-  std::vector<LeasedPlan> lease(int64_t, uint32_t max) override {
+  std::vector<LeasedPlan> lease(int64_t, uint32_t max, bool verifications_only) override {
     std::lock_guard l(m);
     if (forget_worker) {
       forget_worker = false;
       throw LinkError("no worker 1 (register again)", false, true);
     }
     std::vector<LeasedPlan> v;
-    while (!queue.empty() && v.size() < max) v.push_back(queue.front()), queue.erase(queue.begin());
+    for (auto it = queue.begin(); it != queue.end() && v.size() < max;)
+      if (!verifications_only || it->verify) {
+        v.push_back(*it);
+        it = queue.erase(it);
+      } else {
+        ++it;
+      }
+    if (verifications_only) ++verify_polls;
     return v;
   }
   std::vector<int64_t> heartbeat(int64_t, const std::vector<int64_t>& leases) override {
@@ -99,12 +107,13 @@ struct FakeRunner : Runner {
   // The first wait that ran out ("plan 1's measurement"); empty when none did. A wait ends after 10 s at most, a
   // deadline only a broken worker meets, and none waits once one ran out, so that such a test fails quickly.
   std::string ran_out;
+  double wait_s = 10;  // the waits' deadline
 
   // Waits until `until(plan)` holds; REQUIRES: l holds m.
   void wait(std::unique_lock<std::mutex>& l, const std::function<bool(int64_t)>& until, int64_t plan,
             const char* what) {
     if (!until || !ran_out.empty()) return;
-    if (!changed.wait_for(l, std::chrono::seconds(10), [&] { return until(plan); }))
+    if (!changed.wait_for(l, std::chrono::duration<double>(wait_s), [&] { return until(plan); }))
       ran_out = "plan " + std::to_string(plan) + "'s " + what;
   }
   // Changes the record (or a test's state beside it) and wakes the waits.
@@ -186,6 +195,14 @@ LeasedPlan plan(int64_t id) {
   return p;
 }
 
+// Plans 1 to n into the link's queue, screens but plan `verify` (0: none), the front's verification.
+void push_plans(FakeLink& l, int n, int verify) {
+  for (int i = 1; i <= n; ++i) {
+    l.queue.push_back(plan(i));
+    l.queue.back().verify = i == verify;
+  }
+}
+
 Options options() {
   Options o;
   o.name = "test";
@@ -222,10 +239,7 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   auto runner = std::make_unique<FakeRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  for (int i = 1; i <= 4; ++i) {
-    l->queue.push_back(plan(i));
-    l->queue.back().verify = i == 4;  // three screens, then the front's verification
-  }
+  push_plans(*l, 4, 4);  // three screens, then the front's verification
   r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(1) > 0; };
   r->measure_after = [r](int64_t id) { return id != 1 || r->ready.size() == 4; };
   Options o = options();
@@ -238,6 +252,43 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   EXPECT_EQ(order, (std::vector<int64_t>{1, 4, 2, 3}));
 }
 
+// A worker whose plans are all still building asks for verifications alone (its queue full), and measures the one the
+// coordinator had pending meanwhile: plans 1 and 2 (screens) build until plan 3, the front's verification queued
+// behind them at the coordinator, has been measured. Without the polls the verification waits for a screen's build
+// (here, until the runner's wait runs out).
+TEST(WorkerLoop, PlansStillBuildingLetAPendingVerificationIn) {
+  struct Outcome {
+    std::vector<int64_t> order;
+    int polls;
+    std::string ran_out;
+  };
+  auto run = [](double verify_poll_s, double wait_s) {
+    auto link = std::make_unique<FakeLink>();
+    auto runner = std::make_unique<FakeRunner>();
+    auto* l = link.get();
+    auto* r = runner.get();
+    push_plans(*l, 3, 3);
+    r->prepare_after = [r](int64_t id) { return id == 3 || r->measured_end.count(3) > 0; };
+    r->wait_s = wait_s;
+    Options o = options();
+    o.prefetch = 2;
+    o.verify_poll_s = verify_poll_s;
+    Worker w(o, std::move(link), std::move(runner));
+    w.run();
+    Outcome out{{}, l->verify_polls, r->ran_out};
+    for (auto& [id, res] : l->reports) out.order.push_back(id);
+    return out;
+  };
+  const Outcome polled = run(0.05, 10);
+  EXPECT_EQ(polled.ran_out, "");
+  ASSERT_EQ(polled.order.size(), 3u);
+  EXPECT_EQ(polled.order.front(), 3);
+  EXPECT_GE(polled.polls, 1);
+  const Outcome waited = run(0, 0.3);
+  EXPECT_NE(waited.ran_out, "");
+  EXPECT_EQ(waited.polls, 0);
+}
+
 // A plan still building its kernels does not hold the GPU up: the plans prepared behind it are measured first, and
 // each result says how long the GPU waited for it. Plan 1's build ends 100 ms after plans 2 and 3 were measured.
 TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {
@@ -245,10 +296,7 @@ TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {
   auto runner = std::make_unique<FakeRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  for (int i = 1; i <= 3; ++i) {
-    l->queue.push_back(plan(i));
-    l->queue.back().verify = false;  // screens: the first prepared goes first
-  }
+  push_plans(*l, 3, 0);  // screens: the first prepared goes first
   r->prepare_after = [r](int64_t id) { return id != 1 || (r->measured_end.count(2) && r->measured_end.count(3)); };
   r->prepare_ms[1] = 100;
   Options o = options();
@@ -307,10 +355,7 @@ TEST(WorkerLoop, TheNextMeasurementRunsWhileTheOneBeforeIsChecked) {
   auto runner = std::make_unique<OverlappingRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  for (int i = 1; i <= 4; ++i) {
-    l->queue.push_back(plan(i));
-    l->queue.back().verify = false;
-  }
+  push_plans(*l, 4, 0);
   r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(id - 1) > 0; };
   r->checks_after = [r](int64_t id) { return id == 4 || r->measured_start.count(id + 1) > 0; };
   Options o = options();
@@ -336,10 +381,7 @@ TEST(WorkerLoop, AVerificationWaitingOnItsChecksHoldsNothingUp) {
   auto runner = std::make_unique<OverlappingRunner>();
   auto* l = link.get();
   auto* r = runner.get();
-  for (int i = 1; i <= 4; ++i) {
-    l->queue.push_back(plan(i));
-    l->queue.back().verify = i == 1;
-  }
+  push_plans(*l, 4, 1);
   std::set<int64_t> reported;  // under r->m
   l->on_report = [r, &reported](int64_t id) { r->note([&] { reported.insert(id); }); };
   r->prepare_after = [r](int64_t id) { return id == 1 || r->measured_start.count(1) > 0; };

@@ -85,10 +85,11 @@ class GrpcLink : public Link {
     return {out.worker(), out.lease_s()};
   }
 
-  std::vector<LeasedPlan> lease(int64_t worker, uint32_t max) override {
+  std::vector<LeasedPlan> lease(int64_t worker, uint32_t max, bool verifications_only) override {
     pb::LeaseRequest r;
     versioned(r).set_worker(worker);
     r.set_max_plans(max);
+    r.set_verifications_only(verifications_only);
     r.set_key(key());
     pb::LeaseReply out;
     check(stub_->Lease(ctx(30).get(), r, &out));

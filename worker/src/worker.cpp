@@ -168,6 +168,24 @@ struct Worker::Impl {
     return x;
   }
 
+  // A verification the coordinator has pending, if any, into the queue (a lease of one, verifications only); the
+  // coordinator unreachable or refusing: none now, the loop goes on with what it holds.
+  void lease_verifications(std::deque<Pending>& queue) {
+    try {
+      for (auto& p : link->lease(id, 1, true)) {
+        if (auto why = why_malformed(p)) {
+          log(0, "plan_malformed", {{"plan", std::to_string(p.plan)}, {"error", *why}});
+          report(p, Result::invalid(failure::kBadPlan, "the worker cannot read the plan: " + *why));
+          continue;
+        }
+        log(1, "leased", {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)}, {"verify", "1"}});
+        queue.push_back(start(p));
+      }
+    } catch (const LinkError& e) {
+      log(2, "lease_failed", {{"error", e.what()}, {"verifications_only", "1"}});
+    }
+  }
+
   void release(int64_t lease) {
     std::lock_guard lock(m);
     active.erase(lease);
@@ -245,7 +263,7 @@ struct Worker::Impl {
         if (queue.size() < o.prefetch) {
           try {
             const auto asked = std::chrono::steady_clock::now();
-            auto leased = link->lease(id, uint32_t(o.prefetch - queue.size()));
+            auto leased = link->lease(id, uint32_t(o.prefetch - queue.size()), false);
             log(2, "lease_call",
                 {{"plans", std::to_string(leased.size())},
                  {"ms", std::to_string(
@@ -288,12 +306,23 @@ struct Worker::Impl {
         auto ready = [](const Pending& x) {
           return x.prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
         };
+        // While none is prepared and the queue is full (its plans building their kernels), the worker asks now and
+        // then for verifications alone: a search's front, verified at once on a GPU that would idle (a 2-minute job on
+        // qwen3-0.6b ended with its fastest screen unverified behind 8 screens building, session 38).
         const auto picked = std::chrono::steady_clock::now();
+        auto polled = picked;
         auto next = queue.end();
         for (;;) {
           next = std::find_if(queue.begin(), queue.end(), [&](const Pending& x) { return x.plan.verify && ready(x); });
           if (next == queue.end()) next = std::find_if(queue.begin(), queue.end(), ready);
           if (next != queue.end() || stopping) break;
+          if (queue.size() >= o.prefetch && o.verify_poll_s > 0 &&
+              std::none_of(queue.begin(), queue.end(), [](const Pending& x) { return x.plan.verify; }) &&
+              std::chrono::steady_clock::now() - polled >= std::chrono::duration<double>(o.verify_poll_s)) {
+            polled = std::chrono::steady_clock::now();
+            lease_verifications(queue);
+            continue;
+          }
           queue.front().prepared.wait_for(std::chrono::milliseconds(2));  // none prepared yet: whichever is first
         }
         if (next == queue.end()) next = queue.begin();

@@ -215,7 +215,9 @@ class Coordinator {
   // Up to `max` plans for the worker's GPU kind; results measured before under its environment are reused on the way.
   // A stored row that cannot be read fails what it belongs to, never the call: a job's (its prompts, its objective,
   // its checkpoint) fails the job, a configuration's (its knobs) fails its plan with a kBadPlan run.
-  std::vector<Lease> lease(int64_t worker, uint32_t max);
+  // `verifications_only`: the pending verifications alone, the screens left pending (a worker whose plans are all
+  // still building asks so, and its GPU verifies a search's front meanwhile).
+  std::vector<Lease> lease(int64_t worker, uint32_t max, bool verifications_only = false);
   // Extends the worker's leases; returns those it no longer holds.
   std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases);
   // Records a plan's result once; false for a duplicate.

@@ -86,6 +86,10 @@ class Strategy {
   // Up to `n` candidates to measure next, `open` of the search's plans still pending or leased; fewer or none when it
   // waits for results. Never a (key, stage) it proposed before.
   virtual std::vector<Proposal> propose(size_t n, size_t open) = 0;
+  // The verifications it wants made now, however full the queue is (asked after each result while propose is not):
+  // the model strategy's front, whose verification would otherwise wait behind the screens queued before a faster
+  // one landed; none by default. Never a (key, stage) it proposed before.
+  virtual std::vector<Proposal> urgent() { return {}; }
   // Learns from a finished plan.
   virtual void take(const Observation& o) = 0;
   // How many plans it means to measure in all (the progress line's "planned").

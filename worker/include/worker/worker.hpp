@@ -38,7 +38,8 @@ class Link {
   virtual ~Link() = default;
   // Registers; returns the worker's id and the lease length in seconds.
   virtual std::pair<int64_t, double> register_worker(const std::string& name, const Gpu& gpu) = 0;
-  virtual std::vector<LeasedPlan> lease(int64_t worker, uint32_t max) = 0;
+  // Up to `max` plans; `verifications_only`: only plans that verify (asked while every plan held is still building).
+  virtual std::vector<LeasedPlan> lease(int64_t worker, uint32_t max, bool verifications_only) = 0;
   // Returns the leases the worker lost.
   virtual std::vector<int64_t> heartbeat(int64_t worker, const std::vector<int64_t>& leases) = 0;
   virtual bool report(int64_t worker, const LeasedPlan& p, const Result& r) = 0;
@@ -56,6 +57,8 @@ struct Options {
   std::filesystem::path cache_dir;  // checkpoints by digest
   uint32_t prefetch = 2;            // plans held at once: one measured, the next prepared
   double idle_poll_s = 0.2;         // how long an idle worker waits before asking for plans again
+  // How often a worker whose plans are all still building asks for a pending verification (0: never).
+  double verify_poll_s = 1;
   double give_up_s = 0;             // exit after this long without reaching the coordinator (0: never)
   // Registration is tried again while the coordinator cannot take it (unreachable, out of resources, its disk full):
   // after waits of about retry_min_s, doubling up to retry_max_s (Backoff).
