@@ -26,8 +26,7 @@ const char* const kPriors[] = {
     // (the record's set: one split, the decode step's rope in its attention, the K-quant headers' layout, chunks of 512
     // whose large GEMMs run on Hopper's wgmma, a small model's logits in gemv_short's form (a checkpoint without such
     // a matrix takes the variant without it): llama-3.1-8b Q4_K_M decode 506 tok/s against llama.cpp's 270,
-    // prefill(512)
-    // 16,387 against 9,053; qwen3-0.6b 1,760 against 736, 84,614 against 33,385; session 27's record)
+    // prefill(512) 16,387 against 9,053; qwen3-0.6b 1,760 against 736, 84,614 against 33,385; session 27's record)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"kv_cache":"f16",
         "attn_mma":2,"attn_splits":1,"gemv_short":true})",
@@ -38,7 +37,8 @@ const char* const kPriors[] = {
         "attn_mma":2,"attn_splits":1,"gemv_short":true,"glu_stage":true})",
     // (the small model's whole set: each launch letting the next one start before its wait, the staged copy, and the
     // fused gate/up GEMV in blocks of a 32-group writing the down projection's copy where its rows are short:
-    // qwen3-0.6b Q4_K_M's decode 1,917 -> 1,979 tok/s with glu_groups, on an H100; sessions 37-38)
+    // qwen3-0.6b Q4_K_M's decode 1,917 -> 1,979 tok/s with glu_groups, on an H100, and 1,928 -> 2,001 side by side
+    // with llama.cpp's 738; Q8_0's 1,617 -> 1,714; sessions 37-38)
     R"({"numerics":"int8","gemv_prequant":true,"gemm_half":true,"max_chunk":512,"fuse_qkv":true,"fuse_glu":true,
         "fuse_rope_kv":true,"pdl":true,"pdl_first":true,"cuda_graphs":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,
         "kv_cache":"f16","attn_mma":2,"attn_splits":1,"gemv_short":true,"glu_stage":true,"glu_groups":true})",

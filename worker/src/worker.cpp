@@ -168,19 +168,29 @@ struct Worker::Impl {
     return x;
   }
 
+  // Leased plans into the queue, each started preparing; a plan the worker cannot read as sent is reported failed at
+  // once, never measured or guessed at.
+  void admit(const std::vector<LeasedPlan>& leased, std::deque<Pending>& queue) {
+    for (auto& p : leased) {
+      if (auto why = why_malformed(p)) {
+        log(0, "plan_malformed", {{"plan", std::to_string(p.plan)}, {"error", *why}});
+        report(p, Result::invalid(failure::kBadPlan, "the worker cannot read the plan: " + *why));
+        continue;
+      }
+      log(1, "leased",
+          {{"plan", std::to_string(p.plan)},
+           {"job", std::to_string(p.job)},
+           {"verify", p.verify ? "1" : "0"},
+           {"knobs", p.knobs.dump()}});
+      queue.push_back(start(p));
+    }
+  }
+
   // A verification the coordinator has pending, if any, into the queue (a lease of one, verifications only); the
   // coordinator unreachable or refusing: none now, the loop goes on with what it holds.
   void lease_verifications(std::deque<Pending>& queue) {
     try {
-      for (auto& p : link->lease(id, 1, true)) {
-        if (auto why = why_malformed(p)) {
-          log(0, "plan_malformed", {{"plan", std::to_string(p.plan)}, {"error", *why}});
-          report(p, Result::invalid(failure::kBadPlan, "the worker cannot read the plan: " + *why));
-          continue;
-        }
-        log(1, "leased", {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)}, {"verify", "1"}});
-        queue.push_back(start(p));
-      }
+      admit(link->lease(id, 1, true), queue);
     } catch (const LinkError& e) {
       log(2, "lease_failed", {{"error", e.what()}, {"verifications_only", "1"}});
     }
@@ -268,17 +278,7 @@ struct Worker::Impl {
                 {{"plans", std::to_string(leased.size())},
                  {"ms", std::to_string(
                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count())}});
-            for (auto& p : leased) {
-              // A plan the worker cannot read as sent is reported failed at once, never measured or guessed at.
-              if (auto why = why_malformed(p)) {
-                log(0, "plan_malformed", {{"plan", std::to_string(p.plan)}, {"error", *why}});
-                report(p, Result::invalid(failure::kBadPlan, "the worker cannot read the plan: " + *why));
-                continue;
-              }
-              log(1, "leased",
-                  {{"plan", std::to_string(p.plan)}, {"job", std::to_string(p.job)}, {"knobs", p.knobs.dump()}});
-              queue.push_back(start(p));
-            }
+            admit(leased, queue);
             if (!leased.empty() && queue.empty() && !running) continue;  // none it could read: not idle, ask again
           } catch (const LinkError& e) {
             if (e.unknown_worker()) {
