@@ -17,7 +17,7 @@ F=$(checkpoint "$LT" "$W" "$P")
 echo "checkpoint $F ($(du -h "$F" | cut -f1)) ready in $(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$t0") s"
 rm -rf "$W/job"; mkdir -p "$W/job"
 J=$W/job
-"$LT" coordinator --db "$J/lt.db" --listen 127.0.0.1:0 --port-file "$J/port" --allow-path "$W" > "$J/coordinator.log" 2>&1 &
+"$LT" coordinator --db "$J/lt.db" --listen 127.0.0.1:0 --port-file "$J/port" --allow-path "$W" -v > "$J/coordinator.log" 2>&1 &
 COORD=$!
 for _ in $(seq 100); do [ -s "$J/port" ] && break; sleep 0.1; done
 ADDR=127.0.0.1:$(cat "$J/port")
@@ -86,6 +86,16 @@ print(f"where the measuring phase went (s, summed): run {tot('run_s'):.0f}, the 
       f"the host idle between requests {tot('host_idle_s'):.0f} (of which waiting on kernels {tot('wait_prepare_s'):.0f})")
 if first:
     print("the first configuration:", json.dumps(cost(first)))
+# The search's turns that proposed (the coordinator at -v): how long a worker without plans waits on one.
+turns = []
+for line in open(J + "/coordinator.log", errors="replace"):
+    if "event=search_proposed" in line:
+        kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
+        turns.append((float(kv.get("ms", 0)), int(kv.get("plans", 0))))
+if turns:
+    ms = sorted(t[0] for t in turns)
+    print(f"the search's turns that proposed: {len(turns)}, {sum(t[1] for t in turns)} plans, ms median "
+          f"{statistics.median(ms):.0f}, max {ms[-1]:.0f}, summed {sum(ms) / 1000:.1f} s")
 best = [r for r in runs if r.get("verified") and r.get("valid")]
 obj = lambda r: f(r, "objective_ms") or f(r, "workload_ms") or f(r, "median_ms")
 if best:

@@ -44,6 +44,8 @@
 #define LK_TIMELINE 0
 #endif
 #if LK_TIMELINE
+#include <cstdio>  // (the runtime's side below: a kernel module's head has no host headers)
+#include <vector>
 struct lk_tl_rec {
   unsigned long long t0, t1;  // before and after the wait (ns); a mark's: its time twice
   unsigned blocks, block, sm, mark;  // mark: 0 for the wait's stamps, else LK_TL_MARK's k

@@ -1,5 +1,6 @@
 // The coordinator's view of the compiler: GPU kinds, checkpoint recognition and knob spaces from lt::knobs.
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 
@@ -47,13 +48,19 @@ class KnobSpace : public SearchSpace {
       return false;
     }
   }
-  nlohmann::json sample(std::mt19937_64& rng) const override { return space_.sample(rng).to_json(); }
+  nlohmann::json sample(std::mt19937_64& rng) const override {
+    // (a search draws thousands a turn: the sampler's tables once, then microseconds a draw)
+    std::call_once(sampler_once_, [&] { sampler_ = std::make_unique<knobs::Sampler>(space_); });
+    return sampler_->draw(rng).to_json();
+  }
   std::string key(const nlohmann::json& k) const override { return knobs::Knobs::from_json(k).key(); }
 
  private:
   std::shared_ptr<const void> keep_;  // the space's model points into it
   knobs::Space space_;
   uint64_t size_;
+  mutable std::once_flag sampler_once_;
+  mutable std::unique_ptr<knobs::Sampler> sampler_;
 };
 
 class RealCompiler : public Compiler {

@@ -1,5 +1,6 @@
 // The searches behind the jobs: each GPU kind's strategy kept fed with the results recorded, asked for candidates
 // outside the database lock, and its queue of plans topped up; warm starts from other jobs.
+#include <chrono>
 #include <set>
 
 #include "coordinator/core.hpp"
@@ -74,6 +75,7 @@ void Coordinator::replenish() {
   // The strategies, outside the lock: restored when new here, fed, asked.
   for (auto& t : turns) {
     Live& live = *t.live;
+    const auto asked = std::chrono::steady_clock::now();
     try {
       if (!live.strategy) {
         const GpuKind* kind = find_gpu_kind(t.row.gpu);
@@ -97,6 +99,16 @@ void Coordinator::replenish() {
       t.error = e.what();
       live = Live{};
     }
+    // (-v: how long a turn takes, fed and asked, where it proposed: a worker without plans waits that long)
+    if (!t.proposed.empty())
+      log(1, "search_proposed",
+          {{"job", std::to_string(t.row.job)},
+           {"gpu", t.row.gpu},
+           {"plans", std::to_string(t.proposed.size())},
+           {"open", std::to_string(t.open)},
+           {"fed", std::to_string(t.fresh.size())},
+           {"ms", std::to_string(
+                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count())}});
   }
 
   // What they proposed, stored with their state in one transaction.

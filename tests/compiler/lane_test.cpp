@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -197,6 +198,16 @@ TEST(Knobs, ExactDrawsAreValidAndUniform) {
     EXPECT_GT(n, per - 45) << key;
     EXPECT_LT(n, per + 45) << key;
   }
+  // A Sampler (its tables built once, as a search holds it for its thousands of draws a turn) draws those points, a
+  // copy of it too, the space it was built from gone.
+  std::mt19937_64 a(3), b(3);
+  std::optional<knobs::Sampler> sampler;
+  {
+    const knobs::Space copy = s;
+    sampler.emplace(knobs::Sampler(copy));
+  }
+  const knobs::Sampler shared = *sampler;
+  for (const knobs::Knobs& k : s.sample_exact(a, 50)) EXPECT_EQ(shared.draw(b).key(), k.key());
   // A space with no valid point says so.
   for (auto& d : s.domains) {
     if (d.name == "numerics") d.values = {"precise"};
@@ -204,6 +215,7 @@ TEST(Knobs, ExactDrawsAreValidAndUniform) {
   }
   EXPECT_THROW(s.sample_exact(rng), Error);
   EXPECT_THROW(s.sample(rng), Error);
+  EXPECT_THROW(knobs::Sampler{s}, Error);
 }
 
 // Every step-local buffer is written by a launch before a launch reads it, and no two buffers that are live at once

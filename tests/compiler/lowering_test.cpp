@@ -15,6 +15,7 @@
 #include "compiler/lowering.hpp"
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
+#include "kernels/embedded.hpp"
 #include "kernels/shapes.cuh"
 #include "support/test_support.hpp"
 
@@ -1406,6 +1407,79 @@ TEST(LaneImage, ModulesShareTheImagesHeadAndNameTheirInstance) {
   EXPECT_EQ(m.substr(m.size() - last.size()), last);
   EXPECT_NE(m.find(a.head), std::string::npos);
   EXPECT_EQ(m.find("lk_drive"), std::string::npos);  // the host side stays out of modules
+  EXPECT_EQ(a.head.find("<vector>"), std::string::npos);  // nor the host's C++ headers (nvcc reads them all)
+  // Several instances in one module: each taken by address in a host variable of its own, after one library.
+  const std::string two = shared_module_source(a.head, {"lk_gemv<lk_q8, 1, 1>", "lk_gemv<lk_q8, 2, 1>"});
+  EXPECT_NE(
+      two.find("void* lk_instance = (void*)&lk_gemv<lk_q8, 1, 1>;\nvoid* lk_instance1 = (void*)&lk_gemv<lk_q8, 2, "
+               "1>;\n"),
+      std::string::npos);
+  const std::string library = "// The prelude every lane starts with";  // (kernels/prelude.cuh's first line)
+  EXPECT_NE(two.find(library), std::string::npos);
+  EXPECT_EQ(two.find(library), two.rfind(library));
+  EXPECT_THROW(shared_module_source(a.head, {}), Error);
+  EXPECT_EQ(module_library("lk_gemv<lk_q8, 1, 1>"), module_library("lk_gemv<lk_q8, 2, 1>"));
+  EXPECT_NE(module_library("lk_gemv<lk_q8, 1, 1>"), module_library("lk_gemv<lk_blk<LK_Q4_K>, 1, 1>"));
+}
+
+// A module's kernels told apart by their demangled names (as nvcc's cubins name them: real symbols of a batch built
+// for qwen3-0.6b's Q4_K_M lane): the instance's arguments, format macros as ggml's type ids, lk_act as the head's
+// type, the template's defaults after them; an instance that matches none or several is left to a module of its own.
+TEST(LaneImage, AModulesKernelsAreToldApartByTheirInstances) {
+  const std::vector<std::pair<std::string, std::string>> kernels = {
+      {"_Z7lk_gemvI6lk_blkILi14EELi2ELi1E5lk_xqLi4EEvT_N5lk_inIT2_E4typeEPKfPfii",
+       "void lk_gemv<lk_blk<14>, 2, 1, lk_xq, 4>(lk_blk<14>, lk_in<lk_xq>::type, float const*, float*, int, int)"},
+      {"_Z7lk_gemvI6lk_blkILi14EELi8ELi1E5lk_xqLi1EEvT_N5lk_inIT2_E4typeEPKfPfii",
+       "void lk_gemv<lk_blk<14>, 8, 1, lk_xq, 1>(lk_blk<14>, lk_in<lk_xq>::type, float const*, float*, int, int)"},
+      {"_Z7lk_gemvI6lk_blkILi12EELi2ELi1E5lk_xqLi4EEvT_N5lk_inIT2_E4typeEPKfPfii",
+       "void lk_gemv<lk_blk<12>, 2, 1, lk_xq, 4>(lk_blk<12>, lk_in<lk_xq>::type, float const*, float*, int, int)"},
+      {"_Z7lk_gemvI6lk_blkILi12EELi1ELi1EPKfLi4EEvT_N5lk_inIT2_E4typeES4_Pfii",
+       "void lk_gemv<lk_blk<12>, 1, 1, float const*, 4>(lk_blk<12>, lk_in<float const*>::type, float const*, float*, "
+       "int, int)"},
+      {"_Z14lk_add_rmsnormILb1ELb0ELi1EEvPfPKfS2_S0_ifPi",
+       "void lk_add_rmsnorm<true, false, 1>(float*, float const*, float const*, float*, int, float, int*)"},
+      {"_Z8lk_embedI6lk_blkILi14EEEvT_PKiPfi", "void lk_embed<lk_blk<14> >(lk_blk<14>, int const*, float*, int)"},
+      {"_Z9lk_swigluPKfS0_Pfi", "lk_swiglu(float const*, float const*, float*, int)"},
+  };
+  const Image a = image(tiny().file, tiny().model, knobs::Knobs{}, knobs::Target{132, 90});
+  EXPECT_EQ(
+      instance_symbols(a.head,
+                       {"lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>", "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>",
+                        "lk_gemv<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 4>", "lk_gemv<lk_blk<LK_Q4_K>, 1, 1, const lk_act*>",
+                        "lk_add_rmsnorm<true, false, 1>", "lk_embed<lk_blk<LK_Q6_K>>", "lk_swiglu"},
+                       kernels),
+      (std::vector<std::string>{kernels[0].first, kernels[1].first, kernels[2].first, kernels[3].first,
+                                kernels[4].first, kernels[5].first, kernels[6].first}));
+  // None: another format, another row count, a kernel not built, a template's name alone, arguments past the kernel's.
+  // Several: the first three arguments of two kernels.
+  for (const char* alone :
+       {"lk_gemv<lk_blk<LK_Q5_K>, 2, 1, lk_xq>", "lk_gemv<lk_blk<LK_Q6_K>, 4, 1, lk_xq>", "lk_argmax", "lk_add_rmsnorm",
+        "lk_swiglu<1>", "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq, 4, 1>", "lk_gemv<lk_blk<LK_Q6_K>>"})
+    EXPECT_EQ(instance_symbols(a.head, {alone}, kernels), std::vector<std::string>{""}) << alone;
+  // Under the precise numerics lk_act is double: the float kernel is not the instance's.
+  knobs::Knobs precise;
+  precise.numerics = knobs::Numerics::Precise;
+  const Image b = image(tiny().file, tiny().model, precise, knobs::Target{132, 90});
+  EXPECT_EQ(instance_symbols(b.head, {"lk_gemv<lk_blk<LK_Q4_K>, 1, 1, const lk_act*>"}, kernels),
+            std::vector<std::string>{""});
+}
+
+// The format macros the instances name are ggml's type ids (kernels/shapes.cuh), which instance_symbols reads them as.
+TEST(LaneImage, TheFormatMacrosAreGgmlsTypeIds) {
+  std::istringstream shapes{std::string(kernels::source("shapes.cuh"))};
+  int checked = 0;
+  for (std::string line; std::getline(shapes, line);) {
+    std::istringstream words(line);
+    std::string define, name;
+    long value = -1;
+    if (!(words >> define >> name >> value) || define != "#define" || name.rfind("LK_", 0) != 0) continue;
+    const auto t = ggml::parse_type(name.substr(3));
+    if (!t) continue;
+    EXPECT_EQ(value, long(*t)) << name;
+    EXPECT_EQ(lane::block_macro(*t), name);
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
 }
 
 }  // namespace

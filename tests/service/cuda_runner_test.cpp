@@ -4,11 +4,17 @@
 // the checks and the failure classes all run for real.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "compiler/gguf.hpp"
+#include "compiler/knobs.hpp"
+#include "compiler/lane_image.hpp"
 #include "compiler/model.hpp"
+#include "compiler/synth.hpp"
+#include "compiler/version.hpp"
 #include "support/test_support.hpp"
 #include "worker/kernel_cache.hpp"
 #include "worker/runner.hpp"
@@ -16,8 +22,8 @@
 namespace lt::worker {
 namespace {
 
-// The stand-in nvcc. A module (-cubin): an object whose one function is named as nvcc names the module's kernel
-// (its instance is the source's last line). The resident host: a script that prints READY, then answers each RUN with
+// The stand-in nvcc. A module (-cubin): an object with a function for each instance the source takes by address, named
+// as nvcc names it (a line a kernel logged). The resident host: a script that prints READY, then answers each RUN with
 // the CPU reference's tokens and logits (`lane-tune reference`, as a correct lane would) for the precise image always
 // (unless $FAKE_MODE_FILE.precise_off is not empty), and for other images as the file $FAKE_MODE_FILE says at each
 // run: ok, race, wrong, fit, slow, die. Its workload's first run (a warm-up: prefill 8.0 ms, decode 0.2 ms a token)
@@ -26,13 +32,30 @@ constexpr const char* kFakeNvcc = R"SH(#!/bin/sh
 [ -n "$FAKE_NVCC_FAIL" ] && { echo "module.cu(1): error: fake failure" >&2; exit 1; }
 out=""; prev=""; cubin=0; for a in "$@"; do [ "$prev" = "-o" ] && out=$a; [ "$a" = "-cubin" ] && cubin=1; prev=$a; src=$a; done
 if [ $cubin = 1 ]; then
-  inst=$(tail -n 1 "$src" | sed 's/.*&\([A-Za-z_0-9]*\)\(.*\);/\1 \2/')
-  name=${inst%% *}; sym="_Z${#name}${name}v"
-  echo "$inst" | grep -q '<' && sym="_Z${#name}${name}I4fakeEvv"
-  echo "void k(void) __asm__(\"$sym\"); void k(void) {}" > "$out.c"
+  [ -n "$FAKE_NVCC_FAIL_SHARED" ] && [ "$(grep -c '^void\* lk_instance' "$src")" -gt 1 ] &&
+    { echo "module.cu(1): error: fake failure of a shared module" >&2; exit 1; }
+  : > "$out.c"; : > "$out.log"; i=0
+  grep '^void\* lk_instance[0-9]* = (void\*)&' "$src" | sed 's/.*&\(.*\);$/\1/' | while IFS= read -r inst; do
+    name=${inst%%<*}; sym="_Z${#name}${name}v"
+    if [ "$name" != "$inst" ]; then
+      sym="_Z${#name}${name}I"
+      for a in $(echo "$inst" | sed 's/^[^<]*<\(.*\)>$/\1/' | tr -d ' ' | tr ',' ' '); do
+        case $a in
+          true) sym="${sym}Lb1E" ;; false) sym="${sym}Lb0E" ;;
+          *[!0-9]*) sym="${sym}${#a}${a}" ;; *) sym="${sym}Li${a}E" ;;
+        esac
+      done
+      sym="${sym}Evv"
+      # (an argument of other characters: a name the cache cannot tell apart from its kind's, so it builds it alone)
+      echo "$inst" | sed 's/^[^<]*<\(.*\)>$/\1/' | tr -d ' ,' | grep -q '^[A-Za-z0-9_]*$' || sym="_Z${#name}${name}I4fakeEvv"
+    fi
+    i=$((i + 1))
+    echo "void k$i(void) __asm__(\"$sym\"); void k$i(void) {}" >> "$out.c"
+    echo "$inst $*" >> "$out.log"
+  done
   cc -c -o "$out" "$out.c" || exit 1
-  rm -f "$out.c"
-  echo "$@" >> "$FAKE_NVCC_LOG"
+  cat "$out.log" >> "$FAKE_NVCC_LOG"
+  rm -f "$out.c" "$out.log"
   exit 0
 fi
 cat > "$out" <<'HOST'
@@ -110,6 +133,7 @@ struct Bench {
     setenv("FAKE_NVCC_LOG", (dir / "nvcc.log").c_str(), 1);
     setenv("FAKE_MODE_FILE", (dir / "mode").c_str(), 1);
     unsetenv("FAKE_NVCC_FAIL");
+    unsetenv("FAKE_NVCC_FAIL_SHARED");
     CudaOptions o;
     o.gpu = parse_nvidia_smi_line("NVIDIA H200, 550.54.15, 143771 MiB, 1980 MHz, 2619 MHz, 9.0");
     o.cache_dir = dir / "lanes";
@@ -133,7 +157,7 @@ struct Bench {
     std::ofstream(dir / "mode") << mode << "\n";
     return runner->prepare(plan, checkpoint)();
   }
-  // How many modules the stand-in nvcc compiled.
+  // How many kernels the stand-in nvcc compiled.
   size_t modules_compiled() {
     std::ifstream in(dir / "nvcc.log");
     size_t n = 0;
@@ -216,6 +240,11 @@ TEST(CudaRunner, ASecondConfigurationSharingKernelsCompilesNone) {
   ASSERT_TRUE(b.measure("ok").valid);
   const size_t first = b.modules_compiled();
   EXPECT_GT(first, 5u);
+  // The first configuration's kernels in fewer modules than kernels: those of one library part share theirs.
+  size_t cubins = 0;
+  for (const auto& e : std::filesystem::directory_iterator(b.dir / "lanes" / "kernels" / "sm_90"))
+    cubins += e.path().extension() == ".cubin";
+  EXPECT_LT(cubins, first / 2);
   // gemv_warps changes grids and blocks, not a kernel instance: every module is found built.
   b.plan.knobs = {{"numerics", "dequant"}, {"gemv_warps", 4}};
   auto r = b.measure("ok");
@@ -269,6 +298,26 @@ TEST(CudaRunner, ReportsACompileError) {
   EXPECT_NE(r.error.find("fake failure"), std::string::npos) << r.error;
 }
 
+// A shared module that does not compile costs its instances nothing but time: each is built alone.
+TEST(CudaRunner, InstancesOfASharedModuleThatFailsAreBuiltAlone) {
+  Bench b;
+  setenv("FAKE_NVCC_FAIL_SHARED", "1", 1);
+  auto r = b.measure("ok");
+  unsetenv("FAKE_NVCC_FAIL_SHARED");
+  ASSERT_TRUE(r.valid) << r.reason << r.error;
+  EXPECT_GT(r.cost["kernels_built"].get<size_t>(), 5u);
+  EXPECT_EQ(b.runner->stats()["kernels_built"].get<size_t>(), b.modules_compiled());  // (each compiled once)
+  // No instance's symbol file names a shared module's cubin (a second line), and no module's folder is left.
+  for (const auto& e : std::filesystem::directory_iterator(b.dir / "lanes" / "kernels" / "sm_90")) {
+    EXPECT_NE(e.path().extension(), ".building") << e.path();
+    if (e.path().extension() != ".symbol") continue;
+    std::ifstream in(e.path());
+    std::string symbol, cubin;
+    EXPECT_TRUE(in >> symbol) << e.path();
+    EXPECT_FALSE(in >> cubin) << e.path() << ": " << cubin;
+  }
+}
+
 TEST(KernelCache, FindsAKernelsSymbolInAnElfObject) {
   test::TempDir dir;
   const auto c = dir / "k.c", o = dir / "k.o";
@@ -279,6 +328,73 @@ TEST(KernelCache, FindsAKernelsSymbolInAnElfObject) {
   EXPECT_EQ(kernel_symbol(o, "lk_swiglu"), "_Z9lk_swigluPKfS0_Pfi");
   EXPECT_THROW(kernel_symbol(o, "lk_argmax"), lt::Error);
   EXPECT_THROW(kernel_symbol(c, "lk_swiglu"), lt::Error);  // not an ELF object
+}
+
+// With nvcc here: a real image's kernels built in shared modules (those of one library part together), each instance
+// resolved to the kernel its own module holds. A Q4_K_M lane under int8 has several instances of each GEMV template
+// in one module; the precise image the checks run takes lk_act as double.
+TEST(KernelCache, SharedModulesHoldEachInstancesOwnKernel) {
+  const std::string nvcc = nvcc_path();
+  const char* required = std::getenv("LT_REQUIRE_NVCC");
+  if (nvcc.empty() || !std::filesystem::exists(nvcc)) {
+    if (required && std::string(required) == "1") ADD_FAILURE() << "LT_REQUIRE_NVCC=1 but no nvcc";
+    GTEST_SKIP() << "no nvcc here";
+  }
+  test::TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-llama", .type = ggml::Type::Q4_K, .mixed = true, .seed = 3},
+               dir / "q4km.gguf");
+  const gguf::File f = gguf::File::open(dir / "q4km.gguf");
+  const model::Model m = model::recognize(f);
+  knobs::Knobs precise;
+  precise.numerics = knobs::Numerics::Precise;
+  const lane::Image images[] = {lane::image(f, m,
+                                            knobs::Knobs::from_json({{"numerics", "int8"},
+                                                                     {"gemv_prequant", true},
+                                                                     {"fuse_glu", true},
+                                                                     {"fuse_qkv", true},
+                                                                     {"gemv_rows_q6_k", 2}}),
+                                            {132, 90}),
+                                lane::image(f, m, precise, {132, 90})};
+  ThreadPool pool(2);
+  KernelCache cache(dir / "kernels", 90, pool);
+  size_t kernels = 0, checked = 0;
+  for (const lane::Image& img : images) {
+    size_t added = 0;
+    const std::vector<lane::Module> mods = cache.modules(img, &added);
+    ASSERT_EQ(mods.size(), img.kernels.size());
+    EXPECT_EQ(added, mods.size());
+    kernels += mods.size();
+    std::map<std::string, int> sharing;
+    for (const lane::Module& mod : mods) ++sharing[mod.path];
+    EXPECT_LT(sharing.size(), mods.size()) << "no module holds several instances";
+    // Each instance of a template that has several in one module, against its own module's kernel.
+    for (size_t i = 0; i < mods.size() && checked < 6; ++i) {
+      const std::string& instance = img.kernels[i];
+      const std::string name = instance.substr(0, instance.find('<'));
+      const bool twins = std::any_of(img.kernels.begin(), img.kernels.end(), [&](const std::string& other) {
+        const size_t at = std::find(img.kernels.begin(), img.kernels.end(), other) - img.kernels.begin();
+        return other != instance && other.rfind(name + "<", 0) == 0 && mods[at].path == mods[i].path;
+      });
+      if (!twins) continue;
+      const auto src = dir / ("alone" + std::to_string(checked++) + ".cu");
+      std::ofstream(src) << lane::module_source(img.head, instance);
+      std::string cmd;
+      for (const std::string& part : lane::nvcc_module_command(src.string(), src.string() + ".cubin", 90))
+        cmd += "'" + part + "' ";
+      const auto out = test::run(cmd + "2>&1");
+      ASSERT_EQ(out.status, 0) << out.out;
+      EXPECT_EQ(mods[i].symbol, kernel_symbol(src.string() + ".cubin", instance)) << instance;
+    }
+  }
+  EXPECT_GE(checked, 3u);
+  const KernelCache::Stats st = cache.stats();
+  EXPECT_EQ(st.builds, kernels);  // (the two images share none: float against double)
+  // Found again, whole, by a cache over the same folder (a worker restarted).
+  KernelCache again(dir / "kernels", 90, pool);
+  size_t added = 1;
+  EXPECT_EQ(again.modules(images[0], &added).size(), images[0].kernels.size());
+  EXPECT_EQ(added, 0u);
+  EXPECT_EQ(again.stats().builds, 0u);
 }
 
 }  // namespace

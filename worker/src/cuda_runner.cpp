@@ -204,10 +204,9 @@ class CudaRunner : public Runner {
   Prepared prepare_image(const gguf::File& file, const model::Model& model, const knobs::Knobs& k) {
     Prepared x;
     const lane::Image img = lane::image(file, model, k, knobs::Target{o_.gpu.sms, o_.gpu.arch});
-    const auto before = kernels_.stats();
-    const std::vector<lane::Module> modules = kernels_.modules(img);
+    // (the kernels this configuration added: others' builds beside it are theirs)
+    const std::vector<lane::Module> modules = kernels_.modules(img, &x.built);
     x.kernels = modules.size();
-    x.built = kernels_.stats().builds - before.builds;
     const std::string text = lane::image_text(img, modules);
     x.image = stored(o_.cache_dir / "images", ".image", text.data(), text.size());
     x.sidecar = stored(o_.cache_dir / "images", ".sidecar", img.sidecar.data(), img.sidecar.size());

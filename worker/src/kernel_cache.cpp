@@ -4,12 +4,18 @@
 
 #include <xxhash.h>
 
+#include <cxxabi.h>
+
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "compiler/digest.hpp"
 #include "compiler/error.hpp"
@@ -110,6 +116,19 @@ std::vector<std::string> elf_functions(const std::filesystem::path& path) {
   return out;
 }
 
+// The demangled name of a symbol (the symbol itself where it does not demangle).
+std::string demangled(const std::string& symbol) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && d ? std::string(d.get()) : symbol;
+}
+
+// 32 hex digits of the 128-bit hash of `text`.
+std::string hash_hex(const std::string& text) {
+  const XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  return hex128(h.high64, h.low64);
+}
+
 void write_text(const std::filesystem::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out << text;
@@ -152,19 +171,24 @@ std::string KernelCache::key(const std::string& source) const {
   return k;
 }
 
-lane::Module KernelCache::build(const std::string& key, const std::string& source, const std::string& instance) {
-  const auto cubin = dir_ / (key + ".cubin"), symbol = dir_ / (key + ".symbol");
-  {
-    std::ifstream in(symbol);
-    std::string s;
-    if (in >> s && std::filesystem::exists(cubin)) {
-      std::lock_guard lock(m_);
-      ++stats_.hits;
-      return {cubin.string(), s};
-    }
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const auto tmp = dir_ / (key + ".building");
+std::optional<lane::Module> KernelCache::built(const std::string& key) const {
+  std::ifstream in(dir_ / (key + ".symbol"));
+  std::string symbol, cubin;
+  if (!(in >> symbol)) return std::nullopt;
+  // A module of several instances: its cubin's name on the second line (a file of this folder).
+  if (!(in >> cubin)) cubin = key + ".cubin";
+  if (cubin.find('/') != std::string::npos || !std::filesystem::exists(dir_ / cubin)) return std::nullopt;
+  return lane::Module{(dir_ / cubin).string(), symbol};
+}
+
+std::filesystem::path KernelCache::building_dir(const std::string& name) const {
+  // (the process's own: workers sharing the folder may build the same module at once; the first rename wins whole)
+  return dir_ / (name + "." + std::to_string(getpid()) + ".building");
+}
+
+std::filesystem::path KernelCache::compile(const std::string& name, const std::string& source,
+                                           const std::string& what) {
+  const auto tmp = building_dir(name);
   std::filesystem::remove_all(tmp);
   std::filesystem::create_directories(tmp);
   write_text(tmp / "module.cu", source);
@@ -174,7 +198,19 @@ lane::Module KernelCache::build(const std::string& key, const std::string& sourc
   if (!nvcc_.empty()) cmd.insert(cmd.end(), {"-o", (tmp / "module.cubin").string(), (tmp / "module.cu").string()});
   const ProcessResult r = run_process(cmd, 600);
   if (r.exit_code != 0)
-    throw lt::Error("nvcc failed on the module of " + instance + " (" + tmp.string() + "):\n" + r.err + r.out);
+    throw lt::Error("nvcc failed on the module of " + what + " (" + tmp.string() + "):\n" + r.err + r.out);
+  return tmp;
+}
+
+lane::Module KernelCache::build(const std::string& key, const std::string& source, const std::string& instance) {
+  if (auto m = built(key)) {
+    std::lock_guard lock(m_);
+    ++stats_.hits;
+    return *m;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto tmp = compile(key, source, instance);
+  const auto cubin = dir_ / (key + ".cubin"), symbol = dir_ / (key + ".symbol");
   const std::string sym = kernel_symbol(tmp / "module.cubin", instance);
   // The cubin first, then its symbol: a module whose symbol file exists is whole.
   std::filesystem::rename(tmp / "module.cubin", cubin);
@@ -187,27 +223,112 @@ lane::Module KernelCache::build(const std::string& key, const std::string& sourc
   return {cubin.string(), sym};
 }
 
-std::vector<lane::Module> KernelCache::modules(const lane::Image& img) {
+void KernelCache::build_batch(const std::string& head, std::vector<Pending>& batch) {
+  auto settle = [](Pending& p, lane::Module m) {
+    p.done->set_value(std::move(m));
+    p.settled = true;
+  };
+  std::vector<Pending*> left;  // (those found built since they were asked for: another worker sharing the folder)
+  for (Pending& p : batch) {
+    if (auto m = built(p.key)) {
+      {
+        std::lock_guard lock(m_);
+        ++stats_.hits;
+      }
+      settle(p, *m);
+    } else {
+      left.push_back(&p);
+    }
+  }
+  std::vector<Pending*> alone;
+  if (left.size() == 1) alone = left;
+  if (left.size() > 1) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::string> instances;
+    std::string keys;
+    for (const Pending* p : left) instances.push_back(p->instance), keys += p->key;
+    const std::string name = "b" + hash_hex(keys);
+    std::vector<std::string> symbols(left.size());
+    std::filesystem::path tmp;
+    try {
+      tmp = compile(name, lane::shared_module_source(head, instances), std::to_string(instances.size()) + " instances");
+      std::vector<std::pair<std::string, std::string>> kernels;
+      for (const std::string& f : elf_functions(tmp / "module.cubin")) kernels.emplace_back(f, demangled(f));
+      symbols = lane::instance_symbols(head, instances, kernels);
+    } catch (const lt::Error&) {
+      // Each built alone then, with its own message where it does not compile.
+      std::filesystem::remove_all(building_dir(name));
+    }
+    std::vector<std::pair<Pending*, std::string>> found;  // with its symbol
+    for (size_t i = 0; i < left.size(); ++i) {
+      if (symbols[i].empty()) {
+        alone.push_back(left[i]);
+        continue;
+      }
+      // The cubin first, then each symbol file naming it.
+      if (found.empty()) std::filesystem::rename(tmp / "module.cubin", dir_ / (name + ".cubin"));
+      write_text(tmp / "symbol", symbols[i] + "\n" + name + ".cubin\n");
+      std::filesystem::rename(tmp / "symbol", dir_ / (left[i]->key + ".symbol"));
+      found.emplace_back(left[i], symbols[i]);
+    }
+    if (!tmp.empty()) std::filesystem::remove_all(tmp);
+    {
+      std::lock_guard lock(m_);  // (counted before an asker hears: it reads the counts once it has its modules)
+      stats_.builds += found.size();
+      stats_.build_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    for (auto& [p, symbol] : found) settle(*p, lane::Module{(dir_ / (name + ".cubin")).string(), symbol});
+  }
+  for (Pending* p : alone) {
+    try {
+      settle(*p, build(p->key, lane::module_source(head, p->instance), p->instance));
+    } catch (...) {
+      p->done->set_exception(std::current_exception());
+      p->settled = true;
+    }
+  }
+}
+
+std::vector<lane::Module> KernelCache::modules(const lane::Image& img, size_t* added) {
   std::vector<std::pair<std::string, std::shared_future<lane::Module>>> wait;
+  std::map<std::string, std::vector<Pending>> missing;  // by the library parts their modules read
   for (const std::string& instance : img.kernels) {
-    const std::string source = lane::module_source(img.head, instance);
-    const std::string k = key(source);
+    const std::string k = key(lane::module_source(img.head, instance));
     std::lock_guard lock(m_);
     auto it = building_.find(k);
     if (it != building_.end()) {
       ++stats_.hits;  // built, or being built for another image
     } else {
-      auto task = std::make_shared<std::promise<lane::Module>>();
-      it = building_.emplace(k, task->get_future().share()).first;
-      pool_.submit([this, task, k, source, instance] {
+      auto done = std::make_shared<std::promise<lane::Module>>();
+      it = building_.emplace(k, done->get_future().share()).first;
+      if (auto m = built(k)) {  // built before (an earlier run of the worker)
+        ++stats_.hits;
+        done->set_value(*m);
+      } else {
+        missing[lane::module_library(instance)].push_back({instance, k, done, false});
+      }
+    }
+    wait.emplace_back(k, it->second);
+  }
+  if (added) {
+    *added = 0;
+    for (const auto& [parts, pending] : missing) *added += pending.size();
+  }
+  // A module of up to kBatch instances a build: nvcc reads the head and the library once for them all.
+  for (auto& [parts, pending] : missing) {
+    const size_t n = (pending.size() + kBatch - 1) / kBatch;
+    for (size_t b = 0; b < n; ++b) {
+      std::vector<Pending> batch(std::make_move_iterator(pending.begin() + b * pending.size() / n),
+                                 std::make_move_iterator(pending.begin() + (b + 1) * pending.size() / n));
+      pool_.submit([this, head = img.head, batch = std::move(batch)]() mutable {
         try {
-          task->set_value(build(k, source, instance));
-        } catch (...) {
-          task->set_exception(std::current_exception());
+          build_batch(head, batch);
+        } catch (...) {  // (the cache's folder failing under it: every asker hears)
+          for (Pending& p : batch)
+            if (!p.settled) p.done->set_exception(std::current_exception());
         }
       });
     }
-    wait.emplace_back(k, it->second);
   }
   std::vector<lane::Module> out;
   std::exception_ptr failed;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -171,11 +172,28 @@ struct Space {
   // A valid point drawn uniformly: by rejection from the domains' product, and where that keeps failing (a space whose
   // constraints allow under 1 in 2,000 of its product) by sample_exact. Throws lt::Error when there is no valid point.
   Knobs sample(std::mt19937_64& rng) const;
-  // `n` valid points drawn uniformly (independently) without rejection: a setting of the knobs most rules read, by how
-  // many valid points it holds, then each independent group of the others uniformly among its valid settings (the
-  // counts once a call, in milliseconds as size(); then microseconds a point).
+  // `n` valid points drawn uniformly (independently) without rejection, by a Sampler of this space (its tables once a
+  // call, in a fraction of a second; then microseconds a point).
   std::vector<Knobs> sample_exact(std::mt19937_64& rng, size_t n = 1) const;
   nlohmann::json to_json() const;
+};
+
+// Uniform draws of a space's valid points without rejection, for a search that draws thousands a turn: a setting of
+// the knobs most rules read (Split's hubs), by how many valid points it holds, then each independent group of the
+// other knobs the rules read uniformly among its valid settings under that hub setting, then the free knobs. The
+// hub settings' counts and every group's valid settings under each are tabled once (as size() counts them), so a
+// draw takes microseconds (session 39: sample_exact walked each group's product a draw, 2.4 ms a point, and a model
+// search's 2,000 draws a turn held a worker without plans ~8-10 s). Copies share the tables; draws are const and
+// thread-safe.
+class Sampler {
+ public:
+  // Throws lt::Error when the space has no valid point.
+  explicit Sampler(const Space& s);
+  Knobs draw(std::mt19937_64& rng) const;
+
+ private:
+  struct Tables;
+  std::shared_ptr<const Tables> t_;
 };
 
 // A constraint of `s` whose verdict changes with a knob it does not list among those it reads (what size() counts

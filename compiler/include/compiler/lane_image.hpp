@@ -68,6 +68,19 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
 // The source of the kernel module that holds `instance` (nvcc -cubin): the image's head, the kernel library, and the
 // instance taken by address so that nvcc compiles it.
 std::string module_source(const std::string& head, const std::string& instance);
+// One module holding several instances, each compiled as in its own module (nvcc's fixed cost, reading the head and
+// the library, ~1 s of a module's 1.5 s, paid once for them all): REQUIRES every instance's module_library is the same.
+std::string shared_module_source(const std::string& head, const std::vector<std::string>& instances);
+// The parts of the library a module of `instance` reads (the switches its source carries): instances with the same
+// parts can share a module.
+std::string module_library(const std::string& instance);
+
+// Which of a module's kernels is each of `instances`: `symbols` are the module's kernels as (mangled, demangled) names;
+// an instance is the kernel of its name whose template arguments begin with the instance's (the rest its template's
+// defaults), spelled as the demangler spells them. "" for an instance that matches none or more than one: its module
+// must be built alone (kernel_symbol then finds its one kernel).
+std::vector<std::string> instance_symbols(const std::string& head, const std::vector<std::string>& instances,
+                                          const std::vector<std::pair<std::string, std::string>>& symbols);
 
 // The image's text once its kernels are built; REQUIRES: modules.size() == img.kernels.size().
 std::string image_text(const Image& img, const std::vector<Module>& modules);

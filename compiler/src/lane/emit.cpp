@@ -151,20 +151,24 @@ std::vector<std::pair<std::string, size_t>> large_smem(const std::vector<std::ve
 
 namespace {}  // namespace
 
-std::string program_head(const knobs::Knobs& k) {
+std::string module_head(const knobs::Knobs& k) {
   const char* act = k.numerics == knobs::Numerics::Precise ? "double" : "float";
   std::ostringstream o;
-  o << "#include <algorithm>\n#include <cerrno>\n#include <climits>\n#include <cmath>\n#include <cstdint>\n#include "
-       "<cstdio>\n"
-    << "#include <cstdlib>\n#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n"
-    << "#include <fcntl.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
-    << "#include <type_traits>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n"
+  o << "#include <climits>\n#include <cstdint>\n#include <type_traits>\n#include <cuda_fp16.h>\n#include "
+       "<cuda_bf16.h>\n\n"
     << "typedef " << act << " lk_act;\n"
     << "typedef " << act << " lk_acc;\n"
     << "#define LK_INT8 " << int8_words(k) << "\n"
     << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n"
     << (k.pdl_first ? "#define LK_PDL_FIRST 3\n" : "") << "\n";  // (else prelude.cuh's 0, or a bench's -D)
   return o.str();
+}
+
+std::string program_head(const knobs::Knobs& k) {
+  return "#include <algorithm>\n#include <cerrno>\n#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n"
+         "#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n#include <fcntl.h>\n"
+         "#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n#include <cuda_runtime.h>\n" +
+         module_head(k);
 }
 
 void LibraryParts::need(const std::string& instance) {

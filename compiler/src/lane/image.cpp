@@ -167,12 +167,139 @@ std::string resident_source() {
          resident_library() + std::string(kernels::source("resident.cuh"));
 }
 
+std::string shared_module_source(const std::string& head, const std::vector<std::string>& instances) {
+  if (instances.empty()) throw Error("a kernel module holds at least one kernel instance");
+  LibraryParts parts;
+  for (const std::string& instance : instances) parts.need(instance);
+  std::string s =
+      std::string("// A kernel module of lane-tune ") + version() + ": " +
+      (instances.size() == 1 ? "the instance " + instances[0] : std::to_string(instances.size()) + " instances") +
+      " of the kernel library.\n" + head + parts.switches() + device_library() +
+      (instances.size() == 1 ? "\n// The instance this module holds.\n" : "\n// The instances this module holds.\n");
+  // (taken by address in host variables: device code that took them would change their machine code)
+  for (size_t i = 0; i < instances.size(); ++i)
+    s += "void* lk_instance" + (i ? std::to_string(i) : std::string()) + " = (void*)&" + instances[i] + ";\n";
+  return s;
+}
+
 std::string module_source(const std::string& head, const std::string& instance) {
+  return shared_module_source(head, {instance});
+}
+
+std::string module_library(const std::string& instance) {
   LibraryParts parts;
   parts.need(instance);
-  return std::string("// A kernel module of lane-tune ") + version() + ": the instance " + instance +
-         " of the kernel library.\n" + head + parts.switches() + device_library() +
-         "\n// The instance this module holds.\nvoid* lk_instance = (void*)&" + instance + ";\n";
+  return parts.switches();
+}
+
+namespace {
+
+// Text without spaces.
+std::string squeeze(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ') out += c;
+  return out;
+}
+
+// The top-level comma-separated parts of `s` (commas inside <> or () belong to their part).
+std::vector<std::string> top_level_parts(std::string_view s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t from = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<' || s[i] == '(') ++depth;
+    if (s[i] == '>' || s[i] == ')') --depth;
+    if (s[i] == ',' && depth == 0) {
+      out.emplace_back(s.substr(from, i - from));
+      from = i + 1;
+    }
+  }
+  out.emplace_back(s.substr(from));
+  return out;
+}
+
+// A kernel's name and template arguments: from an instance ("lk_gemv<lk_blk<LK_Q4_K>, 2, 1>") or a demangled symbol
+// ("void lk_gemv<lk_blk<12>, 2, 1, lk_xq, 4>(lk_blk<12>, ...)"; a kernel that is no template has no return type
+// there: "lk_swiglu(float const*, ...)"). Empty name where the text is neither.
+struct Named {
+  std::string name;
+  std::vector<std::string> args;
+  bool templated = false;
+};
+
+Named named(std::string_view s) {
+  if (s.substr(0, 5) == "void ") s.remove_prefix(5);
+  const size_t open = s.find_first_of("<(");
+  Named n;
+  n.name = squeeze(s.substr(0, open));
+  if (open == std::string_view::npos || s[open] == '(') return n;
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    if (s[i] == '>' && --depth == 0) {
+      n.args = top_level_parts(s.substr(open + 1, i - open - 1));
+      n.templated = true;
+      return n;
+    }
+  }
+  return {};
+}
+
+// An instance's template argument in the demangler's spelling, spaces removed: the library's format macros as their
+// numbers (LK_Q4_K: 12, as kernels/shapes.cuh defines them: ggml's type ids), lk_act and lk_acc as `act`, and a
+// pointer to const as `T const*`.
+std::string demangled_spelling(std::string arg, const std::string& act) {
+  std::string out;
+  for (size_t i = 0; i < arg.size();) {
+    if (std::isalpha(static_cast<unsigned char>(arg[i])) || arg[i] == '_') {
+      size_t j = i;
+      while (j < arg.size() && (std::isalnum(static_cast<unsigned char>(arg[j])) || arg[j] == '_')) ++j;
+      std::string word = arg.substr(i, j - i);
+      if (word == "lk_act" || word == "lk_acc") {
+        word = act;
+      } else if (word.rfind("LK_", 0) == 0) {
+        if (auto t = ggml::parse_type(word.substr(3))) word = std::to_string(static_cast<uint32_t>(*t));
+      }
+      out += word;
+      i = j;
+    } else {
+      out += arg[i++];
+    }
+  }
+  out = squeeze(out);
+  if (out.rfind("const", 0) == 0 && out.size() > 5 && out.back() == '*') out = out.substr(5, out.size() - 6) + "const*";
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> instance_symbols(const std::string& head, const std::vector<std::string>& instances,
+                                          const std::vector<std::pair<std::string, std::string>>& symbols) {
+  const std::string act = head.find("typedef double lk_act;") != std::string::npos ? "double" : "float";
+  std::vector<Named> kernels;
+  for (const auto& [mangled, demangled] : symbols) {
+    Named k = named(demangled);
+    for (std::string& a : k.args) a = squeeze(a);
+    kernels.push_back(std::move(k));
+  }
+  std::vector<std::string> out;
+  for (const std::string& instance : instances) {
+    Named want = named(instance);
+    for (std::string& a : want.args) a = demangled_spelling(a, act);
+    const std::string* found = nullptr;
+    int matches = 0;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      const Named& k = kernels[i];
+      if (k.name != want.name || k.templated != want.templated || k.args.size() < want.args.size()) continue;
+      // The instance's arguments, the rest of the kernel's being its template's defaults.
+      if (!std::equal(want.args.begin(), want.args.end(), k.args.begin())) continue;
+      found = &symbols[i].first;
+      ++matches;
+    }
+    out.push_back(matches == 1 && !want.name.empty() ? *found : std::string());
+  }
+  return out;
 }
 
 Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k, const knobs::Target& t) {
@@ -191,7 +318,7 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
   }
 
   Image img;
-  img.head = program_head(k);
+  img.head = module_head(k);
   img.sidecar = p.sidecar;
   std::ostringstream head;
   head << "LANE_IMAGE " << kImageVersion << "\n"

@@ -1104,35 +1104,70 @@ Knobs Space::sample(std::mt19937_64& rng) const {
   return sample_exact(rng).front();
 }
 
-std::vector<Knobs> Space::sample_exact(std::mt19937_64& rng, size_t n) const {
-  for (const Domain& d : domains)
+struct Sampler::Tables {
+  Space space;
+  Split split{space.domains};
+  // Each hub setting the hub rules allow with valid points under it, and the running count of valid points (free
+  // knobs left out) through it.
+  std::vector<std::vector<size_t>> hubs;
+  std::vector<uint64_t> through;
+  // [hub][group]: the group's valid settings under the hub setting, each its knobs' value indices, one after another.
+  std::vector<std::vector<std::vector<uint16_t>>> valid;
+};
+
+Sampler::Sampler(const Space& s) {
+  auto t = std::make_shared<Tables>(Tables{.space = s});
+  const Space& sp = t->space;
+  for (const Domain& d : sp.domains)
     if (d.values.empty()) throw Error("the knob space has no valid point (" + d.name + " has no value)");
-  const Split split(domains);
-  const auto hubs = hub_counts(*this, split);
-  size_t total = 0;
-  for (const auto& h : hubs) total += h.second;
-  if (total == 0) throw Error("the knob space has no valid point");
-  std::vector<Knobs> out;
-  for (size_t i = 0; i < n; ++i) {
-    size_t pick = std::uniform_int_distribution<size_t>(0, total - 1)(rng);
-    size_t h = 0;
-    while (pick >= hubs[h].second) pick -= hubs[h++].second;
-    std::vector<size_t> at(domains.size(), 0);
-    for (size_t j = 0; j < split.hubs.size(); ++j) at[split.hubs[j]] = hubs[h].first[j];
-    const Knobs base = knobs_of(domains, at);
-    for (size_t g = 0; g < split.group_knobs.size(); ++g) {
-      std::vector<std::vector<size_t>> valid;
-      Knobs probe = base;
-      walk(domains, split.group_knobs[g], probe, [&](const std::vector<size_t>& setting) {
-        if (holds_all(*this, split.group_rules[g], probe)) valid.push_back(setting);
+  const Split& split = t->split;
+  Knobs k = knobs_of(sp.domains, std::vector<size_t>(sp.domains.size(), 0));
+  uint64_t total = 0;
+  walk(sp.domains, split.hubs, k, [&](const std::vector<size_t>& at) {
+    if (!holds_all(sp, split.hub_rules, k)) return;
+    std::vector<std::vector<uint16_t>> groups;
+    uint64_t product = 1;
+    for (size_t g = 0; g < split.group_knobs.size() && product; ++g) {
+      std::vector<uint16_t> settings;
+      walk(sp.domains, split.group_knobs[g], k, [&](const std::vector<size_t>& setting) {
+        if (holds_all(sp, split.group_rules[g], k)) settings.insert(settings.end(), setting.begin(), setting.end());
       });
-      const std::vector<size_t>& chosen = valid[std::uniform_int_distribution<size_t>(0, valid.size() - 1)(rng)];
-      for (size_t j = 0; j < chosen.size(); ++j) at[split.group_knobs[g][j]] = chosen[j];
+      product *= settings.size() / std::max<size_t>(1, split.group_knobs[g].size());
+      groups.push_back(std::move(settings));
     }
-    for (size_t f : split.free) at[f] = std::uniform_int_distribution<size_t>(0, domains[f].values.size() - 1)(rng);
-    out.push_back(knobs_of(domains, at));
-    if (!allows(out.back())) throw Error("knobs: an exact draw broke a rule (a rule reads a knob it does not list)");
+    if (!product) return;
+    total += product;
+    t->hubs.push_back(at);
+    t->through.push_back(total);
+    t->valid.push_back(std::move(groups));
+  });
+  if (total == 0) throw Error("the knob space has no valid point");
+  t_ = std::move(t);
+}
+
+Knobs Sampler::draw(std::mt19937_64& rng) const {
+  const Tables& t = *t_;
+  const std::vector<Domain>& domains = t.space.domains;
+  const uint64_t pick = std::uniform_int_distribution<uint64_t>(0, t.through.back() - 1)(rng);
+  const size_t h = std::upper_bound(t.through.begin(), t.through.end(), pick) - t.through.begin();
+  std::vector<size_t> at(domains.size(), 0);
+  for (size_t j = 0; j < t.split.hubs.size(); ++j) at[t.split.hubs[j]] = t.hubs[h][j];
+  for (size_t g = 0; g < t.split.group_knobs.size(); ++g) {
+    const std::vector<size_t>& knobs = t.split.group_knobs[g];
+    const std::vector<uint16_t>& settings = t.valid[h][g];
+    const size_t chosen = std::uniform_int_distribution<size_t>(0, settings.size() / knobs.size() - 1)(rng);
+    for (size_t j = 0; j < knobs.size(); ++j) at[knobs[j]] = settings[chosen * knobs.size() + j];
   }
+  for (size_t f : t.split.free) at[f] = std::uniform_int_distribution<size_t>(0, domains[f].values.size() - 1)(rng);
+  Knobs k = knobs_of(domains, at);
+  if (!t.space.allows(k)) throw Error("knobs: an exact draw broke a rule (a rule reads a knob it does not list)");
+  return k;
+}
+
+std::vector<Knobs> Space::sample_exact(std::mt19937_64& rng, size_t n) const {
+  const Sampler sampler(*this);
+  std::vector<Knobs> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(sampler.draw(rng));
   return out;
 }
 
