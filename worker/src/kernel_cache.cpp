@@ -182,7 +182,7 @@ std::optional<lane::Module> KernelCache::built(const std::string& key) const {
 }
 
 std::filesystem::path KernelCache::building_dir(const std::string& name) const {
-  // (the process's own: workers sharing the folder may build the same module at once; the first rename wins whole)
+  // (the process's own: workers sharing the folder may build the same module at once; either rename leaves it whole)
   return dir_ / (name + "." + std::to_string(getpid()) + ".building");
 }
 

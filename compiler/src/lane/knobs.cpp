@@ -973,20 +973,31 @@ void walk(const std::vector<Domain>& domains, const std::vector<size_t>& knobs, 
   }
 }
 
-// Each hub setting the hub rules allow (as its value indices) and the valid points under it: its groups' valid
-// settings multiplied (the free knobs left out).
-std::vector<std::pair<std::vector<size_t>, size_t>> hub_counts(const Space& s, const Split& split) {
-  std::vector<std::pair<std::vector<size_t>, size_t>> out;
+// A setting of the hub knobs that the hub rules allow, with valid points under it: its value indices, how many valid
+// points it holds (its groups' valid settings multiplied, the free knobs left out), and each group's valid settings
+// under it (each its knobs' value indices, one after another).
+struct Hub {
+  std::vector<size_t> at;
+  uint64_t points = 0;
+  std::vector<std::vector<uint16_t>> valid;
+};
+
+// Every hub setting with valid points, in the walk's order, each group's product walked once under it.
+std::vector<Hub> hub_tables(const Space& s, const Split& split) {
+  std::vector<Hub> out;
   Knobs k = knobs_of(s.domains, std::vector<size_t>(s.domains.size(), 0));
   walk(s.domains, split.hubs, k, [&](const std::vector<size_t>& at) {
     if (!holds_all(s, split.hub_rules, k)) return;
-    size_t product = 1;
-    for (size_t g = 0; g < split.group_knobs.size() && product; ++g) {
-      size_t valid = 0;
-      walk(s.domains, split.group_knobs[g], k, [&](const auto&) { valid += holds_all(s, split.group_rules[g], k); });
-      product *= valid;
+    Hub h{at, 1, {}};
+    for (size_t g = 0; g < split.group_knobs.size() && h.points; ++g) {
+      std::vector<uint16_t> settings;
+      walk(s.domains, split.group_knobs[g], k, [&](const std::vector<size_t>& setting) {
+        if (holds_all(s, split.group_rules[g], k)) settings.insert(settings.end(), setting.begin(), setting.end());
+      });
+      h.points *= settings.size() / split.group_knobs[g].size();
+      h.valid.push_back(std::move(settings));
     }
-    if (product) out.emplace_back(at, product);
+    if (h.points) out.push_back(std::move(h));
   });
   return out;
 }
@@ -1004,7 +1015,7 @@ size_t Space::size() const {
   size_t free = 1;
   for (size_t i : split.free) free *= domains[i].values.size();
   size_t total = 0;
-  for (const auto& [at, n] : hub_counts(*this, split)) total += n;
+  for (const Hub& h : hub_tables(*this, split)) total += h.points;
   return total * free;
 }
 
@@ -1107,40 +1118,17 @@ Knobs Space::sample(std::mt19937_64& rng) const {
 struct Sampler::Tables {
   Space space;
   Split split{space.domains};
-  // Each hub setting the hub rules allow with valid points under it, and the running count of valid points (free
-  // knobs left out) through it.
-  std::vector<std::vector<size_t>> hubs;
-  std::vector<uint64_t> through;
-  // [hub][group]: the group's valid settings under the hub setting, each its knobs' value indices, one after another.
-  std::vector<std::vector<std::vector<uint16_t>>> valid;
+  std::vector<Hub> hubs;
+  std::vector<uint64_t> through;  // the running count of valid points (free knobs left out) through each hub
 };
 
 Sampler::Sampler(const Space& s) {
   auto t = std::make_shared<Tables>(Tables{.space = s});
-  const Space& sp = t->space;
-  for (const Domain& d : sp.domains)
+  for (const Domain& d : t->space.domains)
     if (d.values.empty()) throw Error("the knob space has no valid point (" + d.name + " has no value)");
-  const Split& split = t->split;
-  Knobs k = knobs_of(sp.domains, std::vector<size_t>(sp.domains.size(), 0));
+  t->hubs = hub_tables(t->space, t->split);
   uint64_t total = 0;
-  walk(sp.domains, split.hubs, k, [&](const std::vector<size_t>& at) {
-    if (!holds_all(sp, split.hub_rules, k)) return;
-    std::vector<std::vector<uint16_t>> groups;
-    uint64_t product = 1;
-    for (size_t g = 0; g < split.group_knobs.size() && product; ++g) {
-      std::vector<uint16_t> settings;
-      walk(sp.domains, split.group_knobs[g], k, [&](const std::vector<size_t>& setting) {
-        if (holds_all(sp, split.group_rules[g], k)) settings.insert(settings.end(), setting.begin(), setting.end());
-      });
-      product *= settings.size() / std::max<size_t>(1, split.group_knobs[g].size());
-      groups.push_back(std::move(settings));
-    }
-    if (!product) return;
-    total += product;
-    t->hubs.push_back(at);
-    t->through.push_back(total);
-    t->valid.push_back(std::move(groups));
-  });
+  for (const Hub& h : t->hubs) t->through.push_back(total += h.points);
   if (total == 0) throw Error("the knob space has no valid point");
   t_ = std::move(t);
 }
@@ -1151,10 +1139,10 @@ Knobs Sampler::draw(std::mt19937_64& rng) const {
   const uint64_t pick = std::uniform_int_distribution<uint64_t>(0, t.through.back() - 1)(rng);
   const size_t h = std::upper_bound(t.through.begin(), t.through.end(), pick) - t.through.begin();
   std::vector<size_t> at(domains.size(), 0);
-  for (size_t j = 0; j < t.split.hubs.size(); ++j) at[t.split.hubs[j]] = t.hubs[h][j];
+  for (size_t j = 0; j < t.split.hubs.size(); ++j) at[t.split.hubs[j]] = t.hubs[h].at[j];
   for (size_t g = 0; g < t.split.group_knobs.size(); ++g) {
     const std::vector<size_t>& knobs = t.split.group_knobs[g];
-    const std::vector<uint16_t>& settings = t.valid[h][g];
+    const std::vector<uint16_t>& settings = t.hubs[h].valid[g];
     const size_t chosen = std::uniform_int_distribution<size_t>(0, settings.size() / knobs.size() - 1)(rng);
     for (size_t j = 0; j < knobs.size(); ++j) at[knobs[j]] = settings[chosen * knobs.size() + j];
   }

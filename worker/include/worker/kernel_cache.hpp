@@ -49,8 +49,9 @@ class KernelCache {
   // The module of every kernel `img` calls, in the image's order, built where missing: the missing ones compile at
   // once on the pool (each once, however many plans ask for it), up to kBatch instances that read the same parts of
   // the library in one module (one nvcc run; an instance whose kernel cannot be told apart in it, or a module that
-  // does not compile, is built alone). `added`, when given, is set to how many of them this call sent to be built (not
-  // those it found built or being built for another image). Throws lt::Error with nvcc's message when one does not compile.
+  // does not compile, is built alone). `added`, when given, is set to how many of them this call sent to be built
+  // (not those it found built or being built for another image). Throws lt::Error with nvcc's message when one does
+  // not compile.
   std::vector<lane::Module> modules(const lane::Image& img, size_t* added = nullptr);
 
   static constexpr size_t kBatch = 8;
