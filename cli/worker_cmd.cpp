@@ -62,6 +62,7 @@ const bool registered = lt::cli::add_command(
          o.cache_dir = a->cache.empty() ? std::filesystem::path(env_or("HOME", "/tmp")) / ".cache" / "lane-tune"
                                         : std::filesystem::path(a->cache);
          o.prefetch = std::max(1u, a->prefetch);
+         o.stalled_extra = o.prefetch;  // while all of them build, as many again, one a second
          o.give_up_s = a->give_up_s;
          std::unique_ptr<lt::worker::Runner> runner;
          if (!a->replay.empty()) {

@@ -688,8 +688,8 @@ bool Coordinator::report(int64_t worker, int64_t plan, int64_t lease, db::Run r)
     store_.touch_worker(worker, now());
     // The search's queue under half its target (a round ending, a model batch to take), or a valid screen (which may
     // take the search's front, whose verification is wanted now: Strategy::urgent): the replenisher is wanted.
-    low =
-        recorded && ((r.valid && !p->verify) || size_t(store_.open_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu));
+    low = recorded &&
+          ((r.valid && !p->verify) || size_t(store_.queued_plans(p->job, p->gpu)) * 2 < target_locked(p->gpu));
     t.commit();
   }
   if (recorded) observe_measurement(r.gpu, r.recorded_at);

@@ -43,7 +43,7 @@ void Coordinator::replenish() {
     db::Search row;
     std::string checkpoint_path;
     uint32_t context = 0;  // the job's
-    size_t open = 0, target = 0;
+    size_t open = 0, queued = 0, target = 0;  // open: pending or leased; queued: less leased verifications
     std::vector<db::Run> fresh;
     Live* live = nullptr;
     std::vector<Proposal> proposed;
@@ -63,6 +63,7 @@ void Coordinator::replenish() {
       t.checkpoint_path = ck->path;
       t.context = j->context;
       t.open = size_t(store_.open_plans(row.job, row.gpu));
+      t.queued = size_t(store_.queued_plans(row.job, row.gpu));
       t.target = target_locked(row.gpu);
       t.live = &lives_[{row.job, row.gpu}];
       t.fresh = store_.runs_since(row.job, row.gpu, t.live->fed);
@@ -88,10 +89,11 @@ void Coordinator::replenish() {
         live.strategy->take(observe(r));
         live.fed = r.id;
       }
-      // Topped up when the queue is half empty (and asked when it is empty: a strategy that waits for a round's end
-      // then goes on, or says it is done); else asked for what it wants verified now.
-      if (t.open == 0 || t.open * 2 < t.target)
-        t.proposed = live.strategy->propose(t.target - t.open, t.open);
+      // Topped up when the queue is half empty (and asked when nothing is open: a strategy that waits for a round's
+      // end then goes on, or says it is done); else asked for what it wants verified now. Leased verifications do not
+      // hold the queue (Store::queued_plans); the strategy is told of every open plan.
+      if (t.open == 0 || t.queued * 2 < t.target)
+        t.proposed = live.strategy->propose(t.target - t.queued, t.open);
       else
         t.proposed = live.strategy->urgent();
     } catch (const std::exception& e) {

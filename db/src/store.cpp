@@ -255,6 +255,17 @@ int Store::open_plans(int64_t job, const std::string& gpu) {
   return n;
 }
 
+int Store::queued_plans(int64_t job, const std::string& gpu) {
+  auto s = c_.prepare(
+      "SELECT COUNT(*) FROM plans WHERE job = ?1 AND gpu = ?2 AND (state = 'pending' OR (state = 'leased' AND NOT "
+      "verify))");
+  s.bind(1, job).bind(2, gpu);
+  s.next();
+  int n = int(s.i64(0));
+  s.exec();
+  return n;
+}
+
 std::optional<Plan> Store::plan(int64_t id) {
   auto s = c_.prepare(std::string("SELECT ") + kPlanCols + " WHERE p.id = ?1");
   s.bind(1, id);

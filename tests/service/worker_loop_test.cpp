@@ -289,6 +289,43 @@ TEST(WorkerLoop, PlansStillBuildingLetAPendingVerificationIn) {
   EXPECT_EQ(waited.polls, 0);
 }
 
+// A worker whose plans are all still building, with no verification pending, leases more plans one a poll, up to
+// `stalled_extra` beyond its queue: plans 1 and 2 build until plan 4 (the second extra) has been measured, then plan 5
+// is leased as the queue has room again. Without extras the worker waits for plan 1's or 2's build (here, until the
+// runner's wait runs out).
+TEST(WorkerLoop, PlansStillBuildingLetMorePlansIn) {
+  struct Outcome {
+    std::vector<int64_t> order;
+    int polls;
+    std::string ran_out;
+  };
+  auto run = [](uint32_t extra, double wait_s) {
+    auto link = std::make_unique<FakeLink>();
+    auto runner = std::make_unique<FakeRunner>();
+    auto* l = link.get();
+    auto* r = runner.get();
+    push_plans(*l, 5, 0);
+    r->prepare_after = [r](int64_t id) { return id > 2 || r->measured_end.count(4) > 0; };
+    r->wait_s = wait_s;
+    Options o = options();
+    o.prefetch = 2;
+    o.verify_poll_s = 0.05;
+    o.stalled_extra = extra;
+    Worker w(o, std::move(link), std::move(runner));
+    w.run();
+    Outcome out{{}, l->verify_polls, r->ran_out};
+    for (auto& [id, res] : l->reports) out.order.push_back(id);
+    return out;
+  };
+  const Outcome extra = run(2, 10);
+  EXPECT_EQ(extra.ran_out, "");
+  ASSERT_EQ(extra.order.size(), 5u);
+  EXPECT_EQ(std::vector<int64_t>(extra.order.begin(), extra.order.begin() + 2), (std::vector<int64_t>{3, 4}));
+  EXPECT_GE(extra.polls, 2);  // a verification asked for first, each time
+  const Outcome none = run(0, 0.3);
+  EXPECT_NE(none.ran_out, "");
+}
+
 // A plan still building its kernels does not hold the GPU up: the plans prepared behind it are measured first, and
 // each result says how long the GPU waited for it. Plan 1's build ends 100 ms after plans 2 and 3 were measured.
 TEST(WorkerLoop, APlanStillPreparingLetsThePreparedOnesGoFirst) {

@@ -186,13 +186,16 @@ struct Worker::Impl {
     }
   }
 
-  // A verification the coordinator has pending, if any, into the queue (a lease of one, verifications only); the
-  // coordinator unreachable or refusing: none now, the loop goes on with what it holds.
-  void lease_verifications(std::deque<Pending>& queue) {
+  // One plan the coordinator has pending, if any, into the queue (a verification only, when `verifications_only`); the
+  // coordinator unreachable or refusing: none now, the loop goes on with what it holds. Returns how many it leased.
+  size_t lease_one(std::deque<Pending>& queue, bool verifications_only) {
     try {
-      admit(link->lease(id, 1, true), queue);
+      const auto leased = link->lease(id, 1, verifications_only);
+      admit(leased, queue);
+      return leased.size();
     } catch (const LinkError& e) {
-      log(2, "lease_failed", {{"error", e.what()}, {"verifications_only", "1"}});
+      log(2, "lease_failed", {{"error", e.what()}, {"verifications_only", verifications_only ? "1" : "0"}});
+      return 0;
     }
   }
 
@@ -307,8 +310,9 @@ struct Worker::Impl {
           return x.prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
         };
         // While none is prepared and the queue is full (its plans building their kernels), the worker asks now and
-        // then for verifications alone: a search's front, verified at once on a GPU that would idle (a 2-minute job on
-        // qwen3-0.6b ended with its fastest screen unverified behind 8 screens building, session 38).
+        // then for a verification alone: a search's front, verified at once on a GPU that would idle (a 2-minute job
+        // on qwen3-0.6b ended with its fastest screen unverified behind 8 screens building, session 38); and when
+        // none is pending, for one more plan, up to `stalled_extra` beyond the queue's size, which may need no build.
         const auto picked = std::chrono::steady_clock::now();
         auto polled = picked;
         auto next = queue.end();
@@ -317,10 +321,12 @@ struct Worker::Impl {
           if (next == queue.end()) next = std::find_if(queue.begin(), queue.end(), ready);
           if (next != queue.end() || stopping) break;
           if (queue.size() >= o.prefetch && o.verify_poll_s > 0 &&
-              std::none_of(queue.begin(), queue.end(), [](const Pending& x) { return x.plan.verify; }) &&
               std::chrono::steady_clock::now() - polled >= std::chrono::duration<double>(o.verify_poll_s)) {
             polled = std::chrono::steady_clock::now();
-            lease_verifications(queue);
+            const bool verifying =
+                std::any_of(queue.begin(), queue.end(), [](const Pending& x) { return x.plan.verify; });
+            if (!verifying && lease_one(queue, true) > 0) continue;
+            if (queue.size() < size_t(o.prefetch) + o.stalled_extra) lease_one(queue, false);
             continue;
           }
           queue.front().prepared.wait_for(std::chrono::milliseconds(2));  // none prepared yet: whichever is first

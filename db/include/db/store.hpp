@@ -235,6 +235,10 @@ class Store {
                 bool verify = true, bool profile = true);
   // How many of the job's plans for the GPU kind are pending or leased (every GPU kind's when `gpu` is empty).
   int open_plans(int64_t job, const std::string& gpu = "");
+  // The open plans that hold a search's queue: pending ones and leased screens. A leased verification is left out: it
+  // may wait a minute on the CPU reference's verdict (an 8B model's, once a job) after its GPU part, and screens behind
+  // it must not wait for it (session 40: 8 of them held an H100 idle 22 s of a 4-minute job).
+  int queued_plans(int64_t job, const std::string& gpu);
   std::optional<Plan> plan(int64_t id);
   std::vector<Plan> plans(int64_t job, const std::string& gpu);
   // Pending plans of running jobs for the GPU kind, oldest job first.
