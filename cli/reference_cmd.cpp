@@ -59,8 +59,8 @@ std::vector<Job> read_prompts(const std::string& path) {
   return jobs;
 }
 
-// Generates each prompt in turn, prints its `TOKENS: ...` line and appends its logits rows (little-endian f32) to
-// the --logits file, as a lane does.
+// Generates the prompts (together: Reference::generate's requests), prints each one's `TOKENS: ...` line and appends
+// its logits rows (little-endian f32) to the --logits file, as a lane does.
 void run_reference(const ReferenceArgs& a) {
   std::vector<Job> jobs;
   if (!a.prompts.empty()) {
@@ -78,8 +78,9 @@ void run_reference(const ReferenceArgs& a) {
     out.reset(std::fopen(a.logits.c_str(), "wb"));
     if (!out) throw lt::Error("cannot write " + a.logits);
   }
-  for (const Job& job : jobs) {
-    auto g = ref.generate(job.prompt, job.n_gen);
+  std::vector<lt::reference::Reference::Request> requests;
+  for (const Job& job : jobs) requests.push_back({job.prompt, job.n_gen});
+  for (const auto& g : ref.generate(requests)) {
     if (out && std::fwrite(g.logits.data(), sizeof(float), g.logits.size(), out.get()) != g.logits.size())
       throw lt::Error("cannot write " + a.logits);
     std::string line = "TOKENS:";

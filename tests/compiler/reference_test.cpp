@@ -366,6 +366,45 @@ TEST(Reference, EveryTinyPresetRunsAndStaysFinite) {
   EXPECT_GE(ran, 12);  // the dense three and the mixtures (qwen3moe, qwen2moe, gpt-oss), in two types
 }
 
+// Prompts generated together (each step one chunk of every sequence still generating) give each prompt's generation
+// alone, bit for bit: dense models and the mixtures (gpt-oss's sliding window and sinks among them), prompts of other
+// lengths, one that generates nothing and one a single token; a bad prompt among them is an error.
+TEST(Reference, PromptsGeneratedTogetherEqualEachAlone) {
+  int ran = 0;
+  for (const synth::Preset& p : synth::presets()) {
+    if (p.name.rfind("tiny", 0) != 0) continue;
+    SCOPED_TRACE(p.name);
+    TempDir dir;
+    synth::Options o;
+    o.preset = p.name;
+    synth::write(o, dir / "m.gguf");
+    auto file = gguf::File::open(dir / "m.gguf");
+    const model::Model m = model::recognize(file);
+    std::vector<std::vector<int32_t>> prompts;
+    for (int len : {9, 1, 4, 12}) {
+      prompts.emplace_back();
+      for (int i = 0; i < len; ++i) prompts.back().push_back((29 * i + 7 * len + 3) % int(m.vocab));
+    }
+    const std::vector<int> n_gen = {5, 3, 0, 1};
+    std::vector<reference::Reference::Request> requests;
+    for (size_t i = 0; i < prompts.size(); ++i) requests.push_back({prompts[i], n_gen[i]});
+    reference::Reference together(file, m, 3), alone(file, m, 2);
+    const auto got = together.generate(requests);
+    ASSERT_EQ(got.size(), prompts.size());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      const auto want = alone.generate(prompts[i], n_gen[i]);
+      EXPECT_EQ(got[i].tokens, want.tokens) << "prompt " << i;
+      EXPECT_EQ(got[i].logits, want.logits) << "prompt " << i;
+      EXPECT_EQ(got[i].tokens.size(), size_t(n_gen[i]));
+    }
+    EXPECT_EQ(together.position(), 9 + 5 - 1);  // the first request's sequence
+    requests[1].prompt = std::span<const int32_t>();
+    EXPECT_THROW(together.generate(requests), Error);
+    ++ran;
+  }
+  EXPECT_GE(ran, 6);
+}
+
 TEST(Reference, CommandPrintsTokensAndWritesLogits) {
   Fixture f(one_layer_shapes()[2]);
   auto g = reference::Reference(f.file, f.model).generate(std::vector<int32_t>{9, 8, 7}, 3);

@@ -285,10 +285,11 @@ class CudaRunner : public Runner {
     auto file = gguf::File::open(checkpoint);
     auto model = model::recognize(file);
     reference::Reference cpu(file, model);
+    std::vector<reference::Reference::Request> requests;
+    for (auto& q : prompts) requests.push_back({q.tokens, static_cast<int>(q.n_gen)});
     std::vector<float> logits;
     std::vector<std::vector<int32_t>> tokens;
-    for (auto& q : prompts) {
-      auto g = cpu.generate(q.tokens, static_cast<int>(q.n_gen));
+    for (auto& g : cpu.generate(requests)) {  // every prompt a step together: each weight read once a step
       tokens.push_back(g.tokens);
       logits.insert(logits.end(), g.logits.begin(), g.logits.end());
     }

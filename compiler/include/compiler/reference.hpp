@@ -33,6 +33,15 @@ class Reference {
   // Prefills `prompt` from position 0, then generates greedily: n_gen tokens, n_gen logits rows (row 0: the prompt's
   // last position; token i+1 is row i's arg-max, lowest index on ties, and is fed to give row i+1).
   Generation generate(std::span<const int32_t> prompt, int n_gen);
+  // One prompt to generate from, as generate() takes it.
+  struct Request {
+    std::span<const int32_t> prompt;
+    int n_gen = 0;
+  };
+  // Each request's generation, equal to generate()'s bit for bit, all of them run together: a step runs every
+  // sequence still generating as one chunk, so each weight row is read once a step for all of them (the worker's 4
+  // check prompts: 8 passes over the weights, not 32). position() is then the first request's.
+  std::vector<Generation> generate(std::span<const Request> requests);
   int position() const;
 
  private:

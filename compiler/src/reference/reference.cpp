@@ -192,13 +192,24 @@ void rms_norm(double* x, size_t rows, size_t n, const std::vector<double>& w, do
 // The dot product of a row (weights, or a cached key) with an activation row in f64: eight interleaved partial sums in
 // a fixed order, so a result depends neither on the chunk size nor on the thread count.
 template <class Row>
-double dot(const Row* w, const double* x, size_t n) {
+[[gnu::always_inline]] inline double dot(const Row* w, const double* x, size_t n) {
   double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (size_t k = 0; k < 8; ++k) s[k] += double(w[i + k]) * x[i + k];
   for (; i < n; ++i) s[i % 8] += double(w[i]) * x[i];
   return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+// dot() of a dequantized weight row, the reference's hottest loop, built for the x86-64 baseline and for AVX2 and
+// AVX-512 (chosen at load by the CPU): the same eight partial sums in the same order, only wider registers (the file
+// is built without contracting a multiply and an add into one rounding), so every build gives the same bits.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+double
+dot_row(const float* w, const double* x, size_t n) {
+  return dot(w, x, n);
 }
 
 void add_bias(std::vector<double>& y, const std::vector<double>& b) {
@@ -218,8 +229,17 @@ struct Reference::Impl {
   double rope_factor = 1.0;  // YaRN's attention factor on rope's cosine and sine
   std::vector<double> output_norm;
   std::vector<LayerVectors> vectors;
-  std::vector<std::vector<double>> k_cache, v_cache;  // per layer: position x (kv_heads * width)
-  int pos = 0;
+  // One sequence's state: its caches (per layer: position x (kv_heads * width)) and its next position.
+  struct Sequence {
+    std::vector<std::vector<double>> k, v;
+    int pos = 0;
+  };
+  std::vector<Sequence> seqs;  // the single-sequence calls' is the first
+  // A run's rows: each its sequence's and its position.
+  struct Rows {
+    std::vector<size_t> seq;
+    std::vector<int> pos;
+  };
 
   Impl(const gguf::File& f, const model::Model& model, unsigned threads)
       : file(f), m(model), pool(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {
@@ -237,8 +257,7 @@ struct Reference::Impl {
                          read_vector(file, l.router_bias), read_vector(file, l.gate_exps_bias),
                          read_vector(file, l.up_exps_bias), read_vector(file, l.down_exps_bias),
                          read_vector(file, l.shared_gate_inp)});
-    k_cache.resize(m.layers);
-    v_cache.resize(m.layers);
+    sequences(1);
   }
 
   // y (rows x out) = x (rows x in) times w's rows: each output row of w dequantized once, by one worker.
@@ -258,20 +277,20 @@ struct Reference::Impl {
       std::span<float> row(row_buffer[worker].data(), in);
       for (size_t r = task * per_task; r < std::min(out, (task + 1) * per_task); ++r) {
         ggml::dequantize(w.type, base + r * row_bytes, row);
-        for (size_t t = 0; t < rows; ++t) y[t * out + r] = dot(row.data(), x + t * in, in);
+        for (size_t t = 0; t < rows; ++t) y[t * out + r] = dot_row(row.data(), x + t * in, in);
       }
     });
     return y;
   }
 
   // Rotates each `width`-wide head of each row by its position's angles, pairing values as the model's rope mode does.
-  void rope(std::vector<double>& x, size_t rows, size_t heads, int first_pos) const {
+  void rope(std::vector<double>& x, size_t rows, size_t heads, const std::vector<int>& positions) const {
     const size_t width = m.head_dim, half = width / 2;
     for (size_t t = 0; t < rows; ++t)
       for (size_t h = 0; h < heads; ++h) {
         double* v = x.data() + (t * heads + h) * width;
         for (size_t i = 0; i < half; ++i) {
-          double theta = double(first_pos + int(t)) * inv_freq[i];
+          double theta = double(positions[t]) * inv_freq[i];
           double c = std::cos(theta), s = std::sin(theta);
           if (rope_factor != 1.0) c *= rope_factor, s *= rope_factor;
           size_t a = m.rope_mode == model::RopeMode::Adjacent ? 2 * i : i;
@@ -283,21 +302,22 @@ struct Reference::Impl {
       }
   }
 
-  // Causal grouped-query attention of the chunk's queries over the cache (which already holds the chunk's keys): on a
-  // sliding layer over the last sliding_window positions only; with sinks, each head's sink logit in the softmax's
-  // denominator (its value none).
-  std::vector<double> attend(const std::vector<double>& q, size_t rows, int first_pos, size_t layer) {
+  // Causal grouped-query attention of the chunk's queries, each over its sequence's cache (which already holds the
+  // chunk's keys): on a sliding layer over the last sliding_window positions only; with sinks, each head's sink logit
+  // in the softmax's denominator (its value none).
+  std::vector<double> attend(const std::vector<double>& q, const Rows& at, size_t layer) {
+    const size_t rows = at.pos.size();
     const size_t hd = m.head_dim, vd = m.value_dim, heads = m.heads, group = m.group();
     const size_t k_width = size_t{m.kv_heads} * hd, v_width = size_t{m.kv_heads} * vd;
     const double scale = 1.0 / std::sqrt(double(hd));
-    const std::vector<double>& K = k_cache[layer];
-    const std::vector<double>& V = v_cache[layer];
     const std::vector<double>& sinks = vectors[layer].sinks;
     const bool sliding = m.layer[layer].sliding;
     std::vector<double> out(rows * heads * vd, 0.0);
     pool.run(rows * heads, [&](size_t task, unsigned worker) {
       const size_t t = task / heads, h = task % heads, kvh = h / group;
-      const size_t n = size_t(first_pos) + t + 1;
+      const size_t n = size_t(at.pos[t]) + 1;
+      const std::vector<double>& K = seqs[at.seq[t]].k[layer];
+      const std::vector<double>& V = seqs[at.seq[t]].v[layer];
       // llama.cpp's LLAMA_SWA_TYPE_STANDARD: the key at position j is masked when p - j >= sliding_window.
       const size_t first = sliding && n > m.sliding_window ? n - m.sliding_window : 0;
       const double* qv = q.data() + (t * heads + h) * hd;
@@ -376,7 +396,16 @@ struct Reference::Impl {
     for (size_t i = 0; i < y.size(); ++i) y[i] += bias[size_t{e} * n + i % n];
   }
 
-  void check(std::span<const int32_t> tokens) const {
+  // Fresh state for `n` sequences, each at position 0.
+  void sequences(size_t n) {
+    seqs.assign(n, Sequence{});
+    for (auto& q : seqs) {
+      q.k.resize(m.layers);
+      q.v.resize(m.layers);
+    }
+  }
+
+  void check(std::span<const int32_t> tokens, int pos) const {
     if (tokens.empty()) throw Error("the reference needs at least one token");
     for (int32_t t : tokens)
       if (t < 0 || uint32_t(t) >= m.vocab)
@@ -387,13 +416,29 @@ struct Reference::Impl {
                   std::to_string(m.context));
   }
 
-  // Runs the chunk at the next positions; the logits of every row (all_rows) or of the last one.
-  std::vector<float> run(std::span<const int32_t> tokens, bool all_rows) {
-    check(tokens);
+  // A part of a run: tokens at the next positions of one sequence.
+  struct Segment {
+    size_t seq;
+    std::span<const int32_t> tokens;
+  };
+
+  // Runs the segments' tokens as one chunk, each at its sequence's next positions; the logits of every row (all_rows)
+  // or of each segment's last, in the segments' order. Every weight row is read once for all of them, and a row's
+  // result depends on its own sequence alone (each sum is a row's, in a fixed order): the same as run one at a time.
+  std::vector<float> run(const std::vector<Segment>& segments, bool all_rows) {
+    Rows at;
+    std::vector<int32_t> tokens;
+    for (const Segment& g : segments) {
+      check(g.tokens, seqs[g.seq].pos);
+      for (size_t i = 0; i < g.tokens.size(); ++i) {
+        at.seq.push_back(g.seq);
+        at.pos.push_back(seqs[g.seq].pos + int(i));
+      }
+      tokens.insert(tokens.end(), g.tokens.begin(), g.tokens.end());
+    }
     const size_t T = tokens.size(), d = m.d_model;
     const size_t k_width = size_t{m.kv_heads} * m.head_dim, v_width = size_t{m.kv_heads} * m.value_dim;
     const double eps = m.norm_eps;
-    const int p0 = pos;
 
     std::vector<double> x(T * d);
     {
@@ -417,13 +462,19 @@ struct Reference::Impl {
         rms_norm(q.data(), T * m.heads, m.head_dim, lv.q_norm, eps);
         rms_norm(k.data(), T * m.kv_heads, m.head_dim, lv.k_norm, eps);
       }
-      rope(q, T, m.heads, p0);
-      rope(k, T, m.kv_heads, p0);
-      k_cache[li].resize(size_t(p0) * k_width);
-      v_cache[li].resize(size_t(p0) * v_width);
-      k_cache[li].insert(k_cache[li].end(), k.begin(), k.end());
-      v_cache[li].insert(v_cache[li].end(), v.begin(), v.end());
-      std::vector<double> attn = matmul(*l.wo, attend(q, T, p0, li), T);
+      rope(q, T, m.heads, at.pos);
+      rope(k, T, m.kv_heads, at.pos);
+      size_t row = 0;
+      for (const Segment& g : segments) {
+        Sequence& sq = seqs[g.seq];
+        const size_t n = g.tokens.size();
+        sq.k[li].resize(size_t(sq.pos) * k_width);
+        sq.v[li].resize(size_t(sq.pos) * v_width);
+        sq.k[li].insert(sq.k[li].end(), k.begin() + row * k_width, k.begin() + (row + n) * k_width);
+        sq.v[li].insert(sq.v[li].end(), v.begin() + row * v_width, v.begin() + (row + n) * v_width);
+        row += n;
+      }
+      std::vector<double> attn = matmul(*l.wo, attend(q, at, li), T);
       add_bias(attn, lv.bo);
       for (size_t i = 0; i < x.size(); ++i) x[i] += attn[i];
 
@@ -439,10 +490,19 @@ struct Reference::Impl {
       std::vector<double> down = matmul(*l.w_down, gate, T);
       for (size_t i = 0; i < x.size(); ++i) x[i] += down[i];
     }
-    pos = p0 + int(T);
+    for (const Segment& g : segments) seqs[g.seq].pos += int(g.tokens.size());
 
-    const size_t first = all_rows ? 0 : T - 1, rows = T - first;
-    std::vector<double> h(x.begin() + first * d, x.end());
+    std::vector<double> h;
+    if (all_rows) {
+      h = std::move(x);
+    } else {
+      size_t end = 0;
+      for (const Segment& g : segments) {
+        end += g.tokens.size();
+        h.insert(h.end(), x.begin() + (end - 1) * d, x.begin() + end * d);
+      }
+    }
+    const size_t rows = h.size() / d;
     rms_norm(h.data(), rows, d, output_norm, eps);
     std::vector<double> logits = matmul(*m.output, h, rows);
     return {logits.begin(), logits.end()};
@@ -455,29 +515,48 @@ Reference::Reference(const gguf::File& file, const model::Model& model, unsigned
 Reference::~Reference() = default;
 
 void Reference::reset() {
-  impl_->pos = 0;
-  for (auto& c : impl_->k_cache) c.clear();
-  for (auto& c : impl_->v_cache) c.clear();
+  impl_->sequences(1);
 }
 
 std::vector<float> Reference::forward(std::span<const int32_t> tokens) {
-  return impl_->run(tokens, true);
+  return impl_->run({{0, tokens}}, true);
 }
 
 int Reference::position() const {
-  return impl_->pos;
+  return impl_->seqs[0].pos;
 }
 
 Generation Reference::generate(std::span<const int32_t> prompt, int n_gen) {
-  reset();
-  Generation g;
-  std::vector<float> logits = impl_->run(prompt, false);
-  for (int i = 0; i < n_gen; ++i) {
-    if (i > 0) logits = impl_->run(std::span<const int32_t>(&g.tokens.back(), 1), false);
-    g.logits.insert(g.logits.end(), logits.begin(), logits.end());
-    g.tokens.push_back(int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+  return std::move(generate(std::vector<Request>{{prompt, n_gen}}).front());
+}
+
+std::vector<Generation> Reference::generate(std::span<const Request> requests) {
+  Impl& r = *impl_;
+  r.sequences(std::max<size_t>(1, requests.size()));
+  for (const Request& q : requests) r.check(q.prompt, 0);
+  std::vector<Generation> out(requests.size());
+  // Each step: the sequences still generating, as one chunk (the first step every prompt, as generate() prefills one
+  // that generates nothing).
+  for (int step = 0;; ++step) {
+    std::vector<Impl::Segment> segments;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (step == 0)
+        segments.push_back({i, requests[i].prompt});
+      else if (step < requests[i].n_gen)
+        segments.push_back({i, std::span<const int32_t>(&out[i].tokens.back(), 1)});
+    }
+    if (segments.empty()) break;
+    const std::vector<float> logits = r.run(segments, false);
+    const size_t vocab = r.m.vocab;
+    for (size_t j = 0; j < segments.size(); ++j) {
+      if (step >= requests[segments[j].seq].n_gen) continue;
+      Generation& g = out[segments[j].seq];
+      const auto row = logits.begin() + j * vocab;
+      g.logits.insert(g.logits.end(), row, row + vocab);
+      g.tokens.push_back(int32_t(std::max_element(row, row + vocab) - row));
+    }
   }
-  return g;
+  return out;
 }
 
 }  // namespace lt::reference
