@@ -2,3 +2,14 @@
 mkdir -p /tmp/c && tar xJf .carry/bundle.tar.xz -C /tmp/c
 export LD_LIBRARY_PATH=/tmp/c/lib:/usr/local/cuda/lib64:/usr/lib/x86_64-linux-gnu LT_NVCC=/usr/local/cuda/bin/nvcc PATH=/usr/local/cuda/bin:$PATH
 L=/tmp/c/lane-tune
+G=h200; nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | grep -q H100 && G=h100  # the kind to submit for
+
+# A tuning job (bench/tune_h200.sh, $TYPE's file) with its summary printed and its results kept under $OUT:
+# usage: tune_job NAME PRESET BUDGET TIMEOUT_S  (writes $OUT/tune-NAME.txt and $OUT/results-NAME.json.xz)
+tune_job() {
+  TUNE_GPU=$G timeout "$4" bash bench/tune_h200.sh $L "/tmp/tj-$1" "$2" "$3" > "$OUT/tune-$1.txt" 2>&1
+  echo "== $1 tune rc=$?"
+  grep -E "^job:|GPU util|cost \(median|where the|search's turns|best \(verified\)|h[12]00: model" "$OUT/tune-$1.txt" |
+    cut -c1-300
+  cp "/tmp/tj-$1/job/results.json" "$OUT/results-$1.json" 2> /dev/null && xz -9 "$OUT/results-$1.json"
+}

@@ -245,25 +245,29 @@ bool Store::add_plan(int64_t job, const std::string& gpu, int64_t config, uint32
              .exec() > 0;
 }
 
-int Store::open_plans(int64_t job, const std::string& gpu) {
-  auto s = c_.prepare(
-      "SELECT COUNT(*) FROM plans WHERE job = ?1 AND (?2 = '' OR gpu = ?2) AND state IN ('pending', 'leased')");
-  s.bind(1, job).bind(2, gpu);
+namespace {
+
+// The job's pending and leased plans for the GPU kind (every kind's when `gpu` is empty), leased verifications among
+// them when `verifications`.
+int count_open(Connection& c, int64_t job, const std::string& gpu, bool verifications) {
+  auto s = c.prepare(
+      "SELECT COUNT(*) FROM plans WHERE job = ?1 AND (?2 = '' OR gpu = ?2) AND (state = 'pending' OR (state = "
+      "'leased' AND (?3 OR NOT verify)))");
+  s.bind(1, job).bind(2, gpu).bind(3, verifications);
   s.next();
   int n = int(s.i64(0));
   s.exec();
   return n;
 }
 
+}  // namespace
+
+int Store::open_plans(int64_t job, const std::string& gpu) {
+  return count_open(c_, job, gpu, true);
+}
+
 int Store::queued_plans(int64_t job, const std::string& gpu) {
-  auto s = c_.prepare(
-      "SELECT COUNT(*) FROM plans WHERE job = ?1 AND gpu = ?2 AND (state = 'pending' OR (state = 'leased' AND NOT "
-      "verify))");
-  s.bind(1, job).bind(2, gpu);
-  s.next();
-  int n = int(s.i64(0));
-  s.exec();
-  return n;
+  return count_open(c_, job, gpu, false);
 }
 
 std::optional<Plan> Store::plan(int64_t id) {

@@ -135,7 +135,7 @@ TEST(Searches, ModelScreensVerifiesAndEnds) {
     }
   }
   EXPECT_EQ(screens, 20u);
-  EXPECT_GE(verifications, 3u);
+  EXPECT_GE(verifications, 1u);
   EXPECT_EQ(st.gpus[0].planned, screens + verifications);
   EXPECT_EQ(st.gpus[0].measured, screens + verifications);
   EXPECT_EQ(st.gpus[0].verified, verifications);
@@ -224,7 +224,8 @@ TEST(Searches, AScreenTakingTheFrontIsVerifiedBeforeTheScreensQueuedAhead) {
 // worker went without plans, 22 s of an H100 job in session 40.)
 TEST(Searches, LeasedVerificationsDoNotHoldTheScreensUp) {
   Fixture f(60);
-  f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.1, 10.0 + std::abs(id - 37)}; };
+  // (near ties, each within a screen's noise of the best: the front's 3 are verified)
+  f.figures = [](int id) { return Figures{1.0 + std::abs(id - 37) * 0.0005, 10.0 + std::abs(id - 37) * 0.005}; };
   auto s = f.core->submit(f.spec("model", 40));
   auto w = f.worker();
   std::vector<Lease> held;
@@ -247,6 +248,33 @@ TEST(Searches, LeasedVerificationsDoNotHoldTheScreensUp) {
   auto best = f.core->best(s.job.id, "h100");
   ASSERT_EQ(best.size(), 1u);
   EXPECT_TRUE(best[0].verified);
+}
+
+// The model search verifies a screened configuration only within a screen's noise (0.5%) of the best known: with every
+// configuration 10% from the next, each verification is of a new best, so the verified objectives fall in the order
+// they were measured (the front's second and third, clearly slower, were verified too before session 40).
+TEST(Searches, ScreensClearlyBehindTheBestAreNotVerified) {
+  Fixture f(60);
+  f.figures = [](int id) {
+    const int rank = 2 * std::abs(id - 37) - (id < 37 ? 1 : 0);  // 37, 36, 38, 35, ...: each 10% from the next
+    return Figures{1.0 + rank * 0.1, 10.0 + rank};
+  };
+  auto s = f.core->submit(f.spec("model", 40));
+  auto w = f.worker();
+  f.drain(w);
+  EXPECT_EQ(f.core->status(s.job.id).job.state, "done");
+  std::vector<double> verified;
+  double best_screen = 1e300;
+  auto runs = f.core->results(s.job.id, "h100", 0);  // (best first)
+  std::sort(runs.begin(), runs.end(), [](const db::Run& a, const db::Run& b) { return a.id < b.id; });
+  for (auto& r : runs)
+    if (r.verify)
+      verified.push_back(r.objective_ms);
+    else
+      best_screen = std::min(best_screen, r.objective_ms);
+  ASSERT_FALSE(verified.empty());
+  for (size_t i = 1; i < verified.size(); ++i) EXPECT_LT(verified[i], verified[i - 1]) << i;
+  EXPECT_EQ(verified.back(), best_screen);  // the fastest screened is verified
 }
 
 // A restart mid-search loses and repeats nothing: the plans made are the ones an uninterrupted coordinator makes.

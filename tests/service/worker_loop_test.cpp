@@ -252,32 +252,40 @@ TEST(WorkerLoop, AVerificationGoesAheadOfTheScreensLeasedBeforeIt) {
   EXPECT_EQ(order, (std::vector<int64_t>{1, 4, 2, 3}));
 }
 
+// What a worker of prefetch 2 did with `plans` plans at the coordinator (plan `verify` a verification, 0: none), their
+// preparations waiting until `ready(runner, plan)` holds (none past `wait_s`): the order of its reports, its
+// verifications-only leases, the runner's wait that ran out.
+struct Outcome {
+  std::vector<int64_t> order;
+  int polls;
+  std::string ran_out;
+};
+Outcome run_building(int plans, int verify, std::function<bool(FakeRunner&, int64_t)> ready, Options o, double wait_s) {
+  auto link = std::make_unique<FakeLink>();
+  auto runner = std::make_unique<FakeRunner>();
+  auto* l = link.get();
+  auto* r = runner.get();
+  push_plans(*l, plans, verify);
+  r->prepare_after = [r, ready](int64_t id) { return ready(*r, id); };
+  r->wait_s = wait_s;
+  o.prefetch = 2;
+  Worker w(o, std::move(link), std::move(runner));
+  w.run();
+  Outcome out{{}, l->verify_polls, r->ran_out};
+  for (auto& [id, res] : l->reports) out.order.push_back(id);
+  return out;
+}
+
 // A worker whose plans are all still building asks for verifications alone (its queue full), and measures the one the
 // coordinator had pending meanwhile: plans 1 and 2 (screens) build until plan 3, the front's verification queued
 // behind them at the coordinator, has been measured. Without the polls the verification waits for a screen's build
 // (here, until the runner's wait runs out).
 TEST(WorkerLoop, PlansStillBuildingLetAPendingVerificationIn) {
-  struct Outcome {
-    std::vector<int64_t> order;
-    int polls;
-    std::string ran_out;
-  };
   auto run = [](double verify_poll_s, double wait_s) {
-    auto link = std::make_unique<FakeLink>();
-    auto runner = std::make_unique<FakeRunner>();
-    auto* l = link.get();
-    auto* r = runner.get();
-    push_plans(*l, 3, 3);
-    r->prepare_after = [r](int64_t id) { return id == 3 || r->measured_end.count(3) > 0; };
-    r->wait_s = wait_s;
     Options o = options();
-    o.prefetch = 2;
     o.verify_poll_s = verify_poll_s;
-    Worker w(o, std::move(link), std::move(runner));
-    w.run();
-    Outcome out{{}, l->verify_polls, r->ran_out};
-    for (auto& [id, res] : l->reports) out.order.push_back(id);
-    return out;
+    return run_building(
+        3, 3, [](FakeRunner& r, int64_t id) { return id == 3 || r.measured_end.count(3) > 0; }, o, wait_s);
   };
   const Outcome polled = run(0.05, 10);
   EXPECT_EQ(polled.ran_out, "");
@@ -294,28 +302,12 @@ TEST(WorkerLoop, PlansStillBuildingLetAPendingVerificationIn) {
 // is leased as the queue has room again. Without extras the worker waits for plan 1's or 2's build (here, until the
 // runner's wait runs out).
 TEST(WorkerLoop, PlansStillBuildingLetMorePlansIn) {
-  struct Outcome {
-    std::vector<int64_t> order;
-    int polls;
-    std::string ran_out;
-  };
   auto run = [](uint32_t extra, double wait_s) {
-    auto link = std::make_unique<FakeLink>();
-    auto runner = std::make_unique<FakeRunner>();
-    auto* l = link.get();
-    auto* r = runner.get();
-    push_plans(*l, 5, 0);
-    r->prepare_after = [r](int64_t id) { return id > 2 || r->measured_end.count(4) > 0; };
-    r->wait_s = wait_s;
     Options o = options();
-    o.prefetch = 2;
     o.verify_poll_s = 0.05;
     o.stalled_extra = extra;
-    Worker w(o, std::move(link), std::move(runner));
-    w.run();
-    Outcome out{{}, l->verify_polls, r->ran_out};
-    for (auto& [id, res] : l->reports) out.order.push_back(id);
-    return out;
+    return run_building(
+        5, 0, [](FakeRunner& r, int64_t id) { return id > 2 || r.measured_end.count(4) > 0; }, o, wait_s);
   };
   const Outcome extra = run(2, 10);
   EXPECT_EQ(extra.ran_out, "");
