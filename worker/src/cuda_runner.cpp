@@ -74,6 +74,13 @@ struct Reference {
   std::shared_future<std::string> cpu;  // why its tokens or logits are not the CPU reference's, or empty
 };
 
+// The CPU reference's tokens and logits for a job's prompts (f64, on this machine's cores), or why it failed.
+struct CpuGeneration {
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<float> logits;
+  std::string error;
+};
+
 // A configuration prepared for measuring.
 struct Prepared {
   std::filesystem::path image, sidecar;
@@ -131,6 +138,7 @@ class CudaRunner : public Runner {
     Tolerance tol = tolerance(knobs::Numerics::Dequant);
     try {
       m = model_of(checkpoint);
+      cpu_generation(p, checkpoint);  // (the job's first plan starts it, beside the builds)
       const auto k = knobs::Knobs::from_json(p.knobs);
       tol = tolerance(k);
       x = prepare_image(m->file, m->model, k);
@@ -260,12 +268,11 @@ class CudaRunner : public Runner {
         ref.logits = read_logits(logits.string());
         const auto tokens = ref.tokens;
         const auto lg = ref.logits;
-        const std::vector<Prompt> qs = p.prompts;
-        const auto path = checkpoint;
+        const uint32_t vocab = m.model.vocab;
         const int64_t job = p.job;
-        ref.cpu = std::async(std::launch::async, [path, qs, tokens, lg, job] {
+        ref.cpu = std::async(std::launch::async, [cpu = cpu_generation(p, checkpoint), tokens, lg, vocab, job] {
                     try {
-                      return against_cpu_reference(path, qs, tokens, lg, job);
+                      return against_cpu_reference(cpu.get(), tokens, lg, vocab, job);
                     } catch (const std::exception& e) {
                       return std::string("the CPU reference failed: ") + e.what();
                     }
@@ -277,24 +284,41 @@ class CudaRunner : public Runner {
     return refs_.emplace(key, std::move(ref)).first->second;
   }
 
-  // Why the precise lane's tokens and logits are not the CPU reference's (f64, on this machine's cores), or empty:
-  // the precise lane is the reference every configuration is judged against, so it is judged first.
-  static std::string against_cpu_reference(const std::filesystem::path& checkpoint, const std::vector<Prompt>& prompts,
+  // The CPU reference's generation for the plan's prompts, started once per checkpoint and prompts: by the job's first
+  // plan's preparation, so that it runs beside the first builds and the host's start, not after the precise lane.
+  std::shared_future<CpuGeneration> cpu_generation(const LeasedPlan& p, const std::filesystem::path& checkpoint) {
+    const std::string key = checkpoint.string() + "|" + prompts_file(p).string();
+    std::lock_guard lock(cpu_m_);
+    auto& slot = cpu_[key];
+    if (!slot.valid())
+      slot = std::async(std::launch::async, [checkpoint, prompts = p.prompts] {
+               CpuGeneration g;
+               try {
+                 auto file = gguf::File::open(checkpoint);
+                 auto model = model::recognize(file);
+                 reference::Reference cpu(file, model);
+                 std::vector<reference::Reference::Request> requests;
+                 for (auto& q : prompts) requests.push_back({q.tokens, static_cast<int>(q.n_gen)});
+                 for (auto& r : cpu.generate(requests)) {  // every prompt a step together: each weight read once a step
+                   g.tokens.push_back(r.tokens);
+                   g.logits.insert(g.logits.end(), r.logits.begin(), r.logits.end());
+                 }
+               } catch (const std::exception& e) {
+                 g.error = std::string("the CPU reference failed: ") + e.what();
+               }
+               return g;
+             }).share();
+    return slot;
+  }
+
+  // Why the precise lane's tokens and logits are not the CPU reference's, or empty: the precise lane is the reference
+  // every configuration is judged against, so it is judged first.
+  static std::string against_cpu_reference(const CpuGeneration& cpu,
                                            const std::vector<std::vector<int32_t>>& lane_tokens,
-                                           const std::vector<float>& lane_logits, int64_t job) {
-    auto file = gguf::File::open(checkpoint);
-    auto model = model::recognize(file);
-    reference::Reference cpu(file, model);
-    std::vector<reference::Reference::Request> requests;
-    for (auto& q : prompts) requests.push_back({q.tokens, static_cast<int>(q.n_gen)});
-    std::vector<float> logits;
-    std::vector<std::vector<int32_t>> tokens;
-    for (auto& g : cpu.generate(requests)) {  // every prompt a step together: each weight read once a step
-      tokens.push_back(g.tokens);
-      logits.insert(logits.end(), g.logits.begin(), g.logits.end());
-    }
-    if (tokens != lane_tokens) return "the precise lane's tokens differ from the CPU reference's";
-    const Agreement a = compare_logits(lane_logits, logits, model.vocab);
+                                           const std::vector<float>& lane_logits, uint32_t vocab, int64_t job) {
+    if (!cpu.error.empty()) return cpu.error;
+    if (cpu.tokens != lane_tokens) return "the precise lane's tokens differ from the CPU reference's";
+    const Agreement a = compare_logits(lane_logits, cpu.logits, vocab);
     if (!(a.rel_l2 <= kPreciseAgainstCpu))
       return "the precise lane's logits differ from the CPU reference's: relative L2 error " +
              std::to_string(a.rel_l2) + " (at most " + std::to_string(kPreciseAgainstCpu) + ")";
@@ -495,6 +519,8 @@ class CudaRunner : public Runner {
   std::unique_ptr<ResidentHost> host_;
   std::filesystem::path host_checkpoint_;
   std::map<std::string, Reference> refs_;
+  std::mutex cpu_m_;                                              // guards cpu_
+  std::map<std::string, std::shared_future<CpuGeneration>> cpu_;  // by checkpoint and prompts
   nlohmann::json clocks_ = nlohmann::json::object();
   std::chrono::steady_clock::time_point last_run_end_{};  // when the host last finished a request
   std::chrono::steady_clock::time_point clocks_read_{};
