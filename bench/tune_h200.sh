@@ -84,6 +84,25 @@ if parts:
 tot = lambda k: sum(cost(r).get(k, 0) for r in measured)
 print(f"where the measuring phase went (s, summed): run {tot('run_s'):.0f}, the runner's checks {tot('checks_s'):.0f}, "
       f"the host idle between requests {tot('host_idle_s'):.0f} (of which waiting on kernels {tot('wait_prepare_s'):.0f})")
+# The host's requests on a time line (each result's recording time less its measurement, then its load and run):
+# the gaps over 0.5 s between them, the verifications' share of the GPU's run seconds, the first verified result.
+span = []
+for r in measured:
+    c = cost(r)
+    if f(r, "recorded_at") and "measure_s" in c:
+        t = f(r, "recorded_at") - c["measure_s"]
+        span.append((t, t + c.get("load_s", 0) + c.get("run_s", 0)))
+if span:
+    span.sort()
+    t0, cur, gaps = span[0][0], span[0][0], []
+    for a, b in span:
+        if a > cur + 0.5: gaps.append(a - cur)
+        cur = max(cur, b)
+    ver = [r for r in measured if r.get("verify")]
+    first_ok = min((f(r, "recorded_at") for r in measured if r.get("verified") and r.get("valid")), default=0)
+    told = f"the first verified result {first_ok - t0:.0f} s after the first request" if first_ok else "none verified"
+    print(f"the host between requests: {len(gaps)} gaps over 0.5 s, {sum(gaps):.1f} s of {cur - t0:.0f}; verifications "
+          f"{len(ver)}, {sum(cost(r).get('run_s', 0) for r in ver):.0f} of the {tot('run_s'):.0f} run seconds; {told}")
 if first:
     print("the first configuration:", json.dumps(cost(first)))
 # The search's turns that proposed (the coordinator at -v): how long a worker without plans waits on one.

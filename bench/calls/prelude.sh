@@ -9,7 +9,7 @@ G=h200; nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | grep -q
 tune_job() {
   TUNE_GPU=$G timeout "$4" bash bench/tune_h200.sh $L "/tmp/tj-$1" "$2" "$3" > "$OUT/tune-$1.txt" 2>&1
   echo "== $1 tune rc=$?"
-  grep -E "^job:|GPU util|cost \(median|where the|search's turns|best \(verified\)|h[12]00: model" "$OUT/tune-$1.txt" |
+  grep -E "^job:|GPU util|cost \(median|where the|host between|search's turns|best \(verified\)|h[12]00: model" "$OUT/tune-$1.txt" |
     cut -c1-300
   cp "/tmp/tj-$1/job/results.json" "$OUT/results-$1.json" 2> /dev/null && xz -9 "$OUT/results-$1.json"
 }
