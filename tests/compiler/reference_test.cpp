@@ -368,7 +368,8 @@ TEST(Reference, EveryTinyPresetRunsAndStaysFinite) {
 
 // Prompts generated together (each step one chunk of every sequence still generating) give each prompt's generation
 // alone, bit for bit: dense models and the mixtures (gpt-oss's sliding window and sinks among them), prompts of other
-// lengths, one that generates nothing and one a single token; a bad prompt among them is an error.
+// lengths, one that generates nothing and one a single token, all in one group or in several; a bad prompt among them
+// is an error.
 TEST(Reference, PromptsGeneratedTogetherEqualEachAlone) {
   int ran = 0;
   for (const synth::Preset& p : synth::presets()) {
@@ -398,6 +399,13 @@ TEST(Reference, PromptsGeneratedTogetherEqualEachAlone) {
       EXPECT_EQ(got[i].tokens.size(), size_t(n_gen[i]));
     }
     EXPECT_EQ(together.position(), 9 + 5 - 1);  // the first request's sequence
+    // In groups whose caches hold at most 10 positions ({0}, {1, 2}, {3}): the same bits.
+    const auto grouped = together.generate(requests, 10);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      EXPECT_EQ(grouped[i].tokens, got[i].tokens) << "prompt " << i;
+      EXPECT_EQ(grouped[i].logits, got[i].logits) << "prompt " << i;
+    }
+    EXPECT_EQ(together.position(), 9 + 5 - 1);
     requests[1].prompt = std::span<const int32_t>();
     EXPECT_THROW(together.generate(requests), Error);
     ++ran;

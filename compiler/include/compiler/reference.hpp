@@ -38,10 +38,12 @@ class Reference {
     std::span<const int32_t> prompt;
     int n_gen = 0;
   };
-  // Each request's generation, equal to generate()'s bit for bit, all of them run together: a step runs every
-  // sequence still generating as one chunk, so each weight row is read once a step for all of them (the worker's 4
-  // check prompts: 8 passes over the weights, not 32). position() is then the first request's.
-  std::vector<Generation> generate(std::span<const Request> requests);
+  // Each request's generation, equal to generate()'s bit for bit, run together: a step runs every sequence still
+  // generating as one chunk, so each weight row is read once a step for all of them (the worker's 4 check prompts: 8
+  // passes over the weights, not 32). Consecutive requests go together while their caches hold at most
+  // `max_positions` in all (a long prompts file in groups, its memory bounded). position() is then the first
+  // request's.
+  std::vector<Generation> generate(std::span<const Request> requests, size_t max_positions = 4096);
   int position() const;
 
  private:

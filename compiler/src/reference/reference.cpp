@@ -530,30 +530,46 @@ Generation Reference::generate(std::span<const int32_t> prompt, int n_gen) {
   return std::move(generate(std::vector<Request>{{prompt, n_gen}}).front());
 }
 
-std::vector<Generation> Reference::generate(std::span<const Request> requests) {
+std::vector<Generation> Reference::generate(std::span<const Request> requests, size_t max_positions) {
   Impl& r = *impl_;
-  r.sequences(std::max<size_t>(1, requests.size()));
   for (const Request& q : requests) r.check(q.prompt, 0);
   std::vector<Generation> out(requests.size());
-  // Each step: the sequences still generating, as one chunk (the first step every prompt, as generate() prefills one
-  // that generates nothing).
-  for (int step = 0;; ++step) {
-    std::vector<Impl::Segment> segments;
-    for (size_t i = 0; i < requests.size(); ++i) {
-      if (step == 0)
-        segments.push_back({i, requests[i].prompt});
-      else if (step < requests[i].n_gen)
-        segments.push_back({i, std::span<const int32_t>(&out[i].tokens.back(), 1)});
+  // The requests in groups of consecutive ones whose caches hold at most max_positions in all (a group at least one),
+  // run last group first, so that the caches are the first group's at the end.
+  std::vector<std::pair<size_t, size_t>> groups;  // [first, end)
+  for (size_t first = 0, held = 0, i = 0; i < requests.size(); ++i) {
+    const size_t n = requests[i].prompt.size() + size_t(std::max(0, requests[i].n_gen - 1));
+    if (i > first && held + n > max_positions) {
+      groups.emplace_back(first, i);
+      first = i, held = 0;
     }
-    if (segments.empty()) break;
-    const std::vector<float> logits = r.run(segments, false);
-    const size_t vocab = r.m.vocab;
-    for (size_t j = 0; j < segments.size(); ++j) {
-      if (step >= requests[segments[j].seq].n_gen) continue;
-      Generation& g = out[segments[j].seq];
-      const auto row = logits.begin() + j * vocab;
-      g.logits.insert(g.logits.end(), row, row + vocab);
-      g.tokens.push_back(int32_t(std::max_element(row, row + vocab) - row));
+    held += n;
+    if (i + 1 == requests.size()) groups.emplace_back(first, i + 1);
+  }
+  if (groups.empty()) r.sequences(1);
+  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
+    const auto [first, end] = *g;
+    r.sequences(end - first);
+    // Each step: the group's sequences still generating, as one chunk (the first step every prompt, as generate()
+    // prefills one that generates nothing).
+    for (int step = 0;; ++step) {
+      std::vector<Impl::Segment> segments;
+      for (size_t i = first; i < end; ++i) {
+        if (step == 0)
+          segments.push_back({i - first, requests[i].prompt});
+        else if (step < requests[i].n_gen)
+          segments.push_back({i - first, std::span<const int32_t>(&out[i].tokens.back(), 1)});
+      }
+      if (segments.empty()) break;
+      const std::vector<float> logits = r.run(segments, false);
+      const size_t vocab = r.m.vocab;
+      for (size_t j = 0; j < segments.size(); ++j) {
+        const size_t i = first + segments[j].seq;
+        if (step >= requests[i].n_gen) continue;
+        const auto row = logits.begin() + j * vocab;
+        out[i].logits.insert(out[i].logits.end(), row, row + vocab);
+        out[i].tokens.push_back(int32_t(std::max_element(row, row + vocab) - row));
+      }
     }
   }
   return out;
