@@ -2,6 +2,7 @@
 // ahead on every core), then measured in the resident host that holds the checkpoint's weights: the prompts against
 // the precise lane's (once a job, itself checked against the CPU reference), the workload's timed runs, a profile and
 // the --stagger checks, all in one request.
+#include <sys/resource.h>
 #include <xxhash.h>
 
 #include <chrono>
@@ -285,13 +286,16 @@ class CudaRunner : public Runner {
   }
 
   // The CPU reference's generation for the plan's prompts, started once per checkpoint and prompts: by the job's first
-  // plan's preparation, so that it runs beside the first builds and the host's start, not after the precise lane.
+  // plan's preparation, so that it runs beside the first builds and the host's start, not after the precise lane. Its
+  // threads run at a lower priority (nice 10, which the pool's threads inherit): the builds gate the GPU, the verdict
+  // only the verifications' records.
   std::shared_future<CpuGeneration> cpu_generation(const LeasedPlan& p, const std::filesystem::path& checkpoint) {
     const std::string key = checkpoint.string() + "|" + prompts_file(p).string();
     std::lock_guard lock(cpu_m_);
     auto& slot = cpu_[key];
     if (!slot.valid())
       slot = std::async(std::launch::async, [checkpoint, prompts = p.prompts] {
+               setpriority(PRIO_PROCESS, 0, 10);  // (Linux: this thread alone; a failure leaves it as it was)
                CpuGeneration g;
                try {
                  auto file = gguf::File::open(checkpoint);
