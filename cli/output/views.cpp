@@ -2,6 +2,7 @@
 #include "output/views.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -125,6 +126,7 @@ Table jobs_table(const std::vector<JobStatus>& jobs) {
                shared("planned", "planned", true),
                shared("verified", "verified", true),
                shared("failed", "failed", true),
+               shared("measuring", "measuring", true),
                programs("open"),
                shared("best_decode_ms", "best decode/token", true),
                shared("best_prefill_tok_s", "prefill", true),
@@ -151,6 +153,7 @@ Table jobs_table(const std::vector<JobStatus>& jobs) {
              count(g.planned),
              count(g.verified),
              count(g.failed),
+             g.measured ? number(g.measuring, std::to_string(int(std::lround(100 * g.measuring))) + "%") : none(),
              count(g.open),
              time_cell(g.best_ms),
              best ? rate_cell(g.best_prefill_tok_s) : none(),
@@ -192,6 +195,7 @@ std::string progress_line(const JobStatus& s) {
     line += " " + g.gpu + " measured " + thousands(g.measured) + " / " + thousands(g.planned) + " planned, " +
             thousands(g.verified) + " verified";
     if (g.failed) line += ", " + thousands(g.failed) + " failed";
+    if (g.measured) line += ", measuring " + std::to_string(int(std::lround(100 * g.measuring))) + "% of the time";
     std::string best = "-";
     if (g.best_ms > 0) {
       best = duration_ms(g.best_ms) + "/tok";

@@ -113,6 +113,7 @@ void to_wire(const JobStatus& s, lanetune::v1::JobStatus* o) {
     g->set_best_prefill_tok_s(p.best_prefill_tok_s);
     g->set_best_workload_ms(p.best_workload_ms);
     g->set_note(p.note);
+    g->set_measuring(p.measuring);
   }
 }
 
@@ -146,6 +147,7 @@ JobStatus from_wire(const lanetune::v1::JobStatus& o) {
     p.best_prefill_tok_s = g.best_prefill_tok_s();
     p.best_workload_ms = g.best_workload_ms();
     p.note = g.note();
+    p.measuring = g.measuring();
     p.strategy = o.strategy();
     s.job.gpus.push_back(p.gpu);
     s.gpus.push_back(p);

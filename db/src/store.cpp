@@ -1,6 +1,7 @@
 // The tuning database's queries: every one a prepared statement with bound parameters.
 #include "db/store.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -514,6 +515,16 @@ std::vector<Progress> Store::progress(int64_t job) {
       p.best_prefill_tok_s = b.f64(3);
       p.best_workload_ms = b.f64(4);
       b.exec();
+    }
+    auto m = c_.prepare(
+        "SELECT COUNT(DISTINCT worker), TOTAL(COALESCE(json_extract(cost, '$.run_s'), 0) + "
+        "COALESCE(json_extract(cost, '$.load_s'), 0)), MIN(recorded_at - COALESCE(json_extract(cost, '$.measure_s'), "
+        "0)), MAX(recorded_at) FROM runs WHERE job = ?1 AND gpu = ?2 AND reused_from = 0 AND json_valid(cost)");
+    m.bind(1, job).bind(2, p.gpu);
+    if (m.next()) {
+      const double workers = double(m.i64(0)), span = m.f64(3) - m.f64(2);
+      if (workers > 0 && span > 0) p.measuring = std::clamp(m.f64(1) / (span * workers), 0.0, 1.0);
+      m.exec();
     }
   }
   return v;

@@ -152,7 +152,8 @@ TEST(Views, WorkersShowStateAndLeases) {
   EXPECT_EQ(*cell(t, 0, "worker").value, 3);
 }
 
-// A job's row per GPU kind; figures only where a verified best exists; time left only under a time budget.
+// A job's row per GPU kind; figures only where a verified best exists; the share of the time spent measuring once
+// something was; time left only under a time budget.
 TEST(Views, JobsHaveARowPerGpuKind) {
   coord::JobStatus s;
   s.job.id = 4;
@@ -164,6 +165,7 @@ TEST(Views, JobsHaveARowPerGpuKind) {
   h200.measured = 42;
   h200.best_ms = 2.91;
   h200.best_prefill_tok_s = 6300;
+  h200.measuring = 0.834;
   a100.gpu = "a100";
   s.gpus = {h200, a100};
   const Table t = jobs_table({s});
@@ -176,6 +178,10 @@ TEST(Views, JobsHaveARowPerGpuKind) {
   EXPECT_EQ(*cell(t, 0, "checkpoint").value, s.job.checkpoint);
   EXPECT_TRUE(cell(t, 0, "time_left_s").value->is_null());
   EXPECT_NE(progress_line(s).find("h200 measured 42 / 1,378,560 planned"), std::string::npos) << progress_line(s);
+  EXPECT_EQ(cell(t, 0, "measuring").text, "83%");
+  EXPECT_EQ(cell(t, 1, "measuring").text, "-");  // nothing measured
+  EXPECT_NE(progress_line(s).find("measuring 83% of the time"), std::string::npos) << progress_line(s);
+  EXPECT_EQ(progress_line(s).find("a100 measured 0 / 0 planned, 0 verified, measuring"), std::string::npos);
 }
 
 // A job's history row: its best against the previous job's on the same checkpoint, GPU kind and objective (another

@@ -138,6 +138,9 @@ struct Progress {
   uint32_t measured = 0, verified = 0;
   double best_objective_ms = 0, best_prefill_tok_s = 0, best_workload_ms = 0;
   std::string strategy, note;
+  // The share of its workers' time spent measuring: the runs' load and run seconds over the span of their results
+  // (the first measurement's start to the last record) times the workers that measured (0: nothing measured yet).
+  double measuring = 0;
 };
 
 // A recorded release: a job's verified winner for a GPU kind, frozen with its figures as the nightly baseline.
