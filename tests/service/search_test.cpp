@@ -284,34 +284,26 @@ TEST(Searches, StatusSaysHowMuchOfTheTimeWentToMeasuring) {
   auto s = f.core->submit(f.spec("model", 40));
   auto w = f.worker();
   EXPECT_EQ(f.core->status(s.job.id).gpus[0].measuring, 0.0);  // nothing measured yet
-  auto measure = [&](double measure_s, double run_s, double load_s) {
-    auto ls = f.core->lease(w, 1);
+  // A plan leased and measured by worker `by`, its cost as given; recorded at the fixture's clock.
+  auto measure = [&](int64_t by, const nlohmann::json& cost) {
+    auto ls = f.core->lease(by, 1);
     ASSERT_EQ(ls.size(), 1u);
     db::Run r;
     r.valid = true;
     r.verified = ls[0].plan.verify;
     r.median_ms = 1;
     r.prefill_ms = 10;
-    r.cost = nlohmann::json{{"measure_s", measure_s}, {"run_s", run_s}, {"load_s", load_s}}.dump();
-    f.core->report(w, ls[0].plan.id, ls[0].plan.lease, r);
+    r.cost = cost.dump();
+    f.core->report(by, ls[0].plan.id, ls[0].plan.lease, r);
   };
-  measure(2, 1.5, 0.5);  // recorded at 1000: measured from 998
+  measure(w, {{"measure_s", 2}, {"run_s", 1.5}, {"load_s", 0.5}});  // recorded at 1000: measured from 998
   f.clock += 6;
-  measure(2, 1, 0);  // recorded at 1006: the span 8 s, 3 of them measuring
-  const auto st = f.core->status(s.job.id);
-  EXPECT_DOUBLE_EQ(st.gpus[0].measuring, 3.0 / 8.0);
+  measure(w, {{"measure_s", 2}, {"run_s", 1}});  // recorded at 1006: the span 8 s, 3 of them measuring
+  EXPECT_DOUBLE_EQ(f.core->status(s.job.id).gpus[0].measuring, 3.0 / 8.0);
   // A second worker's run: the span is both workers' time.
   auto w2 = f.worker("env-b");
   f.clock += 2;
-  auto ls = f.core->lease(w2, 1);
-  ASSERT_EQ(ls.size(), 1u);
-  db::Run r;
-  r.valid = true;
-  r.verified = ls[0].plan.verify;
-  r.median_ms = 1;
-  r.prefill_ms = 10;
-  r.cost = R"({"measure_s": 1, "run_s": 1})";
-  f.core->report(w2, ls[0].plan.id, ls[0].plan.lease, r);  // recorded at 1008: 10 s of 2 workers, 4 measuring
+  measure(w2, {{"measure_s", 1}, {"run_s", 1}});  // recorded at 1008: 10 s of 2 workers, 4 measuring
   EXPECT_DOUBLE_EQ(f.core->status(s.job.id).gpus[0].measuring, 4.0 / 20.0);
 }
 
