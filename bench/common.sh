@@ -3,12 +3,13 @@ export LT_NVCC=${LT_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # A preset's checkpoint in DIR (q8_0, or $TYPE; seed 1), synthesized once; PRESET may be a shape's JSON file (synth
-# --shape), named by its file's name.  usage: checkpoint LANE_TUNE DIR PRESET -> path
+# --shape), named by its file's name. $TYPE is laid out as llama.cpp's quantize tool does, or with PURE=1 every matrix
+# in it (synth --pure: a format's own kernels on every matrix).  usage: checkpoint LANE_TUNE DIR PRESET -> path
 checkpoint() {
   local t=${TYPE:-q8_0} f="$2/$(label "$3")${LAYERS:+-${LAYERS}l}.gguf" what=(--preset "$3")
-  [ "$t" = q8_0 ] || f="${f%.gguf}-$t.gguf"
+  [ "$t" = q8_0 ] || f="${f%.gguf}-$t${PURE:+-pure}.gguf"
   [ -f "$3" ] && what=(--shape "$3")
-  [ -f "$f" ] || "$1" synth "${what[@]}" --type "$t" ${LAYERS:+--layers "$LAYERS"} --seed 1 -o "$f" > /dev/null
+  [ -f "$f" ] || "$1" synth "${what[@]}" --type "$t" ${PURE:+--pure} ${LAYERS:+--layers "$LAYERS"} --seed 1 -o "$f" > /dev/null
   echo "$f"
 }
 

@@ -34,7 +34,7 @@ TABLE="$W/formats.txt"
   P=tiny-qwen3
   case $T in *_m) P=tiny-llama ;; esac
   F="$W/$P-$T.gguf"
-  [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" --seed 3 -o "$F" -q
+  [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" $(case $T in *_m) ;; *) echo --pure ;; esac) --seed 3 -o "$F" -q
   "$LT" measure "$F" "${args[@]}" --verify --workload 64,16 --repeat 1 --cache "$W/cache" > "$W/$T.measure" 2> "$W/$T.err"
   echo "$T $P: $(grep -cE '^ +[0-9]+ +verified ' "$W/$T.measure") of $((${#args[@]} / 2)) verified" | tee -a "$TABLE"
   grep -E '^ +[0-9]+ +(failed|screened) ' "$W/$T.measure" | cut -c1-240 | head -4

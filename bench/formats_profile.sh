@@ -11,7 +11,7 @@ DEFAULT='{"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"max_chunk":64,"pd
 echo "${KNOBS:-$DEFAULT}" > "$W/k.json"
 for T in "$@"; do
   F="$W/$P-$T.gguf"
-  [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" --seed 1 -o "$F" -q
+  [ -f "$F" ] || "$LT" synth --preset "$P" --type "$T" $(case $T in *_m) ;; *) echo --pure ;; esac) --seed 1 -o "$F" -q
   D="$W/$P-$T.lane"
   "$LT" compile "$F" --knobs "$W/k.json" -o "$D" > /dev/null && "$LT" build "$D" --arch sm_90 > /dev/null || {
     echo "$P $T: build FAIL"; continue; }

@@ -22,6 +22,19 @@ void show_progress(uint64_t done, uint64_t total) {
   if (done == total) std::fprintf(stderr, "\r%*s\r", 40, "");
 }
 
+constexpr const char* kPureHelp =
+    "Every matrix in the type (llama.cpp's quantize --pure); without it the type is laid out as llama.cpp's quantize "
+    "tool writes its file type (the output in q6_k, some attn_v and ffn_down in more bits, ...)";
+
+// The type --type names, laid out as --pure says; throws lt::Error for an unknown type or a mix asked to be pure.
+lt::synth::MatrixType matrix_type(const std::string& name, bool pure) {
+  auto type = lt::synth::parse_matrix_type(name);
+  if (!type) throw lt::Error("unknown type '" + name + "' (use " + lt::synth::kMatrixTypeNames + ")");
+  if (pure && type->mixed) throw lt::Error("--pure: " + name + " is llama.cpp's mix of its type, not one type");
+  type->layout = pure ? lt::synth::Layout::Pure : lt::synth::Layout::Llama;
+  return *type;
+}
+
 const bool registered = lt::cli::add_command(
     {10, [](CLI::App& app) {
        auto* c = app.add_subcommand("synth", "Write a GGUF checkpoint with random weights at a real model's shapes");
@@ -29,7 +42,7 @@ const bool registered = lt::cli::add_command(
          std::string preset, shape, type = "q8_0", out;
          uint64_t seed = 1;
          uint32_t layers = 0;
-         bool quiet = false, list = false;
+         bool quiet = false, list = false, pure = false;
        };
        auto args = std::make_shared<Args>();
        c->add_option("--preset", args->preset, "The model shape (see --list)");
@@ -39,6 +52,7 @@ const bool registered = lt::cli::add_command(
                      "over --preset's where both are given");
        c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
            ->capture_default_str();
+       c->add_flag("--pure", args->pure, kPureHelp);
        c->add_option("--seed", args->seed, "The random seed (same seed, same file)")->capture_default_str();
        c->add_option("--layers", args->layers,
                      "Keep the preset's first N layers only (its other shapes as they are; default: all)")
@@ -75,10 +89,10 @@ const bool registered = lt::cli::add_command(
          }
          o.seed = args->seed;
          o.layers = args->layers;
-         const auto type = lt::synth::parse_matrix_type(args->type);
-         if (!type) throw lt::Error("unknown type '" + args->type + "' (use " + lt::synth::kMatrixTypeNames + ")");
-         o.type = type->type;
-         o.mixed = type->mixed;
+         const auto type = matrix_type(args->type, args->pure);
+         o.type = type.type;
+         o.mixed = type.mixed;
+         o.layout = type.layout;
          if (!args->quiet && isatty(STDERR_FILENO)) o.progress = show_progress;
          const auto start = std::chrono::steady_clock::now();
          const uint64_t size = lt::synth::write(o, args->out);
@@ -96,22 +110,22 @@ const bool registered_quantize = lt::cli::add_command(
        auto* c = app.add_subcommand("quantize", "Write a checkpoint with its matrices requantized to another type");
        struct Args {
          std::string in, type, out;
-         bool quiet = false;
+         bool quiet = false, pure = false;
        };
        auto args = std::make_shared<Args>();
        c->add_option("file", args->in, "The GGUF checkpoint to read")->required();
        c->add_option("--type", args->type, std::string("The matrices' type: ") + lt::synth::kMatrixTypeNames)
            ->required();
+       c->add_flag("--pure", args->pure, kPureHelp);
        c->add_option("-o,--output", args->out, "The checkpoint to write")->required();
        c->add_flag("-q,--quiet", args->quiet, "Print nothing but errors");
        c->callback([args] {
-         const auto type = lt::synth::parse_matrix_type(args->type);
-         if (!type) throw lt::Error("unknown type '" + args->type + "' (use " + lt::synth::kMatrixTypeNames + ")");
+         const auto type = matrix_type(args->type, args->pure);
          if (std::filesystem::exists(args->out) && std::filesystem::equivalent(args->in, args->out))
            throw lt::Error("quantize writes a new file: -o must not be the checkpoint it reads");
          const lt::gguf::File in = lt::gguf::File::open(args->in);
          lt::synth::QuantizeOptions o;
-         o.type = *type;
+         o.type = type;
          if (!args->quiet && isatty(STDERR_FILENO)) o.progress = show_progress;
          const auto start = std::chrono::steady_clock::now();
          const uint64_t size = lt::synth::quantize(in, args->out, o);

@@ -28,6 +28,28 @@ TEST(Quantize, WritesTheTypeInspectReads) {
   EXPECT_EQ(gguf::File::open(out).tensor("blk.0.attn_q.weight")->type, ggml::Type::Q4_K);
 }
 
+// The type is laid out as llama.cpp's quantize tool writes its file type (q4_0: the output in q6_k), or with --pure in
+// every matrix; --pure takes a type, not one of llama.cpp's mixes. synth lays types out alike.
+TEST(Quantize, LaysTheTypeOutAsLlamaCppOrPure) {
+  TempDir dir;
+  const std::string src = (dir / "f16.gguf").string(), out = (dir / "q.gguf").string();
+  ASSERT_EQ(run(cli() + " synth --preset tiny-llama --type f16 --seed 3 -q -o " + src).status, 0);
+  ASSERT_EQ(run(cli() + " quantize " + src + " --type q4_0 -q -o " + out).status, 0);
+  EXPECT_EQ(gguf::File::open(out).tensor("output.weight")->type, ggml::Type::Q6_K);
+  EXPECT_EQ(gguf::File::open(out).tensor("blk.1.ffn_down.weight")->type, ggml::Type::Q4_0);
+  ASSERT_EQ(run(cli() + " quantize " + src + " --type q4_0 --pure -q -o " + out).status, 0);
+  EXPECT_EQ(gguf::File::open(out).tensor("output.weight")->type, ggml::Type::Q4_0);
+  const std::string synth = (dir / "s.gguf").string();
+  ASSERT_EQ(run(cli() + " synth --preset tiny-llama --type q4_0 -q -o " + synth).status, 0);
+  EXPECT_EQ(gguf::File::open(synth).tensor("output.weight")->type, ggml::Type::Q6_K);
+  ASSERT_EQ(run(cli() + " synth --preset tiny-llama --type q4_0 --pure -q -o " + synth).status, 0);
+  EXPECT_EQ(gguf::File::open(synth).tensor("output.weight")->type, ggml::Type::Q4_0);
+  Output mix = run(cli() + " quantize " + src + " --type q4_k_m --pure -o " + (dir / "m.gguf").string());
+  EXPECT_NE(mix.status, 0);
+  EXPECT_NE(mix.out.find("--pure: q4_k_m is llama.cpp's mix"), std::string::npos) << mix.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.gguf"));
+}
+
 TEST(Quantize, RefusalsNameTheProblemAndWriteNothing) {
   TempDir dir;
   const std::string src = (dir / "m.gguf").string(), out = (dir / "out.gguf").string();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "compiler/error.hpp"
@@ -213,10 +214,13 @@ TEST(Synth, TypesApplyToMatricesWithKQuantFallback) {
     EXPECT_EQ(f.tensor("blk.0.ffn_norm.weight")->type, ggml::Type::F32);
   }
   // gpt-oss-20b's 2880-wide rows do not fit 256-element blocks: they fall back as llama.cpp's quantizer does (q4_k to
-  // q5_0, q5_k to q5_1, q6_k to q8_0, q2_k, q3_k and iq4_xs to iq4_nl)
-  for (auto [type, fallback] : {std::pair{ggml::Type::Q4_K, ggml::Type::Q5_0}, {ggml::Type::Q5_K, ggml::Type::Q5_1},
-                                {ggml::Type::Q6_K, ggml::Type::Q8_0}, {ggml::Type::IQ4_XS, ggml::Type::IQ4_NL},
-                                {ggml::Type::Q2_K, ggml::Type::IQ4_NL}, {ggml::Type::Q3_K, ggml::Type::IQ4_NL}}) {
+  // q5_0, q5_k to q5_1, q6_k to q8_0, iq4_xs to iq4_nl, q2_k and q3_k to q4_0)
+  for (auto [type, fallback] : {std::pair{ggml::Type::Q4_K, ggml::Type::Q5_0},
+                                {ggml::Type::Q5_K, ggml::Type::Q5_1},
+                                {ggml::Type::Q6_K, ggml::Type::Q8_0},
+                                {ggml::Type::IQ4_XS, ggml::Type::IQ4_NL},
+                                {ggml::Type::Q2_K, ggml::Type::Q4_0},
+                                {ggml::Type::Q3_K, ggml::Type::Q4_0}}) {
     Options o;
     o.preset = "gpt-oss-20b";
     o.type = type;
@@ -263,6 +267,98 @@ TEST(Synth, KMixesLayTheTypesOutAsLlamaCpp) {
   EXPECT_THROW(write(o, dir / "m.gguf"), Error);  // only q4_k and q5_k mix
 }
 
+// Layout::Llama: the types llama.cpp's quantize tool (the version .llama/src.tar.xz holds) gives each matrix for a file
+// type, as bench/llama_cpu_check.sh read them from its own output on these shapes: the output (or a tied embedding)
+// in q6_k, attn_v / attn_k / attn_output / ffn_down by the type's rules, an mxfp4 file's dense matrices in q8_0.
+TEST(Synth, LlamaLayoutIsLlamaCppsQuantizeTool) {
+  using T = ggml::Type;
+  // The type of each named matrix (layer 0 unless named), in `o`'s plan.
+  auto types = [](Options o) {
+    o.layout = Layout::Llama;
+    std::map<std::string, T> m;
+    for (const auto& t : plan(o)) m[t.name] = t.type;
+    return m;
+  };
+  Options o;
+  o.preset = "llama-3.1-8b";  // 32 layers, 4 query heads a key/value head, an output of its own
+  o.type = T::Q4_0;
+  auto m = types(o);
+  EXPECT_EQ(m["output.weight"], T::Q6_K);
+  EXPECT_EQ(m["token_embd.weight"], T::Q4_0);
+  for (const auto& [name, type] : m) {
+    if (name.starts_with("blk.") && type != T::F32) {  // (the norms)
+      EXPECT_EQ(type, T::Q4_0) << name;
+    }
+  }
+  o.type = T::Q2_K;  // attn_v q4_k (grouped by 4), attn_output and ffn_down q3_k
+  m = types(o);
+  EXPECT_EQ(m["blk.7.attn_v.weight"], T::Q4_K);
+  EXPECT_EQ(m["blk.7.attn_output.weight"], T::Q3_K);
+  EXPECT_EQ(m["blk.7.ffn_down.weight"], T::Q3_K);
+  EXPECT_EQ(m["blk.7.attn_q.weight"], T::Q2_K);
+  EXPECT_EQ(m["output.weight"], T::Q6_K);
+  o.type = T::Q4_K;  // Q4_K_S: attn_v q5_k in the first 4 layers, ffn_down in the first 4 (32 / 8)
+  m = types(o);
+  EXPECT_EQ(m["blk.3.attn_v.weight"], T::Q5_K);
+  EXPECT_EQ(m["blk.4.attn_v.weight"], T::Q4_K);
+  EXPECT_EQ(m["blk.3.ffn_down.weight"], T::Q5_K);
+  EXPECT_EQ(m["blk.4.ffn_down.weight"], T::Q4_K);
+  o.type = T::IQ4_XS;  // attn_v q5_k (grouped by 4), ffn_down q5_k in the first eighth
+  m = types(o);
+  EXPECT_EQ(m["blk.20.attn_v.weight"], T::Q5_K);
+  EXPECT_EQ(m["blk.3.ffn_down.weight"], T::Q5_K);
+  EXPECT_EQ(m["blk.4.ffn_down.weight"], T::IQ4_XS);
+  EXPECT_EQ(m["output.weight"], T::Q6_K);
+  o.type = T::MXFP4;  // MXFP4_MOE on a dense model: no experts, every matrix q8_0
+  for (const auto& [name, type] : types(o)) EXPECT_TRUE(type == T::Q8_0 || type == T::F32) << name;
+  o.type = T::Q8_0;  // nothing moves
+  for (const auto& [name, type] : types(o)) EXPECT_TRUE(type == T::Q8_0 || type == T::F32) << name;
+
+  o.preset = "qwen3-0.6b";  // tied: the embedding is the output
+  o.type = T::Q4_0;
+  EXPECT_EQ(types(o)["token_embd.weight"], T::Q6_K);
+  o.preset = "tiny-moe";  // 8 experts: attn_v and attn_k q8_0, attn_output q5_k under the low-bit types
+  o.type = T::Q4_K;
+  m = types(o);
+  EXPECT_EQ(m["blk.0.attn_v.weight"], T::Q8_0);
+  EXPECT_EQ(m["blk.0.attn_k.weight"], T::Q8_0);
+  EXPECT_EQ(m["blk.0.attn_output.weight"], T::Q5_K);
+  EXPECT_EQ(m["blk.0.ffn_gate_exps.weight"], T::Q4_K);
+  EXPECT_EQ(m["blk.0.ffn_gate_inp.weight"], T::F32);
+  o.type = T::Q6_K;
+  EXPECT_EQ(types(o)["blk.0.attn_output.weight"], T::Q6_K);
+  o.preset = "gpt-oss-20b";  // MXFP4_MOE: the experts mxfp4, the rest (and the output) q8_0
+  o.type = T::MXFP4;
+  m = types(o);
+  EXPECT_EQ(m["blk.0.ffn_up_exps.weight"], T::MXFP4);
+  EXPECT_EQ(m["blk.0.ffn_down_exps.weight"], T::MXFP4);
+  EXPECT_EQ(m["blk.0.attn_q.weight"], T::Q8_0);
+  EXPECT_EQ(m["output.weight"], T::Q8_0);
+  EXPECT_EQ(m["token_embd.weight"], T::Q8_0);
+  o.type = T::Q4_K;  // 2880-wide rows: the output q8_0 (q6_k does not fit), the rest falls back to q5_0
+  m = types(o);
+  EXPECT_EQ(m["output.weight"], T::Q8_0);
+  EXPECT_EQ(m["blk.0.attn_q.weight"], T::Q5_0);
+  // A 70B (80 layers of llama with grouped heads): Q4_K_S's attn_v q5_k in every layer; 79 layers: not a 70B.
+  Preset big = preset("tiny-llama");
+  big.layers = 80;
+  big.heads = 8;
+  big.kv_heads = 1;
+  big.head_dim = 32;
+  o.shape = big;
+  o.type = T::Q4_K;
+  EXPECT_EQ(types(o)["blk.40.attn_v.weight"], T::Q5_K);
+  big.layers = 79;
+  o.shape = big;
+  EXPECT_EQ(types(o)["blk.40.attn_v.weight"], T::Q4_K);
+  // Pure (the library's default, `--pure`): every matrix the type.
+  o.shape.reset();
+  o.preset = "llama-3.1-8b";
+  o.type = T::Q2_K;
+  o.layout = Layout::Pure;
+  for (const auto& t : plan(o)) EXPECT_TRUE(t.type == T::Q2_K || t.type == T::F32) << t.name;
+}
+
 // quantize: a checkpoint's matrices requantized as llama.cpp's quantize tool lays the type out, the types tensor by
 // tensor those synth plans for the same preset (mixes, tied embeddings, 32-element fallbacks, a MoE's router kept),
 // the values those of the source within the format's error, vectors byte for byte, the metadata the source's but
@@ -273,10 +369,13 @@ TEST(Quantize, RequantizesAsLlamaCppLaysOutTheType) {
     const char* preset;
     const char* type;
     double bound;  // relative L2 of a matrix's values against the f16 source's
+    Layout layout = Layout::Pure;
   };
-  for (const Case& c : {Case{"tiny-llama", "q4_k_m", 0.12}, Case{"tiny-qwen3", "q5_k_m", 0.06},
-                        Case{"tiny-qwen2", "q4_0", 0.15}, Case{"tiny-qwen3", "iq4_xs", 0.12},
-                        Case{"tiny-moe", "q8_0", 0.01}, Case{"tiny-gpt-oss", "q4_k", 0.12}, Case{"tiny-llama", "mxfp4", 0.2}}) {
+  for (const Case& c :
+       {Case{"tiny-llama", "q4_k_m", 0.12}, Case{"tiny-qwen3", "q5_k_m", 0.06}, Case{"tiny-qwen2", "q4_0", 0.15},
+        Case{"tiny-qwen3", "iq4_xs", 0.12}, Case{"tiny-moe", "q8_0", 0.01}, Case{"tiny-gpt-oss", "q4_k", 0.12},
+        Case{"tiny-llama", "mxfp4", 0.2}, Case{"tiny-qwen2", "q4_0", 0.15, Layout::Llama},
+        Case{"tiny-moe", "q2_k", 0.4, Layout::Llama}, Case{"tiny-gpt-oss", "mxfp4", 0.2, Layout::Llama}}) {
     Options src;
     src.preset = c.preset;
     src.type = ggml::Type::F16;
@@ -284,8 +383,9 @@ TEST(Quantize, RequantizesAsLlamaCppLaysOutTheType) {
     const auto f16_path = dir / (std::string(c.preset) + "-f16.gguf");
     write(src, f16_path);
     const gguf::File in = gguf::File::open(f16_path);
-    const auto type = parse_matrix_type(c.type);
+    auto type = parse_matrix_type(c.type);
     ASSERT_TRUE(type) << c.type;
+    type->layout = c.layout;
     QuantizeOptions q;
     q.type = *type;
     const auto out_path = dir / (std::string(c.preset) + "-" + c.type + ".gguf");
@@ -294,6 +394,7 @@ TEST(Quantize, RequantizesAsLlamaCppLaysOutTheType) {
     Options planned = src;
     planned.type = type->type;
     planned.mixed = type->mixed;
+    planned.layout = type->layout;
     const auto want = plan(planned);
     ASSERT_EQ(out.tensors().size(), want.size()) << c.preset;
     for (size_t i = 0; i < want.size(); ++i) {
@@ -340,6 +441,9 @@ TEST(Quantize, RequantizesAsLlamaCppLaysOutTheType) {
   q.type = {ggml::Type::Q6_K, true};
   EXPECT_THROW(quantize(q8, dir / "bad.gguf", q), Error);
   EXPECT_FALSE(parse_matrix_type("q7_k"));
+  EXPECT_EQ(parse_matrix_type("Q4_K_S")->type, ggml::Type::Q4_K);  // llama.cpp's name of the unmixed file type
+  EXPECT_FALSE(parse_matrix_type("q4_k_s")->mixed);
+  EXPECT_FALSE(parse_matrix_type("q6_k_s"));
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.gguf"));
 }
 

@@ -51,6 +51,14 @@ const Preset& preset(const std::string& name);
 // say) is write's to refuse.
 Preset parse_shape(std::string_view text, const Preset& base = {});
 
+// How a checkpoint's type lays its matrices out.
+enum class Layout {
+  Pure,   // every matrix in the type, as llama.cpp's `quantize --pure` (a row the blocks do not fit falls back)
+  Llama,  // as llama.cpp's quantize tool writes the type's file type: the output (or a tied embedding) in q6_k, some
+          // attn_v, attn_k, attn_output and ffn_down in more bits, an mxfp4 file's dense matrices in q8_0 (mix.hpp's
+          // llama_type has the rules). The commands' default.
+};
+
 // What to synthesize: the preset, the matrices' type (norms and 1-D tensors stay f32), and the seed.
 struct Options {
   std::string preset;
@@ -59,8 +67,10 @@ struct Options {
   std::optional<Preset> shape;
   ggml::Type type = ggml::Type::Q8_0;
   // llama.cpp's "_M" mix of a K-quant type (q4_k_m, q5_k_m): the output (or a tied embedding), and attn_v and
-  // ffn_down of the layers use_more_bits picks (the first and last eighth, every third between), in q6_k.
+  // ffn_down of the layers use_more_bits picks (the first and last eighth, every third between), in q6_k. A mix is
+  // laid out as llama.cpp does whatever `layout` says.
   bool mixed = false;
+  Layout layout = Layout::Pure;
   uint64_t seed = 1;
   // The preset's first `layers` layers only (0: all of them): a big model's shapes at a size that trains or fits.
   uint32_t layers = 0;
@@ -68,7 +78,8 @@ struct Options {
   std::function<void(uint64_t, uint64_t)> progress;
 };
 
-// Writes the checkpoint to `out`, streamed; deterministic in (preset, type, mixed, seed). Returns the file's size.
+// Writes the checkpoint to `out`, streamed; deterministic in (preset, type, mixed, layout, seed). Returns the file's
+// size.
 uint64_t write(const Options& options, const std::filesystem::path& out);
 
 // One tensor a preset's checkpoint holds: its llama.cpp name, dims in ggml order, and stored type.
@@ -79,19 +90,21 @@ struct TensorPlan {
 };
 
 // The tensors `write` produces for `options`, in file order (a matrix whose rows do not fit a K-quant's 256-element
-// blocks falls back as llama.cpp's quantizer does: q4_k to q5_0, q5_k to q5_1, q6_k and the others to q8_0).
+// blocks falls back as llama.cpp's quantizer does: q4_k to q5_0, q5_k to q5_1, q6_k to q8_0, q2_k and q3_k to q4_0,
+// iq4_xs to iq4_nl).
 std::vector<TensorPlan> plan(const Options& options);
 
 // A matrix type as the commands name it: a ggml type's name, or q4_k_m / q5_k_m (the K-quant in llama.cpp's "_M" mix).
 struct MatrixType {
   ggml::Type type = ggml::Type::Q8_0;
   bool mixed = false;
+  Layout layout = Layout::Pure;  // (parse_matrix_type leaves it: the caller's choice)
 };
 std::optional<MatrixType> parse_matrix_type(std::string_view name);
 // The names parse_matrix_type takes, for messages.
 extern const char* const kMatrixTypeNames;
 
-// What `quantize` writes: the matrices' type (as Options::type and Options::mixed), and progress as in Options.
+// What `quantize` writes: the matrices' type (as Options::type, mixed and layout), and progress as in Options.
 struct QuantizeOptions {
   MatrixType type;
   std::function<void(uint64_t, uint64_t)> progress;

@@ -13,10 +13,11 @@
 namespace lt::synth {
 
 using namespace detail;
+using gguf::Value;
 
 const char* const kMatrixTypeNames =
-    "q8_0, q4_k_m, q5_k_m (llama.cpp's mixes), q4_k, q5_k, q6_k, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, mxfp4, iq4_nl, "
-    "iq4_xs, f16, bf16 or f32";
+    "q8_0, q4_k_m, q5_k_m (llama.cpp's mixes), q4_k (q4_k_s), q5_k (q5_k_s), q6_k, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k "
+    "(q3_k_s), mxfp4, iq4_nl, iq4_xs, f16, bf16 or f32";
 
 std::optional<MatrixType> parse_matrix_type(std::string_view name) {
   std::string n(name);
@@ -25,6 +26,8 @@ std::optional<MatrixType> parse_matrix_type(std::string_view name) {
   if (n == "q4_k_m" || n == "q5_k_m") {
     m.mixed = true;
     n.resize(4);
+  } else if (n == "q3_k_s" || n == "q4_k_s" || n == "q5_k_s") {
+    n.resize(4);  // (llama.cpp's names of the unmixed K types' file types)
   }
   const auto t = ggml::parse_type(n);
   if (!t || !ggml::traits_of(*t).quantizable) return std::nullopt;
@@ -43,19 +46,32 @@ int layer_of(const std::string& name) {
   return ec == std::errc() && *p == '.' ? n : -1;
 }
 
-// The type `t` of `file` gets under `m`: matrices (2 dims or more, named *.weight; not the experts' router, whose
-// scores stay exact, nor the rope factors) in m.type, or Q6_K where the "_M" mix keeps more bits (the output, or a
-// tied embedding; attn_v and ffn_down of the layers use_more_bits picks), fitted to the row; the rest as it is.
-Type target(const gguf::TensorInfo& t, const MatrixType& m, uint32_t layers, bool tied) {
-  const std::string& n = t.name;
-  const bool matrix = t.dims.size() >= 2 && n.ends_with(".weight") && n.find("_norm") == std::string::npos &&
-                      n.find("ffn_gate_inp") == std::string::npos && n != "rope_freqs.weight";
-  if (!matrix) return t.type;
-  const int l = layer_of(n);
-  const bool more_bits = n == "output.weight" || (n == "token_embd.weight" && tied) ||
-                         (l >= 0 && (n.ends_with(".attn_v.weight") || n.ends_with(".ffn_down.weight")) &&
-                          use_more_bits(uint32_t(l), layers));
-  return fit_rows(m.mixed && more_bits ? Type::Q6_K : m.type, t.dims[0]);
+// What llama.cpp's choice of types reads of `in`'s model, from its metadata (a count it lacks: none or one).
+MixModel mix_model(const gguf::File& in, uint32_t layers) {
+  const Value* arch = in.find("general.architecture");
+  const std::string a = arch && arch->type == gguf::ValueType::String ? arch->as_string() : "";
+  auto count = [&](const char* key, uint64_t none) -> uint64_t {
+    const Value* v = in.find(a + key);
+    if (!v || v->type == gguf::ValueType::Array || v->type == gguf::ValueType::String ||
+        v->type == gguf::ValueType::Bool)
+      return none;
+    return v->as_uint();
+  };
+  const uint64_t heads = count(".attention.head_count", 1), kv = count(".attention.head_count_kv", heads);
+  return {.layers = uint32_t(count(".block_count", layers)),
+          .gqa = uint32_t(kv ? heads / kv : 1),
+          .experts = uint32_t(count(".expert_count", 0)),
+          .tied = in.tensor("output.weight") == nullptr,
+          .is_70b = layers == 80 && ((a == "llama" && heads != kv) || a == "qwen2")};
+}
+
+// The type tensor `t` gets under `m`: a matrix (is_quantized_matrix) in m.type, laid out as m says (llama_type, or
+// pure: fit_rows); the rest as it is.
+Type target(const gguf::TensorInfo& t, const MatrixType& m, const MixModel& mm) {
+  if (!is_quantized_matrix(t.name, t.dims.size())) return t.type;
+  if (m.mixed || m.layout == Layout::Llama)
+    return llama_type(t.name, t.dims[0], t.dims.size() == 3, m.type, m.mixed, mm);
+  return fit_rows(m.type, t.dims[0]);
 }
 
 }  // namespace
@@ -68,7 +84,7 @@ uint64_t quantize(const gguf::File& in, const std::filesystem::path& out, const 
     throw Error("the _m mixes are q4_k_m and q5_k_m, not " + std::string(ggml::traits_of(m.type).name) + "_m");
   uint32_t layers = 0;
   for (const auto& t : in.tensors()) layers = std::max(layers, uint32_t(layer_of(t.name) + 1));
-  const bool tied = in.tensor("output.weight") == nullptr;
+  const MixModel mm = mix_model(in, layers);
 
   gguf::Writer w(out, in.alignment());
   bool file_type_set = false, version_set = false;
@@ -86,7 +102,7 @@ uint64_t quantize(const gguf::File& in, const std::filesystem::path& out, const 
   std::vector<Type> types;
   uint64_t total = 0;
   for (const auto& t : in.tensors()) {
-    types.push_back(target(t, m, layers, tied));
+    types.push_back(target(t, m, mm));
     w.add_tensor(t.name, t.dims, types.back());
     total += ggml::row_bytes(types.back(), t.dims[0]) * t.rows();
   }

@@ -37,12 +37,21 @@ uint64_t rows_of(const std::vector<uint64_t>& dims) {
   return n;
 }
 
-// The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` (and `mixed`: the "_M"
-// mix, Options::mixed).
-std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed) {
+// The tensor list of `p`, in file order, with each matrix's type chosen from `matrix_type` as `o` lays it out
+// (Options::mixed and Options::layout).
+std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Options& o) {
   std::vector<Planned> out;
-  auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false, bool more_bits = false) {
-    const Type t = keep_f32 ? Type::F32 : fit_rows(mixed && more_bits ? Type::Q6_K : matrix_type, dims[0]);
+  const MixModel mm{
+      .layers = p.layers,
+      .gqa = p.kv_heads ? p.heads / p.kv_heads : 1,
+      .experts = p.experts,
+      .tied = p.tied_output,
+      .is_70b = p.layers == 80 && ((p.architecture == "llama" && p.heads != p.kv_heads) || p.architecture == "qwen2")};
+  auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false) {
+    const Type t = keep_f32 ? Type::F32
+                   : o.mixed || o.layout == Layout::Llama
+                       ? llama_type(name, dims[0], dims.size() == 3, matrix_type, o.mixed, mm)
+                       : fit_rows(matrix_type, dims[0]);
     out.push_back({{std::move(name), std::move(dims), t}, Fill::Matrix});
   };
   auto vec = [&](std::string name, std::vector<uint64_t> dims, Fill fill) {
@@ -50,7 +59,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
   };
   const uint64_t d = p.d_model, q_width = uint64_t{p.heads} * p.head_dim, kv_width = uint64_t{p.kv_heads} * p.head_dim;
   const bool gpt_oss = p.architecture == "gpt-oss";
-  matrix("token_embd.weight", {d, p.vocab}, false, p.tied_output);  // (tied: the output's, in more bits)
+  matrix("token_embd.weight", {d, p.vocab});
   if (p.architecture == "llama" && p.rope_scale_factor > 0)
     vec("rope_freqs.weight", {p.head_dim / 2}, Fill::RopeFactors);
   for (uint32_t l = 0; l < p.layers; ++l) {
@@ -60,7 +69,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
     if (p.qkv_bias) vec(b + "attn_q.bias", {q_width}, Fill::Bias);
     matrix(b + "attn_k.weight", {d, kv_width});
     if (p.qkv_bias) vec(b + "attn_k.bias", {kv_width}, Fill::Bias);
-    matrix(b + "attn_v.weight", {d, kv_width}, false, use_more_bits(l, p.layers));
+    matrix(b + "attn_v.weight", {d, kv_width});
     if (p.qkv_bias) vec(b + "attn_v.bias", {kv_width}, Fill::Bias);
     if (p.qk_norm) {
       vec(b + "attn_q_norm.weight", {p.head_dim}, Fill::Norm);
@@ -77,7 +86,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
     if (p.experts == 0) {
       matrix(b + "ffn_gate.weight", {d, p.ffn});
       matrix(b + "ffn_up.weight", {d, p.ffn});
-      matrix(b + "ffn_down.weight", {p.ffn, d}, false, use_more_bits(l, p.layers));
+      matrix(b + "ffn_down.weight", {p.ffn, d});
     } else {
       const uint64_t e = p.experts, f = p.expert_ffn;
       matrix(b + "ffn_gate_inp.weight", {d, e}, true);
@@ -99,7 +108,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, bool mixed)
     }
   }
   vec("output_norm.weight", {d}, Fill::Norm);
-  if (!p.tied_output) matrix("output.weight", {d, p.vocab}, false, true);
+  if (!p.tied_output) matrix("output.weight", {d, p.vocab});
   return out;
 }
 
@@ -272,7 +281,7 @@ Preset shape_of(const Options& options) {
 
 std::vector<TensorPlan> plan(const Options& options) {
   std::vector<TensorPlan> out;
-  for (auto& t : plan_tensors(shape_of(options), options.type, options.mixed)) out.push_back(std::move(t.plan));
+  for (auto& t : plan_tensors(shape_of(options), options.type, options)) out.push_back(std::move(t.plan));
   return out;
 }
 
@@ -282,7 +291,7 @@ uint64_t write(const Options& options, const std::filesystem::path& out) {
   if (!tr.quantizable) throw Error("synth cannot write " + std::string(tr.name) + " matrices");
   if (options.mixed && options.type != Type::Q4_K && options.type != Type::Q5_K)
     throw Error("synth mixes only q4_k and q5_k (q4_k_m, q5_k_m), not " + std::string(tr.name));
-  const std::vector<Planned> tensors = plan_tensors(p, options.type, options.mixed);
+  const std::vector<Planned> tensors = plan_tensors(p, options.type, options);
 
   gguf::Writer w(out, 32);
   set_metadata(w, p, options.type, options.mixed);
