@@ -241,9 +241,9 @@ void k_quant(const float* x, uint8_t* b) {
   for (int g = 0; g < 8; ++g) {
     uint8_t sc, m;
     scale_min_k4(g, sm, sc, m);
-    const float ds = d * sc, dm = dmin * m, ids = ds != 0 ? 1.f / ds : 0.f;
+    const float ds = d * sc, dm = dmin * m;  // (codes by division, as ggml's: a product by 1 / ds rounds otherwise)
     for (int j = 0; j < 32; ++j) {
-      const int l = nearest((x[32 * g + j] + dm) * ids);
+      const int l = ds != 0 ? nearest((x[32 * g + j] + dm) / ds) : 0;
       codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, kMax));
     }
   }
@@ -315,9 +315,9 @@ void q6_k(const float* x, uint8_t* b) {
   uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     sc[g] = static_cast<int8_t>(std::clamp(nearest(iscale * scales[g]), -128, 127));
-    const float ds = d * sc[g], ids = ds != 0 ? 1.f / ds : 0.f;
+    const float ds = d * sc[g];
     for (int j = 0; j < 16; ++j) {
-      const int l = nearest(x[16 * g + j] * ids);
+      const int l = ds != 0 ? nearest(x[16 * g + j] / ds) : 0;
       codes[16 * g + j] = static_cast<uint8_t>(std::clamp(l, -32, 31) + 32);
     }
   }
@@ -383,26 +383,64 @@ void q2_k(const float* x, uint8_t* b) {
   uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     const float ds = d * static_cast<float>(b[g] & 0xf), dm = dmin * static_cast<float>(b[g] >> 4);
-    const float ids = ds != 0 ? 1.f / ds : 0.f;
-    for (int j = 0; j < 16; ++j) codes[16 * g + j] = static_cast<uint8_t>(std::clamp(nearest((x[16 * g + j] + dm) * ids), 0, 3));
+    for (int j = 0; j < 16; ++j)
+      codes[16 * g + j] = static_cast<uint8_t>(ds != 0 ? std::clamp(nearest((x[16 * g + j] + dm) / ds), 0, 3) : 0);
   }
   pack_2bit(codes, b + 16);
 }
 
-// Q3_K: sixteen groups of 16, each scaled so its largest-magnitude element is code -4 (codes -4..3), the scales as
-// signed 6-bit multiples of d (stored + 32: low nibbles in bytes 0..7, two high bits each in bytes 8..11); a code's
-// third bit in the high-bit mask (bit g / 2 of byte l for element l of a 32-group g / 2), its low two as Q2_K's.
+// The scale of a 16-element Q3_K group as ggml's reference quantizer picks it: the codes of the largest-magnitude
+// element mapped to -4 (codes -4..3), then up to five rounds moving one code at a time wherever that improves the
+// least-squares fit weighted by x² (the scale Σ w x l / Σ w l², in f32 in ggml's order); 0 for a group of zeros.
+float search_scale_q3(const float* x) {
+  const float max = signed_absmax(x, 16);
+  if (std::fabs(max) < 1e-15f) return 0.f;
+  const float iscale = -4.f / max;
+  int l[16];
+  float sumlx = 0, suml2 = 0;
+  for (int i = 0; i < 16; ++i) {
+    l[i] = std::clamp(nearest(iscale * x[i]), -4, 3);
+    const float w = x[i] * x[i];
+    sumlx += w * x[i] * static_cast<float>(l[i]);
+    suml2 += w * static_cast<float>(l[i]) * static_cast<float>(l[i]);
+  }
+  for (int round = 0; round < 5; ++round) {
+    int changed = 0;
+    for (int i = 0; i < 16; ++i) {
+      const float w = x[i] * x[i];
+      float slx = sumlx - w * x[i] * static_cast<float>(l[i]);
+      if (slx <= 0) continue;
+      float sl2 = suml2 - w * static_cast<float>(l[i]) * static_cast<float>(l[i]);
+      const int c = std::clamp(nearest(x[i] * sl2 / slx), -4, 3);
+      if (c == l[i]) continue;
+      slx += w * x[i] * static_cast<float>(c);
+      sl2 += w * static_cast<float>(c) * static_cast<float>(c);
+      if (sl2 > 0 && slx * slx * suml2 > sumlx * sumlx * sl2) {
+        l[i] = c;
+        sumlx = slx;
+        suml2 = sl2;
+        ++changed;
+      }
+    }
+    if (!changed) break;
+  }
+  return suml2 > 0 ? sumlx / suml2 : 0.f;
+}
+
+// Q3_K: sixteen groups of 16, each with the scale search_scale_q3 picks (codes -4..3), the scales as signed 6-bit
+// multiples of d (stored + 32: low nibbles in bytes 0..7, two high bits each in bytes 8..11); a code's third bit in the
+// high-bit mask (bit g / 2 of byte l for element l of a 32-group g / 2), its low two as Q2_K's.
 void q3_k(const float* x, uint8_t* b) {
   float scales[16], max_scale = 0, amax = 0;
   for (int g = 0; g < 16; ++g) {
-    scales[g] = signed_absmax(x + 16 * g, 16) / -4.f;
+    scales[g] = search_scale_q3(x + 16 * g);
     if (std::fabs(scales[g]) > amax) {
       amax = std::fabs(scales[g]);
       max_scale = scales[g];
     }
   }
   std::fill(b, b + 110, 0);
-  if (amax == 0) return;
+  if (amax < 1e-15f) return;
   const float iscale = -32.f / max_scale;
   uint8_t* packed = b + 96;
   int ls[16];
@@ -417,9 +455,9 @@ void q3_k(const float* x, uint8_t* b) {
   const float d = f16_to_f32(dh);
   uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
-    const float ds = d * static_cast<float>(ls[g]), ids = ds != 0 ? 1.f / ds : 0.f;
+    const float ds = d * static_cast<float>(ls[g]);
     for (int j = 0; j < 16; ++j) {
-      const int c = std::clamp(nearest(x[16 * g + j] * ids), -4, 3) + 4;  // 0..7
+      const int c = ds != 0 ? std::clamp(nearest(x[16 * g + j] / ds), -4, 3) + 4 : 4;  // 0..7
       const int e = 16 * g + j;
       if (c > 3) b[e % 32] |= static_cast<uint8_t>(1u << (e / 32));
       codes[e] = static_cast<uint8_t>(c & 3);
