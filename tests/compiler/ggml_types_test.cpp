@@ -314,6 +314,46 @@ double round_trip_error(Type t, const std::vector<float>& x) {
   return std::sqrt(err / ref);
 }
 
+// The quantizers write llama.cpp's blocks byte for byte: each type's bytes for 8 rows of 256 (drawn, positive,
+// outliers, one element, zeros, half zeros, large, drawn; from integers, the same floats everywhere) hashed (FNV-1a)
+// and compared with the hash of ggml's reference quantizers' bytes for the same rows (the version
+// .llama/src.tar.xz holds, no importance matrix; bench/llama_cpu_check.sh compares whole files the same way).
+TEST(GgmlTypes, QuantizersWriteLlamaCppsBlocksByteForByte) {
+  std::vector<float> x(8 * 256);
+  uint64_t s = 12345;
+  for (size_t i = 0; i < x.size(); ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t v = int64_t(s >> 40) - (int64_t(1) << 23);
+    x[i] = float(v) / float(1 << 23) * 0.05f;
+  }
+  for (int i = 256; i < 512; ++i) x[i] = std::fabs(x[i]);
+  for (int i = 512; i < 768; ++i) x[i] = i % 37 == 0 ? x[i] * 40 : x[i];
+  for (int i = 768; i < 1024; ++i) x[i] = i == 900 ? 1.f : 0.f;
+  for (int i = 1024; i < 1280; ++i) x[i] = 0.f;
+  for (int i = 1280; i < 1536; i += 2) x[i] = 0.f;
+  for (int i = 1536; i < 1792; ++i) x[i] *= 1000.f;
+  auto fnv = [](const std::vector<uint8_t>& b) {
+    uint64_t h = 14695981039346656037ull;
+    for (uint8_t c : b) h = (h ^ c) * 1099511628211ull;
+    return h;
+  };
+  struct Want {
+    Type t;
+    uint64_t hash;
+  };
+  for (auto w : {Want{Type::Q4_0, 0x8a3657e1c6261211ull}, Want{Type::Q4_1, 0xf2e0f2040a751a0aull},
+                 Want{Type::Q5_0, 0xf2e7675c79d19723ull}, Want{Type::Q5_1, 0x0ee4a50bf575134bull},
+                 Want{Type::Q8_0, 0x789ea63ae2574d38ull}, Want{Type::MXFP4, 0xa0c9968fa6d122a0ull},
+                 Want{Type::Q2_K, 0xe7cf383a3b2821f0ull}, Want{Type::Q3_K, 0x8ebc31ec1b9b89dcull},
+                 Want{Type::Q4_K, 0xf911ee4cacca94caull}, Want{Type::Q5_K, 0x9570ae3c8c3d2120ull},
+                 Want{Type::Q6_K, 0xd02ea3d7dd81eebeull}, Want{Type::IQ4_NL, 0x7c695d87bca7cacaull},
+                 Want{Type::IQ4_XS, 0x672acf69ff90e659ull}}) {
+    std::vector<uint8_t> out(row_bytes(w.t, x.size()));
+    quantize(w.t, x, out.data());
+    EXPECT_EQ(fnv(out), w.hash) << traits_of(w.t).name;
+  }
+}
+
 TEST(GgmlTypes, RoundTripErrorStaysWithinEachFormatsBound) {
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.f, 0.05f);

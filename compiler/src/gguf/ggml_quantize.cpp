@@ -112,9 +112,10 @@ void q5_1(const float* x, uint8_t* b) {
 // Fits value ≈ scale·q - min to a group of N elements with q in 0..MAXQ and min ≥ 0: the range first, then one
 // least-squares refinement of (scale, min) for the codes the range chose.
 template <int MAXQ, int N = 32>
-void fit_group(const float* x, float& scale, float& min) {
+void fit_group(const float* x, float& scale, float& min, uint8_t* codes) {
   float lo = std::min(0.f, *std::min_element(x, x + N));
   float hi = *std::max_element(x, x + N);
+  std::fill(codes, codes + N, 0);  // (the block's codes where its stored scale rounds to 0: any code is its offset)
   if (hi <= lo) {
     scale = 0;
     min = -lo;
@@ -143,53 +144,55 @@ void fit_group(const float* x, float& scale, float& min) {
   min = -lo;
 }
 
-// Fits value ≈ scale·q - min to a 32-element group (q in 0..MAXQ) as ggml's reference Q4_K quantizer does: errors
-// weighted by (rms + |x|), twenty candidate inverse scales around MAXQ/range, each refined by weighted least squares,
-// the best kept.
-template <int MAXQ>
-void search_group(const float* x, float& scale, float& min) {
-  float sum_x2 = 0;
-  for (int j = 0; j < 32; ++j) sum_x2 += x[j] * x[j];
-  const float av_x = std::sqrt(sum_x2 / 32);
-  float w[32], sum_w = 0, sum_wx = 0;
-  for (int j = 0; j < 32; ++j) {
-    w[j] = av_x + std::fabs(x[j]);
-    sum_w += w[j];
-    sum_wx += w[j] * x[j];
-  }
-  float lo = std::min(0.f, *std::min_element(x, x + 32));
-  const float hi = *std::max_element(x, x + 32);
-  if (hi <= lo) {
+// Fits value ≈ scale·q - min to a group of N elements (q in 0..MAXQ, min ≥ 0) as ggml's reference K-quantizers do:
+// errors weighted by `w` (squared, or absolute under MAD), the codes of the range first, then NSTEP + 1 candidate
+// inverse scales (RMIN + RDELTA·i + MAXQ) / range, each refined by weighted least squares (a positive offset clamped
+// to 0), the best kept. The sums in f32 in ggml's order, so that the blocks are llama.cpp's byte for byte; the best
+// fit's codes in `codes` (0 for a constant group), which the block keeps where its stored scale rounds to 0, as ggml's.
+template <int N, int MAXQ, bool MAD>
+void search_weighted(const float* x, const float* w, float rmin, float rdelta, int nstep, float& scale, float& min,
+                     uint8_t* codes) {
+  float lo = std::min(0.f, *std::min_element(x, x + N));
+  const float hi = *std::max_element(x, x + N);
+  if (hi == lo) {
+    std::fill(codes, codes + N, 0);
     scale = 0;
     min = -lo;
     return;
   }
+  float sum_w = 0, sum_x = 0;
+  for (int i = 0; i < N; ++i) {
+    sum_w += w[i];
+    sum_x += w[i] * x[i];
+  }
   auto error_of = [&](float s, float m, const int* l) {
     float e = 0;
-    for (int j = 0; j < 32; ++j) {
-      const float diff = s * static_cast<float>(l[j]) + m - x[j];
-      e += w[j] * diff * diff;
+    for (int i = 0; i < N; ++i) {
+      const float diff = s * static_cast<float>(l[i]) + m - x[i];
+      e += w[i] * (MAD ? std::fabs(diff) : diff * diff);
     }
     return e;
   };
-  int l[32];
-  float inv = float(MAXQ) / (hi - lo);
-  float best_scale = 1 / inv, best_lo = lo;
-  for (int j = 0; j < 32; ++j) l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, MAXQ);
+  int l[N];
+  float inv = float(MAXQ) / (hi - lo), best_scale = 1 / inv, best_lo = lo;
+  for (int i = 0; i < N; ++i) l[i] = std::clamp(nearest(inv * (x[i] - lo)), 0, MAXQ);
+  for (int i = 0; i < N; ++i) codes[i] = static_cast<uint8_t>(l[i]);
   float best = error_of(best_scale, best_lo, l);
-  for (int step = 0; step <= 20; ++step) {
-    inv = (-1.f + 0.1f * static_cast<float>(step) + float(MAXQ)) / (hi - lo);
+  for (int step = 0; step <= nstep; ++step) {
+    // (the candidates after a better fit start from its offset, not the range's: ggml's loop reuses its `min`)
+    inv = (rmin + rdelta * static_cast<float>(step) + float(MAXQ)) / (hi - best_lo);
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
-    for (int j = 0; j < 32; ++j) {
-      l[j] = std::clamp(nearest(inv * (x[j] - lo)), 0, MAXQ);
-      sum_l += w[j] * static_cast<float>(l[j]);
-      sum_l2 += w[j] * static_cast<float>(l[j] * l[j]);
-      sum_xl += w[j] * static_cast<float>(l[j]) * x[j];
+    for (int i = 0; i < N; ++i) {
+      l[i] = std::clamp(nearest(inv * (x[i] - best_lo)), 0, MAXQ);
+      const float wl = w[i] * static_cast<float>(l[i]);
+      sum_l += wl;
+      sum_l2 += wl * static_cast<float>(l[i]);
+      sum_xl += wl * x[i];
     }
     const float det = sum_w * sum_l2 - sum_l * sum_l;
     if (det <= 0) continue;
-    float s = (sum_w * sum_xl - sum_wx * sum_l) / det;
-    float m = (sum_l2 * sum_wx - sum_l * sum_xl) / det;
+    float s = (sum_w * sum_xl - sum_x * sum_l) / det;
+    float m = (sum_l2 * sum_x - sum_l * sum_xl) / det;
     if (m > 0) {
       m = 0;
       s = sum_xl / sum_l2;
@@ -199,21 +202,38 @@ void search_group(const float* x, float& scale, float& min) {
       best = e;
       best_scale = s;
       best_lo = m;
+      for (int i = 0; i < N; ++i) codes[i] = static_cast<uint8_t>(l[i]);
     }
   }
   scale = best_scale;
   min = -best_lo;
 }
 
+// A 32-element Q4_K (MAXQ 15) or Q5_K (31) group as ggml's reference quantizers fit it: weights rms + |x|, twenty-one
+// candidate scales from MAXQ - 1 (Q4_K) or sixteen from MAXQ - 0.5 (Q5_K).
+template <int MAXQ>
+void search_group(const float* x, float& scale, float& min, uint8_t* codes) {
+  float sum_x2 = 0;
+  for (int j = 0; j < 32; ++j) sum_x2 += x[j] * x[j];
+  const float av_x = std::sqrt(sum_x2 / 32);
+  float w[32];
+  for (int j = 0; j < 32; ++j) w[j] = av_x + std::fabs(x[j]);
+  if (MAXQ == 15)
+    search_weighted<32, MAXQ, false>(x, w, -1.f, 0.1f, 20, scale, min, codes);
+  else
+    search_weighted<32, MAXQ, false>(x, w, -0.5f, 0.1f, 15, scale, min, codes);
+}
+
 // Q4_K (BITS 4) and Q5_K (BITS 5): eight groups of 32 fitted as scale·q - min by `Fit`, the scales and mins
 // themselves stored as 6-bit multiples of the super-block's d and dmin; Q5_K's fifth bits in 32 bytes before the codes.
-template <int BITS, void (*Fit)(const float*, float&, float&)>
+template <int BITS, void (*Fit)(const float*, float&, float&, uint8_t*)>
 void k_quant(const float* x, uint8_t* b) {
   constexpr int kMax = (1 << BITS) - 1;
   float scales[8], mins[8];
   float max_scale = 0, max_min = 0;
+  uint8_t codes[256];
   for (int g = 0; g < 8; ++g) {
-    Fit(x + 32 * g, scales[g], mins[g]);
+    Fit(x + 32 * g, scales[g], mins[g], codes + 32 * g);
     max_scale = std::max(max_scale, scales[g]);
     max_min = std::max(max_min, mins[g]);
   }
@@ -237,15 +257,13 @@ void k_quant(const float* x, uint8_t* b) {
   store_u16(b, dh);
   store_u16(b + 2, dminh);
   const float d = f16_to_f32(dh), dmin = f16_to_f32(dminh);
-  uint8_t codes[256];
   for (int g = 0; g < 8; ++g) {
     uint8_t sc, m;
     scale_min_k4(g, sm, sc, m);
     const float ds = d * sc, dm = dmin * m;  // (codes by division, as ggml's: a product by 1 / ds rounds otherwise)
-    for (int j = 0; j < 32; ++j) {
-      const int l = ds != 0 ? nearest((x[32 * g + j] + dm) / ds) : 0;
-      codes[32 * g + j] = static_cast<uint8_t>(std::clamp(l, 0, kMax));
-    }
+    if (ds == 0) continue;                   // (the fit's codes: any code is the offset)
+    for (int j = 0; j < 32; ++j)
+      codes[32 * g + j] = static_cast<uint8_t>(std::clamp(nearest((x[32 * g + j] + dm) / ds), 0, kMax));
   }
   uint8_t* q = b + (BITS == 5 ? 48 : 16);
   if (BITS == 5) std::fill(b + 16, b + 48, 0);
@@ -256,46 +274,59 @@ void k_quant(const float* x, uint8_t* b) {
     }
 }
 
-// The scale of a 16-element Q6_K group that maps its largest-magnitude element to code -32.
-float absmax_scale_q6(const float* x) {
-  return signed_absmax(x, 16) / -32.f;
+// The scale of a 16-element Q6_K group that maps its largest-magnitude element to code -32, and its codes (+ 32; 0
+// for a group of zeros).
+float absmax_scale_q6(const float* x, uint8_t* codes) {
+  const float max = signed_absmax(x, 16), inv = max != 0 ? -32.f / max : 0.f;
+  for (int j = 0; j < 16; ++j)
+    codes[j] = static_cast<uint8_t>(max != 0 ? std::clamp(nearest(inv * x[j]), -32, 31) + 32 : 0);
+  return max / -32.f;
 }
 
 // The scale of a 16-element Q6_K group as ggml's reference quantizer picks it: from the absmax scale and eighteen
-// neighbours, the one whose codes best fit x in the least-squares sense weighted by x².
-float search_scale_q6(const float* x) {
+// neighbours, the one whose codes best fit x in the least-squares sense weighted by x²; its codes (+ 32; 0 for a group
+// of zeros) in `codes`, which the block keeps where its stored scale rounds to 0, as ggml's.
+float search_scale_q6(const float* x, uint8_t* codes) {
   const float max = signed_absmax(x, 16);
-  if (std::fabs(max) < 1e-15f) return 0;
+  if (std::fabs(max) < 1e-15f) {
+    std::fill(codes, codes + 16, 0);
+    return 0;
+  }
   float best_scale = 0, best = 0;
   for (int step = 0; step <= 18; ++step) {
     const int offset = step == 0 ? 0 : (step <= 9 ? step - 10 : step - 9);  // 0, then -9..-1, 1..9
     const float inv = -(32.f + 0.1f * static_cast<float>(offset)) / max;
     float sum_lx = 0, sum_l2 = 0;
+    int c[16];
     for (int j = 0; j < 16; ++j) {
-      const float l = static_cast<float>(std::clamp(nearest(inv * x[j]), -32, 31));
-      const float w = x[j] * x[j];
+      c[j] = std::clamp(nearest(inv * x[j]), -32, 31);
+      const float l = static_cast<float>(c[j]), w = x[j] * x[j];
       sum_lx += w * x[j] * l;
       sum_l2 += w * l * l;
     }
+    const bool better = step == 0 || (sum_l2 > 0 && sum_lx * sum_lx > best * sum_l2);
     if (step == 0) {
       best_scale = sum_l2 > 0 ? sum_lx / sum_l2 : 0;
       best = best_scale * sum_lx;
-    } else if (sum_l2 > 0 && sum_lx * sum_lx > best * sum_l2) {
+    } else if (better) {
       best_scale = sum_lx / sum_l2;
       best = best_scale * sum_lx;
     }
+    if (better)
+      for (int j = 0; j < 16; ++j) codes[j] = static_cast<uint8_t>(c[j] + 32);
   }
   return best_scale;
 }
 
 // Q6_K: sixteen groups of 16, each with the scale `Scale` picks; the group scales are stored as signed 8-bit
 // multiples of d.
-template <float (*Scale)(const float*)>
+template <float (*Scale)(const float*, uint8_t*)>
 void q6_k(const float* x, uint8_t* b) {
   float scales[16];
   float max_scale = 0, amax_scale = 0;
+  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
-    scales[g] = Scale(x + 16 * g);
+    scales[g] = Scale(x + 16 * g, codes + 16 * g);
     if (std::fabs(scales[g]) > amax_scale) {
       amax_scale = std::fabs(scales[g]);
       max_scale = scales[g];
@@ -312,14 +343,12 @@ void q6_k(const float* x, uint8_t* b) {
   const uint16_t dh = f32_to_f16(1.f / iscale);
   store_u16(b + 208, dh);
   const float d = f16_to_f32(dh);
-  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     sc[g] = static_cast<int8_t>(std::clamp(nearest(iscale * scales[g]), -128, 127));
     const float ds = d * sc[g];
-    for (int j = 0; j < 16; ++j) {
-      const int l = ds != 0 ? nearest(x[16 * g + j] / ds) : 0;
-      codes[16 * g + j] = static_cast<uint8_t>(std::clamp(l, -32, 31) + 32);
-    }
+    if (ds == 0) continue;  // (the scale's own codes: any code is 0)
+    for (int j = 0; j < 16; ++j)
+      codes[16 * g + j] = static_cast<uint8_t>(std::clamp(nearest(x[16 * g + j] / ds), -32, 31) + 32);
   }
   for (int j = 0; j < 256; j += 128, ql += 64, qh += 32) {
     for (int l = 0; l < 32; ++l) {
@@ -362,12 +391,16 @@ void pack_2bit(const uint8_t* codes, uint8_t* qs) {
                                    ((codes[j + l + 64] & 3) << 4) | ((codes[j + l + 96] & 3) << 6));
 }
 
-// Q2_K: sixteen groups of 16 fitted as scale·q - min (q in 0..3), the scales and mins as 4-bit multiples of the
-// super-block's d and dmin (a byte a group: scale low, min high).
+// Q2_K: sixteen groups of 16 fitted as scale·q - min (q in 0..3) as ggml's reference quantizer fits them (weights |x|,
+// absolute errors, sixteen candidate scales from 2.5), the scales and mins as 4-bit multiples of the super-block's d
+// and dmin (a byte a group: scale low, min high).
 void q2_k(const float* x, uint8_t* b) {
   float scales[16], mins[16], max_scale = 0, max_min = 0;
+  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
-    fit_group<3, 16>(x + 16 * g, scales[g], mins[g]);
+    float w[16];
+    for (int j = 0; j < 16; ++j) w[j] = std::fabs(x[16 * g + j]);
+    search_weighted<16, 3, true>(x + 16 * g, w, -0.5f, 0.1f, 15, scales[g], mins[g], codes + 16 * g);
     max_scale = std::max(max_scale, scales[g]);
     max_min = std::max(max_min, mins[g]);
   }
@@ -380,21 +413,25 @@ void q2_k(const float* x, uint8_t* b) {
   store_u16(b + 80, dh);
   store_u16(b + 82, dminh);
   const float d = f16_to_f32(dh), dmin = f16_to_f32(dminh);
-  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     const float ds = d * static_cast<float>(b[g] & 0xf), dm = dmin * static_cast<float>(b[g] >> 4);
+    if (ds == 0) continue;  // (the fit's codes: any code is the offset)
     for (int j = 0; j < 16; ++j)
-      codes[16 * g + j] = static_cast<uint8_t>(ds != 0 ? std::clamp(nearest((x[16 * g + j] + dm) / ds), 0, 3) : 0);
+      codes[16 * g + j] = static_cast<uint8_t>(std::clamp(nearest((x[16 * g + j] + dm) / ds), 0, 3));
   }
   pack_2bit(codes, b + 16);
 }
 
 // The scale of a 16-element Q3_K group as ggml's reference quantizer picks it: the codes of the largest-magnitude
 // element mapped to -4 (codes -4..3), then up to five rounds moving one code at a time wherever that improves the
-// least-squares fit weighted by x² (the scale Σ w x l / Σ w l², in f32 in ggml's order); 0 for a group of zeros.
-float search_scale_q3(const float* x) {
+// least-squares fit weighted by x² (the scale Σ w x l / Σ w l², in f32 in ggml's order); 0 for a group of zeros. Its
+// codes (+ 4; 0 for zeros) in `codes`, which the block keeps where its stored scale rounds to 0, as ggml's.
+float search_scale_q3(const float* x, uint8_t* codes) {
   const float max = signed_absmax(x, 16);
-  if (std::fabs(max) < 1e-15f) return 0.f;
+  if (std::fabs(max) < 1e-15f) {
+    std::fill(codes, codes + 16, 0);
+    return 0.f;
+  }
   const float iscale = -4.f / max;
   int l[16];
   float sumlx = 0, suml2 = 0;
@@ -424,6 +461,7 @@ float search_scale_q3(const float* x) {
     }
     if (!changed) break;
   }
+  for (int i = 0; i < 16; ++i) codes[i] = static_cast<uint8_t>(l[i] + 4);
   return suml2 > 0 ? sumlx / suml2 : 0.f;
 }
 
@@ -432,8 +470,9 @@ float search_scale_q3(const float* x) {
 // high-bit mask (bit g / 2 of byte l for element l of a 32-group g / 2), its low two as Q2_K's.
 void q3_k(const float* x, uint8_t* b) {
   float scales[16], max_scale = 0, amax = 0;
+  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
-    scales[g] = search_scale_q3(x + 16 * g);
+    scales[g] = search_scale_q3(x + 16 * g, codes + 16 * g);
     if (std::fabs(scales[g]) > amax) {
       amax = std::fabs(scales[g]);
       max_scale = scales[g];
@@ -453,12 +492,11 @@ void q3_k(const float* x, uint8_t* b) {
   const uint16_t dh = f32_to_f16(1.f / iscale);
   store_u16(b + 108, dh);
   const float d = f16_to_f32(dh);
-  uint8_t codes[256];
   for (int g = 0; g < 16; ++g) {
     const float ds = d * static_cast<float>(ls[g]);
     for (int j = 0; j < 16; ++j) {
-      const int c = ds != 0 ? std::clamp(nearest(x[16 * g + j] / ds), -4, 3) + 4 : 4;  // 0..7
-      const int e = 16 * g + j;
+      const int e = 16 * g + j;  // (where the scale rounds to 0, the search's codes: any code is 0)
+      const int c = ds != 0 ? std::clamp(nearest(x[e] / ds), -4, 3) + 4 : codes[e];  // 0..7
       if (c > 3) b[e % 32] |= static_cast<uint8_t>(1u << (e / 32));
       codes[e] = static_cast<uint8_t>(c & 3);
     }
@@ -475,70 +513,66 @@ int iq4_index(float x) {
   return x - kIq4Values[i] < kIq4Values[i + 1] - x ? i : i + 1;
 }
 
-// The scale of a 32-element group in IQ4 codes (signed: the table is not symmetric), as ggml's quantizer searches
-// it: the largest-magnitude element mapped to the code -127, then (TRIES > 0) inverse scales around it, each refined
-// by least squares weighted by x², the one that fits best kept; the codes chosen for it in `idx`.
+// The scale of a 32-element group in IQ4 codes (signed: the table is not symmetric) as ggml's reference quantizer
+// searches it, errors weighted by x²: the least-squares scale of the codes that map the largest-magnitude element to
+// +127 (past the table's end: its last code), then of those of the inverse scales (code 0's -127 + i) / max for i in
+// -TRIES..TRIES, the best fit kept; 0 for a group of zeros. The sums in f32 in ggml's order.
 template <int TRIES>
-float iq4_group(const float* x, int* idx) {
+float iq4_group(const float* x) {
   const float max = signed_absmax(x, 32);
-  if (std::fabs(max) < 1e-15f) {
-    std::fill(idx, idx + 32, iq4_index(0.f));
-    return 0;
-  }
-  float best_scale = 0, best = -1;
-  for (int step = -TRIES; step <= TRIES; ++step) {
-    const float inv = (static_cast<float>(kIq4Values[0]) + 0.5f * static_cast<float>(step)) / max;
-    float sum_qx = 0, sum_q2 = 0;
-    int l[32];
+  if (std::fabs(max) < 1e-15f) return 0;
+  auto fit = [&](float inv, float& sum_qx, float& sum_q2) {
+    sum_qx = sum_q2 = 0;
     for (int j = 0; j < 32; ++j) {
-      l[j] = iq4_index(inv * x[j]);
-      const float q = kIq4Values[l[j]], w = TRIES > 0 ? x[j] * x[j] : 1.f;
+      const float q = kIq4Values[iq4_index(inv * x[j])], w = x[j] * x[j];
       sum_qx += w * q * x[j];
       sum_q2 += w * q * q;
     }
+  };
+  const float v0 = static_cast<float>(kIq4Values[0]);
+  float sum_qx, sum_q2;
+  fit(1 / (TRIES > 0 ? -max / v0 : max / v0), sum_qx, sum_q2);
+  float d = sum_q2 > 0 ? sum_qx / sum_q2 : 0.f, best = d * sum_qx;
+  for (int step = -TRIES; step <= TRIES; ++step) {
+    fit(static_cast<float>(step + kIq4Values[0]) / max, sum_qx, sum_q2);
     if (sum_q2 > 0 && sum_qx * sum_qx > best * sum_q2) {
-      best = sum_qx * sum_qx / sum_q2;
-      best_scale = sum_qx / sum_q2;
-      std::copy(l, l + 32, idx);
+      d = sum_qx / sum_q2;
+      best = d * sum_qx;
     }
   }
-  return best_scale;
+  return d;
 }
 
-// The codes of a group of 32 for the stored scale d (the nearest code each), packed as IQ4_NL packs them.
+// The codes of a group of 32 for scale d (the nearest code each, x / d as x times d's f32 inverse: ggml's order),
+// packed as IQ4_NL packs them.
 void iq4_pack(const float* x, float d, uint8_t* qs) {
   const float id = d != 0 ? 1.f / d : 0.f;
-  for (int j = 0; j < 16; ++j)
-    qs[j] = static_cast<uint8_t>(iq4_index(x[j] * id) | (iq4_index(x[j + 16] * id) << 4));
+  for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>(iq4_index(id * x[j]) | (iq4_index(id * x[j + 16]) << 4));
 }
 
-// IQ4_NL: one fitted scale a block.
+// IQ4_NL: one fitted scale a block, stored in f16; the codes from the f32 scale, as ggml's.
 template <int TRIES>
 void iq4_nl(const float* x, uint8_t* b) {
-  int idx[32];
-  const uint16_t dh = f32_to_f16(iq4_group<TRIES>(x, idx));
-  store_u16(b, dh);
-  iq4_pack(x, f16_to_f32(dh), b + 2);
+  const float d = iq4_group<TRIES>(x);
+  store_u16(b, f32_to_f16(d));
+  iq4_pack(x, d, b + 2);
 }
 
 // IQ4_XS: each group's fitted scale as a 6-bit multiple of d (offset by 32), d mapping the largest-magnitude scale
-// to -32.
+// to -32; each group's codes from its multiple of the f32 d, as ggml's.
 template <int TRIES>
 void iq4_xs(const float* x, uint8_t* b) {
   float scales[8], max_scale = 0, amax = 0;
-  int idx[32];
   for (int ib = 0; ib < 8; ++ib) {
-    scales[ib] = iq4_group<TRIES>(x + 32 * ib, idx);
+    scales[ib] = iq4_group<TRIES>(x + 32 * ib);
     if (std::fabs(scales[ib]) > amax) {
       amax = std::fabs(scales[ib]);
       max_scale = scales[ib];
     }
   }
   std::fill(b, b + 136, 0);
-  if (amax == 0) return;
-  const uint16_t dh = f32_to_f16(-max_scale / 32.f);
-  store_u16(b, dh);
-  const float d = f16_to_f32(dh), id = d != 0 ? 1.f / d : 0.f;
+  const float d = -max_scale / 32.f, id = d != 0 ? 1.f / d : 0.f;
+  store_u16(b, f32_to_f16(d));
   uint16_t scales_h = 0;
   for (int ib = 0; ib < 8; ++ib) {
     const int l = std::clamp(nearest(id * scales[ib]), -32, 31) + 32;
