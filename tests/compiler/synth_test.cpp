@@ -359,6 +359,33 @@ TEST(Synth, LlamaLayoutIsLlamaCppsQuantizeTool) {
   for (const auto& t : plan(o)) EXPECT_TRUE(t.type == T::Q2_K || t.type == T::F32) << t.name;
 }
 
+// quantize reads what llama.cpp's rules ask of the model from the file's metadata: its layers (a 70B: 80 of grouped
+// llama), query heads a key/value head, experts.
+TEST(Quantize, LaysTheTypeOutByTheFilesModel) {
+  TempDir dir;
+  Preset big = preset("tiny-llama");
+  big.layers = 80, big.heads = 8, big.kv_heads = 1, big.head_dim = 32, big.ffn = 256, big.vocab = 256;
+  Options src;
+  src.shape = big;
+  src.preset = "big";
+  src.type = ggml::Type::F16;
+  write(src, dir / "big.gguf");
+  src.shape.reset();
+  src.preset = "tiny-moe";
+  write(src, dir / "moe.gguf");
+  QuantizeOptions q;
+  q.type = {ggml::Type::Q4_K, false, Layout::Llama};
+  quantize(gguf::File::open(dir / "big.gguf"), dir / "big-q4k.gguf", q);
+  quantize(gguf::File::open(dir / "moe.gguf"), dir / "moe-q4k.gguf", q);
+  const gguf::File b = gguf::File::open(dir / "big-q4k.gguf"), m = gguf::File::open(dir / "moe-q4k.gguf");
+  EXPECT_EQ(b.tensor("blk.40.attn_v.weight")->type, ggml::Type::Q5_K);  // (a 70B's q4_k attn_v)
+  EXPECT_EQ(b.tensor("blk.40.ffn_down.weight")->type, ggml::Type::Q4_K);
+  EXPECT_EQ(b.tensor("blk.9.ffn_down.weight")->type, ggml::Type::Q5_K);  // (Q4_K_S: the first eighth of 80)
+  EXPECT_EQ(b.tensor("output.weight")->type, ggml::Type::Q6_K);
+  EXPECT_EQ(m.tensor("blk.1.attn_k.weight")->type, ggml::Type::Q8_0);  // (8 experts)
+  EXPECT_EQ(m.tensor("blk.1.attn_output.weight")->type, ggml::Type::Q5_K);
+}
+
 // quantize: a checkpoint's matrices requantized as llama.cpp's quantize tool lays the type out, the types tensor by
 // tensor those synth plans for the same preset (mixes, tied embeddings, 32-element fallbacks, a MoE's router kept),
 // the values those of the source within the format's error, vectors byte for byte, the metadata the source's but

@@ -58,11 +58,12 @@ MixModel mix_model(const gguf::File& in, uint32_t layers) {
     return v->as_uint();
   };
   const uint64_t heads = count(".attention.head_count", 1), kv = count(".attention.head_count_kv", heads);
-  return {.layers = uint32_t(count(".block_count", layers)),
+  const uint64_t blocks = count(".block_count", layers);
+  return {.layers = uint32_t(blocks),
           .gqa = uint32_t(kv ? heads / kv : 1),
           .experts = uint32_t(count(".expert_count", 0)),
           .tied = in.tensor("output.weight") == nullptr,
-          .is_70b = layers == 80 && ((a == "llama" && heads != kv) || a == "qwen2")};
+          .is_70b = blocks == 80 && ((a == "llama" && heads != kv) || a == "qwen2")};
 }
 
 // The type tensor `t` gets under `m`: a matrix (is_quantized_matrix) in m.type, laid out as m says (llama_type, or
