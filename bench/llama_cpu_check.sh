@@ -15,7 +15,8 @@
 #
 # usage: bench/llama_cpu_check.sh [PRESET[:LAYERS] | SHAPE.json ...]     (LLCHECK=path to llcheck, else built by bench/llama_cpu/build.sh;
 #        LT=lane-tune binary; W=work dir; TYPES="q4_k_m ..." to narrow; PROMPT_LEN=N: a prompt of N tokens in place
-#        of the 7 (past a sliding window, say))
+#        of the 7 (past a sliding window, say); VALUES=0: skip the value-by-value comparisons (pure Python: hours on a
+#        real model's embedding), keeping types, bytes, compile and logits)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 LT=${LT:-$root/build/cli/lane-tune}
@@ -53,6 +54,7 @@ for spec in "${presets[@]}"; do
     python3 "$root/bench/llama_cpu/tensors.py" types "$W/q.json" "$W/lt.json" >> "$log" 2>&1 && ty=same || ty=DIFF
     # 2. the dequantized values, ggml's against lane-tune's
     "$LLCHECK" quantize "$q" "$W/ll32.gguf" 0 >> "$log" 2>&1
+    if [ "${VALUES:-1}" = 0 ]; then dq=-; qe=-; else
     "$LT" quantize "$q" --type f32 -q -o "$W/lt32.gguf" >> "$log" 2>&1
     "$LT" inspect --json "$W/ll32.gguf" > "$W/a.json"; "$LT" inspect --json "$W/lt32.gguf" > "$W/b.json"
     dq=$(python3 "$root/bench/llama_cpu/tensors.py" values "$W/a.json" "$W/b.json" 2>&1 | tee -a "$log" |
@@ -61,6 +63,7 @@ for spec in "${presets[@]}"; do
     "$LT" inspect --json "$W/ltq32.gguf" > "$W/c.json"; "$LT" inspect --json "$base" > "$W/src.json"
     qe=$(python3 "$root/bench/llama_cpu/tensors.py" error "$W/src.json" "$W/a.json" "$W/c.json" 2>&1 | tee -a "$log" |
          sed -n 's/error: llama.cpp \([^ ]*\) lane-tune \([^ ]*\).*/\1\/\2/p')
+    fi
     # 3. compile, and the logits on the prompt
     "$LT" compile "$q" -o "$W/lane" --gpu h200 >> "$log" 2>&1 && co=ok || { co=FAIL; fails=$((fails + 1)); }
     toks=$("$LT" reference "$q" --n-gen 8 --logits "$W/ref.f32" "${prompt[@]}" 2>> "$log" | sed -n 's/^TOKENS: //p')
