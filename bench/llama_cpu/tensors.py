@@ -22,6 +22,12 @@ def raw(meta, t):
         return f.read(t["bytes"])
 
 
+def floats(meta, t):
+    v = array.array("f")
+    v.frombytes(raw(meta, t))
+    return v
+
+
 def types(a, b):
     ta = {t["name"]: t["type"] for t in a["tensors"]}
     tb = {t["name"]: t["type"] for t in b["tensors"]}
@@ -40,17 +46,13 @@ def types(a, b):
 
 
 def values(a, b):
-    def data(meta, t):
-        v = array.array("f")
-        v.frombytes(raw(meta, t))
-        return v
     tb = {t["name"]: t for t in b["tensors"]}
     worst, equal, n = 0.0, 0, 0
     for t in a["tensors"]:
         u = tb.get(t["name"])
         if t["type"] != "f32" or not u or u["type"] != "f32":
             continue
-        x, y = data(a, t), data(b, u)
+        x, y = floats(a, t), floats(b, u)
         scale = max(abs(v) for v in x) or 1.0
         d = max(abs(p - q) for p, q in zip(x, y)) / scale
         worst, equal, n = max(worst, d), equal + (x == y), n + 1
@@ -59,10 +61,6 @@ def values(a, b):
 
 
 def error(src, a, b):
-    def data(meta, t):
-        v = array.array("f")
-        v.frombytes(raw(meta, t))
-        return v
     ta, tb = {t["name"]: t for t in a["tensors"]}, {t["name"]: t for t in b["tensors"]}
     sums = [0.0, 0.0, 0.0]  # |a - s|^2, |b - s|^2, |s|^2
     closer = [0, 0]
@@ -70,7 +68,7 @@ def error(src, a, b):
         u, w = ta.get(t["name"]), tb.get(t["name"])
         if t["type"] != "f32" or not u or not w or u["type"] != "f32" or w["type"] != "f32":
             continue
-        s, x, y = data(src, t), data(a, u), data(b, w)
+        s, x, y = floats(src, t), floats(a, u), floats(b, w)
         if s == x:
             continue  # (not quantized)
         ex = sum((p - q) ** 2 for p, q in zip(x, s))

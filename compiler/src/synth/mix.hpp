@@ -3,8 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "compiler/ggml_types.hpp"
@@ -41,6 +41,15 @@ inline Type fit_rows(Type t, uint64_t row) {
   return is_super_block(t) && row % 32 == 0 ? super_block_fallback(t) : Type::F16;
 }
 
+// The layer a tensor named "blk.N. ..." belongs to, or -1.
+inline int layer_of(const std::string& name) {
+  if (!name.starts_with("blk.")) return -1;
+  int n = -1;
+  const char* b = name.data() + 4;
+  const auto [p, ec] = std::from_chars(b, name.data() + name.size(), n);
+  return ec == std::errc() && *p == '.' ? n : -1;
+}
+
 // What llama.cpp's choice of a tensor's type reads of the model.
 struct MixModel {
   uint32_t layers = 0;
@@ -48,6 +57,16 @@ struct MixModel {
   uint32_t experts = 0;  // n_expert
   bool tied = false;     // no output.weight: the embedding is the output
   bool is_70b = false;   // llama.cpp's LLM_TYPE_70B: 80 layers of llama with grouped heads, or of qwen2
+
+  // From the model's architecture and counts (a head count of 0: no grouping).
+  static MixModel of(const std::string& arch, uint64_t layers, uint64_t heads, uint64_t kv_heads, uint64_t experts,
+                     bool tied) {
+    return {.layers = uint32_t(layers),
+            .gqa = uint32_t(kv_heads ? heads / kv_heads : 1),
+            .experts = uint32_t(experts),
+            .tied = tied,
+            .is_70b = layers == 80 && ((arch == "llama" && heads != kv_heads) || arch == "qwen2")};
+  }
 };
 
 // Whether llama.cpp's quantize tool quantizes tensor `name` of `dims` at all: a matrix named *.weight, not a norm,
@@ -68,9 +87,7 @@ inline bool is_quantized_matrix(const std::string& name, size_t dims) {
 // low-bit types; mxfp4: the experts in mxfp4, every other matrix in q8_0. Then fitted to the row (fit_rows).
 inline Type llama_type(const std::string& name, uint64_t row, bool experts3d, Type t, bool mixed, const MixModel& m) {
   auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
-  int layer = 0;
-  if (name.starts_with("blk.")) layer = std::atoi(name.c_str() + 4);
-  const uint32_t l = uint32_t(std::max(layer, 0));
+  const uint32_t l = uint32_t(std::max(layer_of(name), 0));
   const bool q4_k_s = t == Type::Q4_K && !mixed, k_m = mixed && (t == Type::Q4_K || t == Type::Q5_K);
   const bool iq4 = t == Type::IQ4_NL || t == Type::IQ4_XS;
   Type n = t;

@@ -1,7 +1,6 @@
 // `quantize`: a checkpoint's matrices requantized to another type, laid out as llama.cpp's quantize tool does.
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <thread>
 #include <vector>
 
@@ -37,15 +36,6 @@ std::optional<MatrixType> parse_matrix_type(std::string_view name) {
 
 namespace {
 
-// The layer a tensor named "blk.N. ..." belongs to, or -1.
-int layer_of(const std::string& name) {
-  if (!name.starts_with("blk.")) return -1;
-  int n = -1;
-  const char* b = name.data() + 4;
-  const auto [p, ec] = std::from_chars(b, name.data() + name.size(), n);
-  return ec == std::errc() && *p == '.' ? n : -1;
-}
-
 // What llama.cpp's choice of types reads of `in`'s model, from its metadata (a count it lacks: none or one).
 MixModel mix_model(const gguf::File& in, uint32_t layers) {
   const Value* arch = in.find("general.architecture");
@@ -57,13 +47,9 @@ MixModel mix_model(const gguf::File& in, uint32_t layers) {
       return none;
     return v->as_uint();
   };
-  const uint64_t heads = count(".attention.head_count", 1), kv = count(".attention.head_count_kv", heads);
-  const uint64_t blocks = count(".block_count", layers);
-  return {.layers = uint32_t(blocks),
-          .gqa = uint32_t(kv ? heads / kv : 1),
-          .experts = uint32_t(count(".expert_count", 0)),
-          .tied = in.tensor("output.weight") == nullptr,
-          .is_70b = blocks == 80 && ((a == "llama" && heads != kv) || a == "qwen2")};
+  const uint64_t heads = count(".attention.head_count", 1);
+  return MixModel::of(a, count(".block_count", layers), heads, count(".attention.head_count_kv", heads),
+                      count(".expert_count", 0), in.tensor("output.weight") == nullptr);
 }
 
 // The type tensor `t` gets under `m`: a matrix (is_quantized_matrix) in m.type, laid out as m says (llama_type, or

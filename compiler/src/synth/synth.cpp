@@ -41,12 +41,7 @@ uint64_t rows_of(const std::vector<uint64_t>& dims) {
 // (Options::mixed and Options::layout).
 std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Options& o) {
   std::vector<Planned> out;
-  const MixModel mm{
-      .layers = p.layers,
-      .gqa = p.kv_heads ? p.heads / p.kv_heads : 1,
-      .experts = p.experts,
-      .tied = p.tied_output,
-      .is_70b = p.layers == 80 && ((p.architecture == "llama" && p.heads != p.kv_heads) || p.architecture == "qwen2")};
+  const MixModel mm = MixModel::of(p.architecture, p.layers, p.heads, p.kv_heads, p.experts, p.tied_output);
   auto matrix = [&](std::string name, std::vector<uint64_t> dims, bool keep_f32 = false) {
     const Type t = keep_f32 ? Type::F32
                    : o.mixed || o.layout == Layout::Llama
