@@ -1,8 +1,15 @@
-// SwiGLU: out = silu(g) * u, elementwise.
+// The dense FFN's gated product, elementwise: out = act(g) * u, ACT 0 SiLU (SwiGLU), 1 ggml's tanh GELU (gemma3's
+// GEGLU: 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3)))).
+template <int ACT>
 __global__ void lk_swiglu(const lk_act* __restrict__ g, const lk_act* __restrict__ u, lk_act* __restrict__ out, int n) {
   lk_pdl_entry();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const lk_acc a = g[i];
-  out[i] = (lk_act)(a / ((lk_acc)1 + exp(-a)) * (lk_acc)u[i]);
+  if constexpr (ACT == 1) {
+    const lk_acc c = (lk_acc)0.79788456080286535588;  // sqrt(2 / pi)
+    out[i] = (lk_act)((lk_acc)0.5 * a * ((lk_acc)1 + tanh(c * (a + (lk_acc)0.044715 * a * a * a))) * (lk_acc)u[i]);
+  } else {
+    out[i] = (lk_act)(a / ((lk_acc)1 + exp(-a)) * (lk_acc)u[i]);
+  }
 }

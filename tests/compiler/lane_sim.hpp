@@ -203,7 +203,7 @@ class LaneSim {
     const int* tok = reinterpret_cast<const int*>(carried_.at(e.tok.buf).data());
     T* out = act(f, e.out);
     for (int r = 0; r < e.rows; ++r)
-      for (size_t i = 0; i < m_.d_model; ++i) out[r * m_.d_model + i] = T(W[size_t(tok[r]) * m_.d_model + i]);
+      for (size_t i = 0; i < m_.d_model; ++i) out[r * m_.d_model + i] = T(W[size_t(tok[r]) * m_.d_model + i] * e.scale);
   }
   void exec(const lane::Form& f, const lane::AddNorm& n) {
     T* x = act(f, n.x);
@@ -317,7 +317,7 @@ class LaneSim {
           const bool neox = m_.rope_mode == model::RopeMode::Neox;
           const size_t a = neox ? j : 2 * j, b = neox ? j + half : 2 * j + 1;
           const size_t t = size_t(pos + r) * half + j;
-          const double c = side(0)[t], s = side(1)[t], xa = x[a], xb = x[b];
+          const double c = side(2 * o.table)[t], s = side(2 * o.table + 1)[t], xa = x[a], xb = x[b];
           x[a] = T(xa * c - xb * s);
           x[b] = T(xa * s + xb * c);
         }
@@ -398,7 +398,7 @@ class LaneSim {
           for (int t = first + s * chunk; t < std::min(len, first + (s + 1) * chunk); ++t) {
             double sc = 0;
             for (size_t i = 0; i < hd; ++i)
-              sc += double(q[i]) / std::sqrt(double(hd)) * kc[(kvh * size_t(p_.ctx) + t) * hd + i];
+              sc += double(q[i]) / std::sqrt(double(m_.attention_width())) * kc[(kvh * size_t(p_.ctx) + t) * hd + i];
             const double mn = std::max(mx, sc), corr = std::exp(mx - mn), e = std::exp(sc - mn);
             sum = sum * corr + e;
             for (size_t i = 0; i < vd; ++i) val[i] = val[i] * corr + e * vc[(kvh * size_t(p_.ctx) + t) * vd + i];
@@ -458,7 +458,7 @@ class LaneSim {
             for (int j = 0; j < n; ++j) {
               double sc = 0;
               for (size_t i = 0; i < hd; ++i) sc += q[i] * kc[(kvh * size_t(p_.ctx) + lo + j) * hd + i];
-              w[j] = sc / std::sqrt(double(hd));
+              w[j] = sc / std::sqrt(double(m_.attention_width()));
               tmax = std::max(tmax, w[j]);
             }
             const double corr = std::exp(mx[way] - tmax);
@@ -523,7 +523,13 @@ class LaneSim {
     const T* g = act(f, o.g);
     const T* u = act(f, o.u);
     T* out = act(f, o.out);
-    for (size_t i = 0; i < o.n; ++i) out[i] = T(double(g[i]) / (1.0 + std::exp(-double(g[i]))) * double(u[i]));
+    const double c = std::sqrt(2.0 / 3.14159265358979323846);
+    for (size_t i = 0; i < o.n; ++i) {
+      const double a = g[i];
+      out[i] = T((o.act == model::Activation::Gelu ? 0.5 * a * (1.0 + std::tanh(c * (a + 0.044715 * a * a * a)))
+                                                   : a / (1.0 + std::exp(-a))) *
+                 double(u[i]));
+    }
   }
   void exec(const lane::Form& f, const lane::ArgMax& o) {
     const T* x = act(f, o.logits);

@@ -704,3 +704,83 @@ INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
 
 }  // namespace
 }  // namespace lt::test
+
+namespace lt::test {
+namespace {
+
+// gemma3 (sandwich norms: each projection's output normed before it joins the residual; GELU; the embedding scaled by
+// sqrt(d_model); sliding layers with their own rope base beside global ones with linear rope scaling; q/k norms, a
+// tied output): tiny-gemma3 (a sliding layer of window 16, then a global one) under every hand-picked set its space
+// allows (no fused gate/up, no folded norms: they would apply SiLU or skip the post norms), then points drawn uniformly
+// from its space, on prompts past the window: 6 on tiny-gemma3, a quarter of them in llama.cpp's Q4_K_M mix, and 10 on
+// drawn gemma3 shapes (1 to 4 query heads a key/value head, heads 64 to 256 wide, windows of 8 to 64, 2 or 3 layers
+// global every 2nd or 3rd, with and without scaling).
+class Gemma3OnCpu : public ::testing::TestWithParam<int> {};
+
+synth::Preset random_gemma3(std::mt19937_64& rng, int id) {
+  auto pick = [&](auto const& v) { return v[rng() % std::size(v)]; };
+  synth::Preset p = synth::preset("tiny-gemma3");
+  p.name = "random-gemma3-" + std::to_string(id);
+  p.layers = 2 + uint32_t(rng() % 2);
+  p.kv_heads = 1 + uint32_t(rng() % 2);
+  p.heads = p.kv_heads * (1 + uint32_t(rng() % 4));
+  p.head_dim = pick(std::vector<uint32_t>{64, 128, 256});
+  p.d_model = 32 * (4 + uint32_t(rng() % 9));
+  p.ffn = 32 * (4 + uint32_t(rng() % 20));
+  p.vocab = 300 + uint32_t(rng() % 600);
+  p.sliding_window = pick(std::vector<uint32_t>{8, 16, 64});
+  p.sliding_pattern = 2 + uint32_t(rng() % 2);
+  p.rope_scale_factor = rng() % 2 ? 8.f : 0.f;
+  return p;
+}
+
+TEST_P(Gemma3OnCpu, MatchesTheReference) {
+  const int id = GetParam();
+  synth::Options o{.preset = "tiny-gemma3", .seed = 5};
+  const int hand = int(std::size(kKnobSets));
+  if (id < hand) {
+    TempDir dir;
+    synth::write(o, dir / "m.gguf");
+    const gguf::File file = gguf::File::open(dir / "m.gguf");
+    const knobs::Space space = knobs::space(model::recognize(file), {132, 90});
+    const knobs::Knobs k = knobs::Knobs::from_json(kKnobSets[id]);
+    if (const std::string why = space.why_invalid(k); !why.empty())
+      GTEST_SKIP() << "gemma3's space refuses " << kKnobSets[id].dump() << ": " << why;
+    matches_the_reference(o, kKnobSets[id], {5, 23, 77});
+    return;
+  }
+  std::mt19937_64 rng(0x6e33a000u + uint64_t(id));
+  if (id >= hand + 6) {
+    o.shape = random_gemma3(rng, id);
+    o.preset = o.shape->name;
+  }
+  if (id % 4 == 0) o.type = ggml::Type::Q4_K, o.mixed = true;
+  TempDir dir;
+  synth::write(o, dir / "m.gguf");
+  const gguf::File file = gguf::File::open(dir / "m.gguf");
+  const knobs::Knobs k = knobs::space(model::recognize(file), {132, 90}).sample(rng);
+  SCOPED_TRACE(o.preset + " " + k.key());
+  matches_the_reference(o, k.to_json(), {6, 41, 90});
+}
+
+INSTANTIATE_TEST_SUITE_P(SetsAndDraws, Gemma3OnCpu, ::testing::Range(0, int(std::size(kKnobSets)) + 16));
+
+// Every hand-picked set gemma3's space allows is most of them: what it refuses is only the fusions named above.
+TEST(Gemma3OnCpu, ItsSpaceRefusesOnlyTheSiluAndFoldedNormFusions) {
+  TempDir dir;
+  synth::write(synth::Options{.preset = "tiny-gemma3", .seed = 5}, dir / "m.gguf");
+  const gguf::File file = gguf::File::open(dir / "m.gguf");
+  const knobs::Space space = knobs::space(model::recognize(file), {132, 90});
+  int allowed = 0;
+  for (const json& j : kKnobSets) {
+    const knobs::Knobs k = knobs::Knobs::from_json(j);
+    const bool fused = k.fuse_glu || k.fuse_norm || k.norm_fold || k.glu_groups || k.glu_stage;
+    const std::string why = space.why_invalid(k);
+    EXPECT_EQ(why.empty(), !fused) << j.dump() << ": " << why;
+    allowed += why.empty();
+  }
+  EXPECT_GE(allowed, 12);
+}
+
+}  // namespace
+}  // namespace lt::test

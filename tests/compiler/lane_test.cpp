@@ -1086,6 +1086,28 @@ TEST(LaneGptOssBuild, BuildsWithoutWarnings) {
   }
 }
 
+// gemma3's lanes through nvcc: the GELU product (lk_swiglu<1>), the scaled embedding, the sliding layers' own rope
+// tables, under the int8 numerics' copies with the decode step's tensor-core attention roping by either table, and
+// under dequant with chunks on f16 GEMMs.
+TEST(LaneGemma3Build, BuildsWithoutWarnings) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
+  Loaded l = load("tiny-gemma3");
+  for (const json& k : {json{{"numerics", "int8"},
+                             {"gemv_prequant", true},
+                             {"kv_cache", "f16"},
+                             {"attn_mma", 2},
+                             {"fuse_qkv", true},
+                             {"fuse_rope_kv", true},
+                             {"attn_splits", 2}},
+                        json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}, {"fuse_rope_kv", true}}}) {
+    TempDir dir;
+    lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
+    std::string log;
+    ASSERT_NO_THROW(lane::build(dir.path(), 90, &log, runtime_cache())) << k.dump() << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+  }
+}
+
 // Shapes no preset has, through nvcc: heads 80 wide (the step attention's 4-warp form) beside a q5_k_m file whose
 // rows are not whole 256-blocks; 7 query heads a key/value head 96 wide in q4_0; heads 256 wide (no tensor-core
 // attention) in iq4_xs; a gpt-oss mixture with 3 query heads a key/value head 48 wide in mxfp4. Each under two knob

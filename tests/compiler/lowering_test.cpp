@@ -1438,23 +1438,25 @@ TEST(LaneImage, AModulesKernelsAreToldApartByTheirInstances) {
        "int, int)"},
       {"_Z14lk_add_rmsnormILb1ELb0ELi1EEvPfPKfS2_S0_ifPi",
        "void lk_add_rmsnorm<true, false, 1>(float*, float const*, float const*, float*, int, float, int*)"},
-      {"_Z8lk_embedI6lk_blkILi14EEEvT_PKiPfi", "void lk_embed<lk_blk<14> >(lk_blk<14>, int const*, float*, int)"},
-      {"_Z9lk_swigluPKfS0_Pfi", "lk_swiglu(float const*, float const*, float*, int)"},
+      {"_Z8lk_embedI6lk_blkILi14EEEvT_PKiPfif",
+       "void lk_embed<lk_blk<14> >(lk_blk<14>, int const*, float*, int, float)"},
+      {"_Z9lk_swigluILi0EEvPKfS1_Pfi", "void lk_swiglu<0>(float const*, float const*, float*, int)"},
   };
   const Image a = image(tiny().file, tiny().model, knobs::Knobs{}, knobs::Target{132, 90});
   EXPECT_EQ(
       instance_symbols(a.head,
                        {"lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq>", "lk_gemv<lk_blk<LK_Q6_K>, 8, 1, lk_xq, 1>",
                         "lk_gemv<lk_blk<LK_Q4_K>, 2, 1, lk_xq, 4>", "lk_gemv<lk_blk<LK_Q4_K>, 1, 1, const lk_act*>",
-                        "lk_add_rmsnorm<true, false, 1>", "lk_embed<lk_blk<LK_Q6_K>>", "lk_swiglu"},
+                        "lk_add_rmsnorm<true, false, 1>", "lk_embed<lk_blk<LK_Q6_K>>", "lk_swiglu<0>"},
                        kernels),
       (std::vector<std::string>{kernels[0].first, kernels[1].first, kernels[2].first, kernels[3].first,
                                 kernels[4].first, kernels[5].first, kernels[6].first}));
-  // None: another format, another row count, a kernel not built, a template's name alone, arguments past the kernel's.
+  // None: another format, another row count, a kernel not built, a template's name alone, another template argument,
+  // arguments past the kernel's.
   // Several: the first three arguments of two kernels.
   for (const char* alone :
        {"lk_gemv<lk_blk<LK_Q5_K>, 2, 1, lk_xq>", "lk_gemv<lk_blk<LK_Q6_K>, 4, 1, lk_xq>", "lk_argmax", "lk_add_rmsnorm",
-        "lk_swiglu<1>", "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq, 4, 1>", "lk_gemv<lk_blk<LK_Q6_K>>"})
+        "lk_swiglu", "lk_swiglu<1>", "lk_gemv<lk_blk<LK_Q6_K>, 2, 1, lk_xq, 4, 1>", "lk_gemv<lk_blk<LK_Q6_K>>"})
     EXPECT_EQ(instance_symbols(a.head, {alone}, kernels), std::vector<std::string>{""}) << alone;
   // Under the precise numerics lk_act is double: the float kernel is not the instance's.
   knobs::Knobs precise;

@@ -92,15 +92,17 @@ Checkpoint dense(const std::string& arch, bool tied = true) {
       c.tensors.push_back({b + "attn_k.bias", {kv * hd}});
       c.tensors.push_back({b + "attn_v.bias", {kv * hd}});
     }
-    if (arch == "qwen3") {
+    if (arch == "qwen3" || arch == "gemma3") {
       c.tensors.push_back({b + "attn_q_norm.weight", {hd}});
       c.tensors.push_back({b + "attn_k_norm.weight", {hd}});
     }
     c.tensors.push_back({b + "attn_output.weight", {heads * hd, d}, ggml::Type::F16});
+    if (arch == "gemma3") c.tensors.push_back({b + "post_attention_norm.weight", {d}});
     c.tensors.push_back({b + "ffn_norm.weight", {d}});
     c.tensors.push_back({b + "ffn_gate.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_up.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_down.weight", {ffn, d}, ggml::Type::Q8_0});
+    if (arch == "gemma3") c.tensors.push_back({b + "post_ffw_norm.weight", {d}});
   }
   return c;
 }
@@ -288,6 +290,83 @@ TEST(Model, Qwen3HasQkNormsAndExplicitHeadWidths) {
   Checkpoint missing = dense("qwen3");
   missing.remove("blk.0.attn_q_norm.weight");
   EXPECT_NE(refusal(missing).find("blk.0.attn_q_norm.weight"), std::string::npos);
+}
+
+// `c` (two layers) with layers 2 .. n - 1 copies of its layer 0.
+Checkpoint with_layers(Checkpoint c, int n) {
+  c.set(c.meta.front().second.as_string() + ".block_count", gguf::Value::u32(uint32_t(n)));
+  const std::vector<Checkpoint::Tensor> first = c.tensors;
+  for (int i = 2; i < n; ++i)
+    for (const Checkpoint::Tensor& t : first)
+      if (t.name.rfind("blk.0.", 0) == 0)
+        c.tensors.push_back({"blk." + std::to_string(i) + t.name.substr(5), t.dims, t.type});
+  return c;
+}
+
+// gemma3 as llama.cpp's llama_model_gemma3 reads it: sandwich norms bound, GELU, the embedding scale sqrt(d_model),
+// NeoX rope with q/k norms; with a sliding window, every 6th layer global unless attention.sliding_window_pattern says
+// otherwise (n, or a flag a layer), the sliding layers roping by rope.freq_base_swa (10000 when absent) without the
+// global layers' scaling; the 27B's (62 layers) attention scale of d_model / heads; a final logit softcap refused.
+TEST(Model, RecognizesGemma3) {
+  with_model(dense("gemma3"), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::Gemma3);
+    EXPECT_STREQ(model::to_string(m.arch), "gemma3");
+    EXPECT_EQ(m.ffn_act, model::Activation::Gelu);
+    EXPECT_FLOAT_EQ(m.embed_scale, 4.f);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.qk_norm && m.post_norms && m.tied_output);
+    EXPECT_EQ(m.layer[1].attn_post_norm, f.tensor("blk.1.post_attention_norm.weight"));
+    EXPECT_EQ(m.layer[1].ffn_post_norm, f.tensor("blk.1.post_ffw_norm.weight"));
+    EXPECT_EQ(m.sliding_window, 0u);  // (no window: every layer global, one rope)
+    EXPECT_FALSE(m.sliding_rope() || m.layer[0].sliding);
+    EXPECT_EQ(m.attention_width(), 4u);
+  });
+  Checkpoint c = with_layers(dense("gemma3"), 8);
+  c.set("gemma3.attention.sliding_window", gguf::Value::u32(512));
+  c.set("gemma3.rope.scaling.type", gguf::Value::str("linear"));
+  c.set("gemma3.rope.scaling.factor", gguf::Value::f32(8.f));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.sliding_window, 512u);
+    for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(m.layer[i].sliding, i % 6 != 5) << i;
+    EXPECT_EQ(m.rope_base_sliding, 10000.f);
+    const std::vector<double> global = m.rope_inv_freq(), local = m.rope_inv_freq(true);
+    EXPECT_DOUBLE_EQ(global[1], std::pow(500000.0, -2.0 / 4) / 8);  // (linear scaling, the global layers' only)
+    EXPECT_DOUBLE_EQ(local[1], std::pow(10000.0, -2.0 / 4));
+  });
+  c.set("gemma3.attention.sliding_window_pattern", gguf::Value::u32(2));
+  c.set("gemma3.rope.freq_base_swa", gguf::Value::f32(20000.f));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(m.layer[i].sliding, i % 2 == 0) << i;
+    EXPECT_EQ(m.rope_base_sliding, 20000.f);
+  });
+  std::vector<gguf::Value> flags;
+  for (int i = 0; i < 8; ++i) flags.push_back(gguf::Value::boolean(i == 3));
+  c.set("gemma3.attention.sliding_window_pattern", gguf::Value::array(gguf::ValueType::Bool, flags));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(m.layer[i].sliding, i == 3) << i;
+  });
+  // The 27B's rule: 62 layers, heads 8 wide where d_model / heads is 4.
+  Checkpoint big = with_layers(dense("gemma3"), 62);
+  big.set("gemma3.attention.key_length", gguf::Value::u32(8));
+  big.set("gemma3.attention.value_length", gguf::Value::u32(8));
+  for (Checkpoint::Tensor& t : big.tensors) {
+    auto is = [&](const char* what) { return t.name.find(what) != std::string::npos; };
+    if (is("attn_q.")) t.dims = {16, 32};
+    if (is("attn_k.") || is("attn_v.")) t.dims = {16, 16};
+    if (is("attn_output.")) t.dims = {32, 16};
+    if (is("attn_q_norm") || is("attn_k_norm")) t.dims = {8};
+  }
+  with_model(big, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.head_dim, 8u);
+    EXPECT_EQ(m.attention_width(), 4u);  // d_model 16 / 4 heads, not the head width
+    EXPECT_FLOAT_EQ(m.attention_scale(), 0.5f);
+  });
+  Checkpoint capped = dense("gemma3");
+  capped.set("gemma3.final_logit_softcapping", gguf::Value::f32(30.f));
+  EXPECT_NE(refusal(capped).find("final_logit_softcapping"), std::string::npos);
+  Checkpoint no_post = dense("gemma3");
+  no_post.remove("blk.1.post_ffw_norm.weight");
+  EXPECT_NE(refusal(no_post).find("blk.1.post_ffw_norm.weight"), std::string::npos);
 }
 
 TEST(Model, UnsupportedArchitectureIsNamed) {

@@ -62,10 +62,11 @@ struct Buffer {
 };
 
 // The launches, one struct a kind of kernel.
-struct Embed {
+struct Embed {  // out = E[tok] * scale (gemma3: sqrt(d_model); 1 elsewhere)
   std::string table;
   Ref tok, out;
   int rows;
+  float scale = 1.f;
 };
 struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from the refs
   Ref x;
@@ -124,6 +125,9 @@ struct Rope {  // rope of q and k in place, the per-head norm first when qn/kn a
   std::optional<std::string> qn, kn;
   int rows;
   std::optional<KvAppend> append;  // the cache append folded in (its k is the roped k)
+  // The sidecar's tables it reads: 0 the model's (c_rope_cos, c_rope_sin), 1 the sliding layers' own (gemma3:
+  // c_rope_cos_swa, c_rope_sin_swa; model::Model::sliding_rope).
+  int table = 0;
 };
 // With splits > 1 it writes `part` and a Fold follows; a block computes `heads` query heads. On a sliding layer
 // (window > 0) a row attends to its last `window` positions only; with `sinks` (a weight vector, a logit per query
@@ -152,9 +156,10 @@ struct Fold {
   // The decode step's quantized copy of out (gemv_prequant), written by this launch too (as AddNorm::xq).
   std::optional<std::string> xq = std::nullopt;
 };
-struct SwiGlu {
+struct SwiGlu {  // out = act(g) * u, the model's dense FFN activation (silu, or gemma3's gelu)
   Ref g, u, out;
   size_t n;
+  model::Activation act = model::Activation::Silu;
 };
 struct ArgMax {  // advances the token, the generated run and the position by `rows`
   Ref logits;

@@ -10,9 +10,14 @@
 
 namespace lt::model {
 
-// The architectures lane-tune reads: dense llama, qwen2 and qwen3; mixtures of experts qwen2moe (a shared expert
-// beside the routed ones), qwen3moe and gpt-oss (attention sinks, sliding windows, biases, clamped SwiGLU, YaRN).
-enum class Arch { Llama, Qwen2, Qwen3, Qwen2Moe, Qwen3Moe, GptOss };
+// The architectures lane-tune reads: dense llama, qwen2, qwen3 and gemma3 (sandwich norms, GELU, local and global
+// layers); mixtures of experts qwen2moe (a shared expert beside the routed ones), qwen3moe and gpt-oss (attention
+// sinks, sliding windows, biases, clamped SwiGLU, YaRN).
+enum class Arch { Llama, Qwen2, Qwen3, Qwen2Moe, Qwen3Moe, GptOss, Gemma3 };
+
+// A dense FFN's gate activation: act(gate x) * (up x). Silu; Gelu is ggml's tanh form,
+// 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))) (gemma).
+enum class Activation { Silu, Gelu };
 
 // How rope pairs a head's values: llama rotates adjacent pairs (2i, 2i+1); qwen2/qwen3 (NeoX) rotate i with i + d/2.
 enum class RopeMode { Adjacent, Neox };
@@ -76,6 +81,10 @@ struct Layer {
   const gguf::TensorInfo* w_up_shared = nullptr;      // [d_model, shared_ffn]
   const gguf::TensorInfo* w_down_shared = nullptr;    // [shared_ffn, d_model]
   bool sliding = false;  // the layer's queries see only the last Model::sliding_window positions
+  // gemma3's sandwich norms: the attention's and the FFN's outputs normed (by these weights) before each joins the
+  // residual.
+  const gguf::TensorInfo* attn_post_norm = nullptr;
+  const gguf::TensorInfo* ffn_post_norm = nullptr;
 
   // Every tensor the layer binds, null ones left out.
   std::vector<const gguf::TensorInfo*> tensors() const;
@@ -104,6 +113,12 @@ struct Model {
   bool tied_output = false;  // the output matrix is the token embedding
   bool qkv_bias = false;
   bool qk_norm = false;
+  // gemma3: the embedding rows times embed_scale (sqrt(d_model)) as they are gathered, the FFN's activation, and the
+  // sliding layers' own rope (base rope_base_sliding, no scaling) where rope_base_sliding is not 0.
+  float embed_scale = 1.f;
+  Activation ffn_act = Activation::Silu;
+  float rope_base_sliding = 0.f;
+  bool post_norms = false;  // every layer has attn_post_norm and ffn_post_norm
 
   // Mixture of experts (experts 0: dense): each token runs experts_used of the experts, picked by the router.
   uint32_t experts = 0;
@@ -130,10 +145,15 @@ struct Model {
   std::vector<Layer> layer;
 
   uint32_t group() const { return heads / kv_heads; }  // query heads a key/value head serves
-  float attention_scale() const;                       // 1/sqrt(head_dim)
+  // The attention's scale 1/sqrt(attention_width()): head_dim, or gemma3's 27B's d_model / heads (as llama.cpp).
+  float attention_scale() const;
+  uint32_t attention_width() const;
   bool has_experts() const { return experts > 0; }
-  // Rope's inverse frequencies for the head's head_dim/2 pairs, scaling applied as llama.cpp applies it.
-  std::vector<double> rope_inv_freq() const;
+  // Rope's inverse frequencies for the head's head_dim/2 pairs, scaling applied as llama.cpp applies it; with
+  // `sliding` those of the sliding layers (the same unless rope_base_sliding is set).
+  std::vector<double> rope_inv_freq(bool sliding = false) const;
+  // Whether the sliding layers rope by frequencies of their own (rope_base_sliding).
+  bool sliding_rope() const { return rope_base_sliding != 0.f; }
   // What rope's cosine and sine are multiplied by (so every attention logit by its square): YaRN's attention factor
   // (mscale) 1 + 0.1 ln(factor), as ggml's rope_yarn applies it; 1 without YaRN.
   double rope_attention_factor() const;

@@ -212,10 +212,17 @@ bool has_type(const model::Model& m, ggml::Type t) {
 }
 
 // Whether a decode norm of `m` can fold into the projection before it (norm_fold, norm_fold_groups): d_model whole
-// spans, and a dense FFN somewhere (a mixture's router reads its FFN norm's output in f32).
+// spans, a dense FFN somewhere (a mixture's router reads its FFN norm's output in f32), and no post norms (gemma3's
+// projections' outputs are normed before they join the residual).
 bool norm_can_fold(const model::Model& m) {
   const bool spans = m.d_model % LK_NORM_SPAN == 0 && m.d_model / LK_NORM_SPAN <= LK_NORM_SPANS_MAX;
-  return spans && std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
+  return spans && !m.post_norms &&
+         std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
+}
+
+// Whether the dense FFN's activation is SiLU, what the fused gate/up kernels apply (fuse_glu and the knobs it shapes).
+bool silu_ffn(const model::Model& m) {
+  return m.ffn_act == model::Activation::Silu;
 }
 
 const KnobDef kTable[] = {
@@ -272,7 +279,7 @@ const KnobDef kTable[] = {
      "(llama-3.1-8b Q4_K_M 1.019x, qwen3-0.6b 0.987x); only where the checkpoint has block-format matrices",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); })) values.resize(1);
+       if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); }) || !silu_ffn(m)) values.resize(1);
      }},
     {"gemv_split",
      &Knobs::gemv_split,
@@ -316,8 +323,12 @@ const KnobDef kTable[] = {
      }},
     {"fuse_glu",
      &Knobs::fuse_glu,
-     "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two)",
-     {false, true}},
+     "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two); "
+     "only where the FFN's activation is SiLU (gemma3's GELU is applied by a launch of its own)",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (!silu_ffn(m)) values.resize(1);
+     }},
     {"fuse_rope_kv",
      &Knobs::fuse_rope_kv,
      "append the roped keys and the values to the caches in rope's launch (under attn_mma 2 the decode step's "
@@ -343,8 +354,12 @@ const KnobDef kTable[] = {
      {64, 32}},
     {"fuse_norm",
      &Knobs::fuse_norm,
-     "the add + norm after the o and down projections done by the projection's last block",
-     {false, true}},
+     "the add + norm after the o and down projections done by the projection's last block; not where those outputs are "
+     "normed before the residual (gemma3's post norms)",
+     {false, true},
+     [](const model::Model& m, const Target&, std::vector<json>& values) {
+       if (m.post_norms) values.resize(1);
+     }},
     {"norm_fold",
      &Knobs::norm_fold,
      "the decode step's add + norm after the o and down projections folded into them (the int8 numerics' copy): the "
@@ -374,7 +389,7 @@ const KnobDef kTable[] = {
      "such",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
-       const bool any = std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {
+       const bool any = silu_ffn(m) && std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {
          return L.w_gate && L.w_up && L.w_gate->type == L.w_up->type &&
                 lk_glu_group_units(int(L.w_gate->type), m.d_model, m.ffn) != 0;
        });

@@ -323,7 +323,8 @@ class Lowerer {
     return Arg::aggregate(
         "lk_rope_args",
         {op ? ptr(op->q) : Arg::null(), op ? ptr(op->k) : Arg::null(), op ? opt_ptr(op->qn) : Arg::null(),
-         op ? opt_ptr(op->kn) : Arg::null(), ptr("c_rope_cos"), ptr("c_rope_sin"), ptr("pos"), Arg::integer(m_.heads),
+         op ? opt_ptr(op->kn) : Arg::null(), ptr(op && op->table ? "c_rope_cos_swa" : "c_rope_cos"),
+         ptr(op && op->table ? "c_rope_sin_swa" : "c_rope_sin"), ptr("pos"), Arg::integer(m_.heads),
          Arg::integer(m_.kv_heads), Arg::integer(m_.head_dim), Arg::real(float(m_.norm_eps)),
          append ? ptr(op->append->v) : Arg::null(), append ? ptr(op->append->kc) : Arg::null(),
          append ? ptr(op->append->vc) : Arg::null(), Arg::integer(m_.value_dim), Arg::integer(p_.ctx)});
@@ -405,7 +406,7 @@ class Lowerer {
     KernelCall c{
         "lk_embed", {format_type(w.type)}, dims2(cdiv(m_.d_model / unit_elems(w.type), 256), op.rows), dims1(256), 0,
         {}};
-    c.params = {Arg::weights(w.name), ptr(op.tok), ptr(op.out), Arg::integer(m_.d_model)};
+    c.params = {Arg::weights(w.name), ptr(op.tok), ptr(op.out), Arg::integer(m_.d_model), Arg::real(op.scale)};
     out.push_back(std::move(c));
   }
   void add(const AddNorm& op, std::vector<KernelCall>& out) const {
@@ -629,8 +630,8 @@ class Lowerer {
     c.block = dims1(128);
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(m_.heads), Arg::integer(m_.head_dim), Arg::integer(m_.value_dim), Arg::integer(p_.ctx),
-                  Arg::dbl(1.0 / std::sqrt(double(m_.head_dim))), Arg::integer(op.splits), Arg::integer(m_.group()),
-                  opt_ptr(op.xq)})
+                  Arg::dbl(1.0 / std::sqrt(double(m_.attention_width()))), Arg::integer(op.splits),
+                  Arg::integer(m_.group()), opt_ptr(op.xq)})
       c.params.push_back(a);
     out.push_back(std::move(c));
   }
@@ -661,7 +662,8 @@ class Lowerer {
     c.smem = size_t(lk_attention_mma_smem(int(hd), int(vd), step));
     c.params = attention_io(op);
     for (Arg a : {Arg::integer(op.rows), Arg::integer(m_.heads), Arg::integer(p_.ctx),
-                  Arg::real(float(1.4426950408889634 / std::sqrt(double(hd)))),  // (log2 e: the kernel's base 2)
+                  Arg::real(float(1.4426950408889634 /
+                                  std::sqrt(double(m_.attention_width())))),  // (log2 e: the kernel's base 2)
                   Arg::integer(op.splits), Arg::integer(int64_t(group)), opt_ptr(op.xq),
                   op.fold ? ptr("attn_count") : Arg::null()})
       c.params.push_back(a);
@@ -690,7 +692,8 @@ class Lowerer {
     out.push_back(std::move(c));
   }
   void add(const SwiGlu& op, std::vector<KernelCall>& out) const {
-    KernelCall c{"lk_swiglu", {}, dims1(cdiv(op.n, 256)), dims1(256), 0, {}};
+    KernelCall c{"lk_swiglu", {op.act == model::Activation::Gelu ? "1" : "0"}, dims1(cdiv(op.n, 256)), dims1(256), 0,
+                 {}};
     c.params = {ptr(op.g), ptr(op.u), ptr(op.out), Arg::integer(int64_t(op.n))};
     out.push_back(std::move(c));
   }

@@ -153,7 +153,7 @@ void build_form(Schedule& p, Form& f) {
   f.token = R == 1 ? "tok" : "tok" + std::to_string(R);
   const std::string embd = p.matrix(c_name("w_", m.token_embd->name)).name;
   Ref x = b.buf("x", R * d);
-  b.add(Embed{embd, Ref{f.token}, x, R}, {f.token}, {"x"}, "embed", "x");
+  b.add(Embed{embd, Ref{f.token}, x, R, m.embed_scale}, {f.token}, {"x"}, "embed", "x");
   std::string prev_add;  // the buffer the next norm adds to the residual
   bool normed = false;   // whether the last layer's down projection already normed this layer's input (fuse_norm)
   for (uint32_t l = 0; l < m.layers; ++l) {
@@ -180,10 +180,13 @@ void build_form(Schedule& p, Form& f) {
     const bool mixed =
         qk && p.knobs.fuse_qkv_mixed && lk_is_quantized(int(L.wq->type)) == lk_is_quantized(int(L.wv->type));
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
+    const int table = L.sliding && m.sliding_rope() ? 1 : 0;  // (the rope tables the layer reads)
+    auto rope = [&](std::optional<KvAppend> append) {
+      return Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::move(append), table};
+    };
     if (qkv_rope) {  // (with fuse_qkv and fuse_rope_kv)
-      b.add(
-          GemvRope{GemvParts{h, parts, R}, Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}},
-          {h.buf}, {q.buf, k.buf, v.buf, kc, vc}, "gemv_qkv_rope", q.buf);
+      b.add(GemvRope{GemvParts{h, parts, R}, rope(KvAppend{k, v, kc, vc, R})}, {h.buf}, {q.buf, k.buf, v.buf, kc, vc},
+            "gemv_qkv_rope", q.buf);
     } else if (qkv || mixed) {
       b.add(GemvParts{h, parts, R}, {h.buf}, {q.buf, k.buf, v.buf}, "gemv_qkv", q.buf);
     } else if (qk) {
@@ -199,14 +202,12 @@ void build_form(Schedule& p, Form& f) {
     // the 0.6B +5.7%).
     const std::optional<Rope> step_rope =
         R == 1 && p.knobs.fuse_rope_kv && !qkv_rope && mma_attention(p.knobs, R) && mma_attention_step(m, R)
-            ? std::optional(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}})
+            ? std::optional(rope(KvAppend{k, v, kc, vc, R}))
             : std::nullopt;
     if (p.knobs.fuse_rope_kv && !qkv_rope && !step_rope) {  // (under fuse_rope the projection's tail ropes and appends)
-      b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, KvAppend{k, v, kc, vc, R}}, {q.buf, k.buf, v.buf},
-            {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
+      b.add(rope(KvAppend{k, v, kc, vc, R}), {q.buf, k.buf, v.buf}, {q.buf, k.buf, kc, vc}, "rope_kv", q.buf);
     } else if (!p.knobs.fuse_rope_kv) {
-      b.add(Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::nullopt}, {q.buf, k.buf}, {q.buf, k.buf}, "rope",
-            q.buf);
+      b.add(rope(std::nullopt), {q.buf, k.buf}, {q.buf, k.buf}, "rope", q.buf);
       b.add(KvAppend{k, v, kc, vc, R}, {k.buf, v.buf}, {kc, vc}, "kv_append", kc);
     }
     Ref a = b.buf(t + "a", R * hq * vd);
@@ -237,7 +238,13 @@ void build_form(Schedule& p, Form& f) {
     }
     Ref o = b.buf(t + "o", R * d);
     Ref h2 = b.buf(t + "h2", R * d);
-    if (p.knobs.fuse_norm) {
+    if (L.attn_post_norm) {  // (gemma3's sandwich: the projection's output normed before it joins the residual)
+      if (p.knobs.fuse_norm) throw Error("fuse_norm: the layers' outputs are normed before the residual (post norms)");
+      Ref on = b.buf(t + "on", R * d);
+      b.add(Gemv{W(L.wo), a, opt_v(L.bo), o, R}, {a.buf}, {o.buf}, "gemv", o.buf);
+      b.add(AddNorm{o, std::nullopt, V(L.attn_post_norm), on, R}, {o.buf}, {o.buf, on.buf}, "norm", on.buf);
+      b.add(AddNorm{x, on, V(L.ffn_norm), h2, R}, {"x", on.buf}, {"x", h2.buf}, "add_norm", h2.buf);
+    } else if (p.knobs.fuse_norm) {
       b.add(GemvNorm{Gemv{W(L.wo), a, opt_v(L.bo), o, R}, AddNorm{x, o, V(L.ffn_norm), h2, R}}, {a.buf, "x"},
             {o.buf, "x", h2.buf}, "gemv_norm", h2.buf);
     } else {
@@ -261,7 +268,7 @@ void build_form(Schedule& p, Form& f) {
       Ref g = b.buf(t + "g", R * ff), u = b.buf(t + "u", R * ff);
       b.add(Gemv{W(L.w_gate), h2, std::nullopt, g, R}, {h2.buf}, {g.buf}, "gemv", g.buf);
       b.add(Gemv{W(L.w_up), h2, std::nullopt, u, R}, {h2.buf}, {u.buf}, "gemv", u.buf);
-      b.add(SwiGlu{g, u, s, R * ff}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
+      b.add(SwiGlu{g, u, s, R * ff, m.ffn_act}, {g.buf, u.buf}, {s.buf}, "swiglu", s.buf);
     }
     Ref dn = b.buf(t + "dn", R * d);
     normed = p.knobs.fuse_norm && l + 1 < m.layers;  // the last layer's add + norm is the output's, of one row
@@ -273,6 +280,11 @@ void build_form(Schedule& p, Form& f) {
       b.add(Gemv{W(L.w_down), s, std::nullopt, dn, R}, {s.buf}, {dn.buf}, "gemv", dn.buf);
     }
     prev_add = dn.buf;
+    if (L.ffn_post_norm) {
+      Ref dnn = b.buf(t + "dnn", R * d);
+      b.add(AddNorm{dn, std::nullopt, V(L.ffn_post_norm), dnn, R}, {dn.buf}, {dn.buf, dnn.buf}, "norm", dnn.buf);
+      prev_add = dnn.buf;
+    }
   }
   // The last row alone goes on to the logits.
   const size_t last = (R - 1) * d;
@@ -693,8 +705,9 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     for (auto* ti : {L.wq, L.wk, L.wv, L.wo, L.w_gate, L.w_up, L.w_down, L.router, L.gate_exps, L.up_exps, L.down_exps,
                      L.w_gate_shared, L.w_up_shared, L.w_down_shared})
       if (ti) add_matrix(ti);
-    for (auto* ti : {L.attn_norm, L.ffn_norm, L.bq, L.bk, L.bv, L.bo, L.q_norm, L.k_norm, L.sinks, L.router_bias,
-                     L.shared_gate_inp, L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
+    for (auto* ti :
+         {L.attn_norm, L.ffn_norm, L.attn_post_norm, L.ffn_post_norm, L.bq, L.bk, L.bv, L.bo, L.q_norm, L.k_norm,
+          L.sinks, L.router_bias, L.shared_gate_inp, L.gate_exps_bias, L.up_exps_bias, L.down_exps_bias})
       add_vector(ti);
   }
   // Under --device-bytes the largest matrices move to host memory first.
@@ -702,27 +715,32 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
                    [](const Matrix& a, const Matrix& b) { return a.device_bytes() > b.device_bytes(); });
 
   // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type; the model's
-  // frequencies and (YaRN) its attention factor on both, as the reference rotates.
-  const std::vector<double> inv = m.rope_inv_freq();
-  const double factor = m.rope_attention_factor();
+  // frequencies and (YaRN) its attention factor on both, as the reference rotates; then the sliding layers' own
+  // tables where they rope by frequencies of their own (gemma3; Rope::table 1).
   const size_t half = m.head_dim / 2, n = static_cast<size_t>(p.ctx) * half, ab = p.act_bytes();
-  p.sidecar.resize(2 * n * ab);
-  for (size_t pos = 0; pos < static_cast<size_t>(p.ctx); ++pos)
-    for (size_t j = 0; j < half; ++j) {
-      const double th = static_cast<double>(pos) * inv[j];
-      double c = std::cos(th), s = std::sin(th);
-      if (factor != 1.0) c *= factor, s *= factor;
-      const size_t at = pos * half + j;
-      if (ab == 8) {
-        std::memcpy(&p.sidecar[at * 8], &c, 8);
-        std::memcpy(&p.sidecar[(n + at) * 8], &s, 8);
-      } else {
-        const float cf = static_cast<float>(c), sf = static_cast<float>(s);
-        std::memcpy(&p.sidecar[at * 4], &cf, 4);
-        std::memcpy(&p.sidecar[(n + at) * 4], &sf, 4);
+  auto tables = [&](const std::vector<double>& inv, double factor, const std::string& suffix) {
+    const size_t base = p.sidecar.size();
+    p.sidecar.resize(base + 2 * n * ab);
+    for (size_t pos = 0; pos < static_cast<size_t>(p.ctx); ++pos)
+      for (size_t j = 0; j < half; ++j) {
+        const double th = static_cast<double>(pos) * inv[j];
+        double c = std::cos(th), s = std::sin(th);
+        if (factor != 1.0) c *= factor, s *= factor;
+        const size_t at = pos * half + j;
+        if (ab == 8) {
+          std::memcpy(&p.sidecar[base + at * 8], &c, 8);
+          std::memcpy(&p.sidecar[base + (n + at) * 8], &s, 8);
+        } else {
+          const float cf = static_cast<float>(c), sf = static_cast<float>(s);
+          std::memcpy(&p.sidecar[base + at * 4], &cf, 4);
+          std::memcpy(&p.sidecar[base + (n + at) * 4], &sf, 4);
+        }
       }
-    }
-  p.side = {SideArray{"c_rope_cos", 0, n}, SideArray{"c_rope_sin", n * ab, n}};
+    p.side.push_back(SideArray{"c_rope_cos" + suffix, base, n});
+    p.side.push_back(SideArray{"c_rope_sin" + suffix, base + n * ab, n});
+  };
+  tables(m.rope_inv_freq(), m.rope_attention_factor(), "");
+  if (m.sliding_rope()) tables(m.rope_inv_freq(true), 1.0, "_swa");
 
   // The carried state.
   auto carry = [&](const std::string& name, size_t count, Elem e) {

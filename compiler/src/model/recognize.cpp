@@ -1,5 +1,5 @@
-// Model recognition: llama.cpp's reading of a llama, qwen2, qwen3, qwen2moe, qwen3moe or gpt-oss checkpoint's metadata
-// and tensor names.
+// Model recognition: llama.cpp's reading of a llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe or gpt-oss checkpoint's
+// metadata and tensor names.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -202,8 +202,9 @@ Arch arch_of(const std::string& name) {
   if (name == "qwen2moe") return Arch::Qwen2Moe;
   if (name == "qwen3moe") return Arch::Qwen3Moe;
   if (name == "gpt-oss") return Arch::GptOss;
+  if (name == "gemma3") return Arch::Gemma3;
   throw Error("unsupported architecture '" + name +
-              "' (lane-tune supports llama, qwen2, qwen3, qwen2moe, qwen3moe, gpt-oss)");
+              "' (lane-tune supports llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe, gpt-oss)");
 }
 
 bool is_mixture(Arch a) {
@@ -224,16 +225,27 @@ const char* to_string(Arch a) {
       return "qwen3moe";
     case Arch::GptOss:
       return "gpt-oss";
+    case Arch::Gemma3:
+      return "gemma3";
   }
   return "?";
 }
 
-float Model::attention_scale() const {
-  return 1.f / std::sqrt(static_cast<float>(head_dim));
+uint32_t Model::attention_width() const {
+  // llama.cpp's gemma3 (gemma_pytorch's query_pre_attn_scalar): its 27B (62 layers) scales by d_model / heads.
+  return arch == Arch::Gemma3 && layers == 62 ? d_model / heads : head_dim;
 }
 
-std::vector<double> Model::rope_inv_freq() const {
+float Model::attention_scale() const {
+  return 1.f / std::sqrt(static_cast<float>(attention_width()));
+}
+
+std::vector<double> Model::rope_inv_freq(bool sliding) const {
   std::vector<double> f(head_dim / 2);
+  if (sliding && sliding_rope()) {  // (llama.cpp's rope_freq_base_train_swa, its scale 1)
+    for (uint32_t i = 0; i < f.size(); ++i) f[i] = std::pow(double(rope_base_sliding), -2.0 * i / double(head_dim));
+    return f;
+  }
   for (uint32_t i = 0; i < f.size(); ++i) f[i] = std::pow(double(rope_base), -2.0 * i / double(head_dim));
   if (!rope_freq_factors.empty()) {
     // llama.cpp divides each pair's angle by its stored factor (ggml_rope_ext's freq_factors).
@@ -308,7 +320,9 @@ std::vector<const gguf::TensorInfo*> Layer::tensors() const {
                                     shared_gate_inp,
                                     w_gate_shared,
                                     w_up_shared,
-                                    w_down_shared})
+                                    w_down_shared,
+                                    attn_post_norm,
+                                    ffn_post_norm})
     if (t) all.push_back(t);
   return all;
 }
@@ -407,6 +421,41 @@ void bind_mixture(Reader& r, Model& m, Layer& l, uint32_t i) {
                 ": a shared expert needs all four tensors (lane-tune found " + std::to_string(present) + ")");
 }
 
+// gemma3's hyperparameters as llama.cpp's llama_model_gemma3 reads them: the embedding scale sqrt(d_model), GELU, and
+// with a sliding window its layers' pattern (`attention.sliding_window_pattern`: a flag a layer, or n: every n-th layer
+// global, the others sliding; 6 when absent) and the sliding layers' rope base (`rope.freq_base_swa`, 10000). A final
+// logit softcap is refused: the lane does not apply one.
+void read_gemma3(const Reader& r, Model& m, std::vector<bool>& sliding) {
+  m.embed_scale = std::sqrt(static_cast<float>(m.d_model));
+  m.ffn_act = Activation::Gelu;
+  if (const float cap = r.opt_float("final_logit_softcapping", 0.f); cap != 0.f)
+    throw Error(r.key("final_logit_softcapping") + " is " + std::to_string(cap) +
+                ": lane-tune does not apply a final logit softcap");
+  m.sliding_window = r.opt_uint("attention.sliding_window", 0);
+  if (m.sliding_window == 0) return;
+  m.rope_base_sliding = r.opt_float("rope.freq_base_swa", 10000.f);
+  if (!std::isfinite(m.rope_base_sliding) || !(m.rope_base_sliding > 1.f))
+    throw Error(r.key("rope.freq_base_swa") + " is " + std::to_string(m.rope_base_sliding) +
+                ": a rope base is finite and > 1");
+  const gguf::Value* pattern = r.find("attention.sliding_window_pattern");
+  if (pattern && pattern->type == gguf::ValueType::Array) {
+    const auto& items = pattern->as_array().items;
+    if (items.size() < m.layers)
+      throw Error(r.key("attention.sliding_window_pattern") + " has " + std::to_string(items.size()) + " entries for " +
+                  std::to_string(m.layers) + " layers");
+    for (uint32_t i = 0; i < m.layers; ++i) {
+      try {
+        sliding[i] = items[i].type == gguf::ValueType::Bool ? items[i].as_bool() : items[i].as_uint() != 0;
+      } catch (const Error&) {
+        throw Error(r.key("attention.sliding_window_pattern") + " holds an entry that is not a flag");
+      }
+    }
+    return;
+  }
+  const uint32_t n = r.opt_uint("attention.sliding_window_pattern", 6);
+  for (uint32_t i = 0; i < m.layers; ++i) sliding[i] = n == 0 || i % n < n - 1;  // (llama.cpp's set_swa_pattern)
+}
+
 }  // namespace
 
 Model recognize(const gguf::File& file) {
@@ -493,10 +542,13 @@ Model recognize(const gguf::File& file) {
   }
   m.scaling = read_scaling(file, r, m.rope_freqs != nullptr, m.context);
   if (mixture) read_mixture(r, m);
+  const bool gemma = m.arch == Arch::Gemma3;
+  std::vector<bool> sliding(m.layers, false);
+  if (gemma) read_gemma3(r, m, sliding);
 
   const bool gpt_oss = m.arch == Arch::GptOss;
   const bool biases_required = m.arch == Arch::Qwen2 || m.arch == Arch::Qwen2Moe || gpt_oss;
-  const bool norms = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe;
+  const bool norms = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe || gemma;
   const bool biases_allowed = !norms;
   m.layer.resize(m.layers);
   for (uint32_t i = 0; i < m.layers; ++i) {
@@ -524,6 +576,11 @@ Model recognize(const gguf::File& file) {
       // llama.cpp's set_swa_pattern(2): every layer but each second one slides, i.e. the even ones.
       l.sliding = i % 2 == 0;
     }
+    if (gemma) {
+      l.sliding = sliding[i];
+      l.attn_post_norm = r.bind(name("post_attention_norm.weight"), {d}, true, false);
+      l.ffn_post_norm = r.bind(name("post_ffw_norm.weight"), {d}, true, false);
+    }
     l.ffn_norm = r.bind(name(gpt_oss ? "post_attention_norm.weight" : "ffn_norm.weight"), {d}, true, false);
     if (mixture) {
       bind_mixture(r, m, l, i);
@@ -542,6 +599,7 @@ Model recognize(const gguf::File& file) {
     }
   }
   if (mixture && !m.layer[0].w_gate_shared) m.shared_ffn = 0;
+  m.post_norms = gemma;
   r.check_all_bound();
   return m;
 }

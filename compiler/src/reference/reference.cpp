@@ -121,6 +121,7 @@ std::vector<double> read_vector(const gguf::File& file, const gguf::TensorInfo* 
 struct LayerVectors {
   std::vector<double> attn_norm, bq, bk, bv, bo, q_norm, k_norm, sinks, ffn_norm;
   std::vector<double> router_bias, gate_exps_bias, up_exps_bias, down_exps_bias, shared_gate_inp;
+  std::vector<double> attn_post_norm, ffn_post_norm;  // gemma3's sandwich norms (empty: none)
 };
 
 // The experts one token runs and their weights, largest first.
@@ -166,6 +167,19 @@ Route route(const model::Model& m, const double* logits) {
 
 // An expert's activation of its gate and up sums, in place into `gate`: SwiGLU, or gpt-oss's clamped SwiGLU
 // (ggml_swiglu_oai) when the model sets a limit.
+// A dense FFN's gated product in place of gate: act(gate) * up, by the model's activation (model::Activation).
+void dense_glu(const model::Model& m, std::vector<double>& gate, const std::vector<double>& up) {
+  if (m.ffn_act == model::Activation::Gelu) {
+    const double c = std::sqrt(2.0 / 3.14159265358979323846);
+    for (size_t i = 0; i < gate.size(); ++i) {
+      const double g = gate[i];
+      gate[i] = 0.5 * g * (1.0 + std::tanh(c * (g + 0.044715 * g * g * g))) * up[i];
+    }
+    return;
+  }
+  for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+}
+
 void expert_glu(const model::Model& m, std::vector<double>& gate, const std::vector<double>& up) {
   if (m.swiglu_limit == 0.f) {
     for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
@@ -225,7 +239,7 @@ struct Reference::Impl {
   Pool pool;
   std::vector<std::vector<float>> row_buffer;     // per worker: one dequantized weight row
   std::vector<std::vector<double>> score_buffer;  // per worker: one head's attention scores
-  std::vector<double> inv_freq;
+  std::vector<double> inv_freq, inv_freq_sliding;  // (the sliding layers' where they rope by their own)
   double rope_factor = 1.0;  // YaRN's attention factor on rope's cosine and sine
   std::vector<double> output_norm;
   std::vector<LayerVectors> vectors;
@@ -248,6 +262,7 @@ struct Reference::Impl {
     row_buffer.assign(pool.size(), std::vector<float>(widest));
     score_buffer.resize(pool.size());
     inv_freq = m.rope_inv_freq();
+    inv_freq_sliding = m.rope_inv_freq(true);
     rope_factor = m.rope_attention_factor();
     output_norm = read_vector(file, m.output_norm);
     for (const model::Layer& l : m.layer)
@@ -256,7 +271,8 @@ struct Reference::Impl {
                          read_vector(file, l.k_norm), read_vector(file, l.sinks), read_vector(file, l.ffn_norm),
                          read_vector(file, l.router_bias), read_vector(file, l.gate_exps_bias),
                          read_vector(file, l.up_exps_bias), read_vector(file, l.down_exps_bias),
-                         read_vector(file, l.shared_gate_inp)});
+                         read_vector(file, l.shared_gate_inp), read_vector(file, l.attn_post_norm),
+                         read_vector(file, l.ffn_post_norm)});
     sequences(1);
   }
 
@@ -283,9 +299,11 @@ struct Reference::Impl {
     return y;
   }
 
-  // Rotates each `width`-wide head of each row by its position's angles, pairing values as the model's rope mode does.
-  void rope(std::vector<double>& x, size_t rows, size_t heads, const std::vector<int>& positions) const {
+  // Rotates each `width`-wide head of each row by its position's angles, pairing values as the model's rope mode does
+  // (by the sliding layers' frequencies where `sliding`).
+  void rope(std::vector<double>& x, size_t rows, size_t heads, const std::vector<int>& positions, bool sliding) const {
     const size_t width = m.head_dim, half = width / 2;
+    const std::vector<double>& inv_freq = sliding ? inv_freq_sliding : this->inv_freq;
     for (size_t t = 0; t < rows; ++t)
       for (size_t h = 0; h < heads; ++h) {
         double* v = x.data() + (t * heads + h) * width;
@@ -309,7 +327,7 @@ struct Reference::Impl {
     const size_t rows = at.pos.size();
     const size_t hd = m.head_dim, vd = m.value_dim, heads = m.heads, group = m.group();
     const size_t k_width = size_t{m.kv_heads} * hd, v_width = size_t{m.kv_heads} * vd;
-    const double scale = 1.0 / std::sqrt(double(hd));
+    const double scale = 1.0 / std::sqrt(double(m.attention_width()));
     const std::vector<double>& sinks = vectors[layer].sinks;
     const bool sliding = m.layer[layer].sliding;
     std::vector<double> out(rows * heads * vd, 0.0);
@@ -446,6 +464,9 @@ struct Reference::Impl {
       std::vector<float> row(d);
       for (size_t t = 0; t < T; ++t) {
         ggml::dequantize(m.token_embd->type, file.data(*m.token_embd).data() + uint64_t(tokens[t]) * row_bytes, row);
+        // (gemma3's scale in f32, as llama.cpp's ggml_scale of the gathered rows)
+        if (m.embed_scale != 1.f)
+          for (float& e : row) e *= m.embed_scale;
         std::copy(row.begin(), row.end(), x.begin() + t * d);
       }
     }
@@ -462,8 +483,8 @@ struct Reference::Impl {
         rms_norm(q.data(), T * m.heads, m.head_dim, lv.q_norm, eps);
         rms_norm(k.data(), T * m.kv_heads, m.head_dim, lv.k_norm, eps);
       }
-      rope(q, T, m.heads, at.pos);
-      rope(k, T, m.kv_heads, at.pos);
+      rope(q, T, m.heads, at.pos, l.sliding);
+      rope(k, T, m.kv_heads, at.pos, l.sliding);
       size_t row = 0;
       for (const Segment& g : segments) {
         Sequence& sq = seqs[g.seq];
@@ -476,6 +497,7 @@ struct Reference::Impl {
       }
       std::vector<double> attn = matmul(*l.wo, attend(q, at, li), T);
       add_bias(attn, lv.bo);
+      if (!lv.attn_post_norm.empty()) rms_norm(attn.data(), T, d, lv.attn_post_norm, eps);
       for (size_t i = 0; i < x.size(); ++i) x[i] += attn[i];
 
       h = x;
@@ -486,8 +508,9 @@ struct Reference::Impl {
         continue;
       }
       std::vector<double> gate = matmul(*l.w_gate, h, T), up = matmul(*l.w_up, h, T);
-      for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+      dense_glu(m, gate, up);
       std::vector<double> down = matmul(*l.w_down, gate, T);
+      if (!lv.ffn_post_norm.empty()) rms_norm(down.data(), T, d, lv.ffn_post_norm, eps);
       for (size_t i = 0; i < x.size(); ++i) x[i] += down[i];
     }
     for (const Segment& g : segments) seqs[g.seq].pos += int(g.tokens.size());

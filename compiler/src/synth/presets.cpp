@@ -42,6 +42,15 @@ std::vector<Preset> make_presets() {
     all.push_back(p);
   }
   {
+    Preset p;  // gemma3: sandwich norms, GELU, q/k norms, tied output, a sliding layer then a global one (own ropes)
+    p.name = "tiny-gemma3";
+    p.architecture = "gemma3";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 1, p.head_dim = 128, p.ffn = 512, p.vocab = 640;
+    p.context = 4096, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.tied_output = true, p.qk_norm = true;
+    p.rope_scale_factor = 8.f, p.sliding_window = 16, p.sliding_pattern = 2;
+    all.push_back(p);
+  }
+  {
     Preset p;  // qwen3moe: router and 8 experts, 2 used
     p.name = "tiny-moe";
     p.architecture = "qwen3moe";
@@ -122,6 +131,24 @@ std::vector<Preset> make_presets() {
   }
   {
     Preset p;
+    p.name = "gemma3-1b";
+    p.architecture = "gemma3";
+    p.layers = 26, p.d_model = 1152, p.heads = 4, p.kv_heads = 1, p.head_dim = 256, p.ffn = 6912, p.vocab = 262144;
+    p.context = 32768, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.tied_output = true, p.qk_norm = true;
+    p.sliding_window = 512;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "gemma3-4b";
+    p.architecture = "gemma3";
+    p.layers = 34, p.d_model = 2560, p.heads = 8, p.kv_heads = 4, p.head_dim = 256, p.ffn = 10240, p.vocab = 262208;
+    p.context = 131072, p.rope_base = 1000000.f, p.norm_eps = 1e-6f, p.tied_output = true, p.qk_norm = true;
+    p.rope_scale_factor = 8.f, p.sliding_window = 1024;
+    all.push_back(p);
+  }
+  {
+    Preset p;
     p.name = "gpt-oss-20b";
     p.architecture = "gpt-oss";
     p.layers = 24, p.d_model = 2880, p.heads = 64, p.kv_heads = 8, p.head_dim = 64, p.ffn = 2880, p.vocab = 201088;
@@ -177,6 +204,7 @@ const std::pair<const char*, Field> kFields[] = {
     {"expert_ffn", &Preset::expert_ffn},
     {"shared_ffn", &Preset::shared_ffn},
     {"sliding_window", &Preset::sliding_window},
+    {"sliding_pattern", &Preset::sliding_pattern},
 };
 
 void set_field(Preset& p, const char* name, const Field& field, const nlohmann::json& v) {

@@ -53,7 +53,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Optio
     out.push_back({{std::move(name), std::move(dims), Type::F32}, fill});
   };
   const uint64_t d = p.d_model, q_width = uint64_t{p.heads} * p.head_dim, kv_width = uint64_t{p.kv_heads} * p.head_dim;
-  const bool gpt_oss = p.architecture == "gpt-oss";
+  const bool gpt_oss = p.architecture == "gpt-oss", gemma = p.architecture == "gemma3";
   matrix("token_embd.weight", {d, p.vocab});
   if (p.architecture == "llama" && p.rope_scale_factor > 0)
     vec("rope_freqs.weight", {p.head_dim / 2}, Fill::RopeFactors);
@@ -71,6 +71,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Optio
       vec(b + "attn_k_norm.weight", {p.head_dim}, Fill::Norm);
     }
     matrix(b + "attn_output.weight", {q_width, d});
+    if (gemma) vec(b + "post_attention_norm.weight", {d}, Fill::Norm);
     if (gpt_oss) {
       vec(b + "attn_output.bias", {d}, Fill::Bias);
       vec(b + "attn_sinks.weight", {p.heads}, Fill::Sink);
@@ -82,6 +83,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Optio
       matrix(b + "ffn_gate.weight", {d, p.ffn});
       matrix(b + "ffn_up.weight", {d, p.ffn});
       matrix(b + "ffn_down.weight", {p.ffn, d});
+      if (gemma) vec(b + "post_ffw_norm.weight", {d}, Fill::Norm);
     } else {
       const uint64_t e = p.experts, f = p.expert_ffn;
       matrix(b + "ffn_gate_inp.weight", {d, e}, true);
@@ -134,6 +136,11 @@ void set_metadata(gguf::Writer& w, const Preset& p, Type type, bool mixed) {
     if (p.shared_ffn > 0) w.set(a + ".expert_shared_feed_forward_length", Value::u32(p.shared_ffn));
   }
   if (p.sliding_window > 0) w.set(a + ".attention.sliding_window", Value::u32(p.sliding_window));
+  if (p.sliding_pattern > 0) w.set(a + ".attention.sliding_window_pattern", Value::u32(p.sliding_pattern));
+  if (a == "gemma3" && p.rope_scale_factor > 0) {  // (its global layers' linear scaling, as the converter writes it)
+    w.set(a + ".rope.scaling.type", Value::str("linear"));
+    w.set(a + ".rope.scaling.factor", Value::f32(p.rope_scale_factor));
+  }
   if (a == "gpt-oss" && p.rope_scale_factor > 0) {
     w.set(a + ".rope.scaling.type", Value::str("yarn"));
     w.set(a + ".rope.scaling.factor", Value::f32(p.rope_scale_factor));
@@ -257,6 +264,8 @@ void check_shape(const Preset& p) {
   need((p.experts != 0) == model::is_mixture(arch),
        "experts are a mixture's (qwen2moe, qwen3moe, gpt-oss) and every mixture has them");
   need(!(arch == model::Arch::GptOss && p.tied_output), "gpt-oss ties no output matrix to its embedding");
+  need(arch != model::Arch::Gemma3 || (p.qk_norm && !p.qkv_bias), "gemma3 has q/k norms and no q/k/v biases");
+  need(p.sliding_pattern == 0 || arch == model::Arch::Gemma3, "sliding_pattern is gemma3's");
   need(p.experts == 0 || (p.experts_used && p.experts_used <= p.experts && p.expert_ffn % 32 == 0 && p.expert_ffn),
        "a mixture needs 1 to experts used experts and an expert_ffn a multiple of 32");
 }
