@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
       const int r = tile * 16 + g + (e >= 2 ? 8 : 0), j = row0 + 2 * t + (e & 1);
       if (j >= n) continue;
       float v = acc[0][tile][e] + (bias ? bias[j] : 0.f);
-      if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][tile][e];
+      if constexpr (GLU) v = lk_gate(v) * acc[M - 1][tile][e];
       y[(size_t)r * n + j] = v;
     }
 }
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(128)
       const int r = 8 * (grp0 + j) + 2 * t + (e & 1), o = row0 + g + (e >= 2 ? 8 : 0);
       if (o >= n) continue;
       float v = acc[0][j][e] + (bias ? bias[o] : 0.f);
-      if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][j][e];
+      if constexpr (GLU) v = lk_gate(v) * acc[M - 1][j][e];
       y[(size_t)r * n + o] = v;
     }
 }
@@ -315,7 +315,7 @@ LK_DEVICE void lk_gt_store(const float (&acc)[M][2][NT][4], const float* __restr
         const int r = act0 + wn * NT * 8 + j * 8 + 2 * t + (e & 1);
         if (o >= n || r >= rows) continue;
         float v = acc[0][mt][j][e] + (bias ? bias[o] : 0.f);
-        if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][mt][j][e];
+        if constexpr (GLU) v = lk_gate(v) * acc[M - 1][mt][j][e];
         y[(size_t)r * n + o] = v;
       }
 }

@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(128)
       const int r = 8 * (grp0 + j) + 2 * t + (e & 1), o = row0 + g + (e >= 2 ? 8 : 0);
       if (o >= n) continue;
       float v = acc[0][j][e] + (bias ? bias[o] : 0.f);
-      if constexpr (GLU) v = v / (1.f + expf(-v)) * acc[M - 1][j][e];
+      if constexpr (GLU) v = lk_gate(v) * acc[M - 1][j][e];
       y[(size_t)r * n + o] = v;
     }
 }

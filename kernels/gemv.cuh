@@ -750,7 +750,7 @@ LK_DEVICE lk_acc lk_glu(lk_acc a, lk_acc b, const lk_glu_act& act) {
     b = min(max(b, -limit), limit) + (lk_acc)1;
     return a / ((lk_acc)1 + exp(-(lk_acc)act.alpha * a)) * b;
   }
-  return a / ((lk_acc)1 + exp(-a)) * b;
+  return lk_gate(a) * b;
 }
 
 // The gated activation of a warp's reduced gate and up sums, into the gate's, for its RPW output rows from row0 (of n):

@@ -34,6 +34,11 @@
 #ifndef LK_PDL_FIRST
 #define LK_PDL_FIRST 0
 #endif
+// The dense FFN's gate activation in the fused gate/up launches (lk_glu, the GEMMs' GLU epilogues): 0 SiLU, 1 ggml's tanh
+// GELU (gemma3: the lane's head defines it from the model).
+#ifndef LK_GELU
+#define LK_GELU 0
+#endif
 #ifndef LK_ABLATE
 #define LK_ABLATE 0
 #endif
@@ -273,3 +278,13 @@ LK_DEVICE void lk_load8(const double* p, lk_acc* out) {
 LK_DEVICE float lk_float(float v) { return v; }
 LK_DEVICE float lk_float(__half v) { return __half2float(v); }
 LK_DEVICE float lk_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// act(g) of the gated feed-forward for the fused launches (LK_GELU): SiLU g / (1 + e^-g), or the tanh GELU
+// 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))) as lk_swiglu<1> computes it; T float or double.
+template <class T>
+LK_DEVICE T lk_gate(T g) {
+  if constexpr (LK_GELU == 1)
+    return (T)0.5 * g * ((T)1 + tanh((T)0.79788456080286535588 * (g + (T)0.044715 * g * g * g)));
+  else
+    return g / ((T)1 + exp(-g));
+}

@@ -287,6 +287,12 @@ class LaneSim {
         }
       }
   }
+  // The dense FFN's gate activation of g: SiLU, or the tanh GELU.
+  static double gated(model::Activation act, double g) {
+    if (act == model::Activation::Gelu)
+      return 0.5 * g * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (g + 0.044715 * g * g * g)));
+    return g / (1.0 + std::exp(-g));
+  }
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());
@@ -296,7 +302,7 @@ class LaneSim {
     gemv(f, b);
     std::copy_n(act(f, g.out), up.size(), up.begin());
     T* out = act(f, g.out);
-    for (size_t i = 0; i < gate.size(); ++i) out[i] = T(double(gate[i]) / (1.0 + std::exp(-double(gate[i]))) * up[i]);
+    for (size_t i = 0; i < gate.size(); ++i) out[i] = T(gated(m_.ffn_act, gate[i]) * double(up[i]));
     if (g.out_xq) exec(f, lane::QuantizeI8{g.out, *g.out_xq, g.rows, w.rows, false});  // (glu_groups: its copy too)
   }
   void exec(const lane::Form& f, const lane::Rope& o) {
@@ -523,13 +529,7 @@ class LaneSim {
     const T* g = act(f, o.g);
     const T* u = act(f, o.u);
     T* out = act(f, o.out);
-    const double c = std::sqrt(2.0 / 3.14159265358979323846);
-    for (size_t i = 0; i < o.n; ++i) {
-      const double a = g[i];
-      out[i] = T((o.act == model::Activation::Gelu ? 0.5 * a * (1.0 + std::tanh(c * (a + 0.044715 * a * a * a)))
-                                                   : a / (1.0 + std::exp(-a))) *
-                 double(u[i]));
-    }
+    for (size_t i = 0; i < o.n; ++i) out[i] = T(gated(o.act, g[i]) * double(u[i]));
   }
   void exec(const lane::Form& f, const lane::ArgMax& o) {
     const T* x = act(f, o.logits);

@@ -711,10 +711,10 @@ namespace {
 // gemma3 (sandwich norms: each projection's output normed before it joins the residual; GELU; the embedding scaled by
 // sqrt(d_model); sliding layers with their own rope base beside global ones with linear rope scaling; q/k norms, a
 // tied output): tiny-gemma3 (a sliding layer of window 16, then a global one) under every hand-picked set its space
-// allows (no fused gate/up, no folded norms: they would apply SiLU or skip the post norms), then points drawn uniformly
-// from its space, on prompts past the window: 6 on tiny-gemma3, a quarter of them in llama.cpp's Q4_K_M mix, and 10 on
-// drawn gemma3 shapes (1 to 4 query heads a key/value head, heads 64 to 256 wide, windows of 8 to 64, 2 or 3 layers
-// global every 2nd or 3rd, with and without scaling).
+// allows (no folded norms: they would skip the post norms; the fused gate/up launches apply its GELU), then points
+// drawn uniformly from its space, on prompts past the window: 6 on tiny-gemma3, a quarter of them in llama.cpp's Q4_K_M
+// mix, and 10 on drawn gemma3 shapes (1 to 4 query heads a key/value head, heads 64 to 256 wide, windows of 8 to 64, 2
+// or 3 layers global every 2nd or 3rd, with and without scaling).
 class Gemma3OnCpu : public ::testing::TestWithParam<int> {};
 
 synth::Preset random_gemma3(std::mt19937_64& rng, int id) {
@@ -765,8 +765,8 @@ TEST_P(Gemma3OnCpu, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(SetsAndDraws, Gemma3OnCpu, ::testing::Range(0, int(std::size(kKnobSets)) + 16));
 
-// Every hand-picked set gemma3's space allows is most of them: what it refuses is only the fusions named above.
-TEST(Gemma3OnCpu, ItsSpaceRefusesOnlyTheSiluAndFoldedNormFusions) {
+// Every hand-picked set gemma3's space allows is most of them: what it refuses is only the folded norms.
+TEST(Gemma3OnCpu, ItsSpaceRefusesOnlyTheFoldedNorms) {
   TempDir dir;
   synth::write(synth::Options{.preset = "tiny-gemma3", .seed = 5}, dir / "m.gguf");
   const gguf::File file = gguf::File::open(dir / "m.gguf");
@@ -774,12 +774,12 @@ TEST(Gemma3OnCpu, ItsSpaceRefusesOnlyTheSiluAndFoldedNormFusions) {
   int allowed = 0;
   for (const json& j : kKnobSets) {
     const knobs::Knobs k = knobs::Knobs::from_json(j);
-    const bool fused = k.fuse_glu || k.fuse_norm || k.norm_fold || k.glu_groups || k.glu_stage;
+    const bool fused = k.fuse_norm || k.norm_fold;
     const std::string why = space.why_invalid(k);
     EXPECT_EQ(why.empty(), !fused) << j.dump() << ": " << why;
     allowed += why.empty();
   }
-  EXPECT_GE(allowed, 12);
+  EXPECT_GE(allowed, 20);
 }
 
 }  // namespace

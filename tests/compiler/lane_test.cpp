@@ -1086,9 +1086,10 @@ TEST(LaneGptOssBuild, BuildsWithoutWarnings) {
   }
 }
 
-// gemma3's lanes through nvcc: the GELU product (lk_swiglu<1>), the scaled embedding, the sliding layers' own rope
-// tables, under the int8 numerics' copies with the decode step's tensor-core attention roping by either table, and
-// under dequant with chunks on f16 GEMMs.
+// gemma3's lanes through nvcc (LK_GELU: the fused gate/up launches' GELU): the GELU product alone (lk_swiglu<1>), the
+// scaled embedding, the sliding layers' own rope tables, under the int8 numerics' copies with the decode step's
+// tensor-core attention roping by either table; the fused gate/up GEMV writing the down projection's copy, with int8
+// tiled chunks; and dequant with fused f16 GEMM chunks.
 TEST(LaneGemma3Build, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   Loaded l = load("tiny-gemma3");
@@ -1099,7 +1100,17 @@ TEST(LaneGemma3Build, BuildsWithoutWarnings) {
                              {"fuse_qkv", true},
                              {"fuse_rope_kv", true},
                              {"attn_splits", 2}},
-                        json{{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}, {"fuse_rope_kv", true}}}) {
+                        json{{"numerics", "int8"},
+                             {"gemv_prequant", true},
+                             {"gemm_prequant", true},
+                             {"fuse_glu", true},
+                             {"glu_groups", true},
+                             {"max_chunk", 64}},
+                        json{{"numerics", "dequant"},
+                             {"gemm_half", true},
+                             {"fuse_glu", true},
+                             {"max_chunk", 64},
+                             {"fuse_rope_kv", true}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;

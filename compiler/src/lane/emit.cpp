@@ -151,7 +151,7 @@ std::vector<std::pair<std::string, size_t>> large_smem(const std::vector<std::ve
 
 namespace {}  // namespace
 
-std::string module_head(const knobs::Knobs& k) {
+std::string module_head(const knobs::Knobs& k, bool gelu) {
   const char* act = k.numerics == knobs::Numerics::Precise ? "double" : "float";
   std::ostringstream o;
   o << "#include <climits>\n#include <cstdint>\n#include <type_traits>\n#include <cuda_fp16.h>\n#include "
@@ -160,15 +160,16 @@ std::string module_head(const knobs::Knobs& k) {
     << "typedef " << act << " lk_acc;\n"
     << "#define LK_INT8 " << int8_words(k) << "\n"
     << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n"
-    << (k.pdl_first ? "#define LK_PDL_FIRST 3\n" : "") << "\n";  // (else prelude.cuh's 0, or a bench's -D)
+    << (k.pdl_first ? "#define LK_PDL_FIRST 3\n" : "")  // (else prelude.cuh's 0, or a bench's -D)
+    << (gelu ? "#define LK_GELU 1\n" : "") << "\n";
   return o.str();
 }
 
-std::string program_head(const knobs::Knobs& k) {
+std::string program_head(const knobs::Knobs& k, bool gelu) {
   return "#include <algorithm>\n#include <cerrno>\n#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n"
          "#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n#include <fcntl.h>\n"
          "#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n#include <cuda_runtime.h>\n" +
-         module_head(k);
+         module_head(k, gelu);
 }
 
 void LibraryParts::need(const std::string& instance) {
@@ -219,7 +220,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
      << "// Built with its host runtime, " << kRuntimeSource << " (lane-tune's lane::build_commands).\n"
-     << program_head(k);
+     << program_head(k, m.ffn_act == model::Activation::Gelu);
   LibraryParts parts;
   for (const auto& form : calls)
     for (const auto& launch : form)

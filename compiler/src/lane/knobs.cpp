@@ -220,11 +220,6 @@ bool norm_can_fold(const model::Model& m) {
          std::any_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return !L.router; });
 }
 
-// Whether the dense FFN's activation is SiLU, what the fused gate/up kernels apply (fuse_glu and the knobs it shapes).
-bool silu_ffn(const model::Model& m) {
-  return m.ffn_act == model::Activation::Silu;
-}
-
 const KnobDef kTable[] = {
     {"numerics",
      &Knobs::numerics,
@@ -279,7 +274,7 @@ const KnobDef kTable[] = {
      "(llama-3.1-8b Q4_K_M 1.019x, qwen3-0.6b 0.987x); only where the checkpoint has block-format matrices",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); }) || !silu_ffn(m)) values.resize(1);
+       if (!any_matrix(m, [](ggml::Type t) { return lk_is_block(int(t)); })) values.resize(1);
      }},
     {"gemv_split",
      &Knobs::gemv_split,
@@ -323,12 +318,9 @@ const KnobDef kTable[] = {
      }},
     {"fuse_glu",
      &Knobs::fuse_glu,
-     "project gate and up in one launch that applies SwiGLU to its sums (a layer whose two differ in format keeps two); "
-     "only where the FFN's activation is SiLU (gemma3's GELU is applied by a launch of its own)",
-     {false, true},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!silu_ffn(m)) values.resize(1);
-     }},
+     "project gate and up in one launch that applies the gated activation to its sums (SwiGLU; gemma3's GELU) (a layer "
+     "whose two differ in format keeps two)",
+     {false, true}},
     {"fuse_rope_kv",
      &Knobs::fuse_rope_kv,
      "append the roped keys and the values to the caches in rope's launch (under attn_mma 2 the decode step's "
@@ -389,7 +381,7 @@ const KnobDef kTable[] = {
      "such",
      {false, true},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
-       const bool any = silu_ffn(m) && std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {
+       const bool any = std::any_of(m.layer.begin(), m.layer.end(), [&](const model::Layer& L) {
          return L.w_gate && L.w_up && L.w_gate->type == L.w_up->type &&
                 lk_glu_group_units(int(L.w_gate->type), m.d_model, m.ffn) != 0;
        });
