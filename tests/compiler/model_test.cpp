@@ -369,6 +369,21 @@ TEST(Model, RecognizesGemma3) {
   EXPECT_NE(refusal(no_post).find("blk.1.post_ffw_norm.weight"), std::string::npos);
 }
 
+// A part of a checkpoint llama.cpp's gguf-split wrote says so, and how to merge it; a split of one part is the file.
+TEST(Model, APartOfASplitCheckpointIsNamed) {
+  Checkpoint part = dense("llama");
+  part.set("split.no", gguf::Value{gguf::ValueType::U16, uint64_t{1}});
+  part.set("split.count", gguf::Value{gguf::ValueType::U16, uint64_t{3}});
+  part.set("split.tensors.count", gguf::Value::i32(40));
+  const std::string why = refusal(part);
+  EXPECT_NE(why.find("part 2 of 3"), std::string::npos) << why;
+  EXPECT_NE(why.find("--merge"), std::string::npos) << why;
+  Checkpoint whole = dense("llama");
+  whole.set("split.no", gguf::Value{gguf::ValueType::U16, uint64_t{0}});
+  whole.set("split.count", gguf::Value{gguf::ValueType::U16, uint64_t{1}});
+  with_model(whole, [](const model::Model& m, const gguf::File&) { EXPECT_EQ(m.layers, 2u); });
+}
+
 TEST(Model, UnsupportedArchitectureIsNamed) {
   Checkpoint c = dense("llama");
   c.set("general.architecture", gguf::Value::str("gpt2"));

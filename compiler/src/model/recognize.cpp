@@ -459,6 +459,21 @@ void read_gemma3(const Reader& r, Model& m, std::vector<bool>& sliding) {
 }  // namespace
 
 Model recognize(const gguf::File& file) {
+  // A part of a checkpoint llama.cpp's gguf-split wrote (split.no of split.count, its tensors spread over the parts):
+  // said so by name, where the first missing tensor would be the message otherwise.
+  if (const gguf::Value* parts = file.find("split.count")) {
+    uint64_t count = 0, no = 0;
+    try {
+      count = parts->as_uint();
+      if (const gguf::Value* n = file.find("split.no")) no = n->as_uint();
+    } catch (const Error&) {
+      throw Error("split.count / split.no are not unsigned integers");
+    }
+    if (count > 1)
+      throw Error("this file is part " + std::to_string(no + 1) + " of " + std::to_string(count) +
+                  " of a split checkpoint (llama.cpp's gguf-split): lane-tune reads a checkpoint as one file; merge "
+                  "the parts first (llama-gguf-split --merge FIRST_PART.gguf MERGED.gguf)");
+  }
   const gguf::Value* arch_value = file.find("general.architecture");
   if (!arch_value) throw Error("checkpoint has no general.architecture");
   if (arch_value->type != gguf::ValueType::String) throw Error("general.architecture is not a string");
