@@ -10,17 +10,19 @@
 # flips an expert under int8 (and under a compact cache's or f16 GEMMs' roundings, so those are off too). Prints sweep.sh's table for every shape; exits 1 if any point fails.
 #
 # usage: bench/shapes.sh LANE_TUNE_BINARY WORKDIR K N
-#   SEED=N: the shapes' seed (2026); BUILD_ONLY=1: build the lanes, run nothing (a machine without a GPU)
+#   SEED=N: the shapes' seed (2026); BUILD_ONLY=1: build the lanes, run nothing (a machine without a GPU);
+#   ARCHS="gemma3 ...": draw the architectures from these (default: the mix above, as earlier sessions drew it)
 set -uo pipefail
 LT=$1; W=$2; K=$3; N=$4
 mkdir -p "$W/shapes"
-python3 - "$W/shapes" "$K" "${SEED:-2026}" > "$W/shapes/list" <<'PY'
+python3 - "$W/shapes" "$K" "${SEED:-2026}" "${ARCHS:-}" > "$W/shapes/list" <<'PY'
 import json, random, sys
 out, k, rng = sys.argv[1], int(sys.argv[2]), random.Random(int(sys.argv[3]))
+archs = sys.argv[4].split() or ["llama", "qwen2", "qwen3"] * 2 + ["qwen3moe", "qwen2moe", "gpt-oss"]
 types = ["q8_0", "q4_k_m", "q5_k_m", "q4_0", "q4_1", "q5_0", "q5_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
          "iq4_nl", "iq4_xs", "mxfp4", "f16", "bf16"]
 for i in range(k):
-    arch = rng.choice(["llama", "qwen2", "qwen3"] * 2 + ["qwen3moe", "qwen2moe", "gpt-oss"])
+    arch = rng.choice(archs)
     big = i % 2 == 1
     kv = rng.randint(1, 4 if big else 3)
     s = {"name": f"shape{i}", "architecture": arch, "layers": rng.randint(1, 2), "kv_heads": kv,
@@ -30,7 +32,7 @@ for i in range(k):
          "vocab": rng.randint(2000, 32000) if big else rng.randint(260, 959), "context": 4096,
          "rope_base": rng.choice([10000.0, 500000.0, 1000000.0]), "norm_eps": rng.choice([1e-5, 1e-6]),
          "tied_output": arch != "gpt-oss" and rng.random() < 0.5,
-         "qkv_bias": arch in ("qwen2", "qwen2moe", "gpt-oss"), "qk_norm": arch in ("qwen3", "qwen3moe")}
+         "qkv_bias": arch in ("qwen2", "qwen2moe", "gpt-oss"), "qk_norm": arch in ("qwen3", "qwen3moe", "gemma3")}
     while s["heads"] * s["head_dim"] % 32:
         s["heads"] += kv
     if arch == "llama" and rng.random() < 0.5:
@@ -42,6 +44,9 @@ for i in range(k):
         s["shared_ffn"] = 32 * rng.randint(2, 13)
     if arch == "gpt-oss":
         s.update(sliding_window=rng.choice([8, 32, 128]), rope_scale_factor=32.0, rope_original_context=4096)
+    if arch == "gemma3":  # (sandwich norms, GELU: a sliding window, global every 2nd or 3rd layer, linear scaling or not)
+        s.update(sliding_window=rng.choice([8, 32, 128]), sliding_pattern=rng.randint(2, 3),
+                 rope_scale_factor=rng.choice([0.0, 8.0]))
     json.dump(s, open(f"{out}/shape{i}.json", "w"))
     print(rng.choice(types), f"{out}/shape{i}.json")
 PY

@@ -425,6 +425,45 @@ TEST(Schedule, TheRopeTablesCarryYarnsFrequenciesAndAttentionFactor) {
   }
 }
 
+// gemma3's sliding layers rope by frequencies of their own: beside a global layer from a second pair of tables that
+// their Rope launches name (the global layer's the model's, scaled), and where every layer slides from the model's
+// pair, holding the sliding frequencies (a program declares no table no launch reads).
+TEST(Schedule, Gemma3sSlidingLayersReadTheirOwnRopeTables) {
+  auto cosine = [](const lane::Schedule& p, size_t table, size_t pos, size_t j) {
+    float c;
+    std::memcpy(&c, p.sidecar.data() + p.side[2 * table].offset + (pos * (p.model.head_dim / 2) + j) * 4, 4);
+    return c;
+  };
+  auto tables_read = [](const lane::Schedule& p) {
+    std::set<int> t;
+    for (const lane::Form& f : p.forms)
+      for (const lane::Launch& x : f.launches)
+        if (const auto* r = std::get_if<lane::Rope>(&x.op)) t.insert(r->table);
+    return t;
+  };
+  Loaded l = load("tiny-gemma3");  // (a sliding layer, then a global one)
+  ASSERT_TRUE(l.model.layer[0].sliding && !l.model.layer[1].sliding);
+  const lane::Schedule p = lane::schedule(l.file, l.model, knobs_of({{"numerics", "dequant"}}), {132, 90});
+  ASSERT_EQ(p.side.size(), 4u);
+  EXPECT_EQ(p.side[2].name, "c_rope_cos_swa");
+  EXPECT_EQ(tables_read(p), (std::set<int>{0, 1}));
+  const std::vector<double> global = l.model.rope_inv_freq(), local = l.model.rope_inv_freq(true);
+  EXPECT_NE(global[3], local[3]);
+  EXPECT_EQ(cosine(p, 0, 77, 3), float(std::cos(77 * global[3])));
+  EXPECT_EQ(cosine(p, 1, 77, 3), float(std::cos(77 * local[3])));
+  // Every layer sliding (global every 3rd layer, 2 layers): one pair, the sliding layers'.
+  synth::Preset all = synth::preset("tiny-gemma3");
+  all.sliding_pattern = 3;
+  TempDir dir;
+  synth::write(synth::Options{.preset = all.name, .shape = all, .seed = 3}, dir / "m.gguf");
+  const gguf::File f = gguf::File::open(dir / "m.gguf");
+  const model::Model m = model::recognize(f);
+  const lane::Schedule q = lane::schedule(f, m, knobs_of({{"numerics", "dequant"}}), {132, 90});
+  ASSERT_EQ(q.side.size(), 2u);
+  EXPECT_EQ(tables_read(q), std::set<int>{0});
+  EXPECT_EQ(cosine(q, 0, 77, 3), float(std::cos(77 * local[3])));
+}
+
 // Under side_streams a launch with a last-block tail (its kernel counts the launch's blocks in one device counter: the
 // projection with the folded norm, the fused q/k/v projection with rope) runs alone: on the step's stream, no side
 // launch in its group, while the launches around it still go side by side.

@@ -145,6 +145,15 @@ int attention_splits(const Schedule& p, int rows, int heads) {
   return std::min({p.knobs.attn_splits, 16, fill});
 }
 
+// Whether the sliding layers read rope tables of their own (Rope::table 1): where they rope by their own frequencies
+// (gemma3) beside global layers. Where every layer slides, the model's tables are theirs (a program declares only
+// tables some launch reads).
+bool sliding_tables(const model::Model& m) {
+  const auto sliding = [](const model::Layer& L) { return L.sliding; };
+  return m.sliding_rope() && std::any_of(m.layer.begin(), m.layer.end(), sliding) &&
+         !std::all_of(m.layer.begin(), m.layer.end(), sliding);
+}
+
 void build_form(Schedule& p, Form& f) {
   const model::Model& m = p.model;
   const int R = f.rows;
@@ -180,7 +189,7 @@ void build_form(Schedule& p, Form& f) {
     const bool mixed =
         qk && p.knobs.fuse_qkv_mixed && lk_is_quantized(int(L.wq->type)) == lk_is_quantized(int(L.wv->type));
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
-    const int table = L.sliding && m.sliding_rope() ? 1 : 0;  // (the rope tables the layer reads)
+    const int table = L.sliding && sliding_tables(m) ? 1 : 0;  // (the rope tables the layer reads)
     auto rope = [&](std::optional<KvAppend> append) {
       return Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::move(append), table};
     };
@@ -716,7 +725,8 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
 
   // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type; the model's
   // frequencies and (YaRN) its attention factor on both, as the reference rotates; then the sliding layers' own
-  // tables where they rope by frequencies of their own (gemma3; Rope::table 1).
+  // tables where they rope by frequencies of their own beside global layers (gemma3; Rope::table 1), or in place of
+  // the model's where every layer slides.
   const size_t half = m.head_dim / 2, n = static_cast<size_t>(p.ctx) * half, ab = p.act_bytes();
   auto tables = [&](const std::vector<double>& inv, double factor, const std::string& suffix) {
     const size_t base = p.sidecar.size();
@@ -739,8 +749,13 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     p.side.push_back(SideArray{"c_rope_cos" + suffix, base, n});
     p.side.push_back(SideArray{"c_rope_sin" + suffix, base + n * ab, n});
   };
-  tables(m.rope_inv_freq(), m.rope_attention_factor(), "");
-  if (m.sliding_rope()) tables(m.rope_inv_freq(true), 1.0, "_swa");
+  const bool all_sliding =
+      m.sliding_rope() && std::all_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return L.sliding; });
+  if (all_sliding)
+    tables(m.rope_inv_freq(true), 1.0, "");
+  else
+    tables(m.rope_inv_freq(), m.rope_attention_factor(), "");
+  if (sliding_tables(m)) tables(m.rope_inv_freq(true), 1.0, "_swa");
 
   // The carried state.
   auto carry = [&](const std::string& name, size_t count, Elem e) {
