@@ -279,11 +279,11 @@ LK_DEVICE float lk_float(float v) { return v; }
 LK_DEVICE float lk_float(__half v) { return __half2float(v); }
 LK_DEVICE float lk_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 
-// act(g) of the gated feed-forward for the fused launches (LK_GELU): SiLU g / (1 + e^-g), or the tanh GELU
-// 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))) as lk_swiglu<1> computes it; T float or double.
-template <class T>
+// act(g) of the gated feed-forward (ACT: the fused launches' LK_GELU, or lk_swiglu's own): 0 SiLU g / (1 + e^-g), 1 the
+// tanh GELU 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))); T float or double.
+template <int ACT = LK_GELU, class T>
 LK_DEVICE T lk_gate(T g) {
-  if constexpr (LK_GELU == 1)
+  if constexpr (ACT == 1)
     return (T)0.5 * g * ((T)1 + tanh((T)0.79788456080286535588 * (g + (T)0.044715 * g * g * g)));
   else
     return g / ((T)1 + exp(-g));

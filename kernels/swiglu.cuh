@@ -5,11 +5,5 @@ __global__ void lk_swiglu(const lk_act* __restrict__ g, const lk_act* __restrict
   lk_pdl_entry();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const lk_acc a = g[i];
-  if constexpr (ACT == 1) {
-    const lk_acc c = (lk_acc)0.79788456080286535588;  // sqrt(2 / pi)
-    out[i] = (lk_act)((lk_acc)0.5 * a * ((lk_acc)1 + tanh(c * (a + (lk_acc)0.044715 * a * a * a))) * (lk_acc)u[i]);
-  } else {
-    out[i] = (lk_act)(a / ((lk_acc)1 + exp(-a)) * (lk_acc)u[i]);
-  }
+  out[i] = (lk_act)(lk_gate<ACT>((lk_acc)g[i]) * (lk_acc)u[i]);
 }
