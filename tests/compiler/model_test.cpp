@@ -294,7 +294,8 @@ TEST(Model, Qwen3HasQkNormsAndExplicitHeadWidths) {
 
 // `c` (two layers) with layers 2 .. n - 1 copies of its layer 0.
 Checkpoint with_layers(Checkpoint c, int n) {
-  c.set(c.meta.front().second.as_string() + ".block_count", gguf::Value::u32(uint32_t(n)));
+  for (const auto& [key, value] : std::vector(c.meta))
+    if (key == "general.architecture") c.set(value.as_string() + ".block_count", gguf::Value::u32(uint32_t(n)));
   const std::vector<Checkpoint::Tensor> first = c.tensors;
   for (int i = 2; i < n; ++i)
     for (const Checkpoint::Tensor& t : first)

@@ -145,13 +145,20 @@ int attention_splits(const Schedule& p, int rows, int heads) {
   return std::min({p.knobs.attn_splits, 16, fill});
 }
 
-// Whether the sliding layers read rope tables of their own (Rope::table 1): where they rope by their own frequencies
-// (gemma3) beside global layers. Where every layer slides, the model's tables are theirs (a program declares only
-// tables some launch reads).
-bool sliding_tables(const model::Model& m) {
-  const auto sliding = [](const model::Layer& L) { return L.sliding; };
-  return m.sliding_rope() && std::any_of(m.layer.begin(), m.layer.end(), sliding) &&
-         !std::all_of(m.layer.begin(), m.layer.end(), sliding);
+// Whether layer L ropes by the sliding layers' own frequencies (gemma3's; model::Model::sliding_rope).
+bool own_rope(const model::Model& m, const model::Layer& L) {
+  return L.sliding && m.sliding_rope();
+}
+
+// The sidecar's pairs of rope tables, in order, each by whose frequencies it holds (true: the sliding layers' own):
+// only pairs some layer reads (a program declares no table no launch reads), the model's first. Rope::table is a
+// layer's pair's place here.
+std::vector<bool> rope_tables(const model::Model& m) {
+  const auto own = [&](const model::Layer& L) { return own_rope(m, L); };
+  std::vector<bool> t;
+  if (!std::all_of(m.layer.begin(), m.layer.end(), own)) t.push_back(false);
+  if (std::any_of(m.layer.begin(), m.layer.end(), own)) t.push_back(true);
+  return t;
 }
 
 void build_form(Schedule& p, Form& f) {
@@ -189,7 +196,8 @@ void build_form(Schedule& p, Form& f) {
     const bool mixed =
         qk && p.knobs.fuse_qkv_mixed && lk_is_quantized(int(L.wq->type)) == lk_is_quantized(int(L.wv->type));
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
-    const int table = L.sliding && sliding_tables(m) ? 1 : 0;  // (the rope tables the layer reads)
+    const std::vector<bool> tables = rope_tables(m);  // (the layer's pair of rope tables: its place among them)
+    const int table = int(std::find(tables.begin(), tables.end(), own_rope(m, L)) - tables.begin());
     auto rope = [&](std::optional<KvAppend> append) {
       return Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::move(append), table};
     };
@@ -723,10 +731,9 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
   std::stable_sort(p.matrices.begin(), p.matrices.end(),
                    [](const Matrix& a, const Matrix& b) { return a.device_bytes() > b.device_bytes(); });
 
-  // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type; the model's
-  // frequencies and (YaRN) its attention factor on both, as the reference rotates; then the sliding layers' own
-  // tables where they rope by frequencies of their own beside global layers (gemma3; Rope::table 1), or in place of
-  // the model's where every layer slides.
+  // The sidecar: rope's cosine and sine tables, [position][pair], in the lane's activation type, a pair each of
+  // rope_tables: the model's frequencies and (YaRN) its attention factor on both, as the reference rotates, or the
+  // sliding layers' own (gemma3; named _swa beside the model's).
   const size_t half = m.head_dim / 2, n = static_cast<size_t>(p.ctx) * half, ab = p.act_bytes();
   auto tables = [&](const std::vector<double>& inv, double factor, const std::string& suffix) {
     const size_t base = p.sidecar.size();
@@ -749,13 +756,9 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     p.side.push_back(SideArray{"c_rope_cos" + suffix, base, n});
     p.side.push_back(SideArray{"c_rope_sin" + suffix, base + n * ab, n});
   };
-  const bool all_sliding =
-      m.sliding_rope() && std::all_of(m.layer.begin(), m.layer.end(), [](const model::Layer& L) { return L.sliding; });
-  if (all_sliding)
-    tables(m.rope_inv_freq(true), 1.0, "");
-  else
-    tables(m.rope_inv_freq(), m.rope_attention_factor(), "");
-  if (sliding_tables(m)) tables(m.rope_inv_freq(true), 1.0, "_swa");
+  const std::vector<bool> kinds = rope_tables(m);
+  for (size_t i = 0; i < kinds.size(); ++i)
+    tables(m.rope_inv_freq(kinds[i]), kinds[i] ? 1.0 : m.rope_attention_factor(), i ? "_swa" : "");
 
   // The carried state.
   auto carry = [&](const std::string& name, size_t count, Elem e) {

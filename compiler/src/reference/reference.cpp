@@ -165,8 +165,6 @@ Route route(const model::Model& m, const double* logits) {
   return r;
 }
 
-// An expert's activation of its gate and up sums, in place into `gate`: SwiGLU, or gpt-oss's clamped SwiGLU
-// (ggml_swiglu_oai) when the model sets a limit.
 // A dense FFN's gated product in place of gate: act(gate) * up, by the model's activation (model::Activation).
 void dense_glu(const model::Model& m, std::vector<double>& gate, const std::vector<double>& up) {
   if (m.ffn_act == model::Activation::Gelu) {
@@ -180,11 +178,10 @@ void dense_glu(const model::Model& m, std::vector<double>& gate, const std::vect
   for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
 }
 
+// An expert's activation of its gate and up sums, in place into `gate`: SwiGLU, or gpt-oss's clamped SwiGLU
+// (ggml_swiglu_oai) when the model sets a limit.
 void expert_glu(const model::Model& m, std::vector<double>& gate, const std::vector<double>& up) {
-  if (m.swiglu_limit == 0.f) {
-    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
-    return;
-  }
+  if (m.swiglu_limit == 0.f) return dense_glu(m, gate, up);
   const double limit = m.swiglu_limit, alpha = m.swiglu_alpha;
   for (size_t i = 0; i < gate.size(); ++i) {
     const double g = std::min(gate[i], limit), u = std::clamp(up[i], -limit, limit);
@@ -303,12 +300,12 @@ struct Reference::Impl {
   // (by the sliding layers' frequencies where `sliding`).
   void rope(std::vector<double>& x, size_t rows, size_t heads, const std::vector<int>& positions, bool sliding) const {
     const size_t width = m.head_dim, half = width / 2;
-    const std::vector<double>& inv_freq = sliding ? inv_freq_sliding : this->inv_freq;
+    const std::vector<double>& freq = sliding ? inv_freq_sliding : inv_freq;
     for (size_t t = 0; t < rows; ++t)
       for (size_t h = 0; h < heads; ++h) {
         double* v = x.data() + (t * heads + h) * width;
         for (size_t i = 0; i < half; ++i) {
-          double theta = double(positions[t]) * inv_freq[i];
+          double theta = double(positions[t]) * freq[i];
           double c = std::cos(theta), s = std::sin(theta);
           if (rope_factor != 1.0) c *= rope_factor, s *= rope_factor;
           size_t a = m.rope_mode == model::RopeMode::Adjacent ? 2 * i : i;
@@ -398,7 +395,7 @@ struct Reference::Impl {
         for (size_t i = 0; i < d; ++i) out[t * d + i] += expert_out[(t * k + s) * d + i] * routes[t].weights[s];
     if (l.w_gate_shared) {
       std::vector<double> gate = matmul(*l.w_gate_shared, h, T), up = matmul(*l.w_up_shared, h, T);
-      for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0 + std::exp(-gate[i])) * up[i];
+      dense_glu(m, gate, up);
       std::vector<double> down = matmul(*l.w_down_shared, gate, T);
       for (size_t t = 0; t < T; ++t) {
         const double g = 1.0 / (1.0 + std::exp(-dot(lv.shared_gate_inp.data(), h.data() + t * d, d)));
