@@ -25,7 +25,7 @@ mkdir -p "$W"
 LLCHECK=${LLCHECK:-$W/llcheck}
 [ -x "$LLCHECK" ] || bash "$root/bench/llama_cpu/build.sh" "$root/.llama/src.tar.xz" "$W" > /dev/null || exit 1
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(tiny-llama tiny-qwen2 tiny-qwen3 tiny-gemma3 tiny-moe tiny-qwen2moe tiny-gpt-oss)
+[ ${#presets[@]} -gt 0 ] || presets=(tiny-llama tiny-qwen2 tiny-qwen3 tiny-gemma2 tiny-gemma3 tiny-moe tiny-qwen2moe tiny-gpt-oss)
 # lane-tune's type name and llama.cpp's file type number (llama.h's LLAMA_FTYPE_MOSTLY_*)
 declare -A FTYPE=([f32]=0 [f16]=1 [bf16]=32 [q8_0]=7 [q4_0]=2 [q4_1]=3 [q5_0]=8 [q5_1]=9 [q2_k]=10 [q3_k]=11 [q4_k_m]=15
                   [q5_k_m]=17 [q6_k]=18 [iq4_nl]=25 [iq4_xs]=30 [mxfp4]=38)

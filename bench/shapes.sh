@@ -44,9 +44,11 @@ for i in range(k):
         s["shared_ffn"] = 32 * rng.randint(2, 13)
     if arch == "gpt-oss":
         s.update(sliding_window=rng.choice([8, 32, 128]), rope_scale_factor=32.0, rope_original_context=4096)
-    if arch == "gemma3":  # (sandwich norms, GELU: a sliding window, global every 2nd or 3rd layer, linear scaling or not)
-        s.update(sliding_window=rng.choice([8, 32, 128]), sliding_pattern=rng.randint(2, 3),
+    if arch in ("gemma2", "gemma3"):  # (sandwich norms, GELU: a sliding window, global every 2nd or 3rd layer, linear
+        s.update(sliding_window=rng.choice([8, 32, 128]), sliding_pattern=rng.randint(2, 3),  # scaling or not)
                  rope_scale_factor=rng.choice([0.0, 8.0]))
+    if arch == "gemma2":  # (tied, softcaps that bend random logits or real ones)
+        s.update(tied_output=True, attn_softcap=rng.choice([3.0, 10.0, 50.0]), final_softcap=rng.choice([3.0, 30.0]))
     json.dump(s, open(f"{out}/shape{i}.json", "w"))
     print(rng.choice(types), f"{out}/shape{i}.json")
 PY

@@ -40,8 +40,9 @@ __device__ unsigned lk_argmax_done;
 // The next token from the logits, the first index of the largest value; it advances the token, the generated run and
 // the position on the device, so generation needs no round trip to the host. Each block (at most LK_ARGMAX_BLOCKS)
 // takes a slice; the last block to finish folds the blocks' results in block order, so the result is the same
-// whatever order the blocks ran in.
-__global__ void __launch_bounds__(256) lk_argmax(const lk_act* __restrict__ x, int n, int* __restrict__ tok,
+// whatever order the blocks ran in. With LK_FINAL_SOFTCAP (gemma2) each logit is softcapped first, in place: the
+// logits the step leaves are the capped ones, and the arg-max is theirs.
+__global__ void __launch_bounds__(256) lk_argmax(lk_act* __restrict__ x, int n, int* __restrict__ tok,
                                                  int* __restrict__ gen, int* __restrict__ count, int* __restrict__ pos,
                                                  int rows) {
   lk_pdl_entry_serial();
@@ -49,11 +50,14 @@ __global__ void __launch_bounds__(256) lk_argmax(const lk_act* __restrict__ x, i
   const int per = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * per, hi = min(n, lo + per);
   lk_act best = -INFINITY;
   int bi = n;
-  for (int i = lo + threadIdx.x; i < hi; i += blockDim.x)
-    if (bi == n || x[i] > best) {
-      best = x[i];
+  for (int i = lo + threadIdx.x; i < hi; i += blockDim.x) {
+    lk_act v = x[i];
+    if constexpr (LK_FINAL_SOFTCAP != 0) x[i] = v = lk_softcap(v, LK_FINAL_SOFTCAP);
+    if (bi == n || v > best) {
+      best = v;
       bi = i;
     }
+  }
   lk_block_argmax(best, bi, n);
   if (threadIdx.x == 0) {
     lk_argmax_v[blockIdx.x] = best;

@@ -11,7 +11,8 @@
 // lk_attention_lanes (attn_lanes) a warp takes 32 positions at once, a lane a position for the scores and a lane a
 // dimension for the values. Either way the block's warps merge in shared memory (lk_attention_merge). With one split
 // the block writes the output; with more, each writes its partial (max, sum, weighted values) and lk_attention_fold
-// merges. The caches are lk_kv (kernels/kv.cuh).
+// merges. The caches are lk_kv (kernels/kv.cuh). With LK_ATTN_SOFTCAP (gemma2) each score is softcapped before the
+// softmax sees it (lk_softcap).
 
 // A query head's output value from its softmax's max m, sum l and weighted value v: v / l, or with `sinks` its head's
 // sink logit s joining the sum, v e^(m - t) / (l e^(m - t) + e^(s - t)) with t the larger of m and s.
@@ -120,6 +121,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 #pragma unroll
       for (int p = 0; p < PER; ++p) sc += qv[g][p] * kv[p];
       sc = lk_warp_sum(sc);
+      if constexpr (LK_ATTN_SOFTCAP != 0) sc = lk_softcap(sc, LK_ATTN_SOFTCAP);
       const lk_acc mn = max(m[g], sc), corr = exp(m[g] - mn), e = exp(sc - mn);
       l[g] = l[g] * corr + e;
 #pragma unroll
@@ -180,6 +182,9 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 #pragma unroll
           for (int e = 0; e < 8; ++e) sc[g] += qs[g * hd + d + e] * k8[e];
       }
+    if constexpr (LK_ATTN_SOFTCAP != 0)
+#pragma unroll
+      for (int g = 0; g < G; ++g) sc[g] = lk_softcap(sc[g], LK_ATTN_SOFTCAP);
     lk_acc w[G];
 #pragma unroll
     for (int g = 0; g < G; ++g) {

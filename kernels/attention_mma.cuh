@@ -10,7 +10,7 @@
 // not whole 32-column loads: lk_attention_mma_warps), and merges its warps' partials at the end. A warp takes its 16
 // query rows through its positions of a tile:
 // - scores by mma (m16n8k16, f32 sums): the queries, rounded to the cache's type, as A; the keys as B by ldmatrix;
-// - an online softmax over them in f32, in base 2 (the scale carries log2 e);
+// - an online softmax over them in f32, in base 2 (the scale carries log2 e; LK_ATTN_SOFTCAP's cap too);
 // - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
 //   as B by ldmatrix.trans; m16n8k8 where a warp has 8 positions).
 // Row i attends to positions [0, *pos + i / G], or on a sliding layer (window > 0) to the last `window` of them
@@ -349,7 +349,10 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int h = e >> 1, p = tb + 8 * j + 2 * t + (e & 1);
-        sc[j][e] = (unsigned)(p - from[h]) < (unsigned)span[h] ? sc[j][e] * scale2 : -INFINITY;
+        float s2 = sc[j][e] * scale2;
+        // (the softcap in base 2: cap log2(e) tanh(s2 / (cap log2(e))) is log2(e) times the cap of the logit)
+        if constexpr (LK_ATTN_SOFTCAP != 0) s2 = lk_softcap(s2, LK_ATTN_SOFTCAP * 1.44269504088896341f);
+        sc[j][e] = (unsigned)(p - from[h]) < (unsigned)span[h] ? s2 : -INFINITY;
         mx[h] = fmaxf(mx[h], sc[j][e]);
       }
     float corr[2];

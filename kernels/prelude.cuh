@@ -39,6 +39,14 @@
 #ifndef LK_GELU
 #define LK_GELU 0
 #endif
+// The model's softcaps (gemma2; 0: none), from the lane's head: each attention logit (the scaled q . k) and each output
+// logit x becomes cap tanh(x / cap) (lk_softcap).
+#ifndef LK_ATTN_SOFTCAP
+#define LK_ATTN_SOFTCAP 0
+#endif
+#ifndef LK_FINAL_SOFTCAP
+#define LK_FINAL_SOFTCAP 0
+#endif
 #ifndef LK_ABLATE
 #define LK_ABLATE 0
 #endif
@@ -278,6 +286,12 @@ LK_DEVICE void lk_load8(const double* p, lk_acc* out) {
 LK_DEVICE float lk_float(float v) { return v; }
 LK_DEVICE float lk_float(__half v) { return __half2float(v); }
 LK_DEVICE float lk_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// x capped to (-cap, cap) smoothly, as llama.cpp's graph computes it: cap tanh(x (1 / cap)); T float or double.
+template <class T>
+LK_DEVICE T lk_softcap(T x, float cap) {
+  return (T)cap * tanh(x * ((T)1 / (T)cap));
+}
 
 // act(g) of the gated feed-forward (ACT: the fused launches' LK_GELU, or lk_swiglu's own): 0 SiLU g / (1 + e^-g), 1 the
 // tanh GELU 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))); T float or double.

@@ -405,6 +405,7 @@ class LaneSim {
             double sc = 0;
             for (size_t i = 0; i < hd; ++i)
               sc += double(q[i]) / std::sqrt(double(m_.attention_width())) * kc[(kvh * size_t(p_.ctx) + t) * hd + i];
+            sc = softcap(sc, m_.attn_softcap);
             const double mn = std::max(mx, sc), corr = std::exp(mx - mn), e = std::exp(sc - mn);
             sum = sum * corr + e;
             for (size_t i = 0; i < vd; ++i) val[i] = val[i] * corr + e * vc[(kvh * size_t(p_.ctx) + t) * vd + i];
@@ -464,7 +465,7 @@ class LaneSim {
             for (int j = 0; j < n; ++j) {
               double sc = 0;
               for (size_t i = 0; i < hd; ++i) sc += q[i] * kc[(kvh * size_t(p_.ctx) + lo + j) * hd + i];
-              w[j] = sc / std::sqrt(double(m_.attention_width()));
+              w[j] = softcap(sc / std::sqrt(double(m_.attention_width())), m_.attn_softcap);
               tmax = std::max(tmax, w[j]);
             }
             const double corr = std::exp(mx[way] - tmax);
@@ -531,8 +532,12 @@ class LaneSim {
     T* out = act(f, o.out);
     for (size_t i = 0; i < o.n; ++i) out[i] = T(gated(o.act, g[i]) * double(u[i]));
   }
+  // (lk_softcap: the model's softcaps, none where the cap is 0)
+  static double softcap(double x, float cap) { return cap == 0.f ? x : double(cap) * std::tanh(x / double(cap)); }
   void exec(const lane::Form& f, const lane::ArgMax& o) {
-    const T* x = act(f, o.logits);
+    T* x = act(f, o.logits);
+    if (m_.final_softcap != 0.f)
+      for (uint32_t i = 0; i < m_.vocab; ++i) x[i] = T(softcap(double(x[i]), m_.final_softcap));
     int best = 0;
     for (uint32_t i = 1; i < m_.vocab; ++i)
       if (x[i] > x[best]) best = int(i);

@@ -708,19 +708,21 @@ INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
 namespace lt::test {
 namespace {
 
-// gemma3 (sandwich norms: each projection's output normed before it joins the residual; GELU; the embedding scaled by
-// sqrt(d_model); sliding layers with their own rope base beside global ones with linear rope scaling; q/k norms, a
-// tied output): tiny-gemma3 (a sliding layer of window 16, then a global one) under every hand-picked set its space
-// allows (no folded norms: they would skip the post norms; the fused gate/up launches apply its GELU), then points
-// drawn uniformly from its space, on prompts past the window: 6 on tiny-gemma3, a quarter of them in llama.cpp's Q4_K_M
-// mix, and 10 on drawn gemma3 shapes (1 to 4 query heads a key/value head, heads 64 to 256 wide, windows of 8 to 64, 2
-// or 3 layers global every 2nd or 3rd, with and without scaling).
-class Gemma3OnCpu : public ::testing::TestWithParam<int> {};
+// The gemmas (sandwich norms: each projection's output normed before it joins the residual; GELU; the embedding scaled
+// by sqrt(d_model); sliding layers beside global ones; a tied output). gemma3: q/k norms, the sliding layers' own rope
+// base beside global ones with linear rope scaling; gemma2: the attention logits and the output logits softcapped.
+// tiny-gemma3 / tiny-gemma2 (a sliding layer of window 16, then a global one; tiny-gemma2's caps of 5 bend its logits)
+// under every hand-picked set the space allows (no folded norms: they would skip the post norms; the fused gate/up
+// launches apply GELU), then points drawn uniformly from the space, on prompts past the window: 6 on the tiny preset, a
+// quarter of them in llama.cpp's Q4_K_M mix, and 10 on drawn shapes (1 to 4 query heads a key/value head, heads 64 to
+// 256 wide, windows of 8 to 64, 2 or 3 layers global every 2nd or 3rd, with and without scaling; gemma2's caps drawn
+// from 3 to 50).
+class GemmaOnCpu : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
-synth::Preset random_gemma3(std::mt19937_64& rng, int id) {
+synth::Preset random_gemma(std::mt19937_64& rng, const std::string& arch, int id) {
   auto pick = [&](auto const& v) { return v[rng() % std::size(v)]; };
-  synth::Preset p = synth::preset("tiny-gemma3");
-  p.name = "random-gemma3-" + std::to_string(id);
+  synth::Preset p = synth::preset("tiny-" + arch);
+  p.name = "random-" + arch + "-" + std::to_string(id);
   p.layers = 2 + uint32_t(rng() % 2);
   p.kv_heads = 1 + uint32_t(rng() % 2);
   p.heads = p.kv_heads * (1 + uint32_t(rng() % 4));
@@ -731,12 +733,14 @@ synth::Preset random_gemma3(std::mt19937_64& rng, int id) {
   p.sliding_window = pick(std::vector<uint32_t>{8, 16, 64});
   p.sliding_pattern = 2 + uint32_t(rng() % 2);
   p.rope_scale_factor = rng() % 2 ? 8.f : 0.f;
+  if (arch == "gemma2")
+    p.attn_softcap = pick(std::vector<float>{3.f, 10.f, 50.f}), p.final_softcap = pick(std::vector<float>{3.f, 30.f});
   return p;
 }
 
-TEST_P(Gemma3OnCpu, MatchesTheReference) {
-  const int id = GetParam();
-  synth::Options o{.preset = "tiny-gemma3", .seed = 5};
+TEST_P(GemmaOnCpu, MatchesTheReference) {
+  const auto& [arch, id] = GetParam();
+  synth::Options o{.preset = "tiny-" + arch, .seed = 5};
   const int hand = int(std::size(kKnobSets));
   if (id < hand) {
     TempDir dir;
@@ -745,13 +749,13 @@ TEST_P(Gemma3OnCpu, MatchesTheReference) {
     const knobs::Space space = knobs::space(model::recognize(file), {132, 90});
     const knobs::Knobs k = knobs::Knobs::from_json(kKnobSets[id]);
     if (const std::string why = space.why_invalid(k); !why.empty())
-      GTEST_SKIP() << "gemma3's space refuses " << kKnobSets[id].dump() << ": " << why;
+      GTEST_SKIP() << arch << "'s space refuses " << kKnobSets[id].dump() << ": " << why;
     matches_the_reference(o, kKnobSets[id], {5, 23, 77});
     return;
   }
-  std::mt19937_64 rng(0x6e33a000u + uint64_t(id));
+  std::mt19937_64 rng((arch == "gemma3" ? 0x6e33a000u : 0x6e22a000u) + uint64_t(id));
   if (id >= hand + 6) {
-    o.shape = random_gemma3(rng, id);
+    o.shape = random_gemma(rng, arch, id);
     o.preset = o.shape->name;
   }
   if (id % 4 == 0) o.type = ggml::Type::Q4_K, o.mixed = true;
@@ -763,23 +767,33 @@ TEST_P(Gemma3OnCpu, MatchesTheReference) {
   matches_the_reference(o, k.to_json(), {6, 41, 90});
 }
 
-INSTANTIATE_TEST_SUITE_P(SetsAndDraws, Gemma3OnCpu, ::testing::Range(0, int(std::size(kKnobSets)) + 16));
+std::string gemma_case_name(const ::testing::TestParamInfo<std::tuple<std::string, int>>& info) {
+  return std::get<0>(info.param) + "_" + std::to_string(std::get<1>(info.param));
+}
 
-// Every hand-picked set gemma3's space allows is most of them: what it refuses is only the folded norms.
-TEST(Gemma3OnCpu, ItsSpaceRefusesOnlyTheFoldedNorms) {
-  TempDir dir;
-  synth::write(synth::Options{.preset = "tiny-gemma3", .seed = 5}, dir / "m.gguf");
-  const gguf::File file = gguf::File::open(dir / "m.gguf");
-  const knobs::Space space = knobs::space(model::recognize(file), {132, 90});
-  int allowed = 0;
-  for (const json& j : kKnobSets) {
-    const knobs::Knobs k = knobs::Knobs::from_json(j);
-    const bool fused = k.fuse_norm || k.norm_fold;
-    const std::string why = space.why_invalid(k);
-    EXPECT_EQ(why.empty(), !fused) << j.dump() << ": " << why;
-    allowed += why.empty();
+INSTANTIATE_TEST_SUITE_P(SetsAndDraws, GemmaOnCpu,
+                         ::testing::Combine(::testing::Values("gemma2", "gemma3"),
+                                            ::testing::Range(0, int(std::size(kKnobSets)) + 16)),
+                         gemma_case_name);
+
+// Every hand-picked set a gemma's space allows is most of them: what it refuses is only the folded norms.
+TEST(GemmaOnCpu, TheirSpacesRefuseOnlyTheFoldedNorms) {
+  for (const char* preset : {"tiny-gemma2", "tiny-gemma3"}) {
+    SCOPED_TRACE(preset);
+    TempDir dir;
+    synth::write(synth::Options{.preset = preset, .seed = 5}, dir / "m.gguf");
+    const gguf::File file = gguf::File::open(dir / "m.gguf");
+    const knobs::Space space = knobs::space(model::recognize(file), {132, 90});
+    int allowed = 0;
+    for (const json& j : kKnobSets) {
+      const knobs::Knobs k = knobs::Knobs::from_json(j);
+      const bool fused = k.fuse_norm || k.norm_fold;
+      const std::string why = space.why_invalid(k);
+      EXPECT_EQ(why.empty(), !fused) << j.dump() << ": " << why;
+      allowed += why.empty();
+    }
+    EXPECT_GE(allowed, 20);
   }
-  EXPECT_GE(allowed, 20);
 }
 
 }  // namespace

@@ -1125,13 +1125,17 @@ TEST(LaneGptOssBuild, BuildsWithoutWarnings) {
   }
 }
 
-// gemma3's lanes through nvcc (LK_GELU: the fused gate/up launches' GELU): the GELU product alone (lk_swiglu<1>), the
-// scaled embedding, the sliding layers' own rope tables, under the int8 numerics' copies with the decode step's
-// tensor-core attention roping by either table; the fused gate/up GEMV writing the down projection's copy, with int8
-// tiled chunks; and dequant with fused f16 GEMM chunks.
-TEST(LaneGemma3Build, BuildsWithoutWarnings) {
+// The gemmas' lanes through nvcc (LK_GELU: the fused gate/up launches' GELU; gemma2's LK_ATTN_SOFTCAP and
+// LK_FINAL_SOFTCAP: every attention path's scores and the arg-max's logits capped): the GELU product alone
+// (lk_swiglu<1>), the scaled embedding, gemma3's sliding layers' own rope tables, under the int8 numerics' copies with
+// the decode step's tensor-core attention roping by either table; the fused gate/up GEMV writing the down projection's
+// copy, with int8 tiled chunks; dequant with fused f16 GEMM chunks; and (the plain and lane-a-position attentions)
+// precise with attn_lanes, dequant without.
+class LaneGemmaBuild : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LaneGemmaBuild, BuildsWithoutWarnings) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
-  Loaded l = load("tiny-gemma3");
+  Loaded l = load(GetParam());
   for (const json& k : {json{{"numerics", "int8"},
                              {"gemv_prequant", true},
                              {"kv_cache", "f16"},
@@ -1149,7 +1153,9 @@ TEST(LaneGemma3Build, BuildsWithoutWarnings) {
                              {"gemm_half", true},
                              {"fuse_glu", true},
                              {"max_chunk", 64},
-                             {"fuse_rope_kv", true}}}) {
+                             {"fuse_rope_kv", true}},
+                        json{{"numerics", "precise"}, {"attn_lanes", true}, {"attn_splits", 2}},
+                        json{{"numerics", "dequant"}}}) {
     TempDir dir;
     lane::write(lane::compile(l.file, l.model, knobs_of(k), {132, 90}), dir.path());
     std::string log;
@@ -1157,6 +1163,8 @@ TEST(LaneGemma3Build, BuildsWithoutWarnings) {
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Gemmas, LaneGemmaBuild, ::testing::Values("tiny-gemma2", "tiny-gemma3"));
 
 // Shapes no preset has, through nvcc: heads 80 wide (the step attention's 4-warp form) beside a q5_k_m file whose
 // rows are not whole 256-blocks; 7 query heads a key/value head 96 wide in q4_0; heads 256 wide (no tensor-core

@@ -42,6 +42,9 @@ struct Checkpoint {
   void remove(const std::string& name) {
     std::erase_if(tensors, [&](const Tensor& t) { return t.name == name; });
   }
+  void remove_key(const std::string& key) {
+    std::erase_if(meta, [&](const auto& e) { return e.first == key; });
+  }
 
   void write(const std::filesystem::path& path) const {
     gguf::Writer w(path);
@@ -97,12 +100,13 @@ Checkpoint dense(const std::string& arch, bool tied = true) {
       c.tensors.push_back({b + "attn_k_norm.weight", {hd}});
     }
     c.tensors.push_back({b + "attn_output.weight", {heads * hd, d}, ggml::Type::F16});
-    if (arch == "gemma3") c.tensors.push_back({b + "post_attention_norm.weight", {d}});
+    const bool gemma = arch == "gemma2" || arch == "gemma3";
+    if (gemma) c.tensors.push_back({b + "post_attention_norm.weight", {d}});
     c.tensors.push_back({b + "ffn_norm.weight", {d}});
     c.tensors.push_back({b + "ffn_gate.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_up.weight", {d, ffn}, ggml::Type::F16});
     c.tensors.push_back({b + "ffn_down.weight", {ffn, d}, ggml::Type::Q8_0});
-    if (arch == "gemma3") c.tensors.push_back({b + "post_ffw_norm.weight", {d}});
+    if (gemma) c.tensors.push_back({b + "post_ffw_norm.weight", {d}});
   }
   return c;
 }
@@ -307,7 +311,7 @@ Checkpoint with_layers(Checkpoint c, int n) {
 // gemma3 as llama.cpp's llama_model_gemma3 reads it: sandwich norms bound, GELU, the embedding scale sqrt(d_model),
 // NeoX rope with q/k norms; with a sliding window, every 6th layer global unless attention.sliding_window_pattern says
 // otherwise (n, or a flag a layer), the sliding layers roping by rope.freq_base_swa (10000 when absent) without the
-// global layers' scaling; the 27B's (62 layers) attention scale of d_model / heads; a final logit softcap refused.
+// global layers' scaling; the 27B's (62 layers) attention scale of d_model / heads; a final logit softcap where named.
 TEST(Model, RecognizesGemma3) {
   with_model(dense("gemma3"), [](const model::Model& m, const gguf::File& f) {
     EXPECT_EQ(m.arch, model::Arch::Gemma3);
@@ -321,6 +325,8 @@ TEST(Model, RecognizesGemma3) {
     EXPECT_EQ(m.sliding_window, 0u);  // (no window: every layer global, one rope)
     EXPECT_FALSE(m.sliding_rope() || m.layer[0].sliding);
     EXPECT_EQ(m.attention_width(), 4u);
+    EXPECT_EQ(m.attn_softcap, 0.f);
+    EXPECT_EQ(m.final_softcap, 0.f);
   });
   Checkpoint c = with_layers(dense("gemma3"), 8);
   c.set("gemma3.attention.sliding_window", gguf::Value::u32(512));
@@ -364,10 +370,79 @@ TEST(Model, RecognizesGemma3) {
   });
   Checkpoint capped = dense("gemma3");
   capped.set("gemma3.final_logit_softcapping", gguf::Value::f32(30.f));
-  EXPECT_NE(refusal(capped).find("final_logit_softcapping"), std::string::npos);
+  with_model(capped, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.final_softcap, 30.f);
+    EXPECT_EQ(m.attn_softcap, 0.f);
+  });
+  capped.set("gemma3.final_logit_softcapping", gguf::Value::f32(-1.f));
+  EXPECT_NE(refusal(capped).find("final_logit_softcapping is -1"), std::string::npos) << refusal(capped);
   Checkpoint no_post = dense("gemma3");
   no_post.remove("blk.1.post_ffw_norm.weight");
   EXPECT_NE(refusal(no_post).find("blk.1.post_ffw_norm.weight"), std::string::npos);
+}
+
+// gemma2 as llama.cpp's llama_model_gemma2 reads it: gemma3's sandwich norms, GELU and embedding scale without q/k
+// norms; its attention logits softcapped (attn_logit_softcapping, 50 when absent) and its output logits
+// (final_logit_softcapping, 30); sliding layers always (a window of 4096 when absent), every second layer global unless
+// attention.sliding_window_pattern says otherwise, roping as the global layers (rope.freq_base_swa where named, refused
+// with scaling); the 27B's (46 layers) attention scale of d_model / heads; the output always the embedding (an
+// output.weight refused as unused, as llama.cpp's tensor count refuses it).
+TEST(Model, RecognizesGemma2) {
+  with_model(with_layers(dense("gemma2"), 4), [](const model::Model& m, const gguf::File& f) {
+    EXPECT_EQ(m.arch, model::Arch::Gemma2);
+    EXPECT_STREQ(model::to_string(m.arch), "gemma2");
+    EXPECT_EQ(m.ffn_act, model::Activation::Gelu);
+    EXPECT_FLOAT_EQ(m.embed_scale, 4.f);
+    EXPECT_EQ(m.rope_mode, model::RopeMode::Neox);
+    EXPECT_TRUE(m.post_norms && m.tied_output);
+    EXPECT_FALSE(m.qk_norm);
+    EXPECT_EQ(m.layer[1].attn_post_norm, f.tensor("blk.1.post_attention_norm.weight"));
+    EXPECT_EQ(m.attn_softcap, 50.f);
+    EXPECT_EQ(m.final_softcap, 30.f);
+    EXPECT_EQ(m.sliding_window, 4096u);
+    for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(m.layer[i].sliding, i % 2 == 0) << i;
+    EXPECT_FALSE(m.sliding_rope());
+    EXPECT_EQ(m.attention_width(), 4u);
+  });
+  Checkpoint c = with_layers(dense("gemma2"), 6);
+  c.set("gemma2.attn_logit_softcapping", gguf::Value::f32(20.f));
+  c.set("gemma2.final_logit_softcapping", gguf::Value::f32(15.f));
+  c.set("gemma2.attention.sliding_window", gguf::Value::u32(64));
+  c.set("gemma2.attention.sliding_window_pattern", gguf::Value::u32(3));
+  c.set("gemma2.rope.freq_base_swa", gguf::Value::f32(10000.f));
+  with_model(c, [](const model::Model& m, const gguf::File&) {
+    EXPECT_EQ(m.attn_softcap, 20.f);
+    EXPECT_EQ(m.final_softcap, 15.f);
+    EXPECT_EQ(m.sliding_window, 64u);
+    for (uint32_t i = 0; i < 6; ++i) EXPECT_EQ(m.layer[i].sliding, i % 3 != 2) << i;
+    EXPECT_EQ(m.rope_base_sliding, 10000.f);  // (its own base; the global layers' 500000)
+    EXPECT_DOUBLE_EQ(m.rope_inv_freq(true)[1], std::pow(10000.0, -2.0 / 4));
+    EXPECT_DOUBLE_EQ(m.rope_inv_freq()[1], std::pow(500000.0, -2.0 / 4));
+  });
+  Checkpoint scaled = c;
+  scaled.set("gemma2.rope.scaling.type", gguf::Value::str("linear"));
+  scaled.set("gemma2.rope.scaling.factor", gguf::Value::f32(4.f));
+  EXPECT_NE(refusal(scaled).find("gemma2.rope.freq_base_swa with rope scaling"), std::string::npos) << refusal(scaled);
+  scaled.remove_key("gemma2.rope.freq_base_swa");
+  with_model(scaled, [](const model::Model& m, const gguf::File&) {
+    EXPECT_FALSE(m.sliding_rope());  // (the sliding layers scaled as the global ones, llama.cpp's freq_scale_train_swa)
+    EXPECT_DOUBLE_EQ(m.rope_inv_freq(true)[1], std::pow(500000.0, -2.0 / 4) / 4);
+  });
+  Checkpoint zero = dense("gemma2");
+  zero.set("gemma2.attn_logit_softcapping", gguf::Value::f32(0.f));
+  EXPECT_NE(refusal(zero).find("attn_logit_softcapping is 0"), std::string::npos) << refusal(zero);
+  EXPECT_NE(refusal(dense("gemma2", false)).find("output.weight"), std::string::npos);
+  // The 27B's rule: 46 layers.
+  Checkpoint big = with_layers(dense("gemma2"), 46);
+  big.set("gemma2.attention.key_length", gguf::Value::u32(8));
+  big.set("gemma2.attention.value_length", gguf::Value::u32(8));
+  for (Checkpoint::Tensor& t : big.tensors) {
+    auto is = [&](const char* what) { return t.name.find(what) != std::string::npos; };
+    if (is("attn_q.")) t.dims = {16, 32};
+    if (is("attn_k.") || is("attn_v.")) t.dims = {16, 16};
+    if (is("attn_output.")) t.dims = {32, 16};
+  }
+  with_model(big, [](const model::Model& m, const gguf::File&) { EXPECT_EQ(m.attention_width(), 4u); });
 }
 
 // A part of a checkpoint llama.cpp's gguf-split wrote says so, and how to merge it; a split of one part is the file.

@@ -314,24 +314,26 @@ TEST(Strategies, AMixturesFirstScreensAreThePriorsItHolds) {
   }
 }
 
-// gemma3's space has no folded norms (its post norms); the fused gate/up launches apply its GELU: the priors (their
-// variants where a knob's domain is narrower) are its first screens, in both its files' formats.
-TEST(Strategies, Gemma3sFirstScreensAreThePriorsItHolds) {
-  for (const bool mixed : {true, false}) {
-    const auto first = first_screens("tiny-gemma3", mixed ? ggml::Type::Q4_K : ggml::Type::Q8_0, mixed, 8);
-    size_t priors = 0;
-    bool record = false;  // (the record's set: int8 with its copy, the fused gate/up, chunks on f16 GEMMs)
-    for (const auto& p : first) {
-      if (p.origin != "prior") continue;
-      ++priors;
-      for (const char* off : {"fuse_norm", "norm_fold"})
-        EXPECT_FALSE(p.knobs.value(off, false)) << off << " in " << p.knobs.dump();
-      record |= p.knobs.value("numerics", std::string()) == "int8" && p.knobs.value("gemv_prequant", false) &&
-                p.knobs.value("fuse_glu", false) && p.knobs.value("gemm_half", false);
+// The gemmas' spaces have no folded norms (their post norms); the fused gate/up launches apply their GELU: the priors
+// (their variants where a knob's domain is narrower) are their first screens, in both their files' formats.
+TEST(Strategies, TheGemmasFirstScreensAreThePriorsTheyHold) {
+  for (const char* preset : {"tiny-gemma2", "tiny-gemma3"})
+    for (const bool mixed : {true, false}) {
+      SCOPED_TRACE(std::string(preset) + (mixed ? " q4_k_m" : " q8_0"));
+      const auto first = first_screens(preset, mixed ? ggml::Type::Q4_K : ggml::Type::Q8_0, mixed, 8);
+      size_t priors = 0;
+      bool record = false;  // (the record's set: int8 with its copy, the fused gate/up, chunks on f16 GEMMs)
+      for (const auto& p : first) {
+        if (p.origin != "prior") continue;
+        ++priors;
+        for (const char* off : {"fuse_norm", "norm_fold"})
+          EXPECT_FALSE(p.knobs.value(off, false)) << off << " in " << p.knobs.dump();
+        record |= p.knobs.value("numerics", std::string()) == "int8" && p.knobs.value("gemv_prequant", false) &&
+                  p.knobs.value("fuse_glu", false) && p.knobs.value("gemm_half", false);
+      }
+      EXPECT_GE(priors, 3u);
+      EXPECT_TRUE(record);
     }
-    EXPECT_GE(priors, 3u) << (mixed ? "q4_k_m" : "q8_0");
-    EXPECT_TRUE(record) << (mixed ? "q4_k_m" : "q8_0");
-  }
 }
 
 // Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by

@@ -10,10 +10,10 @@
 
 namespace lt::model {
 
-// The architectures lane-tune reads: dense llama, qwen2, qwen3 and gemma3 (sandwich norms, GELU, local and global
-// layers); mixtures of experts qwen2moe (a shared expert beside the routed ones), qwen3moe and gpt-oss (attention
-// sinks, sliding windows, biases, clamped SwiGLU, YaRN).
-enum class Arch { Llama, Qwen2, Qwen3, Qwen2Moe, Qwen3Moe, GptOss, Gemma3 };
+// The architectures lane-tune reads: dense llama, qwen2, qwen3, gemma2 and gemma3 (sandwich norms, GELU, local and
+// global layers; gemma2's attention and final logits softcapped); mixtures of experts qwen2moe (a shared expert beside
+// the routed ones), qwen3moe and gpt-oss (attention sinks, sliding windows, biases, clamped SwiGLU, YaRN).
+enum class Arch { Llama, Qwen2, Qwen3, Qwen2Moe, Qwen3Moe, GptOss, Gemma2, Gemma3 };
 
 // A dense FFN's gate activation: act(gate x) * (up x). Silu; Gelu is ggml's tanh form,
 // 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))) (gemma).
@@ -81,8 +81,8 @@ struct Layer {
   const gguf::TensorInfo* w_up_shared = nullptr;      // [d_model, shared_ffn]
   const gguf::TensorInfo* w_down_shared = nullptr;    // [shared_ffn, d_model]
   bool sliding = false;  // the layer's queries see only the last Model::sliding_window positions
-  // gemma3's sandwich norms: the attention's and the FFN's outputs normed (by these weights) before each joins the
-  // residual.
+  // gemma2's and gemma3's sandwich norms: the attention's and the FFN's outputs normed (by these weights) before each
+  // joins the residual.
   const gguf::TensorInfo* attn_post_norm = nullptr;
   const gguf::TensorInfo* ffn_post_norm = nullptr;
 
@@ -113,12 +113,17 @@ struct Model {
   bool tied_output = false;  // the output matrix is the token embedding
   bool qkv_bias = false;
   bool qk_norm = false;
-  // gemma3: the embedding rows times embed_scale (sqrt(d_model)) as they are gathered, the FFN's activation, and the
-  // sliding layers' own rope (base rope_base_sliding, no scaling) where rope_base_sliding is not 0.
+  // gemma2/gemma3: the embedding rows times embed_scale (sqrt(d_model)) as they are gathered, the FFN's activation, and
+  // the sliding layers' own rope (base rope_base_sliding, no scaling) where rope_base_sliding is not 0.
   float embed_scale = 1.f;
   Activation ffn_act = Activation::Silu;
   float rope_base_sliding = 0.f;
   bool post_norms = false;  // every layer has attn_post_norm and ffn_post_norm
+  // Softcaps (0: none), as llama.cpp applies them: an attention logit s (the scaled q . k) becomes
+  // attn_softcap tanh(s / attn_softcap) before the softmax (gemma2); a logit z of the output final_softcap
+  // tanh(z / final_softcap) (gemma2; gemma3 where its checkpoint names one).
+  float attn_softcap = 0.f;
+  float final_softcap = 0.f;
 
   // Mixture of experts (experts 0: dense): each token runs experts_used of the experts, picked by the router.
   uint32_t experts = 0;
@@ -145,7 +150,7 @@ struct Model {
   std::vector<Layer> layer;
 
   uint32_t group() const { return heads / kv_heads; }  // query heads a key/value head serves
-  // The attention's scale 1/sqrt(attention_width()): head_dim, or gemma3's 27B's d_model / heads (as llama.cpp).
+  // The attention's scale 1/sqrt(attention_width()): head_dim, or the gemma 27Bs' d_model / heads (as llama.cpp).
   float attention_scale() const;
   uint32_t attention_width() const;
   bool has_experts() const { return experts > 0; }

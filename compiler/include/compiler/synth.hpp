@@ -17,7 +17,7 @@ namespace lt::synth {
 // A model shape lane-tune can synthesize: its name, the GGUF architecture, and its hyperparameters.
 struct Preset {
   std::string name;          // "qwen3-0.6b"
-  std::string architecture;  // "qwen3", "llama", "qwen2", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss"
+  std::string architecture;  // "qwen3", "llama", "qwen2", "gemma2", "gemma3", "qwen2moe", "qwen3moe", "gpt-oss"
   uint32_t layers = 0;
   uint32_t d_model = 0;
   uint32_t heads = 0;
@@ -36,10 +36,13 @@ struct Preset {
   uint32_t rope_original_context = 8192;
   // Mixture of experts (experts 0: dense), and its shared expert's width (0: none; qwen2moe has one).
   uint32_t experts = 0, experts_used = 0, expert_ffn = 0, shared_ffn = 0;
-  // Sliding-window attention on alternate layers (gpt-oss; 0: none); gemma3: on all but every sliding_pattern-th
-  // layer (`attention.sliding_window_pattern`, written where not 0; llama.cpp reads 6 when it is absent).
+  // Sliding-window attention on alternate layers (gpt-oss; 0: none); the gemmas: on all but every sliding_pattern-th
+  // layer (`attention.sliding_window_pattern`, written where not 0; llama.cpp reads 2 for gemma2, 6 for gemma3 when it
+  // is absent).
   uint32_t sliding_window = 0;
   uint32_t sliding_pattern = 0;
+  // The gemmas' softcaps (`attn_logit_softcapping`: gemma2's; `final_logit_softcapping`), written where not 0.
+  float attn_softcap = 0.f, final_softcap = 0.f;
 };
 
 // Every preset, tiny ones for tests first.

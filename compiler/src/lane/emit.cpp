@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -149,10 +150,20 @@ std::vector<std::pair<std::string, size_t>> large_smem(const std::vector<std::ve
   return out;
 }
 
-namespace {}  // namespace
+namespace {
 
-std::string module_head(const knobs::Knobs& k, bool gelu) {
+// A float as a C++ literal that reads back as the same float (hexadecimal: exact).
+std::string float_literal(float v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%af", double(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string module_head(const knobs::Knobs& k, const model::Model* m) {
   const char* act = k.numerics == knobs::Numerics::Precise ? "double" : "float";
+  const bool gelu = m && m->ffn_act == model::Activation::Gelu;
   std::ostringstream o;
   o << "#include <climits>\n#include <cstdint>\n#include <type_traits>\n#include <cuda_fp16.h>\n#include "
        "<cuda_bf16.h>\n\n"
@@ -161,15 +172,18 @@ std::string module_head(const knobs::Knobs& k, bool gelu) {
     << "#define LK_INT8 " << int8_words(k) << "\n"
     << "#define LK_KV " << static_cast<int>(k.kv_cache) << "\n"
     << (k.pdl_first ? "#define LK_PDL_FIRST 3\n" : "")  // (else prelude.cuh's 0, or a bench's -D)
-    << (gelu ? "#define LK_GELU 1\n" : "") << "\n";
+    << (gelu ? "#define LK_GELU 1\n" : "");
+  if (m && m->attn_softcap != 0.f) o << "#define LK_ATTN_SOFTCAP " << float_literal(m->attn_softcap) << "\n";
+  if (m && m->final_softcap != 0.f) o << "#define LK_FINAL_SOFTCAP " << float_literal(m->final_softcap) << "\n";
+  o << "\n";
   return o.str();
 }
 
-std::string program_head(const knobs::Knobs& k, bool gelu) {
+std::string program_head(const knobs::Knobs& k, const model::Model* m) {
   return "#include <algorithm>\n#include <cerrno>\n#include <cmath>\n#include <cstdio>\n#include <cstdlib>\n"
          "#include <cstring>\n#include <functional>\n#include <string>\n#include <vector>\n#include <fcntl.h>\n"
          "#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n#include <cuda_runtime.h>\n" +
-         module_head(k, gelu);
+         module_head(k, m);
 }
 
 void LibraryParts::need(const std::string& instance) {
@@ -220,7 +234,7 @@ Program compile(const gguf::File& file, const model::Model& m, const knobs::Knob
      << m.layers << " layers) under the knobs " << k.key() << ".\n"
      << "// Run: lane <checkpoint.gguf> <sidecar> <n_gen> [--logits FILE] TOKEN... (see lane-tune's design.md).\n"
      << "// Built with its host runtime, " << kRuntimeSource << " (lane-tune's lane::build_commands).\n"
-     << program_head(k, m.ffn_act == model::Activation::Gelu);
+     << program_head(k, &m);
   LibraryParts parts;
   for (const auto& form : calls)
     for (const auto& launch : form)

@@ -318,7 +318,7 @@ Image image(const gguf::File& file, const model::Model& m, const knobs::Knobs& k
   }
 
   Image img;
-  img.head = module_head(k, m.ffn_act == model::Activation::Gelu);
+  img.head = module_head(k, &m);
   img.sidecar = p.sidecar;
   std::ostringstream head;
   head << "LANE_IMAGE " << kImageVersion << "\n"

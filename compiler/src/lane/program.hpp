@@ -13,12 +13,13 @@
 namespace lt::lane {
 
 // The text every kernel module starts with under knobs `k`: the includes the device library reads, its number types
-// (lk_act, lk_acc) and the library's switches (LK_INT8, LK_KV, LK_PDL_FIRST; LK_GELU with `gelu`, a model whose dense
-// FFN gates by GELU: gemma3). A module compiles device code alone, and nvcc reads every header it is given (the host's
-// C++ headers cost a module ~0.4 s of its ~1.9).
-std::string module_head(const knobs::Knobs& k, bool gelu = false);
+// (lk_act, lk_acc) and the library's switches (LK_INT8, LK_KV, LK_PDL_FIRST), with model `m` its own (LK_GELU where its
+// dense FFN gates by GELU, the gemmas; LK_ATTN_SOFTCAP and LK_FINAL_SOFTCAP where it softcaps its logits, gemma2). A
+// module compiles device code alone, and nvcc reads every header it is given (the host's C++ headers cost a module
+// ~0.4 s of its ~1.9).
+std::string module_head(const knobs::Knobs& k, const model::Model* m = nullptr);
 // What a program (a lane, the resident host) starts with: the host's includes too, then module_head.
-std::string program_head(const knobs::Knobs& k, bool gelu = false);
+std::string program_head(const knobs::Knobs& k, const model::Model* m = nullptr);
 
 // The kernel library's device files in the order a program includes them (the host side left out): what a kernel
 // module compiles.

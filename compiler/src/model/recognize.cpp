@@ -1,5 +1,5 @@
-// Model recognition: llama.cpp's reading of a llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe or gpt-oss checkpoint's
-// metadata and tensor names.
+// Model recognition: llama.cpp's reading of a llama, qwen2, qwen3, gemma2, gemma3, qwen2moe, qwen3moe or gpt-oss
+// checkpoint's metadata and tensor names.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -202,9 +202,10 @@ Arch arch_of(const std::string& name) {
   if (name == "qwen2moe") return Arch::Qwen2Moe;
   if (name == "qwen3moe") return Arch::Qwen3Moe;
   if (name == "gpt-oss") return Arch::GptOss;
+  if (name == "gemma2") return Arch::Gemma2;
   if (name == "gemma3") return Arch::Gemma3;
   throw Error("unsupported architecture '" + name +
-              "' (lane-tune supports llama, qwen2, qwen3, gemma3, qwen2moe, qwen3moe, gpt-oss)");
+              "' (lane-tune supports llama, qwen2, qwen3, gemma2, gemma3, qwen2moe, qwen3moe, gpt-oss)");
 }
 
 bool is_mixture(Arch a) {
@@ -225,6 +226,8 @@ const char* to_string(Arch a) {
       return "qwen3moe";
     case Arch::GptOss:
       return "gpt-oss";
+    case Arch::Gemma2:
+      return "gemma2";
     case Arch::Gemma3:
       return "gemma3";
   }
@@ -232,8 +235,10 @@ const char* to_string(Arch a) {
 }
 
 uint32_t Model::attention_width() const {
-  // llama.cpp's gemma3 (gemma_pytorch's query_pre_attn_scalar): its 27B (62 layers) scales by d_model / heads.
-  return arch == Arch::Gemma3 && layers == 62 ? d_model / heads : head_dim;
+  // llama.cpp's gemma2 and gemma3 (gemma_pytorch's query_pre_attn_scalar): their 27Bs (46 and 62 layers) scale by
+  // d_model / heads.
+  const bool the_27b = (arch == Arch::Gemma2 && layers == 46) || (arch == Arch::Gemma3 && layers == 62);
+  return the_27b ? d_model / heads : head_dim;
 }
 
 float Model::attention_scale() const {
@@ -421,22 +426,19 @@ void bind_mixture(Reader& r, Model& m, Layer& l, uint32_t i) {
                 ": a shared expert needs all four tensors (lane-tune found " + std::to_string(present) + ")");
 }
 
-// gemma3's hyperparameters as llama.cpp's llama_model_gemma3 reads them: the embedding scale sqrt(d_model), GELU, and
-// with a sliding window its layers' pattern (`attention.sliding_window_pattern`: a flag a layer, or n: every n-th layer
-// global, the others sliding; 6 when absent) and the sliding layers' rope base (`rope.freq_base_swa`, 10000). A final
-// logit softcap is refused: the lane does not apply one.
-void read_gemma3(const Reader& r, Model& m, std::vector<bool>& sliding) {
-  m.embed_scale = std::sqrt(static_cast<float>(m.d_model));
-  m.ffn_act = Activation::Gelu;
-  if (const float cap = r.opt_float("final_logit_softcapping", 0.f); cap != 0.f)
-    throw Error(r.key("final_logit_softcapping") + " is " + std::to_string(cap) +
-                ": lane-tune does not apply a final logit softcap");
-  m.sliding_window = r.opt_uint("attention.sliding_window", 0);
-  if (m.sliding_window == 0) return;
-  m.rope_base_sliding = r.opt_float("rope.freq_base_swa", 10000.f);
-  if (!std::isfinite(m.rope_base_sliding) || !(m.rope_base_sliding > 1.f))
-    throw Error(r.key("rope.freq_base_swa") + " is " + std::to_string(m.rope_base_sliding) +
-                ": a rope base is finite and > 1");
+// A softcap `<arch>.key` (absent: `absent`, 0 for none): finite, and positive where it is applied (llama.cpp divides by
+// it).
+float read_softcap(const Reader& r, const std::string& key, float absent) {
+  const float cap = r.opt_float(key, absent);
+  if (!std::isfinite(cap) || cap < 0.f || (cap == 0.f && absent != 0.f))
+    throw Error(r.key(key) + " is " + std::to_string(cap) + ": a softcap is a finite number > 0");
+  return cap;
+}
+
+// The sliding layers of a gemma checkpoint with `attention.sliding_window`, as llama.cpp's load_swa_pattern reads them:
+// `attention.sliding_window_pattern` a flag a layer, or n (every n-th layer global, the others sliding; `absent` when
+// the key is).
+void read_sliding_pattern(const Reader& r, const Model& m, uint32_t absent, std::vector<bool>& sliding) {
   const gguf::Value* pattern = r.find("attention.sliding_window_pattern");
   if (pattern && pattern->type == gguf::ValueType::Array) {
     const auto& items = pattern->as_array().items;
@@ -452,8 +454,37 @@ void read_gemma3(const Reader& r, Model& m, std::vector<bool>& sliding) {
     }
     return;
   }
-  const uint32_t n = r.opt_uint("attention.sliding_window_pattern", 6);
+  const uint32_t n = r.opt_uint("attention.sliding_window_pattern", absent);
   for (uint32_t i = 0; i < m.layers; ++i) sliding[i] = n == 0 || i % n < n - 1;  // (llama.cpp's set_swa_pattern)
+}
+
+// The gemmas' hyperparameters as llama.cpp's llama_model_gemma2 and llama_model_gemma3 read them: the embedding scale
+// sqrt(d_model), GELU, the final logits' softcap (gemma2: 30 when absent; gemma3: none unless named), and the sliding
+// layers (`attention.sliding_window`: gemma2 always has them, 4096 positions when absent, every second layer global;
+// gemma3 only with the key, every sixth global). gemma2 also softcaps its attention logits (50 when absent); its
+// sliding layers rope as the global ones (`rope.freq_base_swa` where named, scaled as they are); gemma3's by their
+// own base (`rope.freq_base_swa`, 10000) unscaled.
+void read_gemma(const Reader& r, Model& m, std::vector<bool>& sliding) {
+  const bool gemma2 = m.arch == Arch::Gemma2;
+  m.embed_scale = std::sqrt(static_cast<float>(m.d_model));
+  m.ffn_act = Activation::Gelu;
+  m.final_softcap = read_softcap(r, "final_logit_softcapping", gemma2 ? 30.f : 0.f);
+  if (gemma2) m.attn_softcap = read_softcap(r, "attn_logit_softcapping", 50.f);
+  m.sliding_window = r.opt_uint("attention.sliding_window", gemma2 ? 4096 : 0);
+  if (m.sliding_window == 0) return;
+  const float base_swa = r.opt_float("rope.freq_base_swa", gemma2 ? m.rope_base : 10000.f);
+  if (!std::isfinite(base_swa) || !(base_swa > 1.f))
+    throw Error(r.key("rope.freq_base_swa") + " is " + std::to_string(base_swa) + ": a rope base is finite and > 1");
+  if (!gemma2) {
+    m.rope_base_sliding = base_swa;
+  } else if (base_swa != m.rope_base) {
+    if (m.scaling.kind != RopeScaling::Kind::None)
+      throw Error(r.key("rope.freq_base_swa") +
+                  " with rope scaling: lane-tune ropes gemma2's sliding layers by a base "
+                  "of their own only unscaled");
+    m.rope_base_sliding = base_swa;  // (unscaled, as the global layers)
+  }
+  read_sliding_pattern(r, m, gemma2 ? 2 : 6, sliding);
 }
 
 }  // namespace
@@ -542,7 +573,8 @@ Model recognize(const gguf::File& file) {
   const uint64_t o_width = uint64_t{m.heads} * m.value_dim;
   m.token_embd = r.bind("token_embd.weight", {d, m.vocab}, true, true);
   m.output_norm = r.bind("output_norm.weight", {d}, true, false);
-  m.output = r.bind("output.weight", {d, m.vocab}, m.arch == Arch::GptOss, true);
+  // (llama.cpp's gemma2 projects by the embedding whatever the file holds: an output.weight is refused as unused)
+  if (m.arch != Arch::Gemma2) m.output = r.bind("output.weight", {d, m.vocab}, m.arch == Arch::GptOss, true);
   m.tied_output = m.output == nullptr;
   if (m.tied_output) m.output = m.token_embd;
   if (m.arch == Arch::Llama) {
@@ -557,13 +589,13 @@ Model recognize(const gguf::File& file) {
   }
   m.scaling = read_scaling(file, r, m.rope_freqs != nullptr, m.context);
   if (mixture) read_mixture(r, m);
-  const bool gemma = m.arch == Arch::Gemma3;
+  const bool gemma = m.arch == Arch::Gemma2 || m.arch == Arch::Gemma3;
   std::vector<bool> sliding(m.layers, false);
-  if (gemma) read_gemma3(r, m, sliding);
+  if (gemma) read_gemma(r, m, sliding);
 
   const bool gpt_oss = m.arch == Arch::GptOss;
   const bool biases_required = m.arch == Arch::Qwen2 || m.arch == Arch::Qwen2Moe || gpt_oss;
-  const bool norms = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe || gemma;
+  const bool norms = m.arch == Arch::Qwen3 || m.arch == Arch::Qwen3Moe || m.arch == Arch::Gemma3;
   const bool biases_allowed = !norms;
   m.layer.resize(m.layers);
   for (uint32_t i = 0; i < m.layers; ++i) {

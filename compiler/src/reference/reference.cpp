@@ -4,10 +4,11 @@
 // Activations between layers, the key/value caches and every sum are f64: the reference is what lanes are judged
 // against, so it rounds only where the checkpoint does (its weights) and where the logits are written (f32).
 //
-// Beyond the dense decoder, llama.cpp's graphs for qwen2moe, qwen3moe and gpt-oss: attention sinks and sliding windows
-// (llm_graph_context::build_attn, LLAMA_SWA_TYPE_STANDARD), the output bias, YaRN rope (ggml's rope_yarn), and the
-// mixture (build_moe_ffn): router, top-k, softmax and normalization per the model's gating, each selected expert's
-// FFN read from its rows of the 3-D expert tensors, the weighted sum in the selection's order, the shared expert.
+// Beyond the dense decoder, llama.cpp's graphs for qwen2moe, qwen3moe, gpt-oss and the gemmas: attention sinks and
+// sliding windows (llm_graph_context::build_attn, LLAMA_SWA_TYPE_STANDARD), softcapped attention and output logits,
+// sandwich norms, the output bias, YaRN rope (ggml's rope_yarn), and the mixture (build_moe_ffn): router, top-k,
+// softmax and normalization per the model's gating, each selected expert's FFN read from its rows of the 3-D expert
+// tensors, the weighted sum in the selection's order, the shared expert.
 #include "compiler/reference.hpp"
 
 #include <algorithm>
@@ -138,6 +139,11 @@ std::vector<uint32_t> top_k(const double* score, size_t n, size_t k) {
                     [&](uint32_t a, uint32_t b) { return score[a] > score[b] || (score[a] == score[b] && a < b); });
   order.resize(k);
   return order;
+}
+
+// x capped to (-cap, cap) smoothly: cap tanh(x / cap) (gemma2's attention and final logits; cap 0: x).
+double softcap(double x, float cap) {
+  return cap == 0.f ? x : double(cap) * std::tanh(x / double(cap));
 }
 
 // exp(x - max) / sum over `x`, in place.
@@ -340,7 +346,7 @@ struct Reference::Impl {
       score.resize(n);
       double top = -INFINITY;
       for (size_t j = first; j < n; ++j) {
-        score[j] = dot(K.data() + j * k_width + kvh * hd, qv, hd) * scale;
+        score[j] = softcap(dot(K.data() + j * k_width + kvh * hd, qv, hd) * scale, m.attn_softcap);
         top = std::max(top, score[j]);
       }
       if (!sinks.empty()) top = std::max(top, sinks[h]);
@@ -525,6 +531,7 @@ struct Reference::Impl {
     const size_t rows = h.size() / d;
     rms_norm(h.data(), rows, d, output_norm, eps);
     std::vector<double> logits = matmul(*m.output, h, rows);
+    for (double& z : logits) z = softcap(z, m.final_softcap);
     return {logits.begin(), logits.end()};
   }
 };

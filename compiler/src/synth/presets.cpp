@@ -51,6 +51,15 @@ std::vector<Preset> make_presets() {
     all.push_back(p);
   }
   {
+    Preset p;  // gemma2: sandwich norms, GELU, tied output, softcapped attention and logits, sliding and global layers
+    p.name = "tiny-gemma2";
+    p.architecture = "gemma2";
+    p.layers = 2, p.d_model = 256, p.heads = 4, p.kv_heads = 2, p.head_dim = 128, p.ffn = 512, p.vocab = 640;
+    p.context = 4096, p.rope_base = 10000.f, p.norm_eps = 1e-6f, p.tied_output = true;
+    p.sliding_window = 16, p.attn_softcap = 5.f, p.final_softcap = 5.f;  // (caps that bend the tiny model's logits)
+    all.push_back(p);
+  }
+  {
     Preset p;  // qwen3moe: router and 8 experts, 2 used
     p.name = "tiny-moe";
     p.architecture = "qwen3moe";
@@ -131,6 +140,24 @@ std::vector<Preset> make_presets() {
   }
   {
     Preset p;
+    p.name = "gemma2-2b";
+    p.architecture = "gemma2";
+    p.layers = 26, p.d_model = 2304, p.heads = 8, p.kv_heads = 4, p.head_dim = 256, p.ffn = 9216, p.vocab = 256000;
+    p.context = 8192, p.rope_base = 10000.f, p.norm_eps = 1e-6f, p.tied_output = true;
+    p.sliding_window = 4096, p.attn_softcap = 50.f, p.final_softcap = 30.f;
+    all.push_back(p);
+  }
+  {
+    Preset p;
+    p.name = "gemma2-9b";
+    p.architecture = "gemma2";
+    p.layers = 42, p.d_model = 3584, p.heads = 16, p.kv_heads = 8, p.head_dim = 256, p.ffn = 14336, p.vocab = 256000;
+    p.context = 8192, p.rope_base = 10000.f, p.norm_eps = 1e-6f, p.tied_output = true;
+    p.sliding_window = 4096, p.attn_softcap = 50.f, p.final_softcap = 30.f;
+    all.push_back(p);
+  }
+  {
+    Preset p;
     p.name = "gemma3-1b";
     p.architecture = "gemma3";
     p.layers = 26, p.d_model = 1152, p.heads = 4, p.kv_heads = 1, p.head_dim = 256, p.ffn = 6912, p.vocab = 262144;
@@ -205,6 +232,8 @@ const std::pair<const char*, Field> kFields[] = {
     {"shared_ffn", &Preset::shared_ffn},
     {"sliding_window", &Preset::sliding_window},
     {"sliding_pattern", &Preset::sliding_pattern},
+    {"attn_softcap", &Preset::attn_softcap},
+    {"final_softcap", &Preset::final_softcap},
 };
 
 void set_field(Preset& p, const char* name, const Field& field, const nlohmann::json& v) {

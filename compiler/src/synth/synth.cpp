@@ -53,7 +53,7 @@ std::vector<Planned> plan_tensors(const Preset& p, Type matrix_type, const Optio
     out.push_back({{std::move(name), std::move(dims), Type::F32}, fill});
   };
   const uint64_t d = p.d_model, q_width = uint64_t{p.heads} * p.head_dim, kv_width = uint64_t{p.kv_heads} * p.head_dim;
-  const bool gpt_oss = p.architecture == "gpt-oss", gemma = p.architecture == "gemma3";
+  const bool gpt_oss = p.architecture == "gpt-oss", gemma = p.architecture == "gemma2" || p.architecture == "gemma3";
   matrix("token_embd.weight", {d, p.vocab});
   if (p.architecture == "llama" && p.rope_scale_factor > 0)
     vec("rope_freqs.weight", {p.head_dim / 2}, Fill::RopeFactors);
@@ -137,6 +137,8 @@ void set_metadata(gguf::Writer& w, const Preset& p, Type type, bool mixed) {
   }
   if (p.sliding_window > 0) w.set(a + ".attention.sliding_window", Value::u32(p.sliding_window));
   if (p.sliding_pattern > 0) w.set(a + ".attention.sliding_window_pattern", Value::u32(p.sliding_pattern));
+  if (p.attn_softcap > 0) w.set(a + ".attn_logit_softcapping", Value::f32(p.attn_softcap));
+  if (p.final_softcap > 0) w.set(a + ".final_logit_softcapping", Value::f32(p.final_softcap));
   if (a == "gemma3" && p.rope_scale_factor > 0) {  // (its global layers' linear scaling, as the converter writes it)
     w.set(a + ".rope.scaling.type", Value::str("linear"));
     w.set(a + ".rope.scaling.factor", Value::f32(p.rope_scale_factor));
@@ -264,8 +266,18 @@ void check_shape(const Preset& p) {
   need((p.experts != 0) == model::is_mixture(arch),
        "experts are a mixture's (qwen2moe, qwen3moe, gpt-oss) and every mixture has them");
   need(!(arch == model::Arch::GptOss && p.tied_output), "gpt-oss ties no output matrix to its embedding");
+  const bool gemma = arch == model::Arch::Gemma2 || arch == model::Arch::Gemma3;
   need(arch != model::Arch::Gemma3 || (p.qk_norm && !p.qkv_bias), "gemma3 has q/k norms and no q/k/v biases");
-  need(p.sliding_pattern == 0 || arch == model::Arch::Gemma3, "sliding_pattern is gemma3's");
+  need(arch != model::Arch::Gemma2 || (!p.qk_norm && !p.qkv_bias && p.tied_output),
+       "gemma2 has no q/k norms, no q/k/v biases and its output tied to its embedding");
+  need(arch != model::Arch::Gemma2 || p.sliding_window > 0,
+       "gemma2's layers slide (llama.cpp reads a window of 4096 when none is written)");
+  need(p.sliding_pattern == 0 || gemma, "sliding_pattern is the gemmas'");
+  need(p.attn_softcap == 0 || arch == model::Arch::Gemma2, "attn_softcap is gemma2's");
+  need(p.final_softcap == 0 || gemma, "final_softcap is the gemmas'");
+  need(arch != model::Arch::Gemma2 || (p.attn_softcap > 0 && p.final_softcap > 0),
+       "gemma2 softcaps its attention and output logits (llama.cpp reads 50 and 30 when none is written)");
+  need(p.attn_softcap >= 0 && p.final_softcap >= 0, "softcaps are positive (0: none)");
   need(p.experts == 0 || (p.experts_used && p.experts_used <= p.experts && p.expert_ffn % 32 == 0 && p.expert_ffn),
        "a mixture needs 1 to experts used experts and an expert_ffn a multiple of 32");
 }
