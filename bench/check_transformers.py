@@ -3,7 +3,8 @@
 
 For each checkpoint: parse the GGUF here (header, metadata, tensor infos; F32/F16/BF16/Q8_0 data with numpy), load
 the dequantized weights into LlamaForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM / Qwen2MoeForCausalLM /
-Qwen3MoeForCausalLM / GptOssForCausalLM (config from the GGUF metadata; llama's q/k rows un-permuted from llama.cpp's
+Qwen3MoeForCausalLM / GptOssForCausalLM / Gemma2ForCausalLM (config from the GGUF metadata; gemma2's norms as
+transformers holds them, the GGUF's less 1 (llama.cpp's converter adds it); llama's q/k rows un-permuted from llama.cpp's
 converter order back to transformers'; llama.cpp's 3-D expert tensors [expert][row][column] laid out as the installed
 transformers holds its experts: one Linear per expert, or fused gate_up (qwen: gate rows then up rows; gpt-oss: gate
 and up interleaved, x @ W) and down tensors, checked by running layer 0's mixture against numpy), run `lane-tune
@@ -301,6 +302,16 @@ def hf_shape(g):
         s["norm_weights"] = bool(key("expert_weights_norm", arch == "qwen3moe"))
         if arch == "gpt-oss":
             s["sliding_window"] = int(key("attention.sliding_window"))
+    if arch == "gemma2":
+        # As llama.cpp's llama_model_gemma2 reads it: caps 50 / 30, a window of 4096 and every second layer global when
+        # absent; the 27B (46 layers) scales its attention by d_model / heads.
+        n = int(key("attention.sliding_window_pattern", 2))
+        s.update(sliding_window=int(key("attention.sliding_window", 4096)),
+                 attn_softcap=float(key("attn_logit_softcapping", 50.0)),
+                 final_softcap=float(key("final_logit_softcapping", 30.0)),
+                 layer_types=["sliding_attention" if n == 0 or i % n < n - 1 else "full_attention"
+                              for i in range(s["layers"])],
+                 query_pre_attn_scalar=d // heads if s["layers"] == 46 else head_dim)
     return s
 
 
@@ -327,6 +338,14 @@ def tensor_map(s):
         if arch in ("qwen3", "qwen3moe"):
             m += [(p + "self_attn.q_norm.weight", b + "attn_q_norm.weight", None),
                   (p + "self_attn.k_norm.weight", b + "attn_k_norm.weight", None)]
+        if arch == "gemma2":  # (transformers' names for the four norms of a layer)
+            m += [(p + "post_attention_layernorm.weight", b + "post_attention_norm.weight", None),
+                  (p + "pre_feedforward_layernorm.weight", b + "ffn_norm.weight", None),
+                  (p + "post_feedforward_layernorm.weight", b + "post_ffw_norm.weight", None),
+                  (p + "mlp.gate_proj.weight", b + "ffn_gate.weight", None),
+                  (p + "mlp.up_proj.weight", b + "ffn_up.weight", None),
+                  (p + "mlp.down_proj.weight", b + "ffn_down.weight", None)]
+            continue
         if arch == "gpt-oss":
             m += [(p + "self_attn.o_proj.bias", b + "attn_output.bias", None),
                   (p + "self_attn.sinks", b + "attn_sinks.weight", None),
@@ -361,6 +380,8 @@ def hf_weights(g, s):
     for hf, name, heads in tensor_map(s):
         a = g.array(name)
         out[hf] = unpermute(a, heads) if heads is not None else a
+        if s["arch"] == "gemma2" and hf.endswith("norm.weight"):
+            out[hf] = a - 1.0  # (transformers' Gemma RMSNorm multiplies by 1 + weight)
         if hf.endswith("shared_expert_gate.weight"):
             out[hf] = a.reshape(1, -1)  # transformers' Linear(hidden, 1)
     return out
@@ -432,7 +453,8 @@ def build_hf(g, torch, transformers, dtype, device):
     arch, tied = s["arch"], s["tied"]
     classes = {"llama": ("LlamaConfig", "LlamaForCausalLM"), "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
                "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"), "qwen2moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM"),
-               "qwen3moe": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM"), "gpt-oss": ("GptOssConfig", "GptOssForCausalLM")}
+               "qwen3moe": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM"), "gpt-oss": ("GptOssConfig", "GptOssForCausalLM"),
+               "gemma2": ("Gemma2Config", "Gemma2ForCausalLM")}
     if arch not in classes:
         raise SystemExit(f"{g.path}: architecture {arch} has no transformers counterpart here")
     config_cls, model_cls = (getattr(transformers, n) for n in classes[arch])
@@ -443,6 +465,11 @@ def build_hf(g, torch, transformers, dtype, device):
                   tie_word_embeddings=tied, hidden_act="silu", attn_implementation="eager")
     if arch not in ("qwen2", "qwen2moe"):
         common["attention_bias"] = s["bias"]
+    if arch == "gemma2":
+        del common["hidden_act"]
+        common.update(hidden_activation="gelu_pytorch_tanh", sliding_window=s["sliding_window"],
+                      attn_logit_softcapping=s["attn_softcap"], final_logit_softcapping=s["final_softcap"],
+                      query_pre_attn_scalar=s["query_pre_attn_scalar"], layer_types=s["layer_types"])
     if arch == "llama":
         common["mlp_bias"] = False
     if arch in ("qwen2", "qwen2moe", "qwen3moe"):
@@ -628,6 +655,8 @@ def numpy_forward(s, w, ids):
     torch; it checks this script's reading and mapping of the checkpoint, not an outside implementation."""
     import numpy as np
 
+    if s["arch"] == "gemma2":
+        raise SystemExit("--backend numpy models the llama/qwen forward only, not gemma2's: use transformers")
     T, hd = len(ids), s["head_dim"]
     inv = 1.0 / (s["base"] ** (np.arange(0, hd, 2, dtype=np.float64) / hd))
     scale = 1.0

@@ -27,3 +27,11 @@ verify_real gemma2-2b gemma2-2b2 q4_k_m "5 700" 150 "${SETS[0]}" "${SETS[3]}" "$
 # global every 2nd or 3rd layer, caps 3-50), 2 drawn points each, judged by the CPU reference on the GPU.
 ARCHS=gemma2 SEED=42 timeout 200 bash bench/shapes.sh $L /tmp/sh 3 2 > $OUT/shapes-gemma2.txt 2>&1
 echo "shapes: $(grep 'verdict=ok .*stagger=ok' $OUT/shapes-gemma2.txt | sort -u | wc -l) points verified, $(grep -E 'FAIL|DIFFERS|RUN rc' $OUT/shapes-gemma2.txt | sort -u | wc -l) failing"
+# The CPU reference against Hugging Face transformers' Gemma2ForCausalLM (float64, on this machine's CPUs) on tiny-gemma2
+# in f32 and on a drawn gemma2 shape: a third implementation beside llama.cpp's (bench/llama_cpu_check.sh, here).
+mkdir -p /tmp/ct
+$L synth --preset tiny-gemma2 --type f32 --seed 5 -o /tmp/ct/tiny-gemma2.gguf -q
+$L synth --shape '{"architecture":"gemma2","name":"g2-draw","layers":3,"d_model":384,"heads":6,"kv_heads":2,"head_dim":64,"ffn":640,"vocab":700,"context":4096,"tied_output":true,"sliding_window":8,"sliding_pattern":3,"attn_softcap":10,"final_softcap":3}' --type f32 --seed 6 -o /tmp/ct/g2-draw.gguf -q
+timeout 150 python3 bench/check_transformers.py $L /tmp/ct/tiny-gemma2.gguf /tmp/ct/g2-draw.gguf --device cpu \
+  --prompt "1 17 42 300 5 99 250 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25" > $OUT/transformers-gemma2.txt 2>&1
+grep -E "^(VERSIONS|ROPE|RESULT)" $OUT/transformers-gemma2.txt; tail -3 $OUT/transformers-gemma2.txt

@@ -139,7 +139,8 @@ void set_metadata(gguf::Writer& w, const Preset& p, Type type, bool mixed) {
   if (p.sliding_pattern > 0) w.set(a + ".attention.sliding_window_pattern", Value::u32(p.sliding_pattern));
   if (p.attn_softcap > 0) w.set(a + ".attn_logit_softcapping", Value::f32(p.attn_softcap));
   if (p.final_softcap > 0) w.set(a + ".final_logit_softcapping", Value::f32(p.final_softcap));
-  if (a == "gemma3" && p.rope_scale_factor > 0) {  // (its global layers' linear scaling, as the converter writes it)
+  if ((a == "gemma2" || a == "gemma3") && p.rope_scale_factor > 0) {
+    // (linear scaling, as the converter writes it: gemma3's global layers', every layer's in gemma2)
     w.set(a + ".rope.scaling.type", Value::str("linear"));
     w.set(a + ".rope.scaling.factor", Value::f32(p.rope_scale_factor));
   }
