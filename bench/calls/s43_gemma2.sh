@@ -11,14 +11,7 @@
 set -u
 . bench/calls/prelude.sh
 . bench/calls/verify_presets.sh
-SETS=('{"numerics":"dequant"}'
-  '{"numerics":"precise","attn_splits":1}'
-  '{"numerics":"int8","max_chunk":64,"fuse_qkv":true,"side_streams":true}'
-  '{"numerics":"int8x2","max_chunk":16,"attn_splits":4}'
-  '{"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":64,"fuse_qkv":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_glu":true}'
-  '{"numerics":"int8","gemv_prequant":true,"kv_cache":"f16","attn_mma":2,"fuse_qkv":true,"fuse_rope_kv":true,"attn_splits":2,"max_chunk":64,"pdl":true,"fuse_glu":true,"glu_groups":true}'
-  '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","attn_mma":1,"max_chunk":256,"pdl":true,"pdl_first":true,"fuse_glu":true}'
-  '{"numerics":"dequant","kv_cache":"q8_0","attn_lanes":true,"max_chunk":16}')
+SETS=("${DENSE_SETS[@]}")
 VERIFY_PRESETS="tiny-gemma2:q8_0 tiny-gemma2:q4_k_m tiny-gemma2:q5_k_m" verify_presets 240 "${SETS[@]}"
 # (verify_real takes the file at its name when it is there: the preset's 2 layers, written here)
 $L synth --preset gemma2-2b --layers 2 --type q4_k_m --seed 3 -o /tmp/v/gemma2-2b2-q4_k_m.gguf -q

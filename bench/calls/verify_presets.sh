@@ -40,3 +40,15 @@ for n in ($(echo $lens | tr ' ' ,),): print(8, ' '.join(str(r.randrange($vocab))
   cut -c1-170 $OUT/$tag.measure | tail -$(($# + 1))
   [ -s $OUT/$tag.measure ] || tail -5 $OUT/$tag.err
 }
+
+# Eight knob sets over a dense model's forms (sessions 42-43's new architectures): dequant, precise with one split, int8
+# with chunks of 64 and side streams, int8x2 at 4 splits, the int8 copies with every fused launch, the tensor-core step
+# attention with the GLU's groups, gemm_half chunks of 256 with pdl_first, dequant over the q8_0 cache by lanes.
+DENSE_SETS=('{"numerics":"dequant"}'
+  '{"numerics":"precise","attn_splits":1}'
+  '{"numerics":"int8","max_chunk":64,"fuse_qkv":true,"side_streams":true}'
+  '{"numerics":"int8x2","max_chunk":16,"attn_splits":4}'
+  '{"numerics":"int8","gemv_prequant":true,"gemm_prequant":true,"max_chunk":64,"fuse_qkv":true,"fuse_rope_kv":true,"fuse_rope":true,"fuse_glu":true}'
+  '{"numerics":"int8","gemv_prequant":true,"kv_cache":"f16","attn_mma":2,"fuse_qkv":true,"fuse_rope_kv":true,"attn_splits":2,"max_chunk":64,"pdl":true,"fuse_glu":true,"glu_groups":true}'
+  '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","attn_mma":1,"max_chunk":256,"pdl":true,"pdl_first":true,"fuse_glu":true}'
+  '{"numerics":"dequant","kv_cache":"q8_0","attn_lanes":true,"max_chunk":16}')

@@ -308,6 +308,21 @@ Checkpoint with_layers(Checkpoint c, int n) {
   return c;
 }
 
+// Checkpoint `c` of `arch` (dense's widths) with its heads 8 wide (key_length 8), not d_model / heads (4): the gemma
+// 27Bs' attention scale rule tells them apart.
+Checkpoint heads_8_wide(Checkpoint c, const std::string& arch) {
+  c.set(arch + ".attention.key_length", gguf::Value::u32(8));
+  c.set(arch + ".attention.value_length", gguf::Value::u32(8));
+  for (Checkpoint::Tensor& t : c.tensors) {
+    auto is = [&](const char* what) { return t.name.find(what) != std::string::npos; };
+    if (is("attn_q.")) t.dims = {16, 32};
+    if (is("attn_k.") || is("attn_v.")) t.dims = {16, 16};
+    if (is("attn_output.")) t.dims = {32, 16};
+    if (is("attn_q_norm") || is("attn_k_norm")) t.dims = {8};
+  }
+  return c;
+}
+
 // gemma3 as llama.cpp's llama_model_gemma3 reads it: sandwich norms bound, GELU, the embedding scale sqrt(d_model),
 // NeoX rope with q/k norms; with a sliding window, every 6th layer global unless attention.sliding_window_pattern says
 // otherwise (n, or a flag a layer), the sliding layers roping by rope.freq_base_swa (10000 when absent) without the
@@ -353,17 +368,7 @@ TEST(Model, RecognizesGemma3) {
     for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(m.layer[i].sliding, i == 3) << i;
   });
   // The 27B's rule: 62 layers, heads 8 wide where d_model / heads is 4.
-  Checkpoint big = with_layers(dense("gemma3"), 62);
-  big.set("gemma3.attention.key_length", gguf::Value::u32(8));
-  big.set("gemma3.attention.value_length", gguf::Value::u32(8));
-  for (Checkpoint::Tensor& t : big.tensors) {
-    auto is = [&](const char* what) { return t.name.find(what) != std::string::npos; };
-    if (is("attn_q.")) t.dims = {16, 32};
-    if (is("attn_k.") || is("attn_v.")) t.dims = {16, 16};
-    if (is("attn_output.")) t.dims = {32, 16};
-    if (is("attn_q_norm") || is("attn_k_norm")) t.dims = {8};
-  }
-  with_model(big, [](const model::Model& m, const gguf::File&) {
+  with_model(heads_8_wide(with_layers(dense("gemma3"), 62), "gemma3"), [](const model::Model& m, const gguf::File&) {
     EXPECT_EQ(m.head_dim, 8u);
     EXPECT_EQ(m.attention_width(), 4u);  // d_model 16 / 4 heads, not the head width
     EXPECT_FLOAT_EQ(m.attention_scale(), 0.5f);
@@ -433,16 +438,8 @@ TEST(Model, RecognizesGemma2) {
   EXPECT_NE(refusal(zero).find("attn_logit_softcapping is 0"), std::string::npos) << refusal(zero);
   EXPECT_NE(refusal(dense("gemma2", false)).find("output.weight"), std::string::npos);
   // The 27B's rule: 46 layers.
-  Checkpoint big = with_layers(dense("gemma2"), 46);
-  big.set("gemma2.attention.key_length", gguf::Value::u32(8));
-  big.set("gemma2.attention.value_length", gguf::Value::u32(8));
-  for (Checkpoint::Tensor& t : big.tensors) {
-    auto is = [&](const char* what) { return t.name.find(what) != std::string::npos; };
-    if (is("attn_q.")) t.dims = {16, 32};
-    if (is("attn_k.") || is("attn_v.")) t.dims = {16, 16};
-    if (is("attn_output.")) t.dims = {32, 16};
-  }
-  with_model(big, [](const model::Model& m, const gguf::File&) { EXPECT_EQ(m.attention_width(), 4u); });
+  with_model(heads_8_wide(with_layers(dense("gemma2"), 46), "gemma2"),
+             [](const model::Model& m, const gguf::File&) { EXPECT_EQ(m.attention_width(), 4u); });
 }
 
 // A part of a checkpoint llama.cpp's gguf-split wrote says so, and how to merge it; a split of one part is the file.
