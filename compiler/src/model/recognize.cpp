@@ -479,9 +479,8 @@ void read_gemma(const Reader& r, Model& m, std::vector<bool>& sliding) {
     m.rope_base_sliding = base_swa;
   } else if (base_swa != m.rope_base) {
     if (m.scaling.kind != RopeScaling::Kind::None)
-      throw Error(r.key("rope.freq_base_swa") +
-                  " with rope scaling: lane-tune ropes gemma2's sliding layers by a base "
-                  "of their own only unscaled");
+      throw Error(r.key("rope.freq_base_swa") + " with rope scaling: " +
+                  "lane-tune ropes gemma2's sliding layers by a base of their own only unscaled");
     m.rope_base_sliding = base_swa;  // (unscaled, as the global layers)
   }
   read_sliding_pattern(r, m, gemma2 ? 2 : 6, sliding);
