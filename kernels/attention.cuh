@@ -107,6 +107,9 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
   }
   const size_t kvals = (size_t)(hq / group) * ctx * hd, vvals = (size_t)(hq / group) * ctx * vd;
   const size_t kbase = (size_t)kvh * ctx * hd, vbase = (size_t)kvh * ctx * vd;
+  // (two positions a warp unrolled: the second's loads issued before the first's products, the same sums in the same
+  // order; one at a time, each position's cache rows were a dependent round trip: session 43, heads 256 wide)
+#pragma unroll 2
   for (int t = t0 + warp; t < t1; t += LK_ATTN_WARPS) {
     lk_acc kv[PER], vv[VPER];
 #pragma unroll
@@ -174,6 +177,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 #pragma unroll
     for (int g = 0; g < G; ++g) sc[g] = 0;
     if (live)
+#pragma unroll 4  // (four 8-value loads in flight, the products in the same order)
       for (int d = 0; d < hd; d += 8) {
         lk_acc k8[8];
         lk_kv_get8(kc, kvals, (krow + t) * hd + d, k8);
@@ -197,6 +201,7 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
       m[g] = mn;
     }
     const int n = min(32, t1 - tile);
+#pragma unroll 4  // (four positions' values in flight, as the keys above)
     for (int j = 0; j < n; ++j) {
       lk_acc vv[VPER];
 #pragma unroll
