@@ -6,7 +6,7 @@
 # each 8-value piece's) cache rows a dependent round trip. Now unrolled (lk_attention: 2 positions; lk_attention_lanes:
 # 4 key pieces, 4 positions' values), the sums in the same order. Prediction: the same logits bit for bit (the hash),
 # the attention 122 -> ~65 us and 39.6 -> ~15 us a layer, decode 4.69 -> ~3.2 ms and 2.24 -> ~1.6 ms; the new
-# kernels judged by the CPU reference (--verify: tokens, logits within the bound, --stagger bit for bit).
+# kernels judged by the CPU reference (both verified: tokens, logits within the bound, --stagger bit for bit).
 set -u
 . bench/calls/prelude.sh
 mkdir -p /tmp/old && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
@@ -15,9 +15,9 @@ $L synth --preset gemma2-2b --type q4_k_m --seed 3 -o /tmp/v/g2.gguf -q
 A='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_splits":4}'
 B='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_splits":8,"attn_lanes":true}'
 for who in old new; do
-  B_=$L V=--verify; [ $who = old ] && B_=/tmp/old/lane-tune V=
-  timeout 140 $B_ measure /tmp/v/g2.gguf --knobs-json "$A" --knobs-json "$B" $V --workload 512,64 --repeat 3 --profile \
-    --json --cache /tmp/v/c-$who > $OUT/ab-$who.json 2> $OUT/ab-$who.err
+  B_=$L; [ $who = old ] && B_=/tmp/old/lane-tune
+  timeout 140 $B_ measure /tmp/v/g2.gguf --knobs-json "$A" --knobs-json "$B" --verify --workload 512,64 --repeat 3 --profile \
+    --json --cache /tmp/v/c > $OUT/ab-$who.json 2> $OUT/ab-$who.err
   python3 - "$who" $OUT/ab-$who.json <<'PY'
 import json, sys
 for line in open(sys.argv[2]):
