@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
 
 #include "fake_compiler.hpp"
 #include "lane_landscape.hpp"
@@ -265,10 +266,12 @@ TEST(Strategies, ModelScreensThenVerifiesItsFront) {
 // session 14), on Q8_0, where that knob has no other value than 0, the first that holds.
 // The model strategy's first `n` proposals for a synthesized checkpoint of `preset` and `type` (`mixed`: llama.cpp's
 // K-quant mix) on the H200.
-std::vector<Proposal> first_screens(const std::string& preset, ggml::Type type, bool mixed, size_t n) {
+std::vector<Proposal> first_screens(const std::string& preset, ggml::Type type, bool mixed, size_t n,
+                                    std::optional<synth::Preset> shape = std::nullopt) {
   test::TempDir dir;
   synth::Options o;
   o.preset = preset;
+  o.shape = shape;
   o.type = type;
   o.mixed = mixed;
   o.seed = 4;
@@ -334,6 +337,28 @@ TEST(Strategies, TheGemmasFirstScreensAreThePriorsTheyHold) {
       EXPECT_GE(priors, 3u);
       EXPECT_TRUE(record);
     }
+}
+
+// Heads the tensor cores cannot hold (256 wide: attn_mma's domain is 0 alone) take the priors' attention by attn_lanes
+// at their splits, the variant that beat lk_attention 1.8x on gemma2-2b: every prior among the first screens is one,
+// the record's set among them.
+TEST(Strategies, HeadsTheTensorCoresCannotHoldTakeThePriorsByLanes) {
+  synth::Preset wide = synth::preset("tiny-gemma2");
+  wide.name = "tiny-gemma2-256";
+  wide.head_dim = 256;
+  const auto first = first_screens(wide.name, ggml::Type::Q4_K, true, 8, wide);
+  size_t priors = 0;
+  bool record = false;
+  for (const auto& p : first) {
+    if (p.origin != "prior") continue;
+    ++priors;
+    EXPECT_EQ(p.knobs.value("attn_mma", 0), 0) << p.knobs.dump();
+    record |= p.knobs.value("attn_lanes", false) && p.knobs.value("numerics", std::string()) == "int8" &&
+              p.knobs.value("gemv_prequant", false) && p.knobs.value("fuse_glu", false) &&
+              p.knobs.value("gemm_half", false);
+  }
+  EXPECT_GE(priors, 3u);
+  EXPECT_TRUE(record);
 }
 
 // Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by
