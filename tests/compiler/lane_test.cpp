@@ -425,6 +425,42 @@ TEST(Schedule, TheRopeTablesCarryYarnsFrequenciesAndAttentionFactor) {
   }
 }
 
+// A model's own switches in what every program and kernel module starts with: gemma2's caps as exact float literals
+// (its attention's and its output's, 5 each in tiny-gemma2; a drawn cap that no short decimal holds reads back the
+// same), GELU for both gemmas, none of them for a llama; the lane's head and the image's the same text.
+TEST(Emit, TheModelsSwitchesAreInTheHead) {
+  auto head_of = [](const gguf::File& f, const model::Model& m) {
+    return lane::image(f, m, knobs_of({{"numerics", "dequant"}}), {132, 90}).head;
+  };
+  auto define = [](const std::string& head, const std::string& name) -> std::optional<std::string> {
+    const size_t at = head.find("#define " + name + " ");
+    if (at == std::string::npos) return std::nullopt;
+    const size_t from = at + name.size() + 9;
+    return head.substr(from, head.find('\n', from) - from);
+  };
+  Loaded g2 = load("tiny-gemma2");
+  const std::string h2 = head_of(g2.file, g2.model);
+  ASSERT_TRUE(define(h2, "LK_ATTN_SOFTCAP") && define(h2, "LK_FINAL_SOFTCAP") && define(h2, "LK_GELU")) << h2;
+  EXPECT_EQ(std::strtof(define(h2, "LK_ATTN_SOFTCAP")->c_str(), nullptr), 5.f);
+  EXPECT_EQ(define(h2, "LK_FINAL_SOFTCAP")->back(), 'f');  // (a float literal: the kernels' arithmetic stays f32)
+  const lane::Program program = lane::compile(g2.file, g2.model, knobs_of({{"numerics", "dequant"}}), {132, 90});
+  EXPECT_NE(program.cu.find(h2), std::string::npos);
+  synth::Preset odd = synth::preset("tiny-gemma2");
+  odd.attn_softcap = 1.2345678f, odd.final_softcap = 33.3f;  // (more digits than six: exact only as hex)
+  TempDir dir;
+  synth::write(synth::Options{.preset = odd.name, .shape = odd, .seed = 3}, dir / "m.gguf");
+  const gguf::File f = gguf::File::open(dir / "m.gguf");
+  const std::string hd = head_of(f, model::recognize(f));
+  EXPECT_EQ(std::strtof(define(hd, "LK_ATTN_SOFTCAP")->c_str(), nullptr), 1.2345678f) << hd;
+  EXPECT_EQ(std::strtof(define(hd, "LK_FINAL_SOFTCAP")->c_str(), nullptr), 33.3f) << hd;
+  Loaded g3 = load("tiny-gemma3"), llama = load("tiny-llama");
+  const std::string h3 = head_of(g3.file, g3.model);
+  EXPECT_TRUE(define(h3, "LK_GELU"));
+  EXPECT_FALSE(define(h3, "LK_ATTN_SOFTCAP") || define(h3, "LK_FINAL_SOFTCAP")) << h3;
+  const std::string hl = head_of(llama.file, llama.model);
+  EXPECT_FALSE(define(hl, "LK_GELU") || define(hl, "LK_ATTN_SOFTCAP") || define(hl, "LK_FINAL_SOFTCAP")) << hl;
+}
+
 // gemma3's sliding layers rope by frequencies of their own: beside a global layer from a second pair of tables that
 // their Rope launches name (the global layer's the model's, scaled), and where every layer slides from the model's
 // pair, holding the sliding frequencies (a program declares no table no launch reads).
