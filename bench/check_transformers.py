@@ -338,15 +338,11 @@ def tensor_map(s):
         if arch in ("qwen3", "qwen3moe"):
             m += [(p + "self_attn.q_norm.weight", b + "attn_q_norm.weight", None),
                   (p + "self_attn.k_norm.weight", b + "attn_k_norm.weight", None)]
-        if arch == "gemma2":  # (transformers' names for the four norms of a layer)
+        if arch == "gemma2":  # (transformers' names for the sandwich's norms)
             m += [(p + "post_attention_layernorm.weight", b + "post_attention_norm.weight", None),
                   (p + "pre_feedforward_layernorm.weight", b + "ffn_norm.weight", None),
-                  (p + "post_feedforward_layernorm.weight", b + "post_ffw_norm.weight", None),
-                  (p + "mlp.gate_proj.weight", b + "ffn_gate.weight", None),
-                  (p + "mlp.up_proj.weight", b + "ffn_up.weight", None),
-                  (p + "mlp.down_proj.weight", b + "ffn_down.weight", None)]
-            continue
-        if arch == "gpt-oss":
+                  (p + "post_feedforward_layernorm.weight", b + "post_ffw_norm.weight", None)]
+        elif arch == "gpt-oss":
             m += [(p + "self_attn.o_proj.bias", b + "attn_output.bias", None),
                   (p + "self_attn.sinks", b + "attn_sinks.weight", None),
                   (p + "post_attention_layernorm.weight", b + "post_attention_norm.weight", None)]

@@ -172,6 +172,7 @@ void build_form(Schedule& p, Form& f) {
   b.add(Embed{embd, Ref{f.token}, x, R, m.embed_scale}, {f.token}, {"x"}, "embed", "x");
   std::string prev_add;  // the buffer the next norm adds to the residual
   bool normed = false;   // whether the last layer's down projection already normed this layer's input (fuse_norm)
+  const std::vector<bool> tables = rope_tables(m);  // (the pairs of rope tables: a layer's Rope::table its place here)
   for (uint32_t l = 0; l < m.layers; ++l) {
     const model::Layer& L = m.layer[l];
     const std::string t = "l" + std::to_string(l) + "_";
@@ -196,8 +197,7 @@ void build_form(Schedule& p, Form& f) {
     const bool mixed =
         qk && p.knobs.fuse_qkv_mixed && lk_is_quantized(int(L.wq->type)) == lk_is_quantized(int(L.wv->type));
     const bool qkv_rope = p.knobs.fuse_rope && qkv;
-    const std::vector<bool> tables = rope_tables(m);  // (the layer's pair of rope tables: its place among them)
-    const int table = int(std::find(tables.begin(), tables.end(), own_rope(m, L)) - tables.begin());
+    const int table = int(std::find(tables.begin(), tables.end(), own_rope(m, L)) - tables.begin());  // (its pair)
     auto rope = [&](std::optional<KvAppend> append) {
       return Rope{q, k, opt_v(L.q_norm), opt_v(L.k_norm), R, std::move(append), table};
     };
