@@ -285,9 +285,22 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     }
   }
   __syncthreads();
-  int qf[HD / 16][4];
+  // The warp's queries as the scores' A fragments: held in registers, or for heads past 128 wide (the gemmas' 256)
+  // read from shared memory at each use (HD / 16 x 4 registers beside the values' VD / 8 x 4 would pass a thread's
+  // 255: spills).
+  constexpr bool QREGS = HD <= 128;
+  int qf[QREGS ? HD / 16 : 1][4];
+  if constexpr (QREGS)
 #pragma unroll
-  for (int kk = 0; kk < HD / 16; ++kk) lk_ldmatrix4(qf[kk], qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
+    for (int kk = 0; kk < HD / 16; ++kk) lk_ldmatrix4(qf[kk], qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
+  auto qfrag = [&](int kk, int (&a)[4]) {
+    if constexpr (QREGS) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[e] = qf[kk][e];
+    } else {
+      lk_ldmatrix4(a, qs + (rw + (lane & 15)) * QS + kk * 16 + 8 * (lane >> 4));
+    }
+  };
   LK_TL_MARK(2)
 
   // The thread's two rows (g and g + 8 of the warp's 16): where their positions start (from) and how many of them
@@ -325,21 +338,26 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     if constexpr (NT == 1) {
 #pragma unroll
       for (int kk = 0; kk < HD / 16; kk += 2) {
-        int b[4];
+        int a0[4], a1[4], b[4];
+        qfrag(kk, a0);
+        qfrag(kk + 1, a1);
         lk_ldmatrix4(b, kt + (lane & 7) * KS + kk * 16 + 8 * (lane >> 3));
-        lk_mma_kv(sc[0], qf[kk], b[0], b[1]);
-        lk_mma_kv(sc[0], qf[kk + 1], b[2], b[3]);
+        lk_mma_kv(sc[0], a0, b[0], b[1]);
+        lk_mma_kv(sc[0], a1, b[2], b[3]);
       }
     } else {
 #pragma unroll
-      for (int kk = 0; kk < HD / 16; ++kk)
+      for (int kk = 0; kk < HD / 16; ++kk) {
+        int a[4];
+        qfrag(kk, a);
 #pragma unroll
         for (int np = 0; np < NT / 2; ++np) {
           int b[4];
           lk_ldmatrix4(b, kt + (np * 16 + (lane & 7) + 8 * (lane >> 4)) * KS + kk * 16 + 8 * ((lane >> 3) & 1));
-          lk_mma_kv(sc[2 * np], qf[kk], b[0], b[1]);
-          lk_mma_kv(sc[2 * np + 1], qf[kk], b[2], b[3]);
+          lk_mma_kv(sc[2 * np], a, b[0], b[1]);
+          lk_mma_kv(sc[2 * np + 1], a, b[2], b[3]);
         }
+      }
     }
     // The causal (and sliding) mask, the scale, each row's max over the tile (a row's 4 threads meet by shuffles).
     const int tb = t0 + tile * LK_AM_KEYS + kw;

@@ -50,9 +50,11 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 #endif
 #define LK_AM_KEYS 64
 static_assert(LK_AM_STEP_WARPS == 4 || LK_AM_STEP_WARPS == 8, "a step's warp takes 16 or 8 positions of a tile");
-// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.)
+// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.
+// So do heads past 128 wide: a warp's VD / 8 x 4 value sums need more than the 128 registers a thread of 8 warps has
+// at two blocks an SM.)
 LK_SHAPE int lk_attention_mma_warps(bool step, int hd, int vd) {
-  return step && hd % 32 == 0 && vd % 32 == 0 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
+  return step && hd % 32 == 0 && vd % 32 == 0 && hd <= 128 && vd <= 128 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
 }
 LK_SHAPE int lk_attention_mma_rows(bool step) {
   return step ? 16 : LK_AM_WARPS * 16;

@@ -238,9 +238,9 @@ class ModelSearch : public Strategy {
         q.erase(knob);
         v.push_back(q);
       }
-    // Last, for heads the tensor cores cannot hold (attn_mma's domain 0 alone: heads 256 wide, the gemmas'), each
-    // variant's attention by attn_lanes at its splits: gemma2-2b Q4_K_M's decode 3.51 ms/token with lk_attention at 4
-    // splits, 1.92 with attn_lanes at 8, on an H100 (session 43).
+    // Last, for heads the tensor cores cannot hold (attn_mma's domain 0 alone: heads past 256 wide, or past 128
+    // before sm_90), each variant's attention by attn_lanes at its splits: gemma2-2b Q4_K_M's decode 3.51 ms/token
+    // with lk_attention at 4 splits, 1.92 with attn_lanes at 8, on an H100 (session 43, before attn_mma took them).
     for (size_t i = 0, n = v.size(); i < n; ++i)
       if (v[i].contains("attn_mma")) {
         auto q = v[i];

@@ -776,6 +776,41 @@ INSTANTIATE_TEST_SUITE_P(SetsAndDraws, GemmaOnCpu,
                                             ::testing::Range(0, int(std::size(kKnobSets)) + 16)),
                          gemma_case_name);
 
+// The gemmas' heads, 256 wide, on the tensor cores (attn_mma): the chunks' 64 query rows a block with the queries read
+// from shared memory at each use, the decode step's block at 4 warps (each a quarter of each tile), under its own split
+// fold and one split, rope and the append folded in (gemma3's q/k norms with them); past the sliding window, gemma2's
+// caps bending the scores. Before sm_90 (163 KiB of shared memory a block) the space keeps them off.
+TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
+  EXPECT_EQ(lk_attention_mma_warps(true, 256, 256), LK_AM_WARPS);
+  for (const char* arch : {"gemma2", "gemma3"}) {
+    synth::Preset p = synth::preset(std::string("tiny-") + arch);
+    p.name = std::string("wide-") + arch;
+    p.heads = 4;
+    p.kv_heads = arch == std::string("gemma3") ? 1 : 2;
+    p.head_dim = 256;
+    synth::Options o{.preset = p.name, .shape = p, .seed = 9};
+    TempDir dir;
+    synth::write(o, dir / "m.gguf");
+    const model::Model m = model::recognize(gguf::File::open(dir / "m.gguf"));
+    for (const json& j : {json{{"numerics", "int8"},
+                               {"gemv_prequant", true},
+                               {"kv_cache", "f16"},
+                               {"attn_mma", 2},
+                               {"fuse_qkv", true},
+                               {"fuse_rope_kv", true},
+                               {"attn_splits", 2},
+                               {"max_chunk", 64}},
+                          json{{"numerics", "dequant"}, {"kv_cache", "bf16"}, {"attn_mma", 1}, {"max_chunk", 64}},
+                          json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 16}}}) {
+      SCOPED_TRACE(std::string(arch) + " " + j.dump());
+      const knobs::Knobs k = knobs::Knobs::from_json(j);
+      EXPECT_EQ(knobs::space(m, {132, 90}).why_invalid(k), "");
+      EXPECT_NE(knobs::space(m, {108, 80}).why_invalid(k), "");
+      matches_the_reference(o, j, {6, 41, 90});
+    }
+  }
+}
+
 // Every hand-picked set a gemma's space allows is most of them: what it refuses is only the folded norms.
 TEST(GemmaOnCpu, TheirSpacesRefuseOnlyTheFoldedNorms) {
   for (const char* preset : {"tiny-gemma2", "tiny-gemma3"}) {

@@ -339,13 +339,14 @@ TEST(Strategies, TheGemmasFirstScreensAreThePriorsTheyHold) {
     }
 }
 
-// Heads the tensor cores cannot hold (256 wide: attn_mma's domain is 0 alone) take the priors' attention by attn_lanes
-// at their splits, the variant that beat lk_attention 1.8x on gemma2-2b: every prior among the first screens is one,
-// the record's set among them.
+// Heads the tensor cores cannot hold (past 256 wide: attn_mma's domain is 0 alone) take the priors' attention by
+// attn_lanes at their splits, the variant that beat lk_attention 1.8x on gemma2-2b before attn_mma took heads 256 wide:
+// every prior among the first screens is one, the record's set among them. Heads 256 wide (the gemmas') on an sm_90
+// kind take the priors as written, the attention on the tensor cores.
 TEST(Strategies, HeadsTheTensorCoresCannotHoldTakeThePriorsByLanes) {
   synth::Preset wide = synth::preset("tiny-gemma2");
-  wide.name = "tiny-gemma2-256";
-  wide.head_dim = 256;
+  wide.name = "tiny-gemma2-512";
+  wide.head_dim = 512;
   const auto first = first_screens(wide.name, ggml::Type::Q4_K, true, 8, wide);
   size_t priors = 0;
   bool record = false;
@@ -359,6 +360,13 @@ TEST(Strategies, HeadsTheTensorCoresCannotHoldTakeThePriorsByLanes) {
   }
   EXPECT_GE(priors, 3u);
   EXPECT_TRUE(record);
+
+  wide.name = "tiny-gemma2-256";
+  wide.head_dim = 256;
+  size_t on_tensor_cores = 0;
+  for (const auto& p : first_screens(wide.name, ggml::Type::Q4_K, true, 8, wide))
+    on_tensor_cores += p.origin == "prior" && p.knobs.value("attn_mma", 0) == 2;
+  EXPECT_GE(on_tensor_cores, 3u);
 }
 
 // Kernel Tuner's simulation mode: a recorded set of configurations (here 1,500 points of the tiny space, measured by

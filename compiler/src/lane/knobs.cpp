@@ -132,8 +132,9 @@ size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes) {
   return 0;
 }
 
-bool mma_attention_fits(const model::Model& m) {
-  return m.head_dim % 16 == 0 && m.value_dim % 16 == 0 && m.head_dim <= 128 && m.value_dim <= 128;
+bool mma_attention_fits(const model::Model& m, const Target& t) {
+  const uint32_t widest = t.arch >= 90 ? 256 : 128;
+  return m.head_dim % 16 == 0 && m.value_dim % 16 == 0 && m.head_dim <= widest && m.value_dim <= widest;
 }
 
 int gemv_rows(const Knobs& k, ggml::Type t) {
@@ -299,7 +300,7 @@ const KnobDef kTable[] = {
      {false, true},
      [](const model::Model& m, const Target& t, std::vector<json>& values) {
        const bool step_shape = m.kv_heads && m.heads / m.kv_heads <= 16;  // (lk_attention_mma's STEP: 16 rows)
-       if (t.context <= 4096 || !mma_attention_fits(m) || !step_shape) values.resize(1);
+       if (t.context <= 4096 || !mma_attention_fits(m, t) || !step_shape) values.resize(1);
      }},
     {"fuse_qkv",
      &Knobs::fuse_qkv,
@@ -441,10 +442,11 @@ const KnobDef kTable[] = {
      "attention on the tensor cores, flash-style: 1 a chunk's (64 query rows, its rows times the group's heads, a "
      "block), 2 the decode step's too (a row's heads a block of 8 warps, each an eighth of each tile); tiles of 64 "
      "cached positions, an online softmax, the queries and weights rounded to the cache's type; only with a 16-bit "
-     "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers)",
+     "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers), or "
+     "256 on sm_90 and later (a step's block then 4 warps, each a quarter of each tile)",
      {0, 1, 2},
-     [](const model::Model& m, const Target&, std::vector<json>& values) {
-       if (!mma_attention_fits(m)) values.resize(1);
+     [](const model::Model& m, const Target& t, std::vector<json>& values) {
+       if (!mma_attention_fits(m, t)) values.resize(1);
      }},
     {"gemm_half",
      &Knobs::gemm_half,
