@@ -7,8 +7,9 @@
 // stages (lk_attention_mma_stages: two for a chunk, three for a step). A chunk's block takes 16 query rows a warp, each
 // warp through the whole tile; a step's block (STEP: a row's G heads, at most 16 query rows) takes 16 query rows in
 // all, each of its LK_AM_STEP_WARPS warps through an eighth of each tile (8 positions; 4 warps of 16 where a head is
-// not whole 32-column loads: lk_attention_mma_warps), and merges its warps' partials at the end. A warp takes its 16
-// query rows through its positions of a tile:
+// not whole 32-column loads; heads past 128 wide: 2 x 4 warps of 16, each half of the warps half of the value columns:
+// lk_attention_mma_warps), and merges its ways' partials at the end. A warp takes its 16 query rows through its
+// positions of a tile:
 // - scores by mma (m16n8k16, f32 sums): the queries, rounded to the cache's type, as A; the keys as B by ldmatrix;
 // - an online softmax over them in f32, in base 2 (the scale carries log2 e; LK_ATTN_SOFTCAP's cap too);
 // - the weights rounded to the cache's type (their sum is of the rounded weights), times the values by mma (the values
@@ -110,7 +111,7 @@ LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
 // its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
 // copies the value head; `rope` is lk_rope's parameters (unused without ROPE).
 template <int HD, int VD, bool STEP, int ROPE = 0>
-__global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STEP ? 2 : 1)
+__global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STEP && !lk_am_wide(HD, VD) ? 2 : 1)
     lk_attention_mma(const lk_act* __restrict__ q, lk_kv* kc, lk_kv* vc, const int* __restrict__ pos,
                      lk_act* __restrict__ out, lk_acc* __restrict__ part, const float* __restrict__ sinks, int window,
                      int rows, int hq, int ctx, float scale2, int splits, int group, int* __restrict__ xq,
@@ -124,7 +125,9 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   constexpr int QS = HD + 8, KS = HD + 8, VS = VD + 8;  // row strides in elements (16 bytes past the row)
   constexpr int M = lk_attention_mma_rows(STEP);        // the block's query rows
   constexpr int WARPS = lk_attention_mma_warps(STEP, HD, VD);
-  constexpr int NK = STEP ? LK_AM_KEYS / WARPS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions (tiles of 8)
+  // (a step's warps: WAYS of the positions times VSPLIT parts of the value columns, VW columns each)
+  constexpr int VSPLIT = lk_attention_mma_vsplit(STEP, HD, VD), WAYS = WARPS / VSPLIT, VW = VD / VSPLIT;
+  constexpr int NK = STEP ? LK_AM_KEYS / WAYS : LK_AM_KEYS, NT = NK / 8;  // a warp's positions (tiles of 8)
   static_assert(NT == 1 || NT % 2 == 0, "a warp's positions: 8 (the k8 products) or 16 and more");
   constexpr int STAGES = lk_attention_mma_stages(STEP);
   static_assert(!ROPE || STEP, "rope is folded into the decode step's attention only");
@@ -134,7 +137,8 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   lk_kv* vs = ks + STAGES * LK_AM_KEYS * KS;      // [STAGES][LK_AM_KEYS][VS]
   const int kvh = blockIdx.x, i0 = blockIdx.y * M, s = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp * NK : 0;  // the warp's first row and position
+  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp % WAYS * NK : 0;  // the warp's first row and position
+  const int way = warp % WAYS, v0 = warp / WAYS * VW;                      // its way and first value column
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
   const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
@@ -313,9 +317,9 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     span[h] = row < total ? max(0, min(t1, len) - from[h]) : 0;
   }
   float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
-  float o[VD / 8][4];
+  float o[VW / 8][4];
 #pragma unroll
-  for (int n = 0; n < VD / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  for (int n = 0; n < VW / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
 
   for (int tile = 0; tile < tiles; ++tile) {
     const int next = tile + STAGES - 1;  // into the stage the tile before this one was read from
@@ -398,7 +402,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
         l[h] += ra + rb;
       }
 #pragma unroll
-    for (int n = 0; n < VD / 8; ++n) {
+    for (int n = 0; n < VW / 8; ++n) {
       o[n][0] *= corr[0];
       o[n][1] *= corr[0];
       o[n][2] *= corr[1];
@@ -406,9 +410,9 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     }
     if constexpr (NT == 1) {  // (8 positions by 32 value columns an ldmatrix: four k8 products)
 #pragma unroll
-      for (int np = 0; np < VD / 32; ++np) {
+      for (int np = 0; np < VW / 32; ++np) {
         int b[4];
-        lk_ldmatrix4_trans(b, vt + (lane & 7) * VS + np * 32 + 8 * (lane >> 3));
+        lk_ldmatrix4_trans(b, vt + (lane & 7) * VS + v0 + np * 32 + 8 * (lane >> 3));
 #pragma unroll
         for (int i = 0; i < 4; ++i) lk_mma_kv8(o[4 * np + i], pf[0][0], pf[0][1], b[i]);
       }
@@ -416,9 +420,10 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
 #pragma unroll
       for (int kp = 0; kp < NT / 2; ++kp)
 #pragma unroll
-        for (int np = 0; np < VD / 16; ++np) {
+        for (int np = 0; np < VW / 16; ++np) {
           int b[4];
-          lk_ldmatrix4_trans(b, vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + np * 16 + 8 * (lane >> 4));
+          lk_ldmatrix4_trans(b,
+                             vt + (kp * 16 + (lane & 7) + 8 * ((lane >> 3) & 1)) * VS + v0 + np * 16 + 8 * (lane >> 4));
           lk_mma_kv(o[2 * np], pf[kp], b[0], b[1]);
           lk_mma_kv(o[2 * np + 1], pf[kp], b[2], b[3]);
         }
@@ -432,7 +437,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
-  static_assert(WARPS >= 2, "a step's merge keeps each row's sum and max in warps 0 and 1's slots");
+  static_assert(WAYS >= 2, "a step's merge keeps each row's sum and max in ways 0 and 1's slots");
   if constexpr (!STEP) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -441,46 +446,46 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
       const int head = kvh * group + row % group;
       const size_t rh = (size_t)(row / group) * hq + head;
 #pragma unroll
-      for (int n = 0; n < VD / 8; ++n)
+      for (int n = 0; n < VW / 8; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e)
           lk_am_put<VD>(out, part, sinks, rh, head, s, splits, m[h], l[h], 8 * n + 2 * t + e, o[n][2 * h + e]);
     }
   } else {
-    // The warps' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
-    // reads of it).
+    // The ways' partials of the block's rows (last - i0 + 1 of its 16), merged in shared memory (past every warp's
+    // reads of it); a way's max and sum are its first value part's to write (every part has the same).
     const int here = last - i0 + 1;
     __syncthreads();
     LK_TL_MARK(6)
-    float* sm = reinterpret_cast<float*>(lk_smem);                 // [warps][16]
-    float* sl = sm + WARPS * 16;                                   // [warps][16]
-    float* so = sl + WARPS * 16;                                   // [warps][16][VD]
-    lk_act* sq = reinterpret_cast<lk_act*>(so + WARPS * 16 * VD);  // [here][VD]: the output, when whole
+    float* sm = reinterpret_cast<float*>(lk_smem);                // [ways][16]
+    float* sl = sm + WAYS * 16;                                   // [ways][16]
+    float* so = sl + WAYS * 16;                                   // [ways][16][VD]
+    lk_act* sq = reinterpret_cast<lk_act*>(so + WAYS * 16 * VD);  // [here][VD]: the output, when whole
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = g + 8 * h;
       if (r >= here) continue;
-      if (t == 0) {
-        sm[warp * 16 + r] = m[h];
-        sl[warp * 16 + r] = l[h];
+      if (t == 0 && v0 == 0) {
+        sm[way * 16 + r] = m[h];
+        sl[way * 16 + r] = l[h];
       }
 #pragma unroll
-      for (int n = 0; n < VD / 8; ++n) {
-        so[(warp * 16 + r) * VD + 8 * n + 2 * t] = o[n][2 * h];
-        so[(warp * 16 + r) * VD + 8 * n + 2 * t + 1] = o[n][2 * h + 1];
+      for (int n = 0; n < VW / 8; ++n) {
+        so[(way * 16 + r) * VD + v0 + 8 * n + 2 * t] = o[n][2 * h];
+        so[(way * 16 + r) * VD + v0 + 8 * n + 2 * t + 1] = o[n][2 * h + 1];
       }
     }
     __syncthreads();
-    // Each row's max, its warps' factors (in place of their maxes: 0 for a warp that saw none of its positions) and
+    // Each row's max, its ways' factors (in place of their maxes: 0 for a way that saw none of its positions) and
     // its sum, once a row; then a value a thread and turn (session 29's marks: recomputing them for every value was
     // 1.1 us of the 0.6B's 5.8 us launch). The same sums in the same order as a value's own loop: the same numbers.
     if (threadIdx.x < here) {
       const int r = threadIdx.x;
       float mx = -INFINITY, sum = 0.f;
 #pragma unroll
-      for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
+      for (int w = 0; w < WAYS; ++w) mx = fmaxf(mx, sm[w * 16 + r]);
 #pragma unroll
-      for (int w = 0; w < WARPS; ++w) {
+      for (int w = 0; w < WAYS; ++w) {
         const float mw = sm[w * 16 + r], f = mw == -INFINITY ? 0.f : exp2f(mw - mx);
         sum += sl[w * 16 + r] * f;
         sm[w * 16 + r] = f;
@@ -494,7 +499,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
       const int r = i / VD, d = i % VD, row = i0 + r;
       float val = 0.f;
 #pragma unroll
-      for (int w = 0; w < WARPS; ++w) val += so[(w * 16 + r) * VD + d] * sm[w * 16 + r];
+      for (int w = 0; w < WAYS; ++w) val += so[(w * 16 + r) * VD + d] * sm[w * 16 + r];
       const int head = kvh * group + row % group;
       sq[i] = lk_am_put<VD>(out, part, sinks, (size_t)(row / group) * hq + head, head, s, parts > 1 ? splits : 1,
                             sl[16 + r], sl[r], d, val);

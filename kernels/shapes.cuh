@@ -50,11 +50,25 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 #endif
 #define LK_AM_KEYS 64
 static_assert(LK_AM_STEP_WARPS == 4 || LK_AM_STEP_WARPS == 8, "a step's warp takes 16 or 8 positions of a tile");
-// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.
-// So do heads past 128 wide: a warp's VD / 8 x 4 value sums need more than the 128 registers a thread of 8 warps has
-// at two blocks an SM.)
+// (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.)
+// Heads past 128 wide (the gemmas' 256): a warp's VD / 8 x 4 value sums would pass the 128 registers a thread of 8
+// warps has at two blocks an SM, so a step's block there is two halves of the value columns (where they are whole
+// 32-column loads), each 4 warps of 16 positions a tile: both halves score the same positions (the same scores and
+// softmax, computed twice) and each sums its own columns' values, VD / 16 x 4 registers; one block an SM (its stages
+// take 206 KiB of shared memory at 256). The sums are those of 4 warps holding every column: the same numbers.
+LK_SHAPE bool lk_am_wide(int hd, int vd) {
+  return hd > 128 || vd > 128;
+}
+LK_SHAPE int lk_attention_mma_vsplit(bool step, int hd, int vd) {
+  return step && lk_am_wide(hd, vd) && vd % 32 == 0 ? 2 : 1;
+}
 LK_SHAPE int lk_attention_mma_warps(bool step, int hd, int vd) {
-  return step && hd % 32 == 0 && vd % 32 == 0 && hd <= 128 && vd <= 128 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
+  if (step && lk_am_wide(hd, vd)) return LK_AM_WARPS * lk_attention_mma_vsplit(step, hd, vd);
+  return step && hd % 32 == 0 && vd % 32 == 0 ? LK_AM_STEP_WARPS : LK_AM_WARPS;
+}
+// The ways a step's positions are split (a value half's warps): each way's partial is merged at the end.
+LK_SHAPE int lk_attention_mma_ways(bool step, int hd, int vd) {
+  return lk_attention_mma_warps(step, hd, vd) / lk_attention_mma_vsplit(step, hd, vd);
 }
 LK_SHAPE int lk_attention_mma_rows(bool step) {
   return step ? 16 : LK_AM_WARPS * 16;
@@ -65,8 +79,8 @@ LK_SHAPE int lk_attention_mma_stages(bool step) {
 LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
   const int stages =
       2 * (lk_attention_mma_rows(step) * (hd + 8) + lk_attention_mma_stages(step) * LK_AM_KEYS * (hd + 8 + vd + 8));
-  const int w = lk_attention_mma_warps(step, hd, vd);
-  const int merge = 4 * w * 16 * (vd + 2) + 8 * 16 * vd;  // (the warps' partials, the output's values)
+  const int w = lk_attention_mma_ways(step, hd, vd);
+  const int merge = 4 * w * 16 * (vd + 2) + 8 * 16 * vd;  // (the ways' partials, the output's values)
   return stages > merge ? stages : merge;
 }
 // The positions a split of the decode step's attention holds where it folds its own splits (a count given): whole

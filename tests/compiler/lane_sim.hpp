@@ -426,7 +426,7 @@ class LaneSim {
   // lk_attention_mma's arithmetic: the split over the positions from the chunk's first row's first (its window's) to
   // its longest row's last, started at the row's block's first row's first; the queries rounded to the cache's type,
   // tiles of LK_AM_KEYS positions from the split's start, each warp's positions of a tile (all, or under STEP its
-  // share: lk_attention_mma_warps) weighed against its running max and rounded (a warp's positions that are all before
+  // share: lk_attention_mma_ways) weighed against its running max and rounded (a warp's positions that are all before
   // the row's window leave it as it was); under STEP the warps' partials merged at the end. Returns the splits that
   // hold positions: all, but under the step's own fold (lk_am_fold_chunk's whole tiles) those of a short row's
   // positions; one alone writes the output.
@@ -436,7 +436,7 @@ class LaneSim {
     const T* kc = act(f, a.kc);
     const T* vc = act(f, a.vc);
     const bool step = lane::mma_attention_step(m_, a.rows);
-    const int ways = step ? lk_attention_mma_warps(true, int(hd), int(vd)) : 1, nk = LK_AM_KEYS / ways,
+    const int ways = step ? lk_attention_mma_ways(true, int(hd), int(vd)) : 1, nk = LK_AM_KEYS / ways,
               block_rows = lk_attention_mma_rows(step);
     const int longest = pos + a.rows, first = lk_window_first(pos + 1, a.window), span = longest - first;
     const bool own = a.fold && a.splits > 1;

@@ -777,11 +777,15 @@ INSTANTIATE_TEST_SUITE_P(SetsAndDraws, GemmaOnCpu,
                          gemma_case_name);
 
 // The gemmas' heads, 256 wide, on the tensor cores (attn_mma): the chunks' 64 query rows a block with the queries read
-// from shared memory at each use, the decode step's block at 4 warps (each a quarter of each tile), under its own split
-// fold and one split, rope and the append folded in (gemma3's q/k norms with them); past the sliding window, gemma2's
-// caps bending the scores. Before sm_90 (163 KiB of shared memory a block) the space keeps them off.
+// from shared memory at each use, the decode step's block 2 x 4 warps (each a quarter of each tile, each half of the
+// warps half of the value columns), under its own split fold and one split, rope and the append folded in (gemma3's
+// q/k norms with them); past the sliding window, gemma2's caps bending the scores. Before sm_90 (163 KiB of shared
+// memory a block) the space keeps them off.
 TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
-  EXPECT_EQ(lk_attention_mma_warps(true, 256, 256), LK_AM_WARPS);
+  EXPECT_EQ(lk_attention_mma_warps(true, 256, 256), 2 * LK_AM_WARPS);  // (two halves of the value columns)
+  EXPECT_EQ(lk_attention_mma_ways(true, 256, 256), LK_AM_WARPS);
+  EXPECT_EQ(lk_attention_mma_ways(true, 144, 144), LK_AM_WARPS);  // (72-column halves: not whole loads)
+  EXPECT_EQ(lk_attention_mma_warps(true, 144, 144), LK_AM_WARPS);
   for (const char* arch : {"gemma2", "gemma3"}) {
     synth::Preset p = synth::preset(std::string("tiny-") + arch);
     p.name = std::string("wide-") + arch;
@@ -791,7 +795,8 @@ TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
     synth::Options o{.preset = p.name, .shape = p, .seed = 9};
     TempDir dir;
     synth::write(o, dir / "m.gguf");
-    const model::Model m = model::recognize(gguf::File::open(dir / "m.gguf"));
+    const gguf::File file = gguf::File::open(dir / "m.gguf");  // (the model points into it)
+    const model::Model m = model::recognize(file);
     for (const json& j : {json{{"numerics", "int8"},
                                {"gemv_prequant", true},
                                {"kv_cache", "f16"},

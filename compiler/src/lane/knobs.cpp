@@ -443,7 +443,8 @@ const KnobDef kTable[] = {
      "block), 2 the decode step's too (a row's heads a block of 8 warps, each an eighth of each tile); tiles of 64 "
      "cached positions, an online softmax, the queries and weights rounded to the cache's type; only with a 16-bit "
      "cache (kv_cache f16 or bf16) and key and value heads multiples of 16 and at most 128 wide (its registers), or "
-     "256 on sm_90 and later (a step's block then 4 warps, each a quarter of each tile)",
+     "256 on sm_90 and later (a step's block then 2 x 4 warps: each a quarter of each tile, each half of the warps "
+     "half of the value columns)",
      {0, 1, 2},
      [](const model::Model& m, const Target& t, std::vector<json>& values) {
        if (!mma_attention_fits(m, t)) values.resize(1);
