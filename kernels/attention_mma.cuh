@@ -137,8 +137,9 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   lk_kv* vs = ks + STAGES * LK_AM_KEYS * KS;      // [STAGES][LK_AM_KEYS][VS]
   const int kvh = blockIdx.x, i0 = blockIdx.y * M, s = blockIdx.z;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int rw = STEP ? 0 : warp * 16, kw = STEP ? warp % WAYS * NK : 0;  // the warp's first row and position
-  const int way = warp % WAYS, v0 = warp / WAYS * VW;                      // its way and first value column
+  // (the warp's way and first value column: the warp and 0 where the columns are not split)
+  const int way = VSPLIT == 1 ? warp : warp % WAYS, v0 = VSPLIT == 1 ? 0 : warp / WAYS * VW;
+  const int rw = STEP ? 0 : warp * 16, kw = STEP ? way * NK : 0;  // the warp's first row and position
   const int p0 = *pos, total = rows * group;
   const int last = min(total, i0 + M) - 1;  // the block's last query row
   const int first = lk_window_first(p0 + 1, window), longest = p0 + rows;
