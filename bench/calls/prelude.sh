@@ -13,3 +13,16 @@ tune_job() {
     cut -c1-300
   cp "/tmp/tj-$1/job/results.json" "$OUT/results-$1.json" 2> /dev/null && xz -9 "$OUT/results-$1.json"
 }
+
+# Prompts of a trained checkpoint's own text (train_checkpoint.py's OUT.gguf.text), a line each as `measure --prompts`
+# reads them: usage: text_prompts TEXT SEED GENERATED LENGTH...  (prints the lines)
+text_prompts() {
+  python3 - "$@" <<'PY'
+import sys, random
+b = open(sys.argv[1], "rb").read()
+r = random.Random(int(sys.argv[2]))
+for n in map(int, sys.argv[4:]):
+    at = r.randrange(0, len(b) - n)
+    print(sys.argv[3], " ".join(str(x) for x in b[at:at + n]))
+PY
+}

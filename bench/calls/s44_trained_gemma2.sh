@@ -12,14 +12,7 @@ timeout 150 python3 bench/train_checkpoint.py $L gemma2-2b /tmp/w/g.gguf --layer
 echo "train rc=$?"; grep -iE "loss" $OUT/train.log | tail -2; tail -1 $OUT/train.log
 timeout 60 $L quantize /tmp/w/g.gguf --type q8_0 -o /tmp/w/g8.gguf -q
 timeout 60 $L quantize /tmp/w/g.gguf --type q4_k_m -o /tmp/w/g4.gguf -q
-python3 - /tmp/w/g.gguf.text > /tmp/w/prompts <<'PY'
-import sys, random
-b = open(sys.argv[1], "rb").read()
-r = random.Random(9)
-for n in (40, 300, 1200):
-    at = r.randrange(0, len(b) - n)
-    print(16, " ".join(str(x) for x in b[at:at + n]))
-PY
+text_prompts /tmp/w/g.gguf.text 9 16 40 300 1200 > /tmp/w/prompts
 K=(--knobs-json '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_splits":8,"attn_lanes":true}'
    --knobs-json '{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":4}'
    --knobs-json '{"numerics":"int8x2","kv_cache":"f16","attn_mma":2,"attn_splits":1,"max_chunk":256,"gemm_half":true,"fuse_rope_kv":true}'

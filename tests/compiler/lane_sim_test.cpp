@@ -16,6 +16,7 @@
 #include "compiler/model.hpp"
 #include "compiler/reference.hpp"
 #include "compiler/synth.hpp"
+#include "compiler/wide_heads.hpp"
 #include "support/test_support.hpp"
 
 namespace lt::test {
@@ -787,26 +788,15 @@ TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
   EXPECT_EQ(lk_attention_mma_ways(true, 144, 144), LK_AM_WARPS);  // (72-column halves: not whole loads)
   EXPECT_EQ(lk_attention_mma_warps(true, 144, 144), LK_AM_WARPS);
   for (const char* arch : {"gemma2", "gemma3"}) {
-    synth::Preset p = synth::preset(std::string("tiny-") + arch);
-    p.name = std::string("wide-") + arch;
-    p.heads = 4;
-    p.kv_heads = arch == std::string("gemma3") ? 1 : 2;
-    p.head_dim = 256;
+    const synth::Preset p = wide_gemma(arch);
     synth::Options o{.preset = p.name, .shape = p, .seed = 9};
     TempDir dir;
     synth::write(o, dir / "m.gguf");
     const gguf::File file = gguf::File::open(dir / "m.gguf");  // (the model points into it)
     const model::Model m = model::recognize(file);
-    for (const json& j : {json{{"numerics", "int8"},
-                               {"gemv_prequant", true},
-                               {"kv_cache", "f16"},
-                               {"attn_mma", 2},
-                               {"fuse_qkv", true},
-                               {"fuse_rope_kv", true},
-                               {"attn_splits", 2},
-                               {"max_chunk", 64}},
-                          json{{"numerics", "dequant"}, {"kv_cache", "bf16"}, {"attn_mma", 1}, {"max_chunk", 64}},
-                          json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 16}}}) {
+    for (const json& j :
+         {wide_step_knobs(), json{{"numerics", "dequant"}, {"kv_cache", "bf16"}, {"attn_mma", 1}, {"max_chunk", 64}},
+          json{{"numerics", "dequant"}, {"kv_cache", "f16"}, {"attn_mma", 2}, {"max_chunk", 16}}}) {
       SCOPED_TRACE(std::string(arch) + " " + j.dump());
       const knobs::Knobs k = knobs::Knobs::from_json(j);
       EXPECT_EQ(knobs::space(m, {132, 90}).why_invalid(k), "");

@@ -25,6 +25,7 @@
 #include "compiler/model.hpp"
 #include "compiler/synth.hpp"
 #include "compiler/version.hpp"
+#include "compiler/wide_heads.hpp"
 #include "support/test_support.hpp"
 
 // The lane's own xxh64, held to libxxhash's below.
@@ -1207,30 +1208,18 @@ INSTANTIATE_TEST_SUITE_P(Gemmas, LaneGemmaBuild, ::testing::Values("tiny-gemma2"
 // at each use, without warnings. (ptxas -v, session 44: ~140 and ~240 registers of 255, no spills.)
 TEST(LaneGemmaBuild, WideHeadsOnTheTensorCores) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
-  for (const char* shape :
-       {R"({"architecture":"gemma2","layers":2,"d_model":512,"heads":8,"kv_heads":4,"head_dim":256,"ffn":1024,)"
-        R"("vocab":640,"context":4096,"tied_output":true,"sliding_window":16,"attn_softcap":5,"final_softcap":5})",
-        R"({"architecture":"gemma3","layers":2,"d_model":512,"heads":4,"kv_heads":1,"head_dim":256,"ffn":1024,)"
-        R"("vocab":640,"context":4096,"tied_output":true,"qk_norm":true,"sliding_window":16,"sliding_pattern":2})"}) {
+  for (const char* arch : {"gemma2", "gemma3"}) {
     TempDir dir;
     synth::Options o;
-    o.shape = synth::parse_shape(shape);
+    o.shape = wide_gemma(arch);
     synth::write(o, dir / "m.gguf");
     const gguf::File f = gguf::File::open(dir / "m.gguf");
     const model::Model m = model::recognize(f);
-    const knobs::Knobs k = knobs_of({{"numerics", "int8"},
-                                     {"gemv_prequant", true},
-                                     {"kv_cache", "f16"},
-                                     {"attn_mma", 2},
-                                     {"fuse_qkv", true},
-                                     {"fuse_rope_kv", true},
-                                     {"attn_splits", 2},
-                                     {"max_chunk", 64}});
     TempDir lane_dir;
-    lane::write(lane::compile(f, m, k, {132, 90}), lane_dir.path());
+    lane::write(lane::compile(f, m, knobs_of(wide_step_knobs()), {132, 90}), lane_dir.path());
     std::string log;
-    ASSERT_NO_THROW(lane::build(lane_dir.path(), 90, &log, runtime_cache())) << shape << log;
-    EXPECT_EQ(log.find("warning"), std::string::npos) << shape << log;
+    ASSERT_NO_THROW(lane::build(lane_dir.path(), 90, &log, runtime_cache())) << arch << log;
+    EXPECT_EQ(log.find("warning"), std::string::npos) << arch << log;
   }
 }
 
