@@ -803,6 +803,14 @@ TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
       EXPECT_NE(knobs::space(m, {108, 80}).why_invalid(k), "");
       matches_the_reference(o, j, {6, 41, 90});
     }
+    // A lane of 8,192 positions, its split step folded by a launch of its own (attn_fold_launch).
+    json fold = wide_step_knobs();
+    fold["attn_splits"] = 4;
+    fold["attn_fold_launch"] = true;
+    fold["context"] = 8192;
+    SCOPED_TRACE(std::string(arch) + " " + fold.dump());
+    EXPECT_EQ(knobs::space(m, {132, 90, 8192}).why_invalid(knobs::Knobs::from_json(fold)), "");
+    matches_the_reference(o, fold, {6, 90}, 0, 8192);
   }
 }
 

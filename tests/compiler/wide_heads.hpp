@@ -10,13 +10,15 @@
 namespace lt::test {
 
 // tiny-<arch> (gemma2: caps of 5; gemma3: q/k norms, linear scaling 8; both a sliding layer of window 16, then a
-// global one) with 4 query heads 256 wide over 2 key/value heads (gemma2) or 1 (gemma3).
+// global one) with 4 query heads 256 wide over 2 key/value heads (gemma2) or 1 (gemma3), trained to 8,192 positions
+// (a lane holds 4,096 unless its context says more).
 inline synth::Preset wide_gemma(const std::string& arch) {
   synth::Preset p = synth::preset("tiny-" + arch);
   p.name = "wide-" + arch;
   p.heads = 4;
   p.kv_heads = arch == "gemma3" ? 1 : 2;
   p.head_dim = 256;
+  p.context = 8192;
   return p;
 }
 
