@@ -52,15 +52,16 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 static_assert(LK_AM_STEP_WARPS == 4 || LK_AM_STEP_WARPS == 8, "a step's warp takes 16 or 8 positions of a tile");
 // (A step's 8 positions a warp take its key and value heads 32 columns an ldmatrix: heads of 48, 80 or 112 keep 4.)
 // Heads past 128 wide (the gemmas' 256): a warp's VD / 8 x 4 value sums would pass the 128 registers a thread of 8
-// warps has at two blocks an SM, so a step's block there is two halves of the value columns (where they are whole
-// 32-column loads), each 4 warps of 16 positions a tile: both halves score the same positions (the same scores and
-// softmax, computed twice) and each sums its own columns' values, VD / 16 x 4 registers; one block an SM (its stages
-// take 206 KiB of shared memory at 256). The sums are those of 4 warps holding every column: the same numbers.
+// warps has at two blocks an SM, so a step's block there is two halves of the value columns (where key and value
+// heads are whole 32-column loads: a block's 8 warps copy a tile's rows in whole rounds), each 4 warps of 16 positions
+// a tile: both halves score the same positions (the same scores and softmax, computed twice) and each sums its own
+// columns' values, VD / 16 x 4 registers; one block an SM (its stages take 206 KiB of shared memory at 256). The sums
+// are those of 4 warps holding every column: the same numbers.
 LK_SHAPE bool lk_am_wide(int hd, int vd) {
   return hd > 128 || vd > 128;
 }
 LK_SHAPE int lk_attention_mma_vsplit(bool step, int hd, int vd) {
-  return step && lk_am_wide(hd, vd) && vd % 32 == 0 ? 2 : 1;
+  return step && lk_am_wide(hd, vd) && hd % 32 == 0 && vd % 32 == 0 ? 2 : 1;
 }
 LK_SHAPE int lk_attention_mma_warps(bool step, int hd, int vd) {
   if (step && lk_am_wide(hd, vd)) return LK_AM_WARPS * lk_attention_mma_vsplit(step, hd, vd);
