@@ -1223,8 +1223,10 @@ TEST(LaneGemmaBuild, WideHeadsOnTheTensorCores) {
     ASSERT_NO_THROW(lane::build(lane_dir.path(), 90, &log, runtime_cache())) << arch << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << arch << log;
     // Their registers are the form's budget: ptxas spills none of the attention kernels to local memory.
-    const Output ptxas = run(nvcc_path() + " -std=c++17 -gencode arch=compute_90a,code=sm_90a -cubin -Xptxas -warn-spills -o " +
-                             (lane_dir / "lane.cubin").string() + " " + (lane_dir / "lane.cu").string());
+    std::string cmd;
+    const std::string src = (lane_dir / "lane.cu").string();
+    for (const std::string& part : lane::nvcc_module_command(src, src + ".cubin", 90)) cmd += "'" + part + "' ";
+    const Output ptxas = run(cmd + "-Xptxas -warn-spills");
     ASSERT_EQ(ptxas.status, 0) << ptxas.out;
     std::istringstream lines(ptxas.out);
     for (std::string line; std::getline(lines, line);)

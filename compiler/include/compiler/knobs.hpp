@@ -85,14 +85,6 @@ struct Knobs {
   bool operator==(const Knobs&) const = default;
 };
 
-struct Target;
-
-// Whether `m`'s heads fit the tensor-core attention (attn_mma) on `t`: key and value heads multiples of 16 wide (the
-// mma's k) and at most 128 (a warp holds its 16 rows' values in registers), or at most 256 on sm_90 and later (the
-// queries then read from shared memory at each use, and a block's stages of 256-wide tiles take up to 206 KiB of
-// shared memory: more than sm_80's 163).
-bool mma_attention_fits(const model::Model& m, const Target& t);
-
 // The output rows one warp of a decode GEMV over a matrix of type `t` computes: gemv_rows_q6_k for Q6_K where set,
 // else gemv_rows_per_warp.
 int gemv_rows(const Knobs& k, ggml::Type t);
@@ -139,6 +131,12 @@ struct Target {
   int arch = 90;
   int context = 0;
 };
+
+// Whether `m`'s heads fit the tensor-core attention (attn_mma) on `t`: key and value heads multiples of 16 wide (the
+// mma's k) and at most 128 (a warp holds its 16 rows' values in registers), or at most 256 on sm_90 and later (the
+// queries then read from shared memory at each use, and a block's stages of 256-wide tiles take up to 206 KiB of
+// shared memory: more than sm_80's 163).
+bool mma_attention_fits(const model::Model& m, const Target& t);
 
 // One knob's domain: its name, what it does, and the values it may take.
 struct Domain {
