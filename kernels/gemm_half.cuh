@@ -129,24 +129,31 @@ LK_DEVICE void lk_gh_expand(const typename lk_fmt<W>::Raw (&r)[32 / lk_fmt<W>::E
   for (int q = 0; q < 4; ++q) d[q] = reinterpret_cast<const int4*>(h)[q];
 }
 
-// A GEMM split gridDim.z ways along k: each part stores its NA sums a thread (flat; THREADS threads, coalesced across
-// them) in its slice of `part`; the block that counts the tile's last part adds the parts in their order (whichever
-// finished last, so the sums are the same every run), leaves them in `flat` and resets the tile's count for the next
-// launch. Returns whether this block goes on to write the tile (every block where there is one part).
+// (lk_ksplit, a block's part of k in a split GEMM, and lk_gemm_unit are kernels/shapes.cuh's.) A launched grid's
+// split: blockIdx.z of gridDim.z, its tile's slot blockIdx.y gridDim.x + blockIdx.x.
+LK_DEVICE lk_ksplit lk_ksplit_grid() {
+  return {(int)blockIdx.z, (int)gridDim.z, (int)(blockIdx.y * gridDim.x + blockIdx.x)};
+}
+
+// A GEMM split along k: each part stores its NA sums a thread (flat; THREADS threads, coalesced across them) in its
+// slice of `part`; the block that counts the tile's last part adds the parts in their order (whichever finished last,
+// so the sums are the same every run), leaves them in `flat` and resets the tile's count for the next launch. Its
+// loads a part's NA at once: a value's parts one after another were NA x zs dependent trips to L2 (64 x 2 for
+// lk_gemm_w's tiles: ~100 us added to a split launch, session 45). Returns whether this block goes on to write the
+// tile (every block where there is one part).
 template <int NA, int THREADS>
-LK_DEVICE bool lk_gemm_parts(float* flat, float* __restrict__ part, int* __restrict__ count) {
-  if (gridDim.z == 1) return true;
-  const int tid = threadIdx.x, tile = blockIdx.y * gridDim.x + blockIdx.x;
-  float* const slice = part + (size_t)tile * gridDim.z * NA * THREADS;
+LK_DEVICE bool lk_gemm_parts(float* flat, float* __restrict__ part, int* __restrict__ count, lk_ksplit ks) {
+  if (ks.zs == 1) return true;
+  const int tid = threadIdx.x;
+  float* const slice = part + (size_t)ks.slot * ks.zs * NA * THREADS;
 #pragma unroll
-  for (int a = 0; a < NA; ++a) slice[((size_t)blockIdx.z * NA + a) * THREADS + tid] = flat[a];
-  if (!lk_last_arrival(count + tile, (int)gridDim.z)) return false;
+  for (int a = 0; a < NA; ++a) slice[((size_t)ks.z * NA + a) * THREADS + tid] = flat[a];
+  if (!lk_last_arrival(count + ks.slot, ks.zs)) return false;
 #pragma unroll
-  for (int a = 0; a < NA; ++a) {
-    float v = 0.f;
-    for (int z = 0; z < (int)gridDim.z; ++z) v += __ldcg(slice + ((size_t)z * NA + a) * THREADS + tid);
-    flat[a] = v;
-  }
+  for (int a = 0; a < NA; ++a) flat[a] = __ldcg(slice + (size_t)a * THREADS + tid);
+  for (int z = 1; z < ks.zs; ++z)
+#pragma unroll
+    for (int a = 0; a < NA; ++a) flat[a] += __ldcg(slice + ((size_t)z * NA + a) * THREADS + tid);
   return true;
 }
 
@@ -207,7 +214,8 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
 template <class W, bool GLU, int BN, int BM, int P = lk_gemm_h_prefetch(BN)>
 LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __half* __restrict__ xh,
                               const float* __restrict__ bias, const lk_glu_act& act, float* __restrict__ y, int k,
-                              int n, int rows, int out0, int act0, float* __restrict__ part, int* __restrict__ count) {
+                              int n, int rows, int out0, int act0, float* __restrict__ part, int* __restrict__ count,
+                              lk_ksplit ks) {
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;                    // a 32-group's units
   constexpr int BO = lk_gemm_h_outputs(GLU, BM);  // output rows a block
@@ -229,8 +237,8 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
   const int wm = warp >> 2, wn = warp & 3;
   const int kb = k / 32, kstages = (kb + GROUPS - 1) / GROUPS;
-  // This block's stages: split gridDim.z ways along k (lk_gemm_h_split), part blockIdx.z.
-  const int per = (kstages + gridDim.z - 1) / gridDim.z, k0 = min(kstages, (int)blockIdx.z * per);
+  // This block's stages: part ks.z of ks.zs along k (lk_gemm_h_split, lk_gemm_tail_split).
+  const int per = (kstages + ks.zs - 1) / ks.zs, k0 = min(kstages, ks.z * per);
   const int nst = min(kstages, k0 + per) - k0;
   unsigned char* const acts = lk_smem + 2 * WT;
 
@@ -301,7 +309,7 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
 
   lk_gh_pipeline<P>(nst, raw, lk_smem, WT, fetch, unpack, multiply, load_acts, [] {}, [] {});
   // Split along k: the parts' sums meet (lk_gemm_parts).
-  if (!lk_gemm_parts<MT * NT * 4, LK_GH_WARPS * 32>(&acc[0][0][0], part, count)) return;
+  if (!lk_gemm_parts<MT * NT * 4, LK_GH_WARPS * 32>(&acc[0][0][0], part, count, ks)) return;
     // acc[mt][j][e]: tile row arow[mt] + g (+ 8 for e >= 2), activation row 2t (+ 1 for odd e) of the warp's tile j;
     // under GLU tile mt + MT / 2 holds the same outputs' up sums.
 #pragma unroll
@@ -330,7 +338,57 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
               int n, int rows, float* __restrict__ part, int* __restrict__ count) {
   lk_gemm_h_tile<W, GLU, BN, BM>(wg, wu, 0, xh, bias, lk_glu_act{nullptr, nullptr, 0.f, 1.f}, y, k, n, rows,
-                                 blockIdx.x * lk_gemm_h_outputs(GLU, BM), blockIdx.y * BN, part, count);
+                                 blockIdx.x * lk_gemm_h_outputs(GLU, BM), blockIdx.y * BN, part, count,
+                                 lk_ksplit_grid());
+}
+
+// A grouped GEMM's matrices (lk_gemm_h_parts, lk_gemm_w_parts): up to 3 projections of one input in one format (a
+// chunk's q, k and v), each with its bias and output; n 0 past the group's. One grid over all their output tiles, so
+// that k's and v's narrow grids (1,024 rows on the 8B: 64 tiles of 128 activation rows) run beside q's and the GPU sees
+// one launch's tail instead of three.
+template <class W>
+struct lk_gemm_group {
+  W w[3];
+  const float* bias[3];
+  float* y[3];
+  int n[3];
+};
+
+// One of three values by the part `p` (a kernel parameter indexed at run time goes to local memory).
+template <class T>
+LK_DEVICE T lk_part_of(int p, const T& a, const T& b, const T& c) {
+  return p == 0 ? a : p == 1 ? b : c;
+}
+
+// The part of a grouped GEMM that output tile `tile` lies in (`bo` outputs a tile, each part's tiles after those of
+// the parts before it), its matrix, bias, output and rows, and the tile's first output within it.
+template <class W>
+struct lk_gemm_part {
+  W w;
+  const float* bias;
+  float* y;
+  int n, out0;
+};
+template <class W>
+LK_DEVICE lk_gemm_part<W> lk_gemm_part_at(const lk_gemm_group<W>& g, int bo, int tile) {
+  const int t0 = (g.n[0] + bo - 1) / bo, t1 = (g.n[1] + bo - 1) / bo;
+  const int p = tile < t0 ? 0 : tile < t0 + t1 ? 1 : 2;
+  return {lk_pick(p == 2, lk_pick(p == 1, g.w[0], g.w[1]), g.w[2]), lk_part_of(p, g.bias[0], g.bias[1], g.bias[2]),
+          lk_part_of(p, g.y[0], g.y[1], g.y[2]), lk_part_of(p, g.n[0], g.n[1], g.n[2]),
+          (tile - lk_part_of(p, 0, t0, t0 + t1)) * bo};
+}
+
+// lk_gemm_h_parts<W, BN, BM>: lk_gemm_h over a group's matrices, its units (lk_gemm_unit) along blockIdx.x; gx the
+// group's output tiles.
+template <class W, int BN, int BM>
+__global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
+    lk_gemm_h_parts(lk_gemm_group<W> g, const __half* __restrict__ xh, int k, int rows, int gx, int full, int split,
+                    float* __restrict__ part, int* __restrict__ count) {
+  lk_ksplit ks;
+  const int tile = lk_gemm_unit(blockIdx.x, full, split, ks);
+  const lk_gemm_part<W> t = lk_gemm_part_at(g, lk_gemm_h_outputs(false, BM), tile % gx);
+  lk_gemm_h_tile<W, false, BN, BM>(t.w, t.w, 0, xh, t.bias, lk_glu_act{nullptr, nullptr, 0.f, 1.f}, t.y, k, t.n,
+                                   rows, t.out0, tile / gx * BN, part, count, ks);
 }
 
 // A mixture's chunk's expert projections on the tensor cores (gemm_half): its (row, slot) pairs grouped by expert
@@ -355,7 +413,8 @@ __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
   const size_t base = (size_t)e * n, at = (size_t)first[e];
   const lk_glu_act mine{act.bg ? act.bg + base : nullptr, act.bu ? act.bu + base : nullptr, act.limit, act.alpha};
   lk_gemm_h_tile<W, GLU, BN, BM, P>(wg, wu, base, xg + at * k, bias ? bias + base : nullptr, mine, out + at * n, k, n,
-                                    count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr);
+                                    count[e], blockIdx.x * lk_gemm_h_outputs(GLU, BM), t * BN, nullptr, nullptr,
+                                    lk_ksplit{0, 1, 0});
 }
 
 #endif  // LK_WITH_GEMM_HALF

@@ -64,17 +64,18 @@ LK_DEVICE void lk_wg_pin(float (&d)[32]) {
 #endif
 
 #if LK_WITH_GEMM_HALF
+// One block's tile: outputs out0 .. of `n` (of wg, under GLU of wu too) by activation rows act0 .. of `rows`; `ks`
+// its part of k (a split GEMM's; its sums meet in `part`, counted in `count`).
 template <class W, bool GLU, int BN, int WGS, int KS, int P = lk_gemm_h_prefetch(BN)>
-__global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
-    lk_gemm_w(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
-              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+LK_DEVICE void lk_gemm_w_tile(const W& wg, const W& wu, const __half* __restrict__ xh, const float* __restrict__ bias,
+                              float* __restrict__ y, int k, int n, int rows, int out0, int act0,
+                              float* __restrict__ part, int* __restrict__ count, lk_ksplit ks) {
 #if LK_WGMMA
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;
   constexpr int GROUPS = KS / 32, MG = KS / 64, ROW = 2 * KS + 16;  // (a weight row padded: ldmatrix's rows' banks)
   constexpr int NB = BN / 64;                                       // wgmma n64 tiles a stage's 16 of k
   constexpr int WT = 64 * WGS * ROW, AT = BN * KS * 2;
-  constexpr int BO = lk_gemm_w_outputs(GLU, WGS);  // outputs a block
   static_assert(BN % 64 == 0 && BN <= 256 && (KS == 64 || KS == 128), "n64 tiles; a stage one or two swizzle atoms");
   static_assert(lk_gemm_w_smem(BN, WGS, KS) == 2 * WT + LK_GH_STAGES * AT + 1024,
                 "the shared memory as shapes.cuh says");
@@ -83,9 +84,8 @@ __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
   unsigned char* const lk_smem =
       lk_smem_raw + ((1024u - ((unsigned)__cvta_generic_to_shared(lk_smem_raw) & 1023u)) & 1023u);
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, t = lane & 3;
-  const int out0 = blockIdx.x * BO, act0 = blockIdx.y * BN;
   const int kb = k / 32, kstages = (kb + GROUPS - 1) / GROUPS;
-  const int per = (kstages + gridDim.z - 1) / gridDim.z, k0 = min(kstages, (int)blockIdx.z * per);
+  const int per = (kstages + ks.zs - 1) / ks.zs, k0 = min(kstages, ks.z * per);
   const int nst = min(kstages, k0 + per) - k0;
   unsigned char* const acts = lk_smem + 2 * WT;
   static_assert(2 * WT % 1024 == 0, "the activations' stages start on an atom");
@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
         for (int nb = 0; nb < NB; ++nb) lk_wg_pin(acc[nb]);
       },
       [] { lk_fence_async_smem(); });
-  if (!lk_gemm_parts<NB * 32, 128 * WGS>(&acc[0][0], part, count)) return;
+  if (!lk_gemm_parts<NB * 32, 128 * WGS>(&acc[0][0], part, count, ks)) return;
     // acc[nb][4 j + e]: tile row 16 warp + g (+ 8 for e >= 2), activation row 64 nb + 8 j + 2 t (+ 1 for odd e); under
     // GLU the + 8 row is the same output's up sum.
 #pragma unroll
@@ -170,5 +170,27 @@ __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
 #else
   __trap();  // (built for a GPU without wgmma: the lowering never launches it there)
 #endif
+}
+
+// lk_gemm_w<W, GLU, BN, WGS, KS>: blockIdx.x the output tile, blockIdx.y the activation tile, blockIdx.z the part of k.
+template <class W, bool GLU, int BN, int WGS, int KS>
+__global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
+    lk_gemm_w(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
+              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+  lk_gemm_w_tile<W, GLU, BN, WGS, KS>(wg, wu, xh, bias, y, k, n, rows, blockIdx.x * lk_gemm_w_outputs(GLU, WGS),
+                                      blockIdx.y * BN, part, count, lk_ksplit_grid());
+}
+
+// lk_gemm_w_parts<W, BN, WGS, KS>: lk_gemm_w over a group's matrices (gemm_half.cuh's lk_gemm_group), its units
+// (lk_gemm_unit) along blockIdx.x; gx the group's output tiles.
+template <class W, int BN, int WGS, int KS>
+__global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
+    lk_gemm_w_parts(lk_gemm_group<W> g, const __half* __restrict__ xh, int k, int rows, int gx, int full, int split,
+                    float* __restrict__ part, int* __restrict__ count) {
+  lk_ksplit ks;
+  const int tile = lk_gemm_unit(blockIdx.x, full, split, ks);
+  const lk_gemm_part<W> t = lk_gemm_part_at(g, lk_gemm_w_outputs(false, WGS), tile % gx);
+  lk_gemm_w_tile<W, false, BN, WGS, KS>(t.w, t.w, xh, t.bias, t.y, k, t.n, rows, t.out0, tile / gx * BN, part, count,
+                                        ks);
 }
 #endif  // LK_WITH_GEMM_HALF

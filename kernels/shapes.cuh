@@ -204,6 +204,36 @@ LK_SHAPE int lk_gemm_h_split(long tiles, int kstages, int slots) {
   return s;
 }
 
+// A grouped GEMM's split (lk_gemm_h_parts, lk_gemm_w_parts: a chunk's q, k and v in one grid): only its tiles past
+// the GPU's whole waves of `slots` blocks (the 8B's q/k/v: 192 tiles of 128 x 128 on 132 SMs, one an SM: a second
+// wave of 60) split along k, up to 4 ways while they still fit one wave and each part keeps 6 stages or more; the
+// rest whole (a split tile's parts meet through global memory: the whole grid split 2 ways measured 0.91x, session 45).
+LK_SHAPE int lk_gemm_tail_split(long tiles, int kstages, int slots) {
+  const long tail = tiles % slots;
+  int s = 1;
+  while (tail > 0 && s < 4 && tail * (s + 1) <= slots && kstages >= 6 * (s + 1)) ++s;
+  return s;
+}
+
+// A block's part of k in a GEMM split along k: part z of zs, its tile's slot `slot` in the parts' workspace and
+// count (kernels/gemm_half.cuh's lk_gemm_parts).
+struct lk_ksplit {
+  int z, zs, slot;
+};
+
+// A grouped GEMM's work unit `u` (blockIdx.x of a grid of full + (tiles - full) x split units; lk_gemm_tail_split):
+// below `full` a whole tile (tile u), past it part (u - full) % split along k of tile full + (u - full) / split, whose
+// slot is (u - full) / split. Returns the tile (the output tiles along x, then the activation tiles), `ks` its part.
+LK_SHAPE int lk_gemm_unit(int u, int full, int split, lk_ksplit& ks) {
+  if (u < full) {
+    ks = {0, 1, 0};
+    return u;
+  }
+  const int t = (u - full) / split;
+  ks = {(u - full) % split, split, t};
+  return full + t;
+}
+
 // lk_gemm_w (gemm_wgmma): a block is `wgs` warpgroups, 64 wgs weight rows by bn activation rows, ks (64 or 128) of k a
 // stage; two weight tiles of 64 wgs rows of 2 ks + 16 bytes (the values and 16 more, for ldmatrix's banks), then
 // LK_GH_STAGES stages of bn rows of ks f16 in wgmma's 128-byte swizzle, and 1,024 bytes to put them on its atoms.

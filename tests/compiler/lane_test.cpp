@@ -1078,8 +1078,9 @@ TEST(LaneBlockBuild, TheBlockGemmsBuildInTheLaneAndAsModules) {
 }
 
 // gemm_half's lanes build for sm_90 without warnings: a Q4_K_M checkpoint under int8 (the decode step's int8 copy
-// beside the chunks' f16 one; Q4_K and Q6_K tiles, the fused gate/up GEMM) and a bf16 one under dequant; and its
-// GEMM builds alone as a worker's kernel module (LK_WITH_GEMM_HALF set by its instance's name).
+// beside the chunks' f16 one; Q4_K and Q6_K tiles, the fused gate/up GEMM, q/k/v grouped) and a bf16 one under
+// dequant; and its GEMMs build alone as a worker's kernel modules (LK_WITH_GEMM_HALF set by their instances' names:
+// the grouped ones' modules lacked it once, session 45), the wgmma ones too.
 TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc here";
   TempDir dir;
@@ -1088,7 +1089,13 @@ TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
   synth::write(synth::Options{.preset = "tiny-qwen3", .type = ggml::Type::BF16, .seed = 3}, dir / "bf16.gguf");
   const std::pair<const char*, json> lanes[] = {
       {"q4km.gguf",
-       {{"numerics", "int8"}, {"gemm_half", true}, {"gemv_prequant", true}, {"max_chunk", 256}, {"fuse_glu", true}}},
+       {{"numerics", "int8"},
+        {"gemm_half", true},
+        {"gemv_prequant", true},
+        {"max_chunk", 256},
+        {"fuse_glu", true},
+        {"fuse_qkv", true},
+        {"fuse_qkv_mixed", true}}},
       {"bf16.gguf", {{"numerics", "dequant"}, {"gemm_half", true}, {"max_chunk", 64}, {"pdl", true}}},
   };
   int at = 0;
@@ -1101,16 +1108,24 @@ TEST(LaneHalfBuild, BuildsInTheLaneAndAsAModule) {
     ASSERT_NO_THROW(lane::build(out, 90, &log)) << file << ": " << log;
     EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     const lane::Image img = lane::image(f, m, knobs_of(k), {132, 90});
-    const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
-                                 [&](const std::string& i) { return i.rfind("lk_gemm_h<", 0) == 0; });
-    ASSERT_NE(it, img.kernels.end()) << file;
-    if (at > 1) continue;  // (one module suffices)
-    const std::string src = (dir / "module.cu").string();
-    std::ofstream(src) << lane::module_source(img.head, *it);
-    std::string cmd;
-    for (const std::string& part : lane::nvcc_module_command(src, src + ".cubin", 90)) cmd += "'" + part + "' ";
-    const Output o = run(cmd + "2>&1");
-    EXPECT_EQ(o.status, 0) << *it << ": " << o.out;
+    auto first = [&](const std::string& prefix) {
+      const auto it = std::find_if(img.kernels.begin(), img.kernels.end(),
+                                   [&](const std::string& i) { return i.rfind(prefix, 0) == 0; });
+      return it == img.kernels.end() ? std::string() : *it;
+    };
+    ASSERT_NE(first("lk_gemm_h<"), "") << file;
+    if (at > 1) continue;  // (one lane's modules suffice)
+    ASSERT_NE(first("lk_gemm_h_parts<"), "") << file;
+    for (const std::string& instance : {first("lk_gemm_h<"), first("lk_gemm_h_parts<"),
+                                        std::string("lk_gemm_w<lk_blk<LK_Q4_K>, true, 128, 2, 128>"),
+                                        std::string("lk_gemm_w_parts<lk_blk<LK_Q4_K>, 128, 2, 128>")}) {
+      const std::string src = (dir / "module.cu").string();
+      std::ofstream(src) << lane::module_source(img.head, instance);
+      std::string cmd;
+      for (const std::string& part : lane::nvcc_module_command(src, src + ".cubin", 90)) cmd += "'" + part + "' ";
+      const Output o = run(cmd + "2>&1");
+      EXPECT_EQ(o.status, 0) << instance << ": " << o.out;
+    }
   }
 }
 

@@ -288,6 +288,122 @@ TEST(Lowering, LargeHalfGemmsOnHopperTakeWgmma) {
   EXPECT_EQ(shape(4096, 4096, false, 512).wgs, 0);
 }
 
+// A chunk's fused q/k/v under gemm_half is one grouped GEMM a run of parts in one format (lk_gemm_h_parts /
+// lk_gemm_w_parts: one grid over the parts' output tiles in order), so that k's and v's narrow grids run beside q's:
+// tiny-llama's Q4_K_M layers with v in Q4_K group all three, those with a Q6_K v group q and k and keep v alone; the
+// group's parameters name each part's matrix, bias, output and rows (none past the group's), its output tiles, whole
+// tiles and split. Not under the int8 GEMMs (a part a launch) nor in the decode step (lk_gemv_parts).
+TEST(Lowering, AChunksQkvIsOneGroupedGemmAFormat) {
+  const gguf::File& file = q4km().file;
+  const model::Model& m = q4km().model;
+  const json k = {{"numerics", "int8"}, {"gemm_half", true},      {"gemv_prequant", true},
+                  {"fuse_qkv", true},   {"fuse_qkv_mixed", true}, {"max_chunk", 64}};
+  const Schedule p = schedule(file, m, knobs::Knobs::from_json(k), knobs::Target{132, 90});
+  int three = 0, two = 0;
+  for (size_t l = 0; l < m.layers; ++l) {
+    const auto calls = lower(p, form_of(p, 64), launch_of(p, 64, "gemv_qkv", "l" + std::to_string(l) + "_q"));
+    const bool mixed = m.layer[l].wv->type != m.layer[l].wq->type;
+    ASSERT_EQ(calls.size(), mixed ? 2u : 1u) << l;
+    const KernelCall& g = calls[0];
+    EXPECT_EQ(g.instance(), "lk_gemm_h_parts<lk_blk<LK_Q4_K>, 64, 64>") << l;  // (64 rows: 64-row tiles)
+    const size_t parts = mixed ? 2 : 3;
+    size_t gx = 0;
+    for (size_t i = 0; i < parts; ++i) gx += (i == 0 ? m.heads * m.head_dim : m.kv_heads * m.head_dim) / 64;
+    ASSERT_EQ(g.params.size(), 9u);
+    const Arg& group = g.params[0];
+    ASSERT_EQ(group.members.size(), 4u);  // the matrices, biases, outputs and rows
+    for (const Arg& field : group.members) ASSERT_EQ(field.members.size(), 3u);
+    EXPECT_EQ(group.members[3].members[0].i, int64_t(m.heads * m.head_dim)) << l;
+    EXPECT_EQ(group.members[3].members[1].i, int64_t(m.kv_heads * m.head_dim)) << l;
+    EXPECT_EQ(group.members[3].members[2].i, mixed ? 0 : int64_t(m.kv_heads * m.value_dim)) << l;
+    EXPECT_EQ(group.members[2].members[2].place.space == Place::Space::Null, mixed) << l;
+    EXPECT_EQ(g.params[4].i, int64_t(gx)) << l;  // the output tiles
+    EXPECT_EQ(g.params[5].i, int64_t(gx)) << l;  // all whole: one row tile, a small grid
+    EXPECT_EQ(g.params[6].i, 1) << l;
+    EXPECT_EQ(g.grid.v[0], gx) << l;
+    if (mixed) {
+      EXPECT_EQ(calls[1].instance(), "lk_gemm_h<lk_blk<LK_Q6_K>, false, 64, 64>") << l;
+      ++two;
+    } else {
+      ++three;
+    }
+  }
+  EXPECT_GT(three, 0);
+  EXPECT_GT(two, 0);
+  // The int8 GEMMs keep a part a launch; the decode step its fused GEMV.
+  json i8 = k;
+  i8.erase("gemm_half");
+  i8["gemm_prequant"] = true;
+  const Schedule q = schedule(file, m, knobs::Knobs::from_json(i8), knobs::Target{132, 90});
+  const auto apart = lower(q, form_of(q, 64), launch_of(q, 64, "gemv_qkv", "l0_q"));
+  EXPECT_EQ(apart.size(), 3u);
+  for (const KernelCall& c : apart) EXPECT_EQ(c.kernel.find("_parts"), std::string::npos);
+  EXPECT_EQ(lower(p, form_of(p, 1), launch_of(p, 1, "gemv_qkv", "l0_q"))[0].kernel.rfind("lk_gemv_parts", 0), 0u);
+}
+
+// A grouped GEMM's shape: the group as wide as its parts together, so the 8B's q/k/v (4,096 + 1,024 + 1,024 rows) take
+// lk_gemm_w at 512 rows where k and v alone would not; only the tiles past the GPU's whole waves split along k
+// (measured on an H100, session 45: the 8B's q/k/v 150.6 -> 114.9 us a layer, prefill(512) 1.033x; the whole grid
+// split two ways 249 us), up to 4 ways while they fit one more wave and each part keeps 6 stages; the workspace and
+// counts the split tiles'; every tile's parts covered once by the units (lk_gemm_unit).
+TEST(Lowering, AGroupedGemmSplitsOnlyItsLastWave) {
+  Schedule p;
+  p.target = knobs::Target{132, 90};
+  const Matrix q{"q", nullptr, 4096, 4096, ggml::Type::Q4_K, 1}, kv{"k", nullptr, 1024, 4096, ggml::Type::Q4_K, 1};
+  const HalfGemm qkv = half_gemm_shape(p, {&q, &kv, &kv}, 512);
+  EXPECT_EQ(qkv.wgs, 2);
+  EXPECT_EQ(qkv.gx, 48u);  // 32 + 8 + 8 tiles of 128 rows
+  EXPECT_EQ(qkv.gy, 4u);
+  EXPECT_EQ(qkv.full, 132u);  // one wave whole, 60 tiles left
+  EXPECT_EQ(qkv.split, 2);    // 120 blocks: one more wave
+  EXPECT_EQ(qkv.units(), 252u);
+  EXPECT_EQ(qkv.workspace(), 60u * 2 * 128 * 128);
+  const HalfGemm qk = half_gemm_shape(p, {&q, &kv}, 512);
+  EXPECT_EQ(qk.full, 132u);  // 160 tiles: 28 left, 4 parts each
+  EXPECT_EQ(qk.split, 4);
+  EXPECT_EQ(qk.units(), 244u);
+  EXPECT_EQ(half_gemm_shape(p, {&kv, &kv}, 512).wgs, 0);  // 2,048 rows: lk_gemm_h
+  // qwen3-0.6b's q/k/v (k 1,024: 8 stages a tile, too few to split) and 256 rows (lk_gemm_h: 192 tiles of 64 x 128).
+  const Matrix q6{"q", nullptr, 2048, 1024, ggml::Type::Q4_K, 1}, kv6{"k", nullptr, 1024, 1024, ggml::Type::Q4_K, 1};
+  const HalfGemm small = half_gemm_shape(p, {&q6, &kv6, &kv6}, 512);
+  EXPECT_EQ(small.wgs, 0);
+  EXPECT_EQ(small.split, 1);
+  EXPECT_EQ(small.full, small.gx * small.gy);
+  EXPECT_EQ(small.workspace(), 0u);
+  const HalfGemm h256 = half_gemm_shape(p, {&q, &kv, &kv}, 256);
+  EXPECT_EQ(h256.wgs, 0);
+  EXPECT_EQ(h256.gx * h256.gy, 192u);
+  EXPECT_EQ(h256.split, 2);
+  // The rule itself, and a tail already whole.
+  EXPECT_EQ(lk_gemm_tail_split(264, 32, 132), 1);
+  EXPECT_EQ(lk_gemm_tail_split(60, 32, 132), 2);
+  EXPECT_EQ(lk_gemm_tail_split(30, 32, 132), 4);
+  EXPECT_EQ(lk_gemm_tail_split(30, 12, 132), 2);  // (6 stages a part)
+  EXPECT_EQ(lk_gemm_tail_split(30, 8, 132), 1);
+  p.knobs.side_streams = true;  // (split launches would share the workspace)
+  EXPECT_EQ(half_gemm_shape(p, {&q, &kv, &kv}, 512).split, 1);
+  // Every tile's parts exactly once, each split tile's parts in its own slot.
+  for (const HalfGemm& h : {qkv, qk, h256}) {
+    std::map<int, std::set<int>> seen;
+    std::set<int> slots;
+    for (int u = 0; u < int(h.units()); ++u) {
+      lk_ksplit ks{};
+      const int tile = lk_gemm_unit(u, int(h.full), h.split, ks);
+      ASSERT_LT(tile, int(h.gx * h.gy));
+      EXPECT_EQ(ks.zs, tile < int(h.full) ? 1 : h.split);
+      EXPECT_TRUE(seen[tile].insert(ks.z).second);
+      if (ks.zs > 1) {
+        EXPECT_LT(ks.slot, int(h.split_tiles()));
+        EXPECT_EQ(ks.slot, tile - int(h.full));
+        slots.insert(ks.slot);
+      }
+    }
+    EXPECT_EQ(seen.size(), h.gx * h.gy);
+    for (const auto& [tile, zs] : seen) EXPECT_EQ(zs.size(), tile < int(h.full) ? 1u : size_t(h.split));
+    EXPECT_EQ(slots.size(), h.split_tiles());
+  }
+}
+
 // norm_fold: in the decode step every add + norm after an o or down projection folds into it (lk_gemv_fold: the
 // residual, the norm's weights, the copy and the spans' sums), so the only norm launch left is the first layer's
 // (after the embedding); every projection of a folded copy takes the spans' sums and the norm's eps in its lk_xq; the

@@ -320,9 +320,20 @@ struct HalfGemm {
   int bm = 0, bn = 0, split = 1;
   int wgs = 0, ks = 0;  // lk_gemm_w's (gemm_wgmma.cuh) warpgroups a block and k a stage; wgs 0: lk_gemm_h
   size_t gx = 0, gy = 0;
-  size_t workspace() const { return split > 1 ? gx * gy * size_t(split) * size_t(bm) * size_t(bn) : 0; }
+  size_t full = 0;  // the tiles not split (a grouped GEMM's whole waves; a launch's: all of them, or none)
+  size_t split_tiles() const { return gx * gy - full; }
+  size_t units() const { return full + split_tiles() * size_t(split); }  // (a grouped GEMM's blocks)
+  size_t workspace() const { return split > 1 ? split_tiles() * size_t(split) * size_t(bm) * size_t(bn) : 0; }
 };
 HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows);
+// The same for one launch over a group of matrices of one input and format (gemm_groups): one grid over their output
+// tiles in order, lk_gemm_w's where the group has 4,096 rows, and only the tiles past its whole waves split along k
+// (lk_gemm_tail_split).
+HalfGemm half_gemm_shape(const Schedule& p, const std::vector<const Matrix*>& group, int rows);
+
+// The launches a fused projection's parts take on the tensor cores: under gemm_half each run of parts in one format
+// is one grouped GEMM (a chunk's q, k and v, or q and k beside a v of another format), otherwise a part a launch.
+std::vector<std::vector<const Gemv*>> gemm_groups(const Schedule& p, const GemvParts& op);
 
 // The 4-byte words of a QuantizeI8 buffer of `rows` rows of `k` under knobs `kn`: f16 values (`half`: gemm_half's
 // copy), else the int8 numerics' words and scales.

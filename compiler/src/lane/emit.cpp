@@ -194,7 +194,8 @@ void LibraryParts::need(const std::string& instance) {
   gemm_tile |= instance.rfind("lk_gemm_i8t<", 0) == 0 || instance.rfind("lk_gemm_i8tb<", 0) == 0;
   attn_mma |= instance.rfind("lk_attention_mma<", 0) == 0;
   gemm_half |= instance.rfind("lk_gemm_h<", 0) == 0 || instance.rfind("lk_moe_gemm_h<", 0) == 0 ||
-               instance.rfind("lk_gemm_w<", 0) == 0;
+               instance.rfind("lk_gemm_w<", 0) == 0 || instance.rfind("lk_gemm_h_parts<", 0) == 0 ||
+               instance.rfind("lk_gemm_w_parts<", 0) == 0;
 }
 
 std::string LibraryParts::switches() const {

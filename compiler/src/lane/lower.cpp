@@ -302,6 +302,49 @@ class Lowerer {
     return c;
   }
 
+  // gemm_half's GEMM over a group of parts of one format (gemm_groups): lk_gemm_w_parts or lk_gemm_h_parts, one grid
+  // over the parts' output tiles in order (kernels/gemm_half.cuh's lk_gemm_group), in the group's shape: its whole
+  // tiles, then its split tiles' parts (lk_gemm_unit).
+  KernelCall grouped_gemm(const std::vector<const Gemv*>& group, int rows, const std::string& xq) const {
+    std::vector<const Matrix*> ms;
+    for (const Gemv* g : group) ms.push_back(&p_.matrix(g->w));
+    const Matrix& w = *ms.front();
+    const HalfGemm h = half_gemm_shape(p_, ms, rows);
+    KernelCall c;
+    c.grid = dims1(h.units());
+    if (h.wgs) {
+      c.kernel = "lk_gemm_w_parts";
+      c.targs = {format_type(w.type), std::to_string(h.bn), std::to_string(h.wgs), std::to_string(h.ks)};
+      c.block = dims1(size_t(128 * h.wgs));
+      c.smem = size_t(lk_gemm_w_smem(h.bn, h.wgs, h.ks));
+    } else {
+      c.kernel = "lk_gemm_h_parts";
+      c.targs = {format_type(w.type), std::to_string(h.bn), std::to_string(h.bm)};
+      c.block = dims1(32 * LK_GH_WARPS);
+      c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
+    }
+    std::vector<Arg> ws, bs, ys, ns;
+    for (size_t i = 0; i < 3; ++i) {
+      const Gemv* g = i < group.size() ? group[i] : nullptr;
+      ws.push_back(Arg::weights(p_.matrix(g ? g->w : group.front()->w).name));
+      bs.push_back(g && g->bias ? ptr(*g->bias) : Arg::null());
+      ys.push_back(g ? ptr(g->y) : Arg::null());
+      ns.push_back(Arg::integer(g ? int64_t(p_.matrix(g->w).rows) : 0));
+    }
+    c.params = {
+        Arg::aggregate("lk_gemm_group<" + format_type(w.type) + ">", {Arg::aggregate("", ws), Arg::aggregate("", bs),
+                                                                      Arg::aggregate("", ys), Arg::aggregate("", ns)}),
+        Arg::pointer(place(xq), "(const __half*)"),
+        Arg::integer(int64_t(w.cols)),
+        Arg::integer(rows),
+        Arg::integer(int64_t(h.gx)),
+        Arg::integer(int64_t(h.full)),
+        Arg::integer(h.split),
+        h.split > 1 ? ptr("gemm_part") : Arg::null(),
+        h.split > 1 ? ptr("gemm_count") : Arg::null()};
+    return c;
+  }
+
   // The parameters of a GEMM over a quantized copy (lk_gemm_i8q, lk_gemm_i8t): both matrices (the first twice without
   // GLU), the copy, the bias, the output, k, n and the rows.
   std::vector<Arg> quantized_gemm_params(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias,
@@ -463,8 +506,12 @@ class Lowerer {
     });
   }
   void add(const GemvParts& op, std::vector<KernelCall>& out) const {
-    if (on_tensor_cores(k_, p_.matrix(op.parts[0].w), op.rows)) {  // a part a launch: each fills the GPU alone
-      for (const Gemv& g : op.parts) out.push_back(gemm(p_.matrix(g.w), nullptr, op.x, g.bias, g.y, op.rows, op.xq));
+    if (on_tensor_cores(k_, p_.matrix(op.parts[0].w), op.rows)) {  // a group a launch (gemm_groups), else a part
+      for (const std::vector<const Gemv*>& group : gemm_groups(p_, op)) {
+        const Gemv& g = *group.front();
+        out.push_back(group.size() > 1 ? grouped_gemm(group, op.rows, *op.xq)
+                                       : gemm(p_.matrix(g.w), nullptr, op.x, g.bias, g.y, op.rows, op.xq));
+      }
       return;
     }
     slabs(op.rows, [&](int at, int r) { out.push_back(parts(op, at, r, nullptr)); });

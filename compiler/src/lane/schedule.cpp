@@ -394,17 +394,22 @@ std::pair<Ref*, std::optional<std::string>*> prequantized_input(const Schedule& 
       op);
 }
 
-// Calls f(matrix, paired with an up matrix, rows) for each projection of `op` (those the lowering may put on the
-// tensor cores).
+// Calls f(matrices, paired with an up matrix, rows) for each launch of a projection of `op` that the lowering may put
+// on the tensor cores: a matrix alone, or a fused projection's group of parts (gemm_groups).
 template <class F>
-void each_gemm(const Op& op, F f) {
-  if (auto* g = std::get_if<Gemv>(&op)) f(g->w, false, g->rows);
-  if (auto* g = std::get_if<GemvNorm>(&op)) f(g->gemv.w, false, g->gemv.rows);
-  if (auto* g = std::get_if<GemvGlu>(&op)) f(g->wg, true, g->rows);
+void each_gemm(const Schedule& p, const Op& op, F f) {
+  auto one = [&](const std::string& w, bool glu, int rows) { f(std::vector<const Matrix*>{&p.matrix(w)}, glu, rows); };
+  if (auto* g = std::get_if<Gemv>(&op)) one(g->w, false, g->rows);
+  if (auto* g = std::get_if<GemvNorm>(&op)) one(g->gemv.w, false, g->gemv.rows);
+  if (auto* g = std::get_if<GemvGlu>(&op)) one(g->wg, true, g->rows);
   const GemvParts* parts = std::get_if<GemvParts>(&op);
   if (auto* g = std::get_if<GemvRope>(&op)) parts = &g->qkv;
   if (parts)
-    for (const Gemv& g : parts->parts) f(g.w, false, parts->rows);
+    for (const std::vector<const Gemv*>& group : gemm_groups(p, *parts)) {
+      std::vector<const Matrix*> ms;
+      for (const Gemv* g : group) ms.push_back(&p.matrix(g->w));
+      f(ms, false, parts->rows);
+    }
 }
 
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
@@ -555,29 +560,65 @@ bool on_tensor_cores(const knobs::Knobs& k, const Matrix& w, int rows) {
   return w.type == ggml::Type::Q8_0 || (lk_is_block(int(w.type)) && k.gemm_prequant);
 }
 
-HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows) {
+namespace {
+
+// half_gemm_shape's rule over the matrices of one launch (one, or a group of one input and format).
+HalfGemm half_gemm_shape_of(const Schedule& p, const std::vector<const Matrix*>& ws, bool glu, int rows) {
   HalfGemm h;
   const int sms = p.target.sms;
+  const Matrix& w = *ws.front();
+  size_t n = 0;
+  for (const Matrix* m : ws) n += m->rows;
   // On Hopper the large GEMMs of chunks of 512 rows or more take lk_gemm_w (wgmma: the next stage's weights unpacked
   // while the tensor cores multiply; two warpgroups a block, 128 of k a stage, 128 activation rows). Measured alone on
   // the H200 (bench/gemm_bench.cu, bench/NOTES.md session 24) at the 8B's shapes and 512 rows: q 70 against lk_gemm_h's
   // 103 us, down 226-274 against 347-392, gate/up 467-494 against 509-518; slower on narrow (n 1,024) or short (k
-  // 1,024) ones and at 256 rows, which keep lk_gemm_h.
-  const bool wgmma = p.target.arch == 90 && rows >= 512 && w.rows >= 4096 && w.cols >= 4096;
+  // 1,024) ones and at 256 rows, which keep lk_gemm_h. (A narrow matrix grouped with a wide one, as k and v with q,
+  // is as wide as the group: its tiles are lk_gemm_w's too.)
+  const bool wgmma = p.target.arch == 90 && rows >= 512 && n >= 4096 && w.cols >= 4096;
   if (wgmma)
     h.wgs = 2, h.ks = 128, h.bm = 64 * h.wgs;
   else
     h.bm = glu ? 128 : 64;
   const size_t out = size_t(wgmma ? lk_gemm_w_outputs(glu, h.wgs) : lk_gemm_h_outputs(glu, h.bm));
-  const size_t gx = (w.rows + out - 1) / out;
+  size_t gx = 0;
+  for (const Matrix* m : ws) gx += (m->rows + out - 1) / out;
   auto tiles = [&](int bn) { return gx * ((size_t(rows) + size_t(bn) - 1) / size_t(bn)); };
   h.bn = wgmma || (rows > 64 && (glu || 2 * tiles(128) > size_t(sms))) ? 128 : 64;
   h.gx = gx;
   h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
   const int stages = wgmma ? int((w.cols + size_t(h.ks) - 1) / size_t(h.ks)) : lk_gemm_h_stages(int(w.cols), h.bm);
   const int per_sm = wgmma ? lk_gemm_w_blocks(h.bn, h.wgs, h.ks) : h.bm * h.bn <= 64 * 64 ? 2 : 1;
-  if (!p.knobs.side_streams) h.split = lk_gemm_h_split(long(tiles(h.bn)), stages, sms * per_sm);
+  const long all = long(tiles(h.bn)), slots = long(sms) * per_sm;
+  if (!p.knobs.side_streams)
+    h.split = ws.size() > 1 ? lk_gemm_tail_split(all, stages, int(slots)) : lk_gemm_h_split(all, stages, int(slots));
+  h.full = h.split == 1 ? size_t(all) : ws.size() > 1 ? size_t(all - all % slots) : 0;
   return h;
+}
+
+}  // namespace
+
+HalfGemm half_gemm_shape(const Schedule& p, const Matrix& w, bool glu, int rows) {
+  return half_gemm_shape_of(p, {&w}, glu, rows);
+}
+
+HalfGemm half_gemm_shape(const Schedule& p, const std::vector<const Matrix*>& group, int rows) {
+  return half_gemm_shape_of(p, group, false, rows);
+}
+
+std::vector<std::vector<const Gemv*>> gemm_groups(const Schedule& p, const GemvParts& op) {
+  std::vector<std::vector<const Gemv*>> out;
+  for (const Gemv& g : op.parts) {
+    const Matrix& w = p.matrix(g.w);
+    const bool joins = !out.empty() && p.knobs.gemm_half && on_tensor_cores(p.knobs, w, op.rows) &&
+                       on_tensor_cores(p.knobs, p.matrix(out.back().front()->w), op.rows) &&
+                       p.matrix(out.back().front()->w).type == w.type;
+    if (joins)
+      out.back().push_back(&g);
+    else
+      out.push_back({&g});
+  }
+  return out;
 }
 
 bool experts_on_tensor_cores(const knobs::Knobs& k, const Matrix& w, const Matrix* u, int rows) {
@@ -791,11 +832,11 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
   size_t part = 0, tiles = 0;
   for (const Form& f : p.forms)
     for (const Launch& l : f.launches)
-      each_gemm(l.op, [&](const std::string& w, bool glu, int r) {
-        const Matrix& m = p.matrix(w);
-        if (!k.gemm_half || !on_tensor_cores(k, m, r)) return;
-        if (const HalfGemm h = half_gemm_shape(p, m, glu, r); h.split > 1)
-          part = std::max(part, h.workspace()), tiles = std::max(tiles, h.gx * h.gy);
+      each_gemm(p, l.op, [&](const std::vector<const Matrix*>& ms, bool glu, int r) {
+        if (!k.gemm_half || !on_tensor_cores(k, *ms.front(), r)) return;
+        if (const HalfGemm h = ms.size() > 1 ? half_gemm_shape(p, ms, r) : half_gemm_shape(p, *ms.front(), glu, r);
+            h.split > 1)
+          part = std::max(part, h.workspace()), tiles = std::max(tiles, h.split_tiles());
       });
   if (part) carry("gemm_part", part, Elem::Act), carry("gemm_count", tiles, Elem::Int);
   // The decode step's attention with its own fold: a count a key/value head, zero between launches.
