@@ -161,7 +161,7 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
       const size_t total = (size_t)rows * k;
       launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
       launch_ex(kernel, grid, dim3(LK_GH_WARPS * 32), smem, st, mats[c], mats[(c + 1) % copies], (const __half*)xh,
-                (const float*)nullptr, y, k, n, rows, part, count);
+                (const float*)nullptr, y, k, n, rows, part, count, (__half*)nullptr);
     });
   };
   // (the lanes' choice first, marked *: BM 128, BN 128 under GLU, else BM 64, BN 128, split as lk_gemm_h_split says;
@@ -190,7 +190,7 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
       const size_t total = (size_t)rows * k;
       launch_ex(lk_half_rows, dim3((unsigned)((total / 8 + 255) / 256)), dim3(256), 0, st, x, xh, (int)total);
       launch_ex(kernel, grid, dim3(128 * wgs), smem, st, mats[c], mats[(c + 1) % copies], (const __half*)xh,
-                (const float*)nullptr, y, k, n, rows, part, count);
+                (const float*)nullptr, y, k, n, rows, part, count, (__half*)nullptr);
     });
   };
   if (sh.glu) {

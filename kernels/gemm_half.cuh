@@ -209,13 +209,14 @@ LK_DEVICE void lk_mma_f16(float (&d)[4], const int (&a)[4], int b0, int b1) {
 
 // One block's tile of lk_gemm_h's GEMM: outputs out0 .. out0 + BO - 1 of `n` (weight rows wbase + those of wg, under
 // GLU of wu too) by activation rows act0 .. act0 + BN - 1 of `rows` (xh, k wide); y[r][o] the sum (+ bias[o]), or under
-// GLU `act`'s gated activation of the gate and up sums (their biases, if any, `act`'s). The plain GEMM's blocks and a
+// GLU `act`'s gated activation of the gate and up sums (their biases, if any, `act`'s); where `yh` is not null also
+// y's f16 copy there (lk_half_rows's values: the next GEMM's input without its launch). The plain GEMM's blocks and a
 // mixture's grouped experts' (lk_moe_gemm_h) both run it.
 template <class W, bool GLU, int BN, int BM, int P = lk_gemm_h_prefetch(BN)>
 LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __half* __restrict__ xh,
                               const float* __restrict__ bias, const lk_glu_act& act, float* __restrict__ y, int k,
                               int n, int rows, int out0, int act0, float* __restrict__ part, int* __restrict__ count,
-                              lk_ksplit ks) {
+                              lk_ksplit ks, __half* __restrict__ yh = nullptr) {
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;                    // a 32-group's units
   constexpr int BO = lk_gemm_h_outputs(GLU, BM);  // output rows a block
@@ -328,18 +329,19 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
         else
           v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
         y[(size_t)r * n + o] = v;
+        if (yh) yh[(size_t)r * n + o] = __float2half_rn(v);
       }
 }
 
 // lk_gemm_h<W, GLU, BN, BM>: blockIdx.x the output tile, blockIdx.y the activation tile, blockIdx.z the part of k (a
-// split GEMM's; its sums meet in `part`, counted in `count`).
+// split GEMM's; its sums meet in `part`, counted in `count`); `yh` (or null) y's f16 copy.
 template <class W, bool GLU, int BN, int BM>
 __global__ void __launch_bounds__(LK_GH_WARPS * 32, lk_gemm_h_blocks(BM, BN))
     lk_gemm_h(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
-              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+              int n, int rows, float* __restrict__ part, int* __restrict__ count, __half* __restrict__ yh) {
   lk_gemm_h_tile<W, GLU, BN, BM>(wg, wu, 0, xh, bias, lk_glu_act{nullptr, nullptr, 0.f, 1.f}, y, k, n, rows,
                                  blockIdx.x * lk_gemm_h_outputs(GLU, BM), blockIdx.y * BN, part, count,
-                                 lk_ksplit_grid());
+                                 lk_ksplit_grid(), yh);
 }
 
 // A grouped GEMM's matrices (lk_gemm_h_parts, lk_gemm_w_parts): up to 3 projections of one input in one format (a

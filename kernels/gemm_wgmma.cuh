@@ -65,11 +65,12 @@ LK_DEVICE void lk_wg_pin(float (&d)[32]) {
 
 #if LK_WITH_GEMM_HALF
 // One block's tile: outputs out0 .. of `n` (of wg, under GLU of wu too) by activation rows act0 .. of `rows`; `ks`
-// its part of k (a split GEMM's; its sums meet in `part`, counted in `count`).
+// its part of k (a split GEMM's; its sums meet in `part`, counted in `count`); `yh` (or null) y's f16 copy.
 template <class W, bool GLU, int BN, int WGS, int KS, int P = lk_gemm_h_prefetch(BN)>
 LK_DEVICE void lk_gemm_w_tile(const W& wg, const W& wu, const __half* __restrict__ xh, const float* __restrict__ bias,
                               float* __restrict__ y, int k, int n, int rows, int out0, int act0,
-                              float* __restrict__ part, int* __restrict__ count, lk_ksplit ks) {
+                              float* __restrict__ part, int* __restrict__ count, lk_ksplit ks,
+                              __half* __restrict__ yh = nullptr) {
 #if LK_WGMMA
   using F = lk_fmt<W>;
   constexpr int U = 32 / F::E;
@@ -166,19 +167,21 @@ LK_DEVICE void lk_gemm_w_tile(const W& wg, const W& wu, const __half* __restrict
         const float v = GLU ? lk_glu(acc[nb][4 * j + e], acc[nb][4 * j + e + 2], lk_glu_act{nullptr, nullptr, 0.f, 1.f})
                             : acc[nb][4 * j + e] + (bias ? bias[o] : 0.f);
         y[(size_t)r * n + o] = v;
+        if (yh) yh[(size_t)r * n + o] = __float2half_rn(v);
       }
 #else
   __trap();  // (built for a GPU without wgmma: the lowering never launches it there)
 #endif
 }
 
-// lk_gemm_w<W, GLU, BN, WGS, KS>: blockIdx.x the output tile, blockIdx.y the activation tile, blockIdx.z the part of k.
+// lk_gemm_w<W, GLU, BN, WGS, KS>: blockIdx.x the output tile, blockIdx.y the activation tile, blockIdx.z the part of k;
+// `yh` (or null) y's f16 copy.
 template <class W, bool GLU, int BN, int WGS, int KS>
 __global__ void __launch_bounds__(128 * WGS, lk_gemm_w_blocks(BN, WGS, KS))
     lk_gemm_w(W wg, W wu, const __half* __restrict__ xh, const float* __restrict__ bias, float* __restrict__ y, int k,
-              int n, int rows, float* __restrict__ part, int* __restrict__ count) {
+              int n, int rows, float* __restrict__ part, int* __restrict__ count, __half* __restrict__ yh) {
   lk_gemm_w_tile<W, GLU, BN, WGS, KS>(wg, wu, xh, bias, y, k, n, rows, blockIdx.x * lk_gemm_w_outputs(GLU, WGS),
-                                      blockIdx.y * BN, part, count, lk_ksplit_grid());
+                                      blockIdx.y * BN, part, count, lk_ksplit_grid(), yh);
 }
 
 // lk_gemm_w_parts<W, BN, WGS, KS>: lk_gemm_w over a group's matrices (gemm_half.cuh's lk_gemm_group), its units

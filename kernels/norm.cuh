@@ -50,9 +50,10 @@ LK_DEVICE void lk_quantize_piece(float (&v)[4], int* __restrict__ xq, int k, int
 }
 
 // Row `row` of the norm in registers (lk_norm_in_regs(d); every thread calls it), the weights' pieces already read;
-// under QUANT also the row's quantized copy xq (k = d, the decode step's one row). `add` is read past L1 as below.
-// (A template on the element, f32 where it runs, so that a precise lane's kernels still compile.)
-template <bool ADD, bool QUANT, int V, class A>
+// under QUANT also the row's quantized copy xq (k = d, the decode step's one row), under HALF its f16 copy (xq as
+// gemm_half's rows of f16: lk_half_rows's values). `add` is read past L1 as below. (A template on the element, f32
+// where it runs, so that a precise lane's kernels still compile.)
+template <bool ADD, bool QUANT, int V, class A, bool HALF = false>
 LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add, const float4 (&wv)[V],
                                    A* __restrict__ out, int d, float eps, size_t row, int* __restrict__ xq) {
   __shared__ float scratch[32];
@@ -87,16 +88,22 @@ LK_DEVICE void lk_add_rmsnorm_regs(A* __restrict__ x, const A* __restrict__ add,
 #pragma unroll
     for (int e = 0; e < 4; ++e) v[j][e] = v[j][e] * scale * w[e];
     if (c < d) *reinterpret_cast<float4*>(out + row * d + c) = lk_pack4(v[j]);
+    if constexpr (HALF)
+      if (c < d) {
+        const __half2 h[2] = {__floats2half2_rn(v[j][0], v[j][1]), __floats2half2_rn(v[j][2], v[j][3])};
+        *reinterpret_cast<uint2*>(reinterpret_cast<__half*>(xq) + row * d + c) = *reinterpret_cast<const uint2*>(h);
+      }
     if constexpr (QUANT)
       if (4 * j * (int)blockDim.x < d) lk_quantize_piece(v[j], xq, d, c, c < d);  // (uniform over the block)
   }
 }
 
-// Row `row` of the norm by the calling block in strided loops (every thread calls it; any row, any element type).
+// Row `row` of the norm by the calling block in strided loops (every thread calls it; any row, any element type);
+// with `h` its f16 copy too (gemm_half's rows).
 template <bool ADD>
 LK_DEVICE void lk_add_rmsnorm_strided(lk_act* __restrict__ x, const lk_act* __restrict__ add,
                                       const float* __restrict__ w, lk_act* __restrict__ out, int d, float eps,
-                                      size_t row) {
+                                      size_t row, __half* __restrict__ h = nullptr) {
   __shared__ lk_acc scratch[32];
   const size_t base = row * d;
   lk_acc ss = 0;
@@ -111,8 +118,11 @@ LK_DEVICE void lk_add_rmsnorm_strided(lk_act* __restrict__ x, const lk_act* __re
   }
   ss = lk_block_sum(ss, scratch);
   const lk_acc scale = (lk_acc)1 / sqrt(ss / d + (lk_acc)eps);
-  for (int i = threadIdx.x; i < d; i += blockDim.x)
-    out[base + i] = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
+  for (int i = threadIdx.x; i < d; i += blockDim.x) {
+    const lk_act v = (lk_act)((lk_acc)x[base + i] * scale * (lk_acc)w[i]);
+    out[base + i] = v;
+    if (h) h[base + i] = __float2half_rn((float)v);
+  }
 }
 
 // Row `row` of the norm by the calling block (every thread calls it): the register form where the row fits, else the
@@ -149,12 +159,14 @@ LK_DEVICE void lk_quantize_cols(const A* row, int* __restrict__ xq, int k, int c
 }
 
 // The norm's launch, a block a row; under QUANT (gemv_prequant, the decode step's one row) it also writes out's
-// quantized copy xq, which the projections after it read: the quantize launch folded in. V: the register form's
-// pieces a thread (kernels/shapes.cuh's lk_norm_pieces for the launch's row and threads).
-template <bool ADD, bool QUANT, int V = LK_NORM_V>
+// quantized copy xq, which the projections after it read: the quantize launch folded in; under HALF (gemm_half, a
+// chunk's rows) out's f16 copy in xq, lk_half_rows's launch folded in the same way. V: the register form's pieces a
+// thread (kernels/shapes.cuh's lk_norm_pieces for the launch's row and threads).
+template <bool ADD, bool QUANT, int V = LK_NORM_V, bool HALF = false>
 __global__ void __launch_bounds__(1024)
     lk_add_rmsnorm(lk_act* __restrict__ x, const lk_act* __restrict__ add, const float* __restrict__ w,
                    lk_act* __restrict__ out, int d, float eps, int* __restrict__ xq) {
+  static_assert(!(QUANT && HALF), "one copy: int8 or f16");
   if (LK_ABLATE & 2) {  // (a measurement switch: kernels/prelude.cuh)
     lk_pdl_entry();
     return;
@@ -163,11 +175,11 @@ __global__ void __launch_bounds__(1024)
     float4 wv[V];
     lk_norm_load_w(w, d, wv);  // (constant: before the wait, under the launch before this one)
     lk_pdl_entry();
-    lk_add_rmsnorm_regs<ADD, QUANT>(x, add, wv, out, d, eps, blockIdx.x, xq);
+    lk_add_rmsnorm_regs<ADD, QUANT, V, lk_act, HALF>(x, add, wv, out, d, eps, blockIdx.x, xq);
     return;
   }
   lk_pdl_entry();
-  lk_add_rmsnorm_strided<ADD>(x, add, w, out, d, eps, blockIdx.x);
+  lk_add_rmsnorm_strided<ADD>(x, add, w, out, d, eps, blockIdx.x, HALF ? reinterpret_cast<__half*>(xq) : nullptr);
   if constexpr (QUANT) {
     __syncthreads();  // (the row's values, written by the block's threads)
     lk_quantize_cols(out, xq, d, 0, d);

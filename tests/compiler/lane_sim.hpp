@@ -220,7 +220,7 @@ class LaneSim {
       const double s = 1.0 / std::sqrt(ss / double(d) + double(m_.norm_eps));
       for (size_t i = 0; i < d; ++i) out[r * d + i] = T(double(x[r * d + i]) * s * double(w[i]));
     }
-    if (n.xq) exec(f, lane::QuantizeI8{n.out, *n.xq, n.rows, d, false});  // (the launch writes the copy too)
+    if (n.xq) exec(f, lane::QuantizeI8{n.out, *n.xq, n.rows, d, false, n.xq_half});  // (the launch writes it too)
   }
   void exec(const lane::Form& f, const lane::Gemv& g) { gemv(f, g); }
   void exec(const lane::Form& f, const lane::GemvParts& g) {
@@ -303,7 +303,8 @@ class LaneSim {
     std::copy_n(act(f, g.out), up.size(), up.begin());
     T* out = act(f, g.out);
     for (size_t i = 0; i < gate.size(); ++i) out[i] = T(gated(m_.ffn_act, gate[i]) * double(up[i]));
-    if (g.out_xq) exec(f, lane::QuantizeI8{g.out, *g.out_xq, g.rows, w.rows, false});  // (glu_groups: its copy too)
+    // (glu_groups: its int8 copy too; out_half: a chunk's f16 copy, as lk_half_rows would write it)
+    if (g.out_xq) exec(f, lane::QuantizeI8{g.out, *g.out_xq, g.rows, w.rows, false, g.out_half});
   }
   void exec(const lane::Form& f, const lane::Rope& o) {
     const size_t hd = m_.head_dim, half = hd / 2;

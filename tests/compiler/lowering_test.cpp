@@ -188,15 +188,33 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     EXPECT_EQ(c[0].grid.v[2], 1u);
     EXPECT_EQ(c[0].block.v[0], 256u);
     EXPECT_EQ(c[0].smem, size_t(lk_gemm_h_smem(64, 64)));
-    ASSERT_EQ(c[0].params.size(), 10u);  // (no split: no workspace, no counts)
+    ASSERT_EQ(c[0].params.size(), 11u);  // (no split: no workspace, no counts; no f16 copy of q)
     EXPECT_EQ(c[0].params[8].place.space, Place::Space::Null);
+    EXPECT_EQ(c[0].params[10].place.space, Place::Space::Null);
     EXPECT_FALSE(p.carried.count("gemm_part") || p.carried.count("gemm_count"));
-    const auto h = lower(p, form_of(p, 256), launch_of(p, 256, "half", *std::get<Gemv>(q.op).xq));
-    ASSERT_EQ(h.size(), 1u);
-    EXPECT_EQ(h[0].instance(), "lk_half_rows");
+    // q's copy is its norm's to write (HALF), the down projection's the gate/up GEMM's; the attention's output keeps
+    // lk_half_rows (a launch of its own).
+    const std::string& xq = *std::get<Gemv>(q.op).xq;
+    EXPECT_THROW(launch_of(p, 256, "half", xq), Error);
+    const Launch& norm = launch_of(p, 256, "norm", "l0_h");
+    EXPECT_TRUE(std::get<AddNorm>(norm.op).xq_half);
+    EXPECT_EQ(std::get<AddNorm>(norm.op).xq, xq);
+    const auto nc = lower(p, form_of(p, 256), norm);
+    ASSERT_EQ(nc.size(), 1u);
+    EXPECT_EQ(nc[0].instance().substr(0, 29), "lk_add_rmsnorm<false, false, ");
+    EXPECT_EQ(nc[0].targs.back(), "true");
+    const Launch& glu = launch_of(p, 256, "gemv_glu", "l0_s");
+    ASSERT_TRUE(std::get<GemvGlu>(glu.op).out_half);
+    const auto gc = lower(p, form_of(p, 256), glu);
+    ASSERT_EQ(gc.size(), 1u);
+    EXPECT_NE(gc[0].params[10].place.space, Place::Space::Null);
+    EXPECT_EQ(gc[0].params[10].place.name, *std::get<GemvGlu>(glu.op).out_xq);
     std::set<std::string> kernels;
+    int halves = 0;
     for (const Launch& l : form_of(p, 256).launches)
-      for (const KernelCall& k : lower(p, form_of(p, 256), l)) kernels.insert(k.instance());
+      for (const KernelCall& k : lower(p, form_of(p, 256), l))
+        kernels.insert(k.instance()), halves += k.kernel == "lk_half_rows";
+    EXPECT_EQ(halves, int(m.layers)) << numerics;                                          // (the attention's outputs)
     EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q4_K>, true, 128, 128>")) << numerics;  // gate and up, one launch
     EXPECT_TRUE(kernels.count("lk_gemm_h<lk_blk<LK_Q6_K>, false, 64, 64>")) << numerics;
     // (the chunk's int8 copy is gone; under gemv_prequant its logits row, a GEMV of one row, keeps one)

@@ -74,9 +74,10 @@ struct AddNorm {  // x += add (if any), out = norm(x) * w, over `rows` rows from
   std::string w;
   Ref out;
   int rows;
-  // The decode step's quantized copy of out (gemv_prequant), written by this launch too: the QuantizeI8 the
-  // projections after it would need, folded in.
+  // The decode step's quantized copy of out (gemv_prequant), or a chunk's f16 copy (gemm_half: xq_half), written by
+  // this launch too: the QuantizeI8 the projections after it would need, folded in.
   std::optional<std::string> xq = std::nullopt;
+  bool xq_half = false;
 };
 // Under gemm_prequant (on the tensor cores) or gemv_prequant (the decode step), a projection reads `xq`, x quantized
 // once by a QuantizeI8 before it.
@@ -100,8 +101,10 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   int rows;
   std::optional<std::string> xq;
   // glu_groups: the quantized copy of `out` the launch writes too (the decode step's, where its blocks end whole
-  // 32-groups of outputs: lk_glu_group_units), in place of a quantize launch.
+  // 32-groups of outputs: lk_glu_group_units), in place of a quantize launch; or (out_half) a chunk's f16 copy of it,
+  // written by its GEMM's tiles on the tensor cores (gemm_half).
   std::optional<std::string> out_xq = std::nullopt;
+  bool out_half = false;
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then

@@ -214,7 +214,8 @@ class Lowerer {
   // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM;
   // lk_gemm_i8qb over a block format), or under gemm_tile lk_gemm_i8t (tiled_gemm; lk_gemm_i8tb over a block format).
   KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
-                  int rows, const std::optional<std::string>& xq) const {
+                  int rows, const std::optional<std::string>& xq,
+                  const std::optional<std::string>& yh = std::nullopt) const {
     KernelCall c;
     const std::string glu = flag(u != nullptr);
     if (!xq) {
@@ -228,7 +229,7 @@ class Lowerer {
       return c;
     }
     const bool blocks = lk_is_block(int(w.type));
-    if (k_.gemm_half) return half_gemm(w, u, bias, y, rows, *xq);
+    if (k_.gemm_half) return half_gemm(w, u, bias, y, rows, *xq, yh);
     if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
@@ -279,7 +280,7 @@ class Lowerer {
   // half_gemm_shape says; its shape and shared memory kernels/shapes.cuh's; a split one's parts meet in gemm_part,
   // counted in gemm_count.
   KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
-                       const std::string& xq) const {
+                       const std::string& xq, const std::optional<std::string>& yh) const {
     const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
     KernelCall c;
     c.grid = dims3(h.gx, h.gy, size_t(h.split));
@@ -299,6 +300,7 @@ class Lowerer {
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
     c.params.push_back(h.split > 1 ? ptr("gemm_part") : Arg::null());
     c.params.push_back(h.split > 1 ? ptr("gemm_count") : Arg::null());
+    c.params.push_back(yh ? Arg::pointer(place(*yh), "(__half*)") : Arg::null());  // (y's f16 copy: GemvGlu's out_half)
     return c;
   }
 
@@ -454,13 +456,14 @@ class Lowerer {
   }
   void add(const AddNorm& op, std::vector<KernelCall>& out) const {
     const int threads = norm_threads(m_.d_model);
-    KernelCall c{
-        "lk_add_rmsnorm",
-        {flag(op.add.has_value()), flag(op.xq.has_value()), std::to_string(lk_norm_pieces(int(m_.d_model), threads))},
-        dims1(op.rows),
-        dims1(size_t(threads)),
-        0,
-        {}};
+    KernelCall c{"lk_add_rmsnorm",
+                 {flag(op.add.has_value()), flag(op.xq.has_value() && !op.xq_half),
+                  std::to_string(lk_norm_pieces(int(m_.d_model), threads))},
+                 dims1(op.rows),
+                 dims1(size_t(threads)),
+                 0,
+                 {}};
+    if (op.xq_half) c.targs.push_back("true");  // (HALF: the chunk's f16 copy)
     c.params = {ptr(op.x),
                 op.add ? ptr(*op.add) : Arg::null(),
                 ptr(op.w),
@@ -520,7 +523,7 @@ class Lowerer {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
     if (on_tensor_cores(k_, g, op.rows)) {
-      out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq));
+      out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq, op.out_half ? op.out_xq : std::nullopt));
       return;
     }
     if (op.out_xq) {  // (glu_groups: blocks of a 32-group of outputs writing its copy; the decode step's one row)

@@ -416,14 +416,27 @@ void each_gemm(const Schedule& p, const Op& op, F f) {
 // itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
 // head's values at a time, attention's a block's heads: whole 32-blocks of them), or under glu_groups the fused
 // gate/up GEMV's over short rows of a block format (its blocks a 32-group of outputs each): that launch, with the op's
-// field to set; else nulls.
+// field to set; else nulls. A chunk's f16 copy (`half`, gemm_half's) its norm writes, or the fused gate/up GEMM on the
+// tensor cores: the same values lk_half_rows writes, one launch and a read of x fewer.
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
-                                                               const Ref& x, int rows) {
-  if (rows != 1) return {nullptr, nullptr};
+                                                               const Ref& x, int rows, bool half) {
+  if (rows != 1 && !half) return {nullptr, nullptr};
   auto writer = std::find_if(out.rbegin(), out.rend(), [&](const Launch& l) {
     return std::find(l.writes.begin(), l.writes.end(), x.buf) != l.writes.end();
   });
   if (writer == out.rend()) return {nullptr, nullptr};
+  if (half) {
+    if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == rows && n->out == x && !n->xq) {
+      n->xq_half = true;
+      return {&*writer, &n->xq};
+    }
+    if (auto* g = std::get_if<GemvGlu>(&writer->op);
+        g && g->rows == rows && g->out == x && !g->out_xq && on_tensor_cores(p.knobs, p.matrix(g->wg), rows)) {
+      g->out_half = true;
+      return {&*writer, &g->out_xq};
+    }
+    return {nullptr, nullptr};
+  }
   if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == 1 && n->out == x && !n->xq)
     return {&*writer, &n->xq};
   if (auto* f = std::get_if<Fold>(&writer->op);
@@ -469,7 +482,7 @@ void prequantize(const Schedule& p, Form& f) {
         const size_t words = quantized_words(p.knobs, rows, k, half);
         Buffer& b = f.buffers.try_emplace(name, Buffer{name, words, Elem::Int, Life::Step}).first->second;
         b.count = std::max(b.count, words);  // (a name another layout held before: room for either)
-        if (auto [writer, in] = folds_quantize(p, out, *x, rows); in) {
+        if (auto [writer, in] = folds_quantize(p, out, *x, rows, half); in) {
           *in = name;
           writer->writes.push_back(name);
         } else {
