@@ -26,3 +26,24 @@ for n in map(int, sys.argv[4:]):
     print(sys.argv[3], " ".join(str(x) for x in b[at:at + n]))
 PY
 }
+
+# Where a prefill chunk of 512 rows goes under a build: `measure --profile` (3 repeats) of one knob set, the launches
+# of 512 rows summed by kind, a line appended to $OUT/profiles.txt.
+# usage: chunk_profile WHO LANE_TUNE FILE KNOBS_JSON  (WHO names the line and the build's kernel cache)
+chunk_profile() {
+  timeout 100 $2 measure $3 --knobs-json "$4" --workload 512,16 --repeat 3 --profile --json --cache /tmp/ab/c-$1 \
+    > /tmp/ab/prof.json 2> /tmp/ab/prof.err
+  python3 - "$1 $(basename $3)" /tmp/ab/prof.json <<'PY' | tee -a $OUT/profiles.txt
+import json, sys, collections
+for line in open(sys.argv[2]):
+    if not line.strip().startswith('{'): continue
+    j = json.loads(line); p = j.get('profile') or {}
+    by = collections.defaultdict(lambda: [0, 0.0])
+    for l in p.get('launches', []):
+        if l.get('rows') == 512: by[l['kind']][0] += 1; by[l['kind']][1] += l['us']
+    tot = sum(v[1] for v in by.values())
+    print(f"{sys.argv[1]}: prefill(512) {j.get('prefill_ms', 0):.2f} ms {j.get('failure','')} {j.get('reason','')[:200]}; chunk {tot:.0f} us: " +
+          ", ".join(f"{k} {v[1]/max(v[0],1):.1f} x {v[0]}" for k, v in sorted(by.items(), key=lambda e: -e[1][1])[:7]))
+PY
+  [ -s /tmp/ab/prof.json ] || tail -3 /tmp/ab/prof.err
+}

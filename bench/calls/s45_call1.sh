@@ -11,11 +11,8 @@ set -u
 T0=$(date +%s)
 . bench/calls/prelude.sh
 . bench/calls/verify_presets.sh
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-mkdir -p /tmp/old /tmp/w && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
-REC='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_qkv_mixed":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":16,"gemv_rows_per_warp":2,"gemv_rows_q6_k":2,"gemv_split":2,"gemv_warps":4}'
-X2='{"numerics":"int8x2","gemm_half":true,"kv_cache":"f16","max_chunk":256,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":1}'
-DQ='{"numerics":"dequant","gemm_half":true,"kv_cache":"bf16","max_chunk":512,"fuse_qkv":true,"attn_mma":1}'
+mkdir -p /tmp/w
+. bench/calls/s45_sets.sh
 timeout 170 python3 bench/train_checkpoint.py $L llama-3.1-8b /tmp/w/l.gguf --layers 3 --seconds 30 --type f16 > $OUT/train.log 2>&1
 echo "train rc=$? ($(( $(date +%s) - T0 )) s)"; grep -iE "loss" $OUT/train.log | tail -1
 timeout 60 $L quantize /tmp/w/l.gguf --type q4_k_m -o /tmp/w/l4.gguf -q
@@ -25,9 +22,7 @@ timeout 150 $L measure /tmp/w/l4.gguf --knobs-json "$REC" --knobs-json "$X2" --k
   --prompts /tmp/w/prompts --repeat 1 --cache /tmp/w/c > $OUT/trained-8b.measure 2> $OUT/trained-8b.err
 echo "trained 8B 3 layers Q4_K_M: $(grep -cE ' verified ' $OUT/trained-8b.measure) of 3 verified ($(( $(date +%s) - T0 )) s)"
 cut -c1-170 $OUT/trained-8b.measure | tail -4; [ -s $OUT/trained-8b.measure ] || tail -5 $OUT/trained-8b.err
-$L synth --preset qwen2.5-7b --type q8_0 --layers 2 --seed 3 -o /tmp/v/qwen2.5-7b-q8_0.gguf -q 2> /dev/null ||
-  { mkdir -p /tmp/v && $L synth --preset qwen2.5-7b --type q8_0 --layers 2 --seed 3 -o /tmp/v/qwen2.5-7b-q8_0.gguf -q; }
-verify_real q25 qwen2.5-7b q8_0 "600 300" 100 "$REC" "$X2"
+LAYERS=2 verify_real q25 qwen2.5-7b q8_0 "600 300" 100 "$REC" "$X2"
 echo "($(( $(date +%s) - T0 )) s)"
 mkdir -p /tmp/ab
 TYPE=q4_k_m ROUNDS=3 PREFILL=512 KNOBS="$REC" timeout $(( 560 - ($(date +%s) - T0) )) \
@@ -36,19 +31,6 @@ echo "($(( $(date +%s) - T0 )) s)"
 # Where the chunk's time goes, before and after (the profile's launches of 512 rows by kind).
 for who in old new; do
   B_=$L; [ $who = old ] && B_=/tmp/old/lane-tune
-  timeout 90 $B_ measure /tmp/ab/llama-3.1-8b-q4_k_m.gguf --knobs-json "$REC" --workload 512,16 --repeat 3 --profile \
-    --json --cache /tmp/ab/c-$who > /tmp/ab/prof-$who.json 2> /dev/null
-  python3 - $who /tmp/ab/prof-$who.json <<'PY' | tee -a $OUT/profile-8b.txt
-import json, sys, collections
-for line in open(sys.argv[2]):
-    if not line.strip().startswith('{'): continue
-    j = json.loads(line); p = j.get('profile') or {}
-    by = collections.defaultdict(lambda: [0, 0.0])
-    for l in p.get('launches', []):
-        if l.get('rows') == 512: by[l['kind']][0] += 1; by[l['kind']][1] += l['us']
-    tot = sum(v[1] for v in by.values())
-    print(f"{sys.argv[1]}: prefill(512) {j.get('prefill_ms', 0):.2f} ms; chunk launches {tot:.0f} us: " +
-          ", ".join(f"{k} {v[1]/max(v[0],1):.1f} us x {v[0]}" for k, v in sorted(by.items(), key=lambda e: -e[1][1])[:6]))
-PY
+  chunk_profile $who $B_ /tmp/ab/llama-3.1-8b-q4_k_m.gguf "$REC"
 done
 echo "($(( $(date +%s) - T0 )) s)"

@@ -9,10 +9,7 @@ T0=$(date +%s)
 . bench/calls/prelude.sh
 (bash bench/llama_build.sh .llama/src.tar.xz /tmp/lb /tmp/llama-bench > $OUT/llama_build.txt 2>&1) &
 LBP=$!
-REC='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_qkv_mixed":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":16,"gemv_rows_per_warp":2,"gemv_rows_q6_k":2,"gemv_split":2,"gemv_warps":4}'
-R06='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":1,"glu_groups":true}'
-X2='{"numerics":"int8x2","gemm_half":true,"kv_cache":"f16","max_chunk":256,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":1}'
-DQ='{"numerics":"dequant","gemm_half":true,"kv_cache":"bf16","max_chunk":512,"fuse_qkv":true,"attn_mma":1}'
+. bench/calls/s45_sets.sh
 mkdir -p /tmp/w /tmp/ab
 timeout 150 python3 bench/train_checkpoint.py $L llama-3.1-8b /tmp/w/l.gguf --layers 3 --seconds 20 --type f16 > $OUT/train.log 2>&1
 echo "train rc=$? ($(( $(date +%s) - T0 )) s)"; grep -E "TRAINED" $OUT/train.log | tail -1

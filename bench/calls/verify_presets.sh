@@ -20,21 +20,22 @@ verify_presets() {
   done
 }
 
-# `verify_real TAG PRESET TYPE "LENS" LIMIT KNOBS_JSON...`: `measure --verify` of the knob sets on a preset's shape
-# (synthesized, seed 3) on random prompts of the given lengths (8 tokens generated each); a line saying how many
-# verified, the table's last lines, the table in $OUT/TAG.measure.
+# `[LAYERS=N] verify_real TAG PRESET TYPE "LENS" LIMIT KNOBS_JSON...`: `measure --verify` of the knob sets on a
+# preset's shape (synthesized, seed 3; its first N layers with LAYERS) on random prompts of the given lengths (8 tokens
+# generated each); a line saying how many verified, the table's last lines, the table in $OUT/TAG.measure.
 verify_real() {
   local tag=$1 preset=$2 type=$3 lens=$4 limit=$5; shift 5
   local K=(); for k in "$@"; do K+=(--knobs-json "$k"); done
   local W=/tmp/v
+  local F=$W/$preset-$type${LAYERS:+-${LAYERS}l}.gguf
   mkdir -p $W
-  [ -f $W/$preset-$type.gguf ] || $L synth --preset $preset --type $type --seed 3 -o $W/$preset-$type.gguf -q
+  [ -f $F ] || $L synth --preset $preset --type $type --seed 3 ${LAYERS:+--layers $LAYERS} -o $F -q
   local vocab
-  vocab=$($L inspect $W/$preset-$type.gguf --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["hyperparameters"]["vocab"])')
+  vocab=$($L inspect $F --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["hyperparameters"]["vocab"])')
   python3 -c "
 import random; r = random.Random(5)
 for n in ($(echo $lens | tr ' ' ,),): print(8, ' '.join(str(r.randrange($vocab)) for _ in range(n)))" > $W/$tag.prompts
-  timeout "$limit" $L measure $W/$preset-$type.gguf "${K[@]}" --verify --prompts $W/$tag.prompts --repeat 1 \
+  timeout "$limit" $L measure $F "${K[@]}" --verify --prompts $W/$tag.prompts --repeat 1 \
     --cache $W/c > $OUT/$tag.measure 2> $OUT/$tag.err
   echo "$preset $type: $(grep -cE ' verified ' $OUT/$tag.measure) of $# verified"
   cut -c1-170 $OUT/$tag.measure | tail -$(($# + 1))

@@ -1,0 +1,12 @@
+# Sourced by session 45's calls after prelude.sh: the GPU's name printed, the build before (.carry-old, where carried)
+# unpacked into /tmp/old, and the knob sets they time and verify. REC: the 8B's record prefill set (int8, gemm_half
+# in chunks of 512, the fused launches); R06: qwen3-0.6b's (glu_groups); Q8: one for q8_0 files (no Q6_K or glu_groups
+# knobs); X2: int8x2 in chunks of 256 (lk_gemm_h's shapes); DQ: dequant over a bf16 cache.
+REC='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_qkv_mixed":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":16,"gemv_rows_per_warp":2,"gemv_rows_q6_k":2,"gemv_split":2,"gemv_warps":4}'
+R06='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":1,"glu_groups":true}'
+Q8='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"fuse_glu":true,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":4}'
+X2='{"numerics":"int8x2","gemm_half":true,"kv_cache":"f16","max_chunk":256,"fuse_qkv":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":1}'
+DQ='{"numerics":"dequant","gemm_half":true,"kv_cache":"bf16","max_chunk":512,"fuse_qkv":true,"attn_mma":1}'
+nvidia-smi --query-gpu=name --format=csv,noheader
+mkdir -p /tmp/old /tmp/ab
+[ -f .carry-old/bundle.tar.xz ] && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
