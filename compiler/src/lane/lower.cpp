@@ -276,26 +276,35 @@ class Lowerer {
     return c;
   }
 
-  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM> (or on Hopper lk_gemm_w<W, GLU, BN, WGS, KS>), shaped and split as
-  // half_gemm_shape says; its shape and shared memory kernels/shapes.cuh's; a split one's parts meet in gemm_part,
-  // counted in gemm_count.
-  KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
-                       const std::string& xq, const std::optional<std::string>& yh) const {
-    const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
+  // gemm_half's kernel in shape `h` over matrices of type `w`: lk_gemm_w<W, GLU, BN, WGS, KS> (wgmma, Hopper's) or
+  // lk_gemm_h<W, GLU, BN, BM>, or without `glu` their grouped forms (lk_gemm_w_parts, lk_gemm_h_parts: no GLU flag);
+  // the block and shared memory kernels/shapes.cuh's.
+  static KernelCall half_kernel(const HalfGemm& h, ggml::Type w, std::optional<bool> glu) {
     KernelCall c;
-    c.grid = dims3(h.gx, h.gy, size_t(h.split));
-    if (h.wgs) {  // (lk_gemm_w<W, GLU, BN, WGS, KS>: wgmma, Hopper's)
-      c.kernel = "lk_gemm_w";
-      c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.wgs),
-                 std::to_string(h.ks)};
+    c.kernel = std::string(h.wgs ? "lk_gemm_w" : "lk_gemm_h") + (glu ? "" : "_parts");
+    c.targs = {format_type(w)};
+    if (glu) c.targs.push_back(flag(*glu));
+    c.targs.push_back(std::to_string(h.bn));
+    if (h.wgs) {
+      c.targs.insert(c.targs.end(), {std::to_string(h.wgs), std::to_string(h.ks)});
       c.block = dims1(size_t(128 * h.wgs));
       c.smem = size_t(lk_gemm_w_smem(h.bn, h.wgs, h.ks));
     } else {
-      c.kernel = "lk_gemm_h";
-      c.targs = {format_type(w.type), flag(u != nullptr), std::to_string(h.bn), std::to_string(h.bm)};
+      c.targs.push_back(std::to_string(h.bm));
       c.block = dims1(32 * LK_GH_WARPS);
       c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
     }
+    return c;
+  }
+
+  // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM> (or on Hopper lk_gemm_w<W, GLU, BN, WGS, KS>), shaped and split as
+  // half_gemm_shape says; its shape and shared memory kernels/shapes.cuh's; a split one's parts meet in gemm_part,
+  // counted in gemm_count; `yh` y's f16 copy, if any.
+  KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
+                       const std::string& xq, const std::optional<std::string>& yh) const {
+    const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
+    KernelCall c = half_kernel(h, w.type, u != nullptr);
+    c.grid = dims3(h.gx, h.gy, size_t(h.split));
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
     c.params.push_back(h.split > 1 ? ptr("gemm_part") : Arg::null());
@@ -312,19 +321,8 @@ class Lowerer {
     for (const Gemv* g : group) ms.push_back(&p_.matrix(g->w));
     const Matrix& w = *ms.front();
     const HalfGemm h = half_gemm_shape(p_, ms, rows);
-    KernelCall c;
+    KernelCall c = half_kernel(h, w.type, std::nullopt);
     c.grid = dims1(h.units());
-    if (h.wgs) {
-      c.kernel = "lk_gemm_w_parts";
-      c.targs = {format_type(w.type), std::to_string(h.bn), std::to_string(h.wgs), std::to_string(h.ks)};
-      c.block = dims1(size_t(128 * h.wgs));
-      c.smem = size_t(lk_gemm_w_smem(h.bn, h.wgs, h.ks));
-    } else {
-      c.kernel = "lk_gemm_h_parts";
-      c.targs = {format_type(w.type), std::to_string(h.bn), std::to_string(h.bm)};
-      c.block = dims1(32 * LK_GH_WARPS);
-      c.smem = size_t(lk_gemm_h_smem(h.bm, h.bn));
-    }
     std::vector<Arg> ws, bs, ys, ns;
     for (size_t i = 0; i < 3; ++i) {
       const Gemv* g = i < group.size() ? group[i] : nullptr;

@@ -425,11 +425,11 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
     return std::find(l.writes.begin(), l.writes.end(), x.buf) != l.writes.end();
   });
   if (writer == out.rend()) return {nullptr, nullptr};
+  if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == rows && n->out == x && !n->xq) {
+    n->xq_half = half;
+    return {&*writer, &n->xq};
+  }
   if (half) {
-    if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == rows && n->out == x && !n->xq) {
-      n->xq_half = true;
-      return {&*writer, &n->xq};
-    }
     if (auto* g = std::get_if<GemvGlu>(&writer->op);
         g && g->rows == rows && g->out == x && !g->out_xq && on_tensor_cores(p.knobs, p.matrix(g->wg), rows)) {
       g->out_half = true;
@@ -437,8 +437,6 @@ std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p
     }
     return {nullptr, nullptr};
   }
-  if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == 1 && n->out == x && !n->xq)
-    return {&*writer, &n->xq};
   if (auto* f = std::get_if<Fold>(&writer->op);
       f && f->rows == 1 && f->out == x && !f->xq && p.model.value_dim % 32 == 0)
     return {&*writer, &f->xq};
