@@ -207,7 +207,8 @@ LK_SHAPE int lk_gemm_h_split(long tiles, int kstages, int slots) {
 // A grouped GEMM's split (lk_gemm_h_parts, lk_gemm_w_parts: a chunk's q, k and v in one grid): only its tiles past
 // the GPU's whole waves of `slots` blocks (the 8B's q/k/v: 192 tiles of 128 x 128 on 132 SMs, one an SM: a second
 // wave of 60) split along k, up to 4 ways while they still fit one wave and each part keeps 6 stages or more; the
-// rest whole (a split tile's parts meet through global memory: the whole grid split 2 ways measured 0.91x, session 45).
+// rest whole (a split tile's parts meet through global memory, and within whole waves a split saves no time; the whole
+// grid split 2 ways, with the parts' sums still read one after another, measured 0.91x in session 45).
 LK_SHAPE int lk_gemm_tail_split(long tiles, int kstages, int slots) {
   const long tail = tiles % slots;
   int s = 1;
