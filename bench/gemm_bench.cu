@@ -193,15 +193,20 @@ static void run_shape(const Shape& sh, int rows, const std::vector<W>& mats, cud
                 (const float*)nullptr, y, k, n, rows, part, count, (__half*)nullptr);
     });
   };
+  // (the lanes' since session 46: 256 activation rows by 64 of k for the fused gate/up and rows of k 8,192 or more,
+  // 128 by 128 for the others; lk_gemm_h where half_gemm_shape keeps it)
   if (sh.glu) {
     wg(lk_gemm_w<W, true, 128, 2, 64>, 128, 2, 64, 1);
     wg(lk_gemm_w<W, true, 128, 2, 128>, 128, 2, 128, 1);
     wg(lk_gemm_w<W, true, 64, 2, 128>, 64, 2, 128, 1);
+    wg(lk_gemm_w<W, true, 256, 2, 64>, 256, 2, 64, 1);
+    wg(lk_gemm_w<W, true, 256, 2, 64>, 256, 2, 64, 0);
   } else {
     wg(lk_gemm_w<W, false, 128, 2, 64>, 128, 2, 64, 0);
     wg(lk_gemm_w<W, false, 128, 2, 128>, 128, 2, 128, 0);
     wg(lk_gemm_w<W, false, 128, 2, 128>, 128, 2, 128, 1);
     wg(lk_gemm_w<W, false, 64, 2, 128>, 64, 2, 128, 0);
+    wg(lk_gemm_w<W, false, 256, 2, 64>, 256, 2, 64, 0);
   }
   const char* only = getenv("GB_VARIANT");  // (a variant's name to run alone, e.g. under ncu)
   for (auto& [name, pair] : vs) {

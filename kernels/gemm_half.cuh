@@ -328,7 +328,7 @@ LK_DEVICE void lk_gemm_h_tile(const W& wg, const W& wu, size_t wbase, const __ha
                      act);
         else
           v = acc[mt][j][e] + (bias ? bias[o] : 0.f);
-        y[(size_t)r * n + o] = v;
+        if (y) y[(size_t)r * n + o] = v;  // (null: only the f16 copy is read)
         if (yh) yh[(size_t)r * n + o] = __float2half_rn(v);
       }
 }

@@ -166,7 +166,7 @@ LK_DEVICE void lk_gemm_w_tile(const W& wg, const W& wu, const __half* __restrict
         if (o >= n || r >= rows) continue;
         const float v = GLU ? lk_glu(acc[nb][4 * j + e], acc[nb][4 * j + e + 2], lk_glu_act{nullptr, nullptr, 0.f, 1.f})
                             : acc[nb][4 * j + e] + (bias ? bias[o] : 0.f);
-        y[(size_t)r * n + o] = v;
+        if (y) y[(size_t)r * n + o] = v;  // (null: only the f16 copy is read)
         if (yh) yh[(size_t)r * n + o] = __float2half_rn(v);
       }
 #else

@@ -80,6 +80,7 @@ class LaneSim {
   // The elements of a buffer of form `f` (step-local: its arena slot; else carried) from `r.offset`.
   T* act(const lane::Form& f, const lane::Ref& r) {
     auto slot = f.slots.find(r.buf);
+    if (auto s = scratch_.find(r.buf); slot == f.slots.end() && s != scratch_.end()) return s->second.data() + r.offset;
     T* base = slot != f.slots.end() ? reinterpret_cast<T*>(arena_.data() + slot->second.offset)
                                     : reinterpret_cast<T*>(carried_.at(r.buf).data());
     return base + r.offset;
@@ -159,11 +160,13 @@ class LaneSim {
     const bool half = p_.knobs.gemm_half && lane::on_tensor_cores(p_.knobs, w, g.rows);
     // (a projection of the int8 copy reads the copy alone: under norm_fold x itself is never written)
     const bool copy = !half && g.xq && words_ && (w.type == ggml::Type::Q8_0 || lk_is_block(int(w.type)));
-    const T* x = copy ? nullptr : act(f, g.x);
+    // (and one on the tensor cores its f16 copy alone: a chunk's gate/up GEMM may not store x itself, half_only)
+    const T* x = copy || half ? nullptr : act(f, g.x);
     T* y = act(f, g.y);
     const std::vector<float>& Wh = half ? weights_half(w) : W;
     for (int r = 0; r < g.rows; ++r) {
-      std::vector<double> xr = x ? std::vector<double>(x + r * w.cols, x + (r + 1) * w.cols) : std::vector<double>();
+      std::vector<double> xr =
+          x ? std::vector<double>(x + r * w.cols, x + (r + 1) * w.cols) : std::vector<double>(w.cols);
       if (half) {  // (lk_gemm_h: the f16 copy of x, the weights rounded to f16)
         const uint16_t* xh = reinterpret_cast<const uint16_t*>(act(f, lane::Ref{*g.xq, 0})) + size_t(r) * w.cols;
         for (size_t i = 0; i < w.cols; ++i) xr[i] = double(ggml::f16_to_f32(xh[i]));
@@ -295,6 +298,8 @@ class LaneSim {
   }
   void exec(const lane::Form& f, const lane::GemvGlu& g) {
     const lane::Matrix& w = p_.matrix(g.wg);
+    // (half_only: the output has no place of its own, the copy alone is stored; its values here while they are made)
+    if (g.half_only) scratch_[g.out.buf].assign(size_t(g.rows) * w.rows, T(0));
     std::vector<T> gate(size_t(g.rows) * w.rows), up(gate.size());
     lane::Gemv a{g.wg, g.x, std::nullopt, g.out, g.rows, g.xq}, b{g.wu, g.x, std::nullopt, g.out, g.rows, g.xq};
     gemv(f, a);
@@ -305,6 +310,7 @@ class LaneSim {
     for (size_t i = 0; i < gate.size(); ++i) out[i] = T(gated(m_.ffn_act, gate[i]) * double(up[i]));
     // (glu_groups: its int8 copy too; out_half: a chunk's f16 copy, as lk_half_rows would write it)
     if (g.out_xq) exec(f, lane::QuantizeI8{g.out, *g.out_xq, g.rows, w.rows, false, g.out_half});
+    if (g.half_only) scratch_.erase(g.out.buf);
   }
   void exec(const lane::Form& f, const lane::Rope& o) {
     const size_t hd = m_.head_dim, half = hd / 2;
@@ -708,6 +714,7 @@ class LaneSim {
   const int words_;  // the int8 numerics' words an activation: 0, 1 or 2
   std::vector<uint8_t> arena_;
   std::map<std::string, std::vector<uint8_t>> carried_;
+  std::map<std::string, std::vector<T>> scratch_;  // (a half_only GLU's output while it runs)
   std::map<std::string, std::vector<float>> weights_, vectors_, weights_half_;
   std::map<std::string, bool> by_row_;  // each int8 copy's layout (QuantizeI8::fragments): row by row, or in fragments
 };

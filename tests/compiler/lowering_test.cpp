@@ -166,7 +166,7 @@ TEST(Lowering, BlockFormatChunksRunOnTheTensorCoresOverTheirCopy) {
 // them on the tensor cores in f16 whatever its format (Q4_K_M's Q4_K and Q6_K alike, under dequant too): lk_gemm_h,
 // 64 weight rows by 64 activation rows a block for the tiny model's small grids (the fused gate/up GEMM 128 by 128: 64
 // rows of each), the shared memory of kernels/shapes.cuh; its k too short to split. The decode step keeps its GEMVs and
-// their int8 copy.
+// their int8 copy. The gate/up GEMM writes the down projection's copy and, that being s's only reader, not s.
 TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;
@@ -209,6 +209,11 @@ TEST(Lowering, HalfGemmsReadTheChunksF16Copy) {
     ASSERT_EQ(gc.size(), 1u);
     EXPECT_NE(gc[0].params[10].place.space, Place::Space::Null);
     EXPECT_EQ(gc[0].params[10].place.name, *std::get<GemvGlu>(glu.op).out_xq);
+    // (and only the copy: the down projection reads s through it, so s's f32 values are not stored)
+    EXPECT_TRUE(std::get<GemvGlu>(glu.op).half_only);
+    EXPECT_EQ(gc[0].params[4].place.space, Place::Space::Null);
+    const Launch& step_glu = launch_of(p, 1, "gemv_glu", "l0_s");  // (the decode step's GLU writes s)
+    EXPECT_FALSE(std::get<GemvGlu>(step_glu.op).half_only);
     std::set<std::string> kernels;
     int halves = 0;
     for (const Launch& l : form_of(p, 256).launches)
@@ -278,7 +283,8 @@ TEST(Lowering, HalfGemmsSplitSmallGridsAlongK) {
 
 // On Hopper the large GEMMs of chunks of 512 rows or more take lk_gemm_w (wgmma): two warpgroups a block (128 weight
 // rows, under GLU 64 outputs), 128 activation rows, 128 of k a stage (bench/NOTES.md session 24: q, down and gate/up
-// of the 8B 1.05-1.54x lk_gemm_h's); narrow, short, 256-row and A100 GEMMs keep lk_gemm_h.
+// of the 8B 1.05-1.54x lk_gemm_h's); the fused gate/up GEMM (narrow or short too) and the long rows (the 8B's down)
+// 256 activation rows by 64 of k (session 46); narrow, short, 256-row and A100 GEMMs keep lk_gemm_h.
 TEST(Lowering, LargeHalfGemmsOnHopperTakeWgmma) {
   Schedule p;
   p.target = knobs::Target{132, 90};
@@ -297,10 +303,25 @@ TEST(Lowering, LargeHalfGemmsOnHopperTakeWgmma) {
   const HalfGemm gu = shape(14336, 4096, true, 512);
   EXPECT_EQ(gu.wgs, 2);
   EXPECT_EQ(gu.gx, 224u);  // 64 outputs a block
+  EXPECT_EQ(gu.bn, 256);
+  EXPECT_EQ(gu.ks, 64);
+  EXPECT_EQ(gu.gy, 2u);
+  EXPECT_EQ(gu.split, 1);  // 448 tiles
+  const HalfGemm down = shape(4096, 14336, false, 512);
+  EXPECT_EQ(down.wgs, 2);
+  EXPECT_EQ(down.bn, 256);
+  EXPECT_EQ(down.ks, 64);
+  EXPECT_EQ(down.split, 2);  // 64 tiles of 224 stages: two parts each (gemm_bench's choice too)
   EXPECT_EQ(shape(4096, 14336, false, 1024).wgs, 2);
-  EXPECT_EQ(shape(4096, 14336, false, 1024).gy, 8u);
+  EXPECT_EQ(shape(4096, 14336, false, 1024).gy, 4u);
+  EXPECT_EQ(shape(4096, 14336, false, 256).wgs, 0);   // (256 rows: lk_gemm_h whatever the shape)
+  const HalfGemm gu6 = shape(3072, 1024, true, 512);  // qwen3-0.6b's gate/up: narrow and short, fused
+  EXPECT_EQ(gu6.wgs, 2);
+  EXPECT_EQ(gu6.bn, 256);
+  EXPECT_EQ(gu6.gx, 48u);
   EXPECT_EQ(shape(1024, 4096, false, 512).wgs, 0);  // k and v: narrow
   EXPECT_EQ(shape(2048, 1024, false, 512).wgs, 0);  // qwen3-0.6b's q: short
+  EXPECT_EQ(shape(1024, 3072, false, 512).wgs, 0);  // and its down
   EXPECT_EQ(shape(4096, 4096, false, 256).wgs, 0);
   p.target = knobs::Target{108, 80};
   EXPECT_EQ(shape(4096, 4096, false, 512).wgs, 0);

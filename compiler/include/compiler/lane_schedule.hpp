@@ -105,6 +105,8 @@ struct GemvGlu {  // out = silu(G x) * (U x)
   // written by its GEMM's tiles on the tensor cores (gemm_half).
   std::optional<std::string> out_xq = std::nullopt;
   bool out_half = false;
+  // out_half, and no launch reads `out` but through that copy: the GEMM writes the copy alone (half_only_outputs).
+  bool half_only = false;
 };
 // The int8 numerics' activations quantized once (gemm_prequant, gemv_prequant): `rows` rows of `k` into `xq`, its
 // words' int8 values, in the tensor cores' order (`fragments`, a chunk's) or row by row (the decode step's), then

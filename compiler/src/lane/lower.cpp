@@ -214,8 +214,8 @@ class Lowerer {
   // output rows and TN groups of 8 activation rows, TN the largest of 4, 2, 1 that still gives the GPU 4 warps an SM;
   // lk_gemm_i8qb over a block format), or under gemm_tile lk_gemm_i8t (tiled_gemm; lk_gemm_i8tb over a block format).
   KernelCall gemm(const Matrix& w, const Matrix* u, const Ref& x, const std::optional<std::string>& bias, const Ref& y,
-                  int rows, const std::optional<std::string>& xq,
-                  const std::optional<std::string>& yh = std::nullopt) const {
+                  int rows, const std::optional<std::string>& xq, const std::optional<std::string>& yh = std::nullopt,
+                  bool y_read = true) const {
     KernelCall c;
     const std::string glu = flag(u != nullptr);
     if (!xq) {
@@ -229,7 +229,7 @@ class Lowerer {
       return c;
     }
     const bool blocks = lk_is_block(int(w.type));
-    if (k_.gemm_half) return half_gemm(w, u, bias, y, rows, *xq, yh);
+    if (k_.gemm_half) return half_gemm(w, u, bias, y, rows, *xq, yh, y_read);
     if (k_.gemm_tile) return tiled_gemm(w, u, bias, y, rows, *xq);
     const int warps = k_.gemm_rows / 16;
     int tn = 4;
@@ -299,14 +299,15 @@ class Lowerer {
 
   // gemm_half's GEMM, lk_gemm_h<W, GLU, BN, BM> (or on Hopper lk_gemm_w<W, GLU, BN, WGS, KS>), shaped and split as
   // half_gemm_shape says; its shape and shared memory kernels/shapes.cuh's; a split one's parts meet in gemm_part,
-  // counted in gemm_count; `yh` y's f16 copy, if any.
+  // counted in gemm_count; `yh` y's f16 copy, if any, and y itself null where only the copy is read (`y_read`).
   KernelCall half_gemm(const Matrix& w, const Matrix* u, const std::optional<std::string>& bias, const Ref& y, int rows,
-                       const std::string& xq, const std::optional<std::string>& yh) const {
+                       const std::string& xq, const std::optional<std::string>& yh, bool y_read) const {
     const HalfGemm h = half_gemm_shape(p_, w, u != nullptr, rows);
     KernelCall c = half_kernel(h, w.type, u != nullptr);
     c.grid = dims3(h.gx, h.gy, size_t(h.split));
     c.params = quantized_gemm_params(w, u, bias, y, rows, xq);
     c.params[2] = Arg::pointer(place(xq), "(const __half*)");
+    if (!y_read) c.params[4] = Arg::null();
     c.params.push_back(h.split > 1 ? ptr("gemm_part") : Arg::null());
     c.params.push_back(h.split > 1 ? ptr("gemm_count") : Arg::null());
     c.params.push_back(yh ? Arg::pointer(place(*yh), "(__half*)") : Arg::null());  // (y's f16 copy: GemvGlu's out_half)
@@ -521,7 +522,8 @@ class Lowerer {
     const Matrix& g = p_.matrix(op.wg);
     const Matrix& u = p_.matrix(op.wu);
     if (on_tensor_cores(k_, g, op.rows)) {
-      out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq, op.out_half ? op.out_xq : std::nullopt));
+      out.push_back(gemm(g, &u, op.x, std::nullopt, op.out, op.rows, op.xq, op.out_half ? op.out_xq : std::nullopt,
+                         !op.half_only));
       return;
     }
     if (op.out_xq) {  // (glu_groups: blocks of a 32-group of outputs writing its copy; the decode step's one row)

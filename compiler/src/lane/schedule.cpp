@@ -502,6 +502,33 @@ void prequantize(const Schedule& p, Form& f) {
   f.launches = std::move(out);
 }
 
+// A chunk's fused gate/up GEMM writing its output's f16 copy (out_half) writes that copy alone where no launch after it
+// reads the output but through the copy (the down projection on the tensor cores lists both: prequantize), so that
+// its f32 values are neither stored nor given arena space (the 8B's 29 MB a chunk of 512): the launches' lists drop
+// the output, the GEMM takes a null in its place (half_only).
+void half_only_outputs(Form& f) {
+  auto reads = [](const Launch& l, const std::string& b) {
+    return std::find(l.reads.begin(), l.reads.end(), b) != l.reads.end();
+  };
+  auto writes = [](const Launch& l, const std::string& b) {
+    return std::find(l.writes.begin(), l.writes.end(), b) != l.writes.end();
+  };
+  for (size_t i = 0; i < f.launches.size(); ++i) {
+    auto* g = std::get_if<GemvGlu>(&f.launches[i].op);
+    if (!g || !g->out_half || !g->out_xq) continue;
+    size_t end = i + 1;  // (the launches that see this value of the output: up to the next that writes it)
+    bool only = true;
+    for (; only && end < f.launches.size() && !writes(f.launches[end], g->out.buf); ++end)
+      only = !reads(f.launches[end], g->out.buf) || reads(f.launches[end], *g->out_xq);
+    if (!only) continue;
+    g->half_only = true;
+    for (size_t j = i; j < end; ++j) {
+      std::erase(f.launches[j].reads, g->out.buf);
+      if (j == i) std::erase(f.launches[j].writes, g->out.buf);
+    }
+  }
+}
+
 // norm_fold: in the decode step, each add + norm whose residual add is the plain projection just before it (o, down),
 // whose quantized copy it writes (prequantize: folds_quantize) and whose output no launch reads but through that copy
 // (the projections' lists name both), folds into that projection (GemvNorm with spans): the launch's spans of 128
@@ -586,16 +613,21 @@ HalfGemm half_gemm_shape_of(const Schedule& p, const std::vector<const Matrix*>&
   // 103 us, down 226-274 against 347-392, gate/up 467-494 against 509-518; slower on narrow (n 1,024) or short (k
   // 1,024) ones and at 256 rows, which keep lk_gemm_h. (A narrow matrix grouped with a wide one, as k and v with q,
   // is as wide as the group: its tiles are lk_gemm_w's too.)
-  const bool wgmma = p.target.arch == 90 && rows >= 512 && n >= 4096 && w.cols >= 4096;
+  // The fused gate/up GEMM, and one whose rows are long (k 8,192 or more: the 8B's down), take tiles of 256
+  // activation rows by 64 of k a stage (half the unpacking and the weights' reads a product; gemm_bench on an H100,
+  // session 46: the 8B's gate/up 455 -> 373-384 us, its Q4_K down 208 -> 170-179, qwen3-0.6b's gate/up in Q8_0 39 ->
+  // 29 us; the 8B's q 63-66 us either way, so the others keep 128 by 128).
+  const bool wide = rows >= 512 && ws.size() == 1 && (glu || w.cols >= 8192);
+  const bool wgmma = p.target.arch == 90 && rows >= 512 && (wide || (n >= 4096 && w.cols >= 4096));
   if (wgmma)
-    h.wgs = 2, h.ks = 128, h.bm = 64 * h.wgs;
+    h.wgs = 2, h.ks = wide ? 64 : 128, h.bm = 64 * h.wgs;
   else
     h.bm = glu ? 128 : 64;
   const size_t out = size_t(wgmma ? lk_gemm_w_outputs(glu, h.wgs) : lk_gemm_h_outputs(glu, h.bm));
   size_t gx = 0;
   for (const Matrix* m : ws) gx += (m->rows + out - 1) / out;
   auto tiles = [&](int bn) { return gx * ((size_t(rows) + size_t(bn) - 1) / size_t(bn)); };
-  h.bn = wgmma || (rows > 64 && (glu || 2 * tiles(128) > size_t(sms))) ? 128 : 64;
+  h.bn = wgmma && wide ? 256 : wgmma || (rows > 64 && (glu || 2 * tiles(128) > size_t(sms))) ? 128 : 64;
   h.gx = gx;
   h.gy = (size_t(rows) + size_t(h.bn) - 1) / size_t(h.bn);
   const int stages = wgmma ? int((w.cols + size_t(h.ks) - 1) / size_t(h.ks)) : lk_gemm_h_stages(int(w.cols), h.bm);
@@ -833,6 +865,7 @@ Schedule schedule(const gguf::File& file, const model::Model& m, const knobs::Kn
     f.rows = r;
     build_form(p, f);
     if (k.gemm_prequant || k.gemv_prequant || k.gemm_half) prequantize(p, f);
+    if (k.gemm_half) half_only_outputs(f);
     if (k.norm_fold) fold_norms(p, f);
     if (k.side_streams) assign_streams(f);
     pack_arena(f, p);
