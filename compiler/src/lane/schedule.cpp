@@ -412,6 +412,14 @@ void each_gemm(const Schedule& p, const Op& op, F f) {
     }
 }
 
+// Whether launch `l` lists buffer `b` among its reads, or its writes.
+bool reads(const Launch& l, const std::string& b) {
+  return std::find(l.reads.begin(), l.reads.end(), b) != l.reads.end();
+}
+bool writes(const Launch& l, const std::string& b) {
+  return std::find(l.writes.begin(), l.writes.end(), b) != l.writes.end();
+}
+
 // Where the launch that last wrote x before a decode step's quantize of one row (in `out`) can write the copy of x
 // itself: a norm's, an attention fold's or an attention of one split's, of one row whose output is x (the fold's a
 // head's values at a time, attention's a block's heads: whole 32-blocks of them), or under glu_groups the fused
@@ -421,9 +429,7 @@ void each_gemm(const Schedule& p, const Op& op, F f) {
 std::pair<Launch*, std::optional<std::string>*> folds_quantize(const Schedule& p, std::vector<Launch>& out,
                                                                const Ref& x, int rows, bool half) {
   if (rows != 1 && !half) return {nullptr, nullptr};
-  auto writer = std::find_if(out.rbegin(), out.rend(), [&](const Launch& l) {
-    return std::find(l.writes.begin(), l.writes.end(), x.buf) != l.writes.end();
-  });
+  auto writer = std::find_if(out.rbegin(), out.rend(), [&](const Launch& l) { return writes(l, x.buf); });
   if (writer == out.rend()) return {nullptr, nullptr};
   if (auto* n = std::get_if<AddNorm>(&writer->op); n && n->rows == rows && n->out == x && !n->xq) {
     n->xq_half = half;
@@ -507,12 +513,6 @@ void prequantize(const Schedule& p, Form& f) {
 // its f32 values are neither stored nor given arena space (the 8B's 29 MB a chunk of 512): the launches' lists drop
 // the output, the GEMM takes a null in its place (half_only).
 void half_only_outputs(Form& f) {
-  auto reads = [](const Launch& l, const std::string& b) {
-    return std::find(l.reads.begin(), l.reads.end(), b) != l.reads.end();
-  };
-  auto writes = [](const Launch& l, const std::string& b) {
-    return std::find(l.writes.begin(), l.writes.end(), b) != l.writes.end();
-  };
   for (size_t i = 0; i < f.launches.size(); ++i) {
     auto* g = std::get_if<GemvGlu>(&f.launches[i].op);
     if (!g || !g->out_half || !g->out_xq) continue;
@@ -544,9 +544,6 @@ void fold_norms(const Schedule& p, Form& f) {
     return std::holds_alternative<Gemv>(op) || std::holds_alternative<GemvParts>(op) ||
            std::holds_alternative<GemvGlu>(op) || std::holds_alternative<GemvRope>(op);
   };
-  auto reads = [](const Launch& l, const std::string& b) {
-    return std::find(l.reads.begin(), l.reads.end(), b) != l.reads.end();
-  };
   std::vector<Launch> out;
   std::map<std::string, std::string> folded;  // a folded copy -> the norm output it stands for
   for (size_t i = 0; i < f.launches.size(); ++i) {
@@ -558,7 +555,7 @@ void fold_norms(const Schedule& p, Form& f) {
     for (size_t j = i + 1; fold && j < f.launches.size(); ++j) {
       const Launch& r = f.launches[j];
       if (reads(r, n->out.buf) && (!reads(r, *n->xq) || !projects(r.op))) fold = false;
-      if (std::find(r.writes.begin(), r.writes.end(), n->out.buf) != r.writes.end()) break;
+      if (writes(r, n->out.buf)) break;
     }
     if (!fold) {
       out.push_back(std::move(l));
@@ -571,7 +568,7 @@ void fold_norms(const Schedule& p, Form& f) {
     Launch& at = out.back();
     at.op = GemvNorm{*g, *n, spans};
     for (const std::string& b : {n->x.buf, *n->xq, spans})
-      if (std::find(at.writes.begin(), at.writes.end(), b) == at.writes.end()) at.writes.push_back(b);
+      if (!writes(at, b)) at.writes.push_back(b);
     if (!reads(at, n->x.buf)) at.reads.push_back(n->x.buf);
     at.kind = "gemv_fold";
   }
@@ -619,7 +616,7 @@ HalfGemm half_gemm_shape_of(const Schedule& p, const std::vector<const Matrix*>&
   // activation rows by 64 of k a stage (half the unpacking and the weights' reads a product; gemm_bench on an H100,
   // session 46: the 8B's gate/up 455 -> 373-384 us, its Q4_K down 208 -> 170-179, qwen3-0.6b's gate/up in Q8_0 39 ->
   // 29 us; the 8B's q 63-66 us either way, so the others keep 128 by 128).
-  const bool wide = rows >= 512 && ws.size() == 1 && (glu || w.cols >= 8192);
+  const bool wide = ws.size() == 1 && (glu || w.cols >= 8192);
   const bool wgmma = p.target.arch == 90 && rows >= 512 && (wide || (n >= 4096 && w.cols >= 4096));
   if (wgmma)
     h.wgs = 2, h.ks = wide ? 64 : 128, h.bm = 64 * h.wgs;
