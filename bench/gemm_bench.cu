@@ -263,6 +263,10 @@ int main() {
       {"0.6b q 2048x1024 q8_0", LK_Q8_0, 2048, 1024, false}, {"0.6b k 1024x1024 q8_0", LK_Q8_0, 1024, 1024, false},
       {"0.6b gate+up 2x3072x1024 q8_0", LK_Q8_0, 3072, 1024, true},
       {"0.6b down 1024x3072 q8_0", LK_Q8_0, 1024, 3072, false},
+      // (its Q4_K_M file's: the gate/up the lanes put on lk_gemm_w at 512 rows, 96 blocks; session 47 measured the
+      // lane 1.009x over lk_gemm_h's 192, where the Q8_0 bench gave 1.33x)
+      {"0.6b gate+up 2x3072x1024 q4_k", LK_Q4_K, 3072, 1024, true},
+      {"0.6b down 1024x3072 q6_k", LK_Q6_K, 1024, 3072, false},
   };
   printf("%-26s %5s %-16s %9s %8s %10s\n", "shape", "rows", "variant", "us/pair", "TFLOPS", "rel_l2");
   const char* shape_only = getenv("GB_SHAPE");  // (a substring of the shapes' names to run)
