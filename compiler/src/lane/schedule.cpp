@@ -516,18 +516,18 @@ void half_only_outputs(Form& f) {
   for (size_t i = 0; i < f.launches.size(); ++i) {
     auto* g = std::get_if<GemvGlu>(&f.launches[i].op);
     if (!g || !g->out_half || !g->out_xq) continue;
-    // (the launches that see this value of the output: up to the next that writes it, which may read it too)
+    // (the launches that see this value of the output: up to and with the next that writes it, which may read it too)
     size_t end = i + 1;
     bool only = true;
-    for (; only && end < f.launches.size(); ++end) {
+    for (; end < f.launches.size(); ++end) {
       const Launch& r = f.launches[end];
-      only = !reads(r, g->out.buf) || reads(r, *g->out_xq);
-      if (writes(r, g->out.buf)) break;
+      if (reads(r, g->out.buf) && !reads(r, *g->out_xq)) only = false;
+      if (!only || writes(r, g->out.buf)) break;
     }
     if (!only) continue;
     g->half_only = true;
     std::erase(f.launches[i].writes, g->out.buf);
-    for (size_t j = i + 1; j < end && j < f.launches.size(); ++j) std::erase(f.launches[j].reads, g->out.buf);
+    for (size_t j = i + 1; j <= end && j < f.launches.size(); ++j) std::erase(f.launches[j].reads, g->out.buf);
   }
 }
 
