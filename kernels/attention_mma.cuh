@@ -379,12 +379,14 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
         mx[h] = fmaxf(mx[h], sc[j][e]);
       }
     float corr[2];
+    bool rescale = false;  // (whether a row's sums change under its factor: below)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
       mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
       const float mn = fmaxf(m[h], mx[h]);
       corr[h] = mn == -INFINITY ? 1.f : exp2f(m[h] - mn);
+      rescale |= m[h] != -INFINITY && corr[h] != 1.f;
       m[h] = mn;
       l[h] *= corr[h];
     }
@@ -402,13 +404,17 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
             lk_pack_kv(none ? 0.f : exp2f(sc[j][2 * h] - m[h]), none ? 0.f : exp2f(sc[j][2 * h + 1] - m[h]), ra, rb);
         l[h] += ra + rb;
       }
+    // The sums rescaled where a row of the warp's has a factor that changes them: not where every factor is 1 (no
+    // new maximum) or a row has weighed nothing yet (its sums zero, its factor 0 or 1): the same numbers, without
+    // VW / 2 multiplications -- 64 of a step tile's ~223 instructions a warp (session 48's SASS: the loop issue-bound).
+    if (__any_sync(0xffffffffu, rescale))
 #pragma unroll
-    for (int n = 0; n < VW / 8; ++n) {
-      o[n][0] *= corr[0];
-      o[n][1] *= corr[0];
-      o[n][2] *= corr[1];
-      o[n][3] *= corr[1];
-    }
+      for (int n = 0; n < VW / 8; ++n) {
+        o[n][0] *= corr[0];
+        o[n][1] *= corr[0];
+        o[n][2] *= corr[1];
+        o[n][3] *= corr[1];
+      }
     if constexpr (NT == 1) {  // (8 positions by 32 value columns an ldmatrix: four k8 products)
 #pragma unroll
       for (int np = 0; np < VW / 32; ++np) {

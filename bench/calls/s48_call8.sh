@@ -11,10 +11,13 @@ set -u
 . bench/calls/s45_sets.sh
 mkdir -p /tmp/old && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
 nvidia-smi --query-gpu=name --format=csv,noheader
+# (the two attention_bench builds are untracked files of the CPU machine's tree: where they are missing, the lanes'
+# A/B below still tells)
+[ -x bench/.ab_k64_s3 ] && [ -x bench/.ab_skip ] || echo "no attention_bench builds (bench/.ab_k64_s3, bench/.ab_skip)"
 for b in k64_s3 skip; do
-  timeout 100 bench/.ab_$b mmafold > $OUT/attn-$b.txt 2>&1
+  [ -x bench/.ab_$b ] && timeout 100 bench/.ab_$b mmafold > $OUT/attn-$b.txt 2>&1
 done
-paste $OUT/attn-k64_s3.txt $OUT/attn-skip.txt | awk 'NR > 1 {printf "depth %5d splits %2d  A %7.2f us  B %7.2f us  B/A %.3f  diff %s %s\n", $3, $4, $5, $13, $13 / $5, $8, $16}'
+[ -s $OUT/attn-skip.txt ] && paste $OUT/attn-k64_s3.txt $OUT/attn-skip.txt | awk 'NR > 1 {printf "depth %5d splits %2d  A %7.2f us  B %7.2f us  B/A %.3f  diff %s %s\n", $3, $4, $5, $13, $13 / $5, $8, $16}'
 R06S=${R06%\}},\"gemv_short\":true}
 for run in ${AB_RUNS:-qwen3-0.6b:5}; do
   set -- ${run/:/ }
