@@ -47,3 +47,24 @@ for line in open(sys.argv[2]):
 PY
   [ -s /tmp/ab/prof.json ] || tail -3 /tmp/ab/prof.err
 }
+
+# Knob sets timed on workloads by `measure --workload W --repeat N`, a line a set and workload (its attention splits
+# and gemv_rows_q6_k named); the raw JSON kept as $OUT/NAME-W.json (W's comma a dash).
+# usage: workload_lines NAME CHECKPOINT REPEAT "W1 W2 .." --knobs-json '{..}' ...
+workload_lines() {
+  local name=$1 f=$2 rep=$3 wls=$4 wl j
+  shift 4
+  for wl in $wls; do
+    j="$OUT/$name-${wl/,/-}"
+    $L measure "$f" "$@" --workload "$wl" --repeat "$rep" --cache /tmp/wl-cache --json > "$j.json" 2> "$j.err"
+    python3 - "$j.json" "$name" "$wl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    if not l.strip().startswith("{"): continue
+    j = json.loads(l); k = j["knobs"]
+    print(f"{sys.argv[2]} workload {sys.argv[3]:8s} splits {k.get('attn_splits')} q6k {k.get('gemv_rows_q6_k')}: "
+          f"workload {j.get('workload_ms', 0):.2f} ms, decode {j.get('decode_tok_s', 0):.1f} tok/s, "
+          f"prefill {j.get('prefill_tok_s', 0):.0f} tok/s {'' if j.get('valid') else j.get('reason')}")
+PY
+  done
+}

@@ -18,16 +18,6 @@ case "$G" in
     F=$(TYPE=q4_k_m checkpoint $L /tmp llama-3.1-8b)
     REC=$(grep "^REC=" bench/calls/s45_sets.sh | sed "s/^REC='//; s/'$//")
     K=(--knobs-json "$REC" --knobs-json "${REC/\"attn_splits\":16/\"attn_splits\":1}")
-    for wl in 512,128 5,129; do
-      $L measure "$F" "${K[@]}" --workload $wl --repeat 3 --cache /tmp/wl-cache --json > "$OUT/wl8b-${wl/,/-}.json" 2> "$OUT/wl8b-${wl/,/-}.err"
-      python3 - "$OUT/wl8b-${wl/,/-}.json" "$wl" <<'PY'
-import json, sys
-for l in open(sys.argv[1]):
-    if not l.strip().startswith("{"): continue
-    j = json.loads(l); k = j["knobs"]
-    print(f"8B workload {sys.argv[2]:8s} splits {k.get('attn_splits')}: workload {j.get('workload_ms', 0):.2f} ms, "
-          f"decode {j.get('decode_tok_s', 0):.1f} tok/s, prefill {j.get('prefill_tok_s', 0):.0f} tok/s {'' if j.get('valid') else j.get('reason')}")
-PY
-    done
+    workload_lines wl8b "$F" 3 "512,128 5,129" "${K[@]}"
     ;;
 esac

@@ -14,14 +14,4 @@ R06=$(grep "^R06=" bench/calls/s45_sets.sh | sed "s/^R06='//; s/'$//")
 H="${R06%\}},\"gemv_short\":true"
 K=(--knobs-json "$H}" --knobs-json "$H,\"attn_splits\":16}" --knobs-json "$H,\"gemv_rows_q6_k\":2}"
    --knobs-json "$H,\"attn_splits\":16,\"gemv_rows_q6_k\":2}")
-for wl in 512,128 5,129; do
-  $L measure "$F" "${K[@]}" --workload $wl --repeat 5 --cache /tmp/wl-cache --json > "$OUT/wl-$wl.json" 2> "$OUT/wl-$wl.err"
-  python3 - "$OUT/wl-$wl.json" "$wl" <<'PY'
-import json, sys
-for l in open(sys.argv[1]):
-    if not l.strip().startswith("{"): continue
-    j = json.loads(l); k = j["knobs"]
-    print(f"workload {sys.argv[2]:8s} splits {k.get('attn_splits')} q6k {k.get('gemv_rows_q6_k')}: workload {j.get('workload_ms', 0):.2f} ms, "
-          f"decode {j.get('decode_tok_s', 0):.1f} tok/s, prefill {j.get('prefill_tok_s', 0):.0f} tok/s {'' if j.get('valid') else j.get('reason')}")
-PY
-done
+workload_lines wl06 "$F" 5 "512,128 5,129" "${K[@]}"
