@@ -86,8 +86,15 @@ LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
 }
 // The positions a split of the decode step's attention holds where it folds its own splits (a count given): whole
 // tiles, ceil(span / splits) rounded up to LK_AM_KEYS, so a row of few positions takes fewer splits (those past its
-// positions do nothing; one alone writes the output as with one split). Without the fold, ceil(span / splits).
+// positions do nothing; one alone writes the output as with one split). A span of at most LK_AM_FOLD_TILES tiles is
+// one split: the fold (every block's fence and count, the last one's merge: ~2.6 us + 0.15 a split on the H100 by
+// bench/attention_bench.cu, session 48) costs more than the tiles it spreads (~0.95 us each, a block's loop issue-bound).
+// Without the fold, ceil(span / splits).
+#ifndef LK_AM_FOLD_TILES
+#define LK_AM_FOLD_TILES 4
+#endif
 LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
+  if (span <= LK_AM_FOLD_TILES * LK_AM_KEYS) return LK_AM_FOLD_TILES * LK_AM_KEYS;
   return ((span + splits - 1) / splits + LK_AM_KEYS - 1) / LK_AM_KEYS * LK_AM_KEYS;
 }
 

@@ -394,6 +394,33 @@ TEST(LanePlanOnCpu, TheStepsFoldInALaunchOfItsOwn) {
   }
 }
 
+// The decode step's own fold (attn_mma 2, more than one split) spreads a span over its splits only past
+// LK_AM_FOLD_TILES tiles of positions: a shorter one is one split (its fold would cost more than the tiles it spreads);
+// then whole tiles a split as before. The rule, then decode steps past it (a prompt of 300: 3 parts of 4 splits) and
+// short of it against the reference.
+TEST(LanePlanOnCpu, TheStepSplitsItsOwnFoldOnlyPastFourTiles) {
+  auto parts = [](int span, int splits) {
+    const int chunk = lk_am_fold_chunk(span, splits);
+    return (span + chunk - 1) / chunk;
+  };
+  for (int splits : {2, 4, 16})
+    for (int span : {1, 64, 65, 200, 256}) EXPECT_EQ(parts(span, splits), 1) << span << " positions, " << splits;
+  EXPECT_EQ(parts(257, 16), 5);
+  EXPECT_EQ(parts(301, 4), 3);
+  EXPECT_EQ(parts(300, 2), 2);
+  EXPECT_EQ(parts(4096, 16), 16);
+  for (const bool int8 : {false, true})
+    matches_the_reference(synth::Options{.preset = "tiny-qwen3", .seed = 5},
+                          {{"numerics", int8 ? "int8" : "dequant"},
+                           {"gemv_prequant", int8},
+                           {"kv_cache", "f16"},
+                           {"attn_mma", 2},
+                           {"fuse_rope_kv", true},
+                           {"attn_splits", 4},
+                           {"max_chunk", 64}},
+                          {5, 300});
+}
+
 // A lane holds more than 4,096 positions when its context knob says so (up to the model's trained context): a prompt
 // that runs past position 4,096 through chunks of 256 and decode steps, under the 8-bit cache, the attention a lane a
 // position split 64 ways (a domain only such contexts have), against the reference. The model is tiny-llama told it
@@ -801,7 +828,8 @@ TEST(GemmaOnCpu, WideHeadsOnTheTensorCores) {
       const knobs::Knobs k = knobs::Knobs::from_json(j);
       EXPECT_EQ(knobs::space(m, {132, 90}).why_invalid(k), "");
       EXPECT_NE(knobs::space(m, {108, 80}).why_invalid(k), "");
-      matches_the_reference(o, j, {6, 41, 90});
+      // (the wide step's own fold spreads a span past 4 tiles: the prompt of 300)
+      matches_the_reference(o, j, j == wide_step_knobs() ? std::vector<int>{6, 90, 300} : std::vector<int>{6, 41, 90});
     }
     // A lane of 8,192 positions, its split step folded by a launch of its own (attn_fold_launch).
     json fold = wide_step_knobs();

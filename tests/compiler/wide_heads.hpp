@@ -22,7 +22,8 @@ inline synth::Preset wide_gemma(const std::string& arch) {
   return p;
 }
 
-// The decode step's wide block with rope and the append folded in, its own fold of 2 splits, chunks of 64 rows.
+// The decode step's wide block with rope and the append folded in, its own fold of 2 splits (past 4 tiles of
+// positions), chunks of 64 rows.
 inline nlohmann::json wide_step_knobs() {
   return {{"numerics", "int8"}, {"gemv_prequant", true}, {"kv_cache", "f16"}, {"attn_mma", 2},
           {"fuse_qkv", true},   {"fuse_rope_kv", true},  {"attn_splits", 2},  {"max_chunk", 64}};
