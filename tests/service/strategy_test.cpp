@@ -7,6 +7,7 @@
 #include <functional>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include "fake_compiler.hpp"
 #include "lane_landscape.hpp"
@@ -295,6 +296,18 @@ TEST(Strategies, ModelsFirstScreensAreThePriorsTheSpaceHolds) {
     EXPECT_FALSE(first[0].knobs.value("gemv_short", true)) << first[0].knobs.dump();
     EXPECT_EQ(first[0].origin, "prior");
   }
+}
+
+// A small model in llama.cpp's Q4_K_M mix takes the small model's priors as written: the record's one split, and the
+// same with 16 splits (the tuner's choice for the default workload, session 48), both with the GLU's groups.
+TEST(Strategies, ASmallModelsPriorsHoldTheSplitSets) {
+  const auto first = first_screens("tiny-qwen3", ggml::Type::Q4_K, true, 12);
+  std::set<int> splits;
+  for (const auto& p : first)
+    if (p.origin == "prior" && p.knobs.value("glu_groups", false) && p.knobs.value("pdl_first", false))
+      splits.insert(p.knobs.value("attn_splits", 0));
+  EXPECT_TRUE(splits.count(1)) << "the record's set";
+  EXPECT_TRUE(splits.count(16)) << "the workload's set";
 }
 
 // A mixture's space holds none of the dense priors as written (no gate and up to fuse): their variants without

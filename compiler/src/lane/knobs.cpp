@@ -285,9 +285,8 @@ const KnobDef kTable[] = {
      &Knobs::attn_splits,
      "decode attention: the positions split over this many blocks, folded after (on the tensor cores the step splits "
      "whole tiles, not at all up to 4 of them, and its last block folds; a chunk's attention splits only while its "
-     "blocks fill fewer than the "
-     "multiprocessors, at most 16 ways); 32 and 64 for long contexts, only where the lane holds more than 4096 "
-     "positions",
+     "blocks fill fewer than the multiprocessors, at most 16 ways); 32 and 64 for long contexts, only where the lane "
+     "holds more than 4096 positions",
      {1, 2, 4, 8, 16, 32, 64},
      [](const model::Model&, const Target& t, std::vector<json>& values) {
        if (t.context <= 4096) values.resize(5);
@@ -456,14 +455,13 @@ const KnobDef kTable[] = {
      "the GEMMs read), each weight's dequantized value rounded to f16 as it is unpacked into a tile in shared memory, "
      "f32 sums (lk_gemm_h: 64 weight rows by 128 activation rows a block, the fused gate/up 128 by 128, split along k "
      "where the grid is small; a mixture's experts over their grouped pairs, lk_moe_gemm_h); under the dequant and "
-     "int8 numerics "
-     "with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their defaults)",
+     "int8 numerics with chunks of 16 rows or more, in place of their chunk GEMMs (the int8 ones' knobs then at their "
+     "defaults)",
      {false, true}},
     {"moe_tile",
      &Knobs::moe_tile,
      "a mixture's grouped expert GEMM under gemm_half (lk_moe_gemm_h): the (row, expert) pairs a block's tile takes, "
-     "64 "
-     "or 128 (128 weight rows by them); 0 chooses by the pairs an expert sees in the chunk on average (128 from 64 "
+     "64 or 128 (128 weight rows by them); 0 chooses by the pairs an expert sees in the chunk on average (128 from 64 "
      "on, else 64); only where the checkpoint has experts",
      {0, 64, 128},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
