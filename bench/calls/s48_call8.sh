@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 48, call 8 (~6 minutes; carry .carry-old = 0a959d7's build (A) and .carry = the tree's (B); the untracked
-# bench/.ab_k64_s3 (A) and bench/.ab_skip (B) attention_bench builds where this machine's tree has them). Two changes:
+# Session 48, call 8 (~6 minutes; carry .carry-old = 0a959d7's build (A) and .carry = the tree's (B); the git-ignored
+# bench/.ab_k64_s3 (A) and bench/.ab_skip (B) attention_bench builds, carried too where this machine has them). Two
+# changes:
 # 1. The attention tile loop's rescale of its sums skipped where no row's factor changes them (every factor 1, or
 #    nothing weighed yet): B must give the same numbers: the lanes' logits bitwise equal to A's on the R06 set (one
 #    split, which change 2 leaves alone; the 8B's REC set has 16 splits: change 2 moves its numbers). Prediction:
