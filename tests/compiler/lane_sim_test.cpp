@@ -715,7 +715,9 @@ TEST_P(RandomShapesOnCpu, MatchTheReference) {
                std::to_string(o.shape->d_model) + " heads " + std::to_string(o.shape->heads) + "/" +
                std::to_string(o.shape->kv_heads) + " x " + std::to_string(o.shape->head_dim) + " ffn " +
                std::to_string(o.shape->ffn) + " vocab " + std::to_string(o.shape->vocab) + " " + t + " " + k.key());
-  matches_the_reference(o, k.to_json(), {6, 41}, 0, context);
+  // (the decode step's own fold spreads a span only past 4 tiles: where the draw has it, decode steps past 300 too)
+  const bool folds = k.attn_mma == 2 && k.attn_splits > 1;
+  matches_the_reference(o, k.to_json(), folds ? std::vector<int>{6, 300} : std::vector<int>{6, 41}, 0, context);
 }
 
 // 48 draws (about 15 s); LT_RANDOM_SHAPES=N draws N for a longer hunt (700 took 4 minutes here, all passing).
