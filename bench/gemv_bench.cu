@@ -484,6 +484,8 @@ int main(int argc, char** argv) {
       {"out  128256x4096 q6_k", LK_Q6_K, 128256, 4096},
       {"q    4096x4096 q8_0", LK_Q8_0, 4096, 4096},   {"gate 14336x4096 q8_0", LK_Q8_0, 14336, 4096},
       {"down 4096x14336 q8_0", LK_Q8_0, 4096, 14336},
+      // the 0.6B's rows of k 1,024 (one unit a lane: gemv_short's form), its logits the largest
+      {"out06 151936x1024 q6_k", LK_Q6_K, 151936, 1024}, {"gate06 3072x1024 q4_k", LK_Q4_K, 3072, 1024},
   };
   printf("%-24s %-28s %9s %9s %7s %s\n", "shape", "variant", "us/gemv", "GB/s", "of_bw", "bits");
   const char* only_shape = std::getenv("GB_SHAPE");  // (a word of the shapes' names: those alone)
@@ -536,6 +538,24 @@ int main(int argc, char** argv) {
     launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), 2 * wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,          \
            view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
   });
+// Rows of one unit a lane (k 1,024 of a block format): gemv_short's form (A 1, 4 or 8 rows a warp, as the lanes
+// launch a small model's logits) against warps that walk the rows in one or two waves, the next group's loads
+// issued before the current group's products (bv_stream with AH 1).
+#define BV_ADD_SHORT(T)                                                                                              \
+  add("lib short rpw4", lib##T(lk_gemv<lk_blk<T>, 4, 1, lk_xq, 1>, 4));                                              \
+  add("lib short rpw8", lib##T(lk_gemv<lk_blk<T>, 8, 1, lk_xq, 1>, 8));                                              \
+  add("stream rpw4 ah1", [&](int c, cudaStream_t s) {                                                                \
+    launch(bv_stream<lk_blk<T>, 4, 1>, std::min(grid(4, 8), wave(bv_stream<lk_blk<T>, 4, 1>)), 256, s,              \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
+  });                                                                                                                \
+  add("stream rpw8 ah1", [&](int c, cudaStream_t s) {                                                                \
+    launch(bv_stream<lk_blk<T>, 8, 1>, std::min(grid(8, 8), wave(bv_stream<lk_blk<T>, 8, 1>)), 256, s,              \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
+  });                                                                                                                \
+  add("stream rpw4 ah1 2waves", [&](int c, cudaStream_t s) {                                                         \
+    launch(bv_stream<lk_blk<T>, 4, 1>, std::min(grid(4, 8), 2 * wave(bv_stream<lk_blk<T>, 4, 1>)), 256, s,          \
+           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
+  });
 #define BV_ADD_BULK(T, KC, ST, PF)                                                                                 \
   add(std::string("bulk kc" #KC " st" #ST) + (PF ? " pf" : ""), [&](int c, cudaStream_t s) {                          \
     auto kernel = bv_bulk_gemv<T, KC, ST, PF>;                                                                       \
@@ -581,6 +601,7 @@ int main(int argc, char** argv) {
         launch(bv_gemv_q4k<1, 4, 0>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), cx.q(), cx.y, k, n);
       });
       BV_ADD_LIB(LK_Q4_K)
+      if (k <= 1024) BV_ADD_SHORT(LK_Q4_K)
       BV_ADD_CP(false, 4)
       BV_ADD_CP(false, 6)
       BV_ADD_CP(false, 8)
@@ -590,6 +611,7 @@ int main(int argc, char** argv) {
       BV_ADD_BULK(LK_Q4_K, 1024, 12, true)
     } else {
       BV_ADD_LIB(LK_Q6_K)
+      if (k <= 1024) BV_ADD_SHORT(LK_Q6_K)
       BV_ADD_BULK(LK_Q6_K, 2048, 4, false)
       BV_ADD_BULK(LK_Q6_K, 2048, 8, true)
     }

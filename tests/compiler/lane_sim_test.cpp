@@ -720,13 +720,17 @@ TEST_P(RandomShapesOnCpu, MatchTheReference) {
   matches_the_reference(o, k.to_json(), folds ? std::vector<int>{6, 300} : std::vector<int>{6, 41}, 0, context);
 }
 
-// 48 draws (about 15 s); LT_RANDOM_SHAPES=N draws N for a longer hunt (700 took 4 minutes here, all passing).
-int random_shape_draws() {
-  const char* n = std::getenv("LT_RANDOM_SHAPES");
-  return n && std::atoi(n) > 0 ? std::atoi(n) : 48;
+// 48 draws (about 15 s); LT_RANDOM_SHAPES=N draws N for a longer hunt (700 took 4 minutes here, all passing), and
+// LT_RANDOM_FIRST=F starts them at draw F (a hunt past the draws earlier hunts ran).
+int random_shape_env(const char* name, int otherwise) {
+  const char* n = std::getenv(name);
+  return n && std::atoi(n) > 0 ? std::atoi(n) : otherwise;
 }
 
-INSTANTIATE_TEST_SUITE_P(Draws, RandomShapesOnCpu, ::testing::Range(0, random_shape_draws()));
+INSTANTIATE_TEST_SUITE_P(Draws, RandomShapesOnCpu,
+                         ::testing::Range(random_shape_env("LT_RANDOM_FIRST", 0),
+                                          random_shape_env("LT_RANDOM_FIRST", 0) +
+                                              random_shape_env("LT_RANDOM_SHAPES", 48)));
 
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
