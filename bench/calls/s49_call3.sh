@@ -17,5 +17,5 @@ for c in all none; do
     grep -E "^  [a-z_].*\(|Duration|no_instruction|stalled_(long|short)_scoreboard|barrier|wait_per|math_pipe|Registers"
   cp /tmp/ncu-$c/*.ncuk.txt $OUT/ 2> /dev/null
 done
-echo "== gemv_bench"
-[ -x bench/.ab_gemv ] && timeout 200 bench/.ab_gemv 2>&1 | tee $OUT/gemv.txt | grep -E "lib rpw2|lib short|stream rpw4 ah1 |base"
+[ -z "${NO_GEMV:-}" ] && echo "== gemv_bench"
+[ -z "${NO_GEMV:-}" ] && [ -x bench/.ab_gemv ] && timeout 200 bench/.ab_gemv 2>&1 | tee $OUT/gemv.txt | grep -E "lib rpw2|lib short|stream rpw4 ah1 |base"
