@@ -502,6 +502,12 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, Gemv>> vs;
     auto grid = [&](int rpw, int warps) { return (n / rpw + warps - 1) / warps; };
     auto add = [&](std::string name, Gemv g) { vs.emplace_back(std::move(name), std::move(g)); };
+// A warp walking rows (bv_stream: RPW rows a group, AH units a lane a round) over at most WAVES waves of the grid.
+#define BV_ADD_STREAM(T, RPW, AH, WAVES, NAME)                                                                     \
+  add(NAME, [&](int c, cudaStream_t s) {                                                                           \
+    auto kernel = bv_stream<lk_blk<T>, RPW, AH>;                                                                   \
+    launch(kernel, std::min(grid(RPW, 8), WAVES * wave(kernel)), 256, s, view<T>(m, c), cx.q(), cx.y, k, n);       \
+  });
 #define BV_ADD_LIB(T)                                                                                                \
   auto lib##T = [&](auto kernel, int rpw) {                                                                          \
     return [&, kernel, rpw](int c, cudaStream_t s) {                                                                 \
@@ -522,40 +528,19 @@ int main(int argc, char** argv) {
     launch(lk_gemv_split<lk_blk<T>, 1, 1, 2, lk_xq>, (n + 3) / 4, 256, s, view<T>(m, c), cx.q(),                     \
            (const float*)nullptr, cx.y, k, n);                                                                       \
   });                                                                                                                \
-  add("stream rpw1 ah4", [&](int c, cudaStream_t s) {                                                                \
-    launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,              \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("stream rpw1 ah2", [&](int c, cudaStream_t s) {                                                                \
-    launch(bv_stream<lk_blk<T>, 1, 2>, std::min(grid(1, 8), wave(bv_stream<lk_blk<T>, 1, 2>)), 256, s,              \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("stream rpw2 ah2", [&](int c, cudaStream_t s) {                                                                \
-    launch(bv_stream<lk_blk<T>, 2, 2>, std::min(grid(2, 8), wave(bv_stream<lk_blk<T>, 2, 2>)), 256, s,              \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("stream rpw1 ah4 2waves", [&](int c, cudaStream_t s) {                                                         \
-    launch(bv_stream<lk_blk<T>, 1, 4>, std::min(grid(1, 8), 2 * wave(bv_stream<lk_blk<T>, 1, 4>)), 256, s,          \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });
+  BV_ADD_STREAM(T, 1, 4, 1, "stream rpw1 ah4")                                                                       \
+  BV_ADD_STREAM(T, 1, 2, 1, "stream rpw1 ah2")                                                                       \
+  BV_ADD_STREAM(T, 2, 2, 1, "stream rpw2 ah2")                                                                       \
+  BV_ADD_STREAM(T, 1, 4, 2, "stream rpw1 ah4 2waves")
 // Rows of one unit a lane (k 1,024 of a block format): gemv_short's form (A 1, 4 or 8 rows a warp, as the lanes
 // launch a small model's logits) against warps that walk the rows in one or two waves, the next group's loads
 // issued before the current group's products (bv_stream with AH 1).
 #define BV_ADD_SHORT(T)                                                                                              \
   add("lib short rpw4", lib##T(lk_gemv<lk_blk<T>, 4, 1, lk_xq, 1>, 4));                                              \
   add("lib short rpw8", lib##T(lk_gemv<lk_blk<T>, 8, 1, lk_xq, 1>, 8));                                              \
-  add("stream rpw4 ah1", [&](int c, cudaStream_t s) {                                                                \
-    launch(bv_stream<lk_blk<T>, 4, 1>, std::min(grid(4, 8), wave(bv_stream<lk_blk<T>, 4, 1>)), 256, s,              \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("stream rpw8 ah1", [&](int c, cudaStream_t s) {                                                                \
-    launch(bv_stream<lk_blk<T>, 8, 1>, std::min(grid(8, 8), wave(bv_stream<lk_blk<T>, 8, 1>)), 256, s,              \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });                                                                                                                \
-  add("stream rpw4 ah1 2waves", [&](int c, cudaStream_t s) {                                                         \
-    launch(bv_stream<lk_blk<T>, 4, 1>, std::min(grid(4, 8), 2 * wave(bv_stream<lk_blk<T>, 4, 1>)), 256, s,          \
-           view<T>(m, c), cx.q(), cx.y, k, n);                                                                       \
-  });
+  BV_ADD_STREAM(T, 4, 1, 1, "stream rpw4 ah1")                                                                       \
+  BV_ADD_STREAM(T, 8, 1, 1, "stream rpw8 ah1")                                                                       \
+  BV_ADD_STREAM(T, 4, 1, 2, "stream rpw4 ah1 2waves")
 #define BV_ADD_BULK(T, KC, ST, PF)                                                                                 \
   add(std::string("bulk kc" #KC " st" #ST) + (PF ? " pf" : ""), [&](int c, cudaStream_t s) {                          \
     auto kernel = bv_bulk_gemv<T, KC, ST, PF>;                                                                       \

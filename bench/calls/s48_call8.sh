@@ -22,14 +22,7 @@ for b in k64_s3 skip; do
   [ -x bench/.ab_$b ] && timeout 100 bench/.ab_$b mmafold > $OUT/attn-$b.txt 2>&1
 done
 [ -s $OUT/attn-skip.txt ] && paste $OUT/attn-k64_s3.txt $OUT/attn-skip.txt | awk 'NR > 1 {printf "depth %5d splits %2d  A %7.2f us  B %7.2f us  B/A %.3f  diff %s %s\n", $3, $4, $5, $13, $13 / $5, $8, $16}'
-R06S=${R06%\}},\"gemv_short\":true}
-for run in ${AB_RUNS:-qwen3-0.6b:5}; do
-  set -- ${run/:/ }
-  K="$REC"; [ $1 = qwen3-0.6b ] && K="$R06S"
-  echo "== $1 decode after $2"
-  TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=$2 AB_PROMPT_LENS="5 600" KNOBS="$K" timeout 170 \
-    bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $1 2>&1 | grep -E "====|BUILD_FAIL|rel|decode|equal" | tail -8 | tee -a $OUT/ab.txt
-done
+ab_records ${AB_RUNS:-qwen3-0.6b:5}
 # The step's own fold spread only past 4 tiles of positions (kernels/shapes.cuh's LK_AM_FOLD_TILES): the tuner's 0.6B
 # set (16 splits, call 3), A with the old rule (-DLK_AM_FOLD_TILES=0) against B, both the tree's build; then the set
 # judged by the CPU reference with decode steps short of and past the rule (prompts of 100, 200, 300).

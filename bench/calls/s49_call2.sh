@@ -10,11 +10,4 @@ set -u
 . bench/calls/s45_sets.sh
 echo "== gemv_bench"
 [ -x bench/.ab_gemv ] && timeout 200 bench/.ab_gemv 2>&1 | tee $OUT/gemv.txt
-R06S=${R06%\}},\"gemv_short\":true}
-for run in qwen3-0.6b:512 llama-3.1-8b:5 llama-3.1-8b:512; do
-  set -- ${run/:/ }
-  K="$REC"; [ $1 = qwen3-0.6b ] && K="$R06S"
-  echo "== $1 decode after $2"
-  TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=$2 AB_PROMPT_LENS="5 600" KNOBS="$K" timeout 150 \
-    bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $1 2>&1 | grep -E "====|BUILD_FAIL" | tail -4 | tee -a $OUT/ab.txt
-done
+ab_records qwen3-0.6b:512 llama-3.1-8b:5 llama-3.1-8b:512

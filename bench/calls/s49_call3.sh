@@ -9,7 +9,6 @@
 set -u
 . bench/calls/prelude.sh
 . bench/calls/s45_sets.sh
-R06S=${R06%\}},\"gemv_short\":true}
 for c in all none; do
   echo "== ncu, the step attention, cache-control $c"
   LAYERS=4 TYPE=q4_k_m KNOBS="$R06S" NCU_CACHE=$c SKIP=4 NCU_LINES=120 timeout 150 \
