@@ -169,14 +169,17 @@ void matches_the_reference(const synth::Options& o, const json& j, const std::ve
         k.numerics == knobs::Numerics::Int8 || k.numerics == knobs::Numerics::Int8x2 || knobs::rounding_bound(k) > 0;
     const std::string what = std::string(preset) + " " + std::string(ggml::traits_of(o.type).name) +
                              (o.mixed ? "_m " : " ") + j.dump() + " prompt " + std::to_string(len);
+    auto rms = [&](const float* r) {  // a row of logits' RMS: the scale of its errors
+      double ss = 0;
+      for (size_t v = 0; v < m.vocab; ++v) ss += double(r[v]) * r[v];
+      return std::sqrt(ss / m.vocab);
+    };
     size_t rows = want.tokens.size();
     for (size_t i = 0; i < want.tokens.size(); ++i) {
       if (got.tokens[i] == want.tokens[i]) continue;
       ASSERT_TRUE(lossy) << what << ": the tokens differ at " << i;
       const float* r = want.logits.data() + i * m.vocab;
-      double ss = 0;
-      for (size_t v = 0; v < m.vocab; ++v) ss += double(r[v]) * r[v];
-      EXPECT_LE(r[want.tokens[i]] - r[got.tokens[i]], 4 * bound(k) * std::sqrt(ss / m.vocab))
+      EXPECT_LE(r[want.tokens[i]] - r[got.tokens[i]], 4 * bound(k) * rms(r))
           << what << ": a flip at " << i << " that is no near tie";
       rows = i + 1;
       break;
@@ -191,12 +194,10 @@ void matches_the_reference(const synth::Options& o, const json& j, const std::ve
       for (size_t row = 0; row < rows; ++row) {
         const float* w = want.logits.data() + row * m.vocab;
         const float* g = got.logits.data() + row * m.vocab;
-        double ss = 0;
-        for (size_t v = 0; v < m.vocab; ++v) ss += double(w[v]) * w[v];
-        const double rms = std::sqrt(ss / m.vocab);
+        const double scale = rms(w);
         for (size_t v = 0; v < m.vocab; ++v) {
           if (g[v] == w[v]) continue;
-          ++(std::nextafter(w[v], g[v]) == g[v] || std::fabs(double(g[v]) - w[v]) <= 1e-12 * rms ? near : far);
+          ++(std::nextafter(w[v], g[v]) == g[v] || std::fabs(double(g[v]) - w[v]) <= 1e-12 * scale ? near : far);
         }
       }
       EXPECT_EQ(far, 0u) << what << " (" << near << " logits one ulp or 1e-12 of the RMS away)";
