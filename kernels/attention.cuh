@@ -226,7 +226,9 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // The first `splits` partials (`stride` a pair) of `heads` (row, query head) pairs from rh0 (query heads from head0)
 // merged into the output by one block, the sinks joining the sums: every pair's maxima and sums first; each pair's
 // max, its splits' weights e^(m - max) and its sum in split order into `sm` (shared memory, 2 heads splits + 2 heads
-// values); then each value's splits summed in order, two values a thread with B splits' loads of both in flight at
+// values), a warp a pair (its lanes the splits' weights at once: one thread's chain of a load and an exponential a
+// split, in series, was ~1 us at 32 splits); then each value's splits summed in order, two values a thread with B
+// splits' loads of both in flight at
 // once (one value's 8 at a time were 8 L2 round trips in series at 32 splits: the step attention's own fold at depth
 // 32k 49.9 -> 47.5 us, session 30; asking the first 32 before the maxima, in one L2 round trip, spilled in the step
 // attention and measured no better: session 31). Read past L1: lk_attention_mma's own fold reads what other blocks of
@@ -234,8 +236,11 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // With `groups` above 1 (lk_attention_fold's wide blocks: blockDim a multiple of groups, n at most blockDim / groups)
 // group g of the threads sums splits [g splits / groups, (g + 1) splits / groups) of each value, into `sm` past the
 // sums, and the groups' sums are added in order: each value's loads of a round in flight in every group at once.
+// `copy` (shared memory, heads vd values; null for none) receives the outputs too, value i of pair h at h vd + i, for
+// the block's quantize of them (groups 1).
 LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks, size_t rh0,
-                              int head0, int heads, int vd, int stride, int splits, lk_acc* sm, int groups = 1) {
+                              int head0, int heads, int vd, int stride, int splits, lk_acc* sm, int groups = 1,
+                              lk_act* copy = nullptr) {
   constexpr int B = 16;                  // a value's splits in flight at once
   lk_acc* const f = sm;                  // [heads][splits]: m, then the weight
   lk_acc* const l = f + heads * splits;  // [heads][splits]
@@ -259,16 +264,23 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
     l[i] = __ldcg(pp + 1);
   }
   __syncthreads();
-  for (int h = threadIdx.x; h < heads; h += blockDim.x) {
-    lk_acc mx = -INFINITY, total = 0;
-    for (int s = 0; s < splits; ++s) mx = max(mx, f[h * splits + s]);
-    for (int s = 0; s < splits; ++s) {
-      const lk_acc ms = f[h * splits + s], w = ms == -INFINITY ? (lk_acc)0 : exp(ms - mx);
-      f[h * splits + s] = w;
-      if (ms != -INFINITY) total += l[h * splits + s] * w;
+  // (the max in any order is the same; a split that saw no position (m -inf) has weight 0 and sum +0, so its term
+  // l w = +0 leaves the sum as it is: the sums in split order are the numbers one thread's loop over them gave)
+  const int warp = (int)threadIdx.x >> 5, lane = (int)threadIdx.x & 31;
+  for (int h = warp; h < heads; h += (int)blockDim.x >> 5) {
+    lk_acc* const fh = f + h * splits;
+    lk_acc mx = -INFINITY;
+    for (int s = lane; s < splits; s += 32) mx = max(mx, fh[s]);
+    mx = lk_warp_max(mx);
+    for (int s = lane; s < splits; s += 32) fh[s] = fh[s] == -INFINITY ? (lk_acc)0 : exp(fh[s] - mx);
+    __syncwarp();
+    if (lane == 0) {
+      const lk_acc* const lh = l + h * splits;
+      lk_acc total = 0;
+      for (int s = 0; s < splits; ++s) total += lh[s] * fh[s];
+      top[h] = mx;
+      sum[h] = total;
     }
-    top[h] = mx;
-    sum[h] = total;
   }
   __syncthreads();
   if (groups > 1) {
@@ -310,8 +322,14 @@ LK_DEVICE void lk_fold_splits(const lk_acc* part, lk_act* __restrict__ out, cons
           v1 += b[j] * f[h1 * splits + s0 + j];
         }
     }
-    out[(rh0 + h0) * vd + i0 % vd] = (lk_act)lk_attention_out(top[h0], sum[h0], v0, sinks, head0 + h0);
-    if (i1 < n) out[(rh0 + h1) * vd + i1 % vd] = (lk_act)lk_attention_out(top[h1], sum[h1], v1, sinks, head0 + h1);
+    const lk_act o0 = (lk_act)lk_attention_out(top[h0], sum[h0], v0, sinks, head0 + h0);
+    out[(rh0 + h0) * vd + i0 % vd] = o0;
+    if (copy) copy[i0] = o0;
+    if (i1 < n) {
+      const lk_act o1 = (lk_act)lk_attention_out(top[h1], sum[h1], v1, sinks, head0 + h1);
+      out[(rh0 + h1) * vd + i1 % vd] = o1;
+      if (copy) copy[i1] = o1;
+    }
   }
 }
 
