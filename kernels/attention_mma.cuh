@@ -106,22 +106,6 @@ LK_DEVICE void lk_am_copy_tile(lk_kv* dst, const lk_kv* src) {
   }
 }
 
-// The step's own fold by its last block (lk_fold_splits) of `heads` query heads from head0 (the row's), and where `xq`
-// is given their quantized copy from the merged values in shared memory (past the fold's maxima, weights and sums, 2
-// heads (parts + 1)), not read back from global memory, as with one split. Out of line: inlined, its registers pushed
-// the step's tile loop past its 128 (ptxas spilled 12 bytes).
-template <int VD>
-__device__ __noinline__ void lk_am_fold(const lk_acc* part, lk_act* __restrict__ out, const float* __restrict__ sinks,
-                                        int head0, int heads, int splits, int parts, int* __restrict__ xq, int hq) {
-  extern __shared__ unsigned char lk_smem[];
-  lk_acc* fs = reinterpret_cast<lk_acc*>(lk_smem);
-  lk_act* fq = reinterpret_cast<lk_act*>(fs + 2 * heads * (parts + 1));
-  lk_fold_splits(part, out, sinks, head0, head0, heads, VD, splits, parts, fs, 1, xq ? fq : nullptr);
-  if (!xq) return;
-  __syncthreads();
-  lk_quantize_cols(fq - head0 * VD, xq, hq * VD, head0 * VD, heads * VD);
-}
-
 // ROPE (the decode step, one row, under fuse_rope_kv): rope, the per-head norm and the cache append folded in (bit 1;
 // bit 2 the NeoX pairs, bit 4 the norm): the block ropes its query heads from `q` (as the projection wrote them) into
 // its queries, and where its split holds the row's position also the key head (into the cache and its stage) and
@@ -461,6 +445,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 2);
   }
   static_assert(WAYS >= 2, "a step's merge keeps each row's sum and max in ways 0 and 1's slots");
+  const lk_act* whole = out;  // (the output's values for its quantized copy: a step's own fold's in shared memory)
   if constexpr (!STEP) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -539,13 +524,17 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     }
     if (own && parts > 1) {  // (its own fold: the last split's block to finish merges the splits)
       if (!lk_last_arrival(count + kvh * gridDim.y + blockIdx.y, parts)) return;
-      lk_am_fold<VD>(part, out, sinks, kvh * group + i0, last - i0 + 1, splits, parts, rows == 1 ? xq : nullptr, hq);
-      xq = nullptr;
+      // (the merged values also into shared memory past the fold's maxima, weights and sums, 2 here (parts + 1), for
+      // their quantized copy: not read back from global memory, as with one split)
+      lk_acc* fs = reinterpret_cast<lk_acc*>(lk_smem);
+      lk_act* fq = reinterpret_cast<lk_act*>(fs + 2 * here * (parts + 1));
+      lk_fold_splits(part, out, sinks, kvh * group + i0, kvh * group + i0, here, VD, splits, parts, fs, 1, fq);
+      whole = fq - (kvh * group + i0) * VD;
     }
     if (own) splits = 1;  // (the output is whole: the quantized copy below is this block's to write)
   }
   if (rows == 1)  // (the block's rows are query heads kvh group + i0 ..: consecutive values of the row)
-    lk_attention_quantize(out, xq, hq * VD, (kvh * group + i0) * VD, (last - i0 + 1) * VD, splits);
+    lk_attention_quantize(whole, xq, hq * VD, (kvh * group + i0) * VD, (last - i0 + 1) * VD, splits);
 }
 
 #endif  // LK_WITH_ATTN_MMA && (LK_KV == 1 || LK_KV == 2)

@@ -224,10 +224,24 @@ LK_DEVICE void lk_pdl_entry_serial() {
 }
 
 // Whether this block is the last of `arrivals` blocks to arrive at `*count` (every thread calls it, after writing what
-// the last one reads): the block's writes made visible device-wide first, the last one's reads after everyone's. The
-// last block resets the count for the next launch (all the others have counted by then).
+// the last one reads; the last one reads them past L1, __ldcg): the block's writes made visible device-wide first, the
+// last one's reads after everyone's. The last block resets the count for the next launch (all the others have counted
+// by then). From sm_70 one acquire-release count by thread 0 after the block's barrier (the barrier orders every
+// thread's writes before its release, and its acquire before every thread's reads after the second barrier: CUTLASS's
+// generic barrier), in place of a sequentially consistent fence in every thread before the count and in the last
+// block's after it.
 LK_DEVICE bool lk_last_arrival(int* count, int arrivals) {
   __shared__ int last;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int old;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+    last = old == arrivals - 1;
+    if (last) *count = 0;
+  }
+  __syncthreads();
+#else
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -236,6 +250,7 @@ LK_DEVICE bool lk_last_arrival(int* count, int arrivals) {
   }
   __syncthreads();
   if (last) __threadfence();
+#endif
   return last;
 }
 
