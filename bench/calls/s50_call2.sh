@@ -3,7 +3,9 @@
 # and bench/.ab_attn_new (attention_bench at 9a1f806 and at the tree; ignored by git)). The step attention's own fold
 # (the last block's merge of the splits, ~2.6 us + 0.15 a split on the H100): each head's split weights by a warp's
 # lanes at once (was one thread's chain of a load and an exponential a split) and, in lanes, the o projection's int8
-# copy quantized from the merged values in shared memory, not read back from global memory (as one split does).
+# copy quantized from the merged values in shared memory, not read back from global memory (as one split does); and
+# lk_last_arrival (the fold's and the split-k GEMMs' count) as one acquire-release atomic by thread 0 after the barrier
+# in place of every thread's sequentially consistent fence before it and the last block's after it.
 # The same arithmetic in the same order: logits must be bitwise equal (if not, revert). Prediction: attention_bench
 # mmafold at 512-2,048 with 8-16 splits -0.2-0.4 us, at 32k/32 -0.5-1 us; decode at 512-640 positions (where the
 # splits fold) 0.6B +1.5-3% (the tuner's 16-split set), 8B +0.3-0.8% (REC, 16 splits); after 5 tokens no change.
