@@ -25,3 +25,8 @@ for run in "qwen3-0.6b:512:T16" "llama-3.1-8b:512:REC" "qwen3-0.6b:5:T16"; do
   TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=$D AB_PROMPT_LENS="5 600" KNOBS="${!K}" timeout 200 \
     bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $P 2>&1 | grep -E "====|BUILD_FAIL|logits|differ" | tail -6 | tee -a $OUT/ab.txt
 done
+# The tree's build judged by the CPU reference (tokens, logits within the bound, --stagger bit for bit) where the splits
+# fold and the chunks' GEMMs split along k count their parts: prompts past 4 tiles of positions.
+. bench/calls/verify_presets.sh
+LAYERS=2 verify_real fold06 qwen3-0.6b q4_k_m "100 300 700" 150 "$T16"
+LAYERS=2 verify_real fold8 llama-3.1-8b q4_k_m "300 700" 150 "$REC"
