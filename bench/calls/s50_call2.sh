@@ -9,17 +9,19 @@
 # The same arithmetic in the same order: logits must be bitwise equal (if not, revert). Prediction: attention_bench
 # mmafold at 512-2,048 with 8-16 splits -0.2-0.4 us, at 32k/32 -0.5-1 us; decode at 512-640 positions (where the
 # splits fold) 0.6B +1.5-3% (the tuner's 16-split set), 8B +0.3-0.8% (REC, 16 splits); after 5 tokens no change.
+# SHORT=1 (a short budget, ~5 minutes): the 0.6B's A/B and verification, attention_bench at 512 and 32,768.
 set -u
+[ -n "${SHORT:-}" ] && DEPTHS="512 32768" RUNS=qwen3-0.6b:512:T16:3
 . bench/calls/prelude.sh
 . bench/calls/s45_sets.sh
 echo "== attention_bench mmafold at depths 512, 2,048, 32,768 (A old, B new)"
-for d in 512 2048 32768; do
+for d in ${DEPTHS:-512 2048 32768}; do
   for s in old new; do
     timeout 40 bench/.ab_attn_$s mmafold $d 2>&1 | grep mmafold | sed "s/^/$s /" | tee -a $OUT/attn.txt
   done
 done
 T16=$(sed -n 2p bench/calls/s49_sets06.txt)
-for run in "qwen3-0.6b:512:T16:3" "llama-3.1-8b:512:REC:2"; do
+for run in ${RUNS:-qwen3-0.6b:512:T16:3 llama-3.1-8b:512:REC:2}; do
   IFS=: read P D K N <<< "$run"
   echo "== $P decode after $D ($K)"
   TYPE=q4_k_m ROUNDS=$N PREFILL=512 AB_DECODE_AT=$D AB_PROMPT_LENS="5 600" KNOBS="${!K}" timeout 170 \
@@ -29,4 +31,4 @@ done
 # fold and the chunks' GEMMs split along k count their parts: prompts past 4 tiles of positions.
 . bench/calls/verify_presets.sh
 LAYERS=2 verify_real fold06 qwen3-0.6b q4_k_m "100 300 700" 150 "$T16"
-LAYERS=2 verify_real fold8 llama-3.1-8b q4_k_m "300 700" 150 "$REC"
+[ -n "${SHORT:-}" ] || LAYERS=2 verify_real fold8 llama-3.1-8b q4_k_m "300 700" 150 "$REC"
