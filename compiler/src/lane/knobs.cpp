@@ -1032,7 +1032,9 @@ size_t Space::size() const {
 
 void narrow(Space& s, const json& where) {
   if (!where.is_object()) throw Error("knobs to narrow to must be a JSON object, not " + where.dump());
-  for (auto& [name, v] : where.items()) {
+  for (const auto& item : where.items()) {  // (not a structured binding: clang 14 cannot capture one, and fuzzes this)
+    const std::string& name = item.key();
+    const json& v = item.value();
     auto d = std::find_if(s.domains.begin(), s.domains.end(), [&](const Domain& x) { return x.name == name; });
     const json wanted = v.is_array() ? v : json::array({v});
     if (d == s.domains.end()) {

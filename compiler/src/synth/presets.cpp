@@ -275,7 +275,9 @@ Preset parse_shape(std::string_view text, const Preset& base) {
   if (!j.is_object()) throw Error("a shape is a JSON object of fields (layers, d_model, heads, ...), not " + j.dump());
   Preset p = base;
   if (p.name.empty()) p.name = "custom";
-  for (auto& [key, v] : j.items()) {
+  for (const auto& item : j.items()) {  // (not a structured binding: clang 14 cannot capture one, and fuzzes this)
+    const std::string& key = item.key();
+    const auto& v = item.value();
     const auto* f = std::find_if(std::begin(kFields), std::end(kFields), [&](auto& e) { return key == e.first; });
     if (f == std::end(kFields)) {
       std::string known;
