@@ -224,15 +224,15 @@ __global__ void __launch_bounds__(LK_ATTN_WARPS * 32)
 // compiler's lowering launches them with.
 
 // The first `splits` partials (`stride` a pair) of `heads` (row, query head) pairs from rh0 (query heads from head0)
-// merged into the output by one block, the sinks joining the sums: every pair's maxima and sums first; each pair's
-// max, its splits' weights e^(m - max) and its sum in split order into `sm` (shared memory, 2 heads splits + 2 heads
-// values), a warp a pair (its lanes the splits' weights at once: one thread's chain of a load and an exponential a
-// split, in series, was ~1 us at 32 splits); then each value's splits summed in order, two values a thread with B
-// splits' loads of both in flight at
-// once (one value's 8 at a time were 8 L2 round trips in series at 32 splits: the step attention's own fold at depth
-// 32k 49.9 -> 47.5 us, session 30; asking the first 32 before the maxima, in one L2 round trip, spilled in the step
-// attention and measured no better: session 31). Read past L1: lk_attention_mma's own fold reads what other blocks of
-// its launch wrote.
+// merged into the output by one block, the sinks joining the sums: every pair's maxima and sums first; each pair's max,
+// its splits' weights e^(m - max) and its sum in split order into `sm` (shared memory, 2 heads splits + 2 heads
+// values), a warp a pair (its lanes the splits' weights at once, where one thread walked them, a load and an
+// exponential each in series: with the shared-memory copy below and lk_last_arrival's one count, the step's own fold at
+// depth 32k / 32 splits 48.0 -> 46.5 us on the H200, session 50); then each value's splits summed in order, two values
+// a thread with B splits' loads of both in flight at once (one value's 8 at a time were 8 L2 round trips in series at
+// 32 splits: the step attention's own fold at depth 32k 49.9 -> 47.5 us, session 30; asking the first 32 before the
+// maxima, in one L2 round trip, spilled in the step attention and measured no better: session 31). Read past L1:
+// lk_attention_mma's own fold reads what other blocks of its launch wrote.
 // With `groups` above 1 (lk_attention_fold's wide blocks: blockDim a multiple of groups, n at most blockDim / groups)
 // group g of the threads sums splits [g splits / groups, (g + 1) splits / groups) of each value, into `sm` past the
 // sums, and the groups' sums are added in order: each value's loads of a round in flight in every group at once.
