@@ -68,3 +68,12 @@ for l in open(sys.argv[1]):
 PY
   done
 }
+
+# Long context on llama-3.1-8b Q4_K_M (bench/depth.sh: lanes of 33,024 positions, decode at depth 32,768, prefill of
+# 512) under KNOB_SETS (a JSON set a line); the table kept as $OUT/depth.txt.
+# usage: depth_run SETS [TIMEOUT_S]
+depth_run() {
+  TYPE=q4_k_m SHORT=512 KNOB_SETS="$1" timeout "${2:-480}" bash bench/depth.sh $L /tmp/d "" -- llama-3.1-8b > $OUT/depth.txt 2>&1
+  echo "depth rc=$?"
+  cut -c1-160 /tmp/d/depth.txt
+}

@@ -9,6 +9,4 @@
 set -u
 . bench/calls/prelude.sh
 B='{"numerics":"int8","gemv_prequant":true,"fuse_qkv":true,"fuse_glu":true,"fuse_rope_kv":true,"pdl":true,"gemv_rows_per_warp":1,"gemv_rows_q6_k":2,"gemm_half":true,"kv_cache":"f16","attn_mma":2,"max_chunk":512,"glu_stage":true,'
-SETS="${B}\"attn_fold_launch\":true,\"attn_splits\":32}"$'\n'"${B}\"attn_splits\":32}"$'\n'"${B}\"attn_splits\":16}"
-TYPE=q4_k_m SHORT=512 KNOB_SETS="$SETS" timeout 480 bash bench/depth.sh $L /tmp/d "" -- llama-3.1-8b > $OUT/depth.txt 2>&1
-echo "depth rc=$?"; cut -c1-160 /tmp/d/depth.txt
+depth_run "${B}\"attn_fold_launch\":true,\"attn_splits\":32}"$'\n'"${B}\"attn_splits\":32}"$'\n'"${B}\"attn_splits\":16}"
