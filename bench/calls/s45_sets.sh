@@ -13,17 +13,18 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 mkdir -p /tmp/old /tmp/ab
 [ -f .carry-old/bundle.tar.xz ] && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
 
-# The records' sets A/B'd on Q4_K_M files, A the old build (/tmp/old) against B the tree's, each run PRESET:DEPTH
-# (decode timed after DEPTH tokens; the 0.6B under R06S, the others under REC); the summaries appended to $OUT/ab.txt.
-# usage: ab_records PRESET:DEPTH...
+# The records' sets A/B'd on Q4_K_M files, A the old build (/tmp/old) against B the tree's, each run
+# PRESET:DEPTH[:SET[:ROUNDS]] (decode timed after DEPTH tokens; under the knob set in the variable SET, by default R06S
+# for the 0.6B and REC for the others; ROUNDS processes each, default 3); the summaries appended to $OUT/ab.txt.
+# usage: ab_records PRESET:DEPTH[:SET[:ROUNDS]]...
 R06S=${R06%\}},\"gemv_short\":true}
 ab_records() {
-  local run K
+  local run P D S N K
   for run in "$@"; do
-    set -- ${run/:/ }
-    K="$REC"; [ $1 = qwen3-0.6b ] && K="$R06S"
-    echo "== $1 decode after $2"
-    TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=$2 AB_PROMPT_LENS="5 600" KNOBS="$K" timeout 170 \
-      bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $1 2>&1 | grep -E "====|BUILD_FAIL" | tail -4 | tee -a $OUT/ab.txt
+    IFS=: read -r P D S N <<< "$run"
+    K="$REC"; [ $P = qwen3-0.6b ] && K="$R06S"; [ -n "$S" ] && K="${!S}"
+    echo "== $P decode after $D${S:+ ($S)}"
+    TYPE=q4_k_m ROUNDS=${N:-3} PREFILL=512 AB_DECODE_AT=$D AB_PROMPT_LENS="5 600" KNOBS="$K" timeout 170 \
+      bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $P 2>&1 | grep -E "====|BUILD_FAIL" | tail -4 | tee -a $OUT/ab.txt
   done
 }

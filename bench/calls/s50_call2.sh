@@ -21,12 +21,7 @@ for d in ${DEPTHS:-512 2048 32768}; do
   done
 done
 T16=$(sed -n 2p bench/calls/s49_sets06.txt)
-for run in ${RUNS:-qwen3-0.6b:512:T16:3 llama-3.1-8b:512:REC:2}; do
-  IFS=: read P D K N <<< "$run"
-  echo "== $P decode after $D ($K)"
-  TYPE=q4_k_m ROUNDS=$N PREFILL=512 AB_DECODE_AT=$D AB_PROMPT_LENS="5 600" KNOBS="${!K}" timeout 170 \
-    bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab $P 2>&1 | grep -E "====|BUILD_FAIL" | tail -4 | tee -a $OUT/ab.txt
-done
+ab_records ${RUNS:-qwen3-0.6b:512:T16:3 llama-3.1-8b:512:REC:2}
 # The tree's build judged by the CPU reference (tokens, logits within the bound, --stagger bit for bit) where the splits
 # fold and the chunks' GEMMs split along k count their parts: prompts past 4 tiles of positions.
 . bench/calls/verify_presets.sh
