@@ -84,6 +84,11 @@ TEST(Knobs, BadKnobsAreErrorsThatNameThem) {
     return std::string("no error");
   };
   EXPECT_NE(message({{"bogus", 1}}).find("unknown knob \"bogus\""), std::string::npos);
+  EXPECT_EQ(message({{"bogus", 1}}).find("did you mean"), std::string::npos);  // (no knob within an edit of it)
+  // A typo names the knob it most likely meant (the nearest by edits, within a third of the name's length).
+  EXPECT_NE(message({{"attn_split", 2}}).find("did you mean \"attn_splits\""), std::string::npos);
+  EXPECT_NE(message({{"gemv_rows_per_wrap", 2}}).find("did you mean \"gemv_rows_per_warp\""), std::string::npos);
+  EXPECT_NE(message({{"kvcache", "f16"}}).find("did you mean \"kv_cache\""), std::string::npos);
   EXPECT_NE(message({{"numerics", "fast"}}).find("numerics"), std::string::npos);
   EXPECT_NE(message({{"attn_splits", "4"}}).find("attn_splits"), std::string::npos);
   EXPECT_NE(message({{"cuda_graphs", 1}}).find("cuda_graphs"), std::string::npos);
@@ -112,6 +117,12 @@ TEST(Knobs, RetiredKnobsReadAsAbsentAtTheirOldDefault) {
   EXPECT_EQ(s.size(), before);
   EXPECT_THROW(knobs::narrow(s, {{"gemv_pipe", json::array({0, 1})}}), Error);
   EXPECT_THROW(knobs::narrow(s, {{"gemv_piped", 0}}), Error);
+  try {  // (a typo in a job's narrowing names the knob it most likely meant, as a configuration's does)
+    knobs::narrow(s, {{"attn_split", 2}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean \"attn_splits\""), std::string::npos) << e.what();
+  }
 }
 
 // Knob text nested past a few levels is refused while it is read (a hostile file 100,000 levels deep once crashed

@@ -523,6 +523,27 @@ bool retired_default(const std::string& name, const json& v) {
   return false;
 }
 
+// The unknown knob `name`'s error, naming the knob it most likely meant: the nearest by edits (a character inserted,
+// removed or changed: Levenshtein's distance, a two-row table) where that is at most a third of the name's length.
+Error unknown_knob(const std::string& name) {
+  auto edits = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1), next(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      next[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j)
+        next[j] = std::min({row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      std::swap(row, next);
+    }
+    return row[b.size()];
+  };
+  const char* nearest = nullptr;
+  size_t best = name.size() / 3 + 1;
+  for (const KnobDef& d : kTable)
+    if (const size_t e = edits(name, d.name); e < best) best = e, nearest = d.name;
+  return Error("unknown knob \"" + name + "\"" + (nearest ? std::string(" (did you mean \"") + nearest + "\"?)" : ""));
+}
+
 }  // namespace
 
 Knobs Knobs::from_json(const json& j) {
@@ -536,7 +557,7 @@ void Knobs::set(const std::string& name, const json& v) {
   for (const KnobDef& d : kTable)
     if (name == d.name) return d.set(*this, v);
   if (retired_default(name, v)) return;
-  throw Error("unknown knob \"" + name + "\"");
+  throw unknown_knob(name);
 }
 
 std::string Knobs::key() const {
@@ -1041,7 +1062,7 @@ void narrow(Space& s, const json& where) {
       bool skip = !wanted.empty();
       for (const json& w : wanted) skip = retired_default(name, w) && skip;
       if (skip) continue;
-      throw Error("unknown knob \"" + name + "\"");
+      throw unknown_knob(name);
     }
     for (const json& w : wanted)
       if (std::find(d->values.begin(), d->values.end(), w) == d->values.end())
