@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   };
 
   printf("%-6s %6s %5s %6s %10s %10s %10s\n", "kernel", "rows", "depth", "splits", "us/layer", "rate", "max diff");
-  for (int depth : {64, 512, 2048, 8192, 32768}) {  // decode: the row at position `depth`
+  for (int depth : {5, 64, 127, 512, 2048, 8192, 32768}) {  // decode: the row at position `depth`
     if (only_depth && depth != only_depth) continue;
     CK(cudaMemcpy(s.pos, &depth, 4, cudaMemcpyHostToDevice));
     warp_kernel(0, 1, 1, s.ref);
