@@ -89,6 +89,9 @@ TEST(Knobs, BadKnobsAreErrorsThatNameThem) {
   EXPECT_NE(message({{"attn_split", 2}}).find("did you mean \"attn_splits\""), std::string::npos);
   EXPECT_NE(message({{"gemv_rows_per_wrap", 2}}).find("did you mean \"gemv_rows_per_warp\""), std::string::npos);
   EXPECT_NE(message({{"kvcache", "f16"}}).find("did you mean \"kv_cache\""), std::string::npos);
+  const std::string huge = message({{std::string(100000, 'k'), 1}});  // (cut to its first 64 characters, no guess)
+  EXPECT_NE(huge.find("(100000 characters)"), std::string::npos) << huge.substr(0, 200);
+  EXPECT_LT(huge.size(), 200u);
   EXPECT_NE(message({{"numerics", "fast"}}).find("numerics"), std::string::npos);
   EXPECT_NE(message({{"attn_splits", "4"}}).find("attn_splits"), std::string::npos);
   EXPECT_NE(message({{"cuda_graphs", 1}}).find("cuda_graphs"), std::string::npos);

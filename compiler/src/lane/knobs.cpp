@@ -525,7 +525,10 @@ bool retired_default(const std::string& name, const json& v) {
 
 // The unknown knob `name`'s error, naming the knob it most likely meant: the nearest by edits (a character inserted,
 // removed or changed: Levenshtein's distance, a two-row table) where that is at most a third of the name's length.
+// (Names past 64 characters get no guess: a request's megabyte of name would cost the table's rows times it.)
 Error unknown_knob(const std::string& name) {
+  if (name.size() > 64)
+    return Error("unknown knob \"" + name.substr(0, 64) + "...\" (" + std::to_string(name.size()) + " characters)");
   auto edits = [](const std::string& a, const std::string& b) {
     std::vector<size_t> row(b.size() + 1), next(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
