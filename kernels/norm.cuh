@@ -200,15 +200,10 @@ struct lk_norm_tail {
 __device__ unsigned lk_tail_done;
 
 // Whether the calling block is the last of `blocks` to count themselves in `done` (every thread calls it); that block
-// then sees the other blocks' writes, and resets the count itself once done with them.
+// then sees the other blocks' writes, and resets the count itself once done with them (lk_last_arrival's one
+// acquire-release count; a fence in every thread before session 51).
 LK_DEVICE bool lk_last_of(unsigned* done, unsigned blocks) {
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) last = atomicAdd(done, 1u) == blocks - 1;
-  __syncthreads();
-  if (last) __threadfence();
-  return last;
+  return lk_last_arrival(reinterpret_cast<int*>(done), (int)blocks, false);
 }
 
 // Whether the calling block is the last of its launch to get here (every thread calls it); that block then sees every

@@ -1,5 +1,5 @@
-# Sourced by session 45's calls after prelude.sh: the GPU's name printed, the build before (.carry-old, where carried)
-# unpacked into /tmp/old, and the knob sets they time and verify. REC: the 8B's record prefill set (int8, gemm_half
+# Sourced by session 45's calls after prelude.sh: the GPU's name printed, the build before (.carry-old, or OLD_CARRY's
+# folder, where carried) unpacked into /tmp/old, and the knob sets they time and verify. REC: the 8B's record prefill set (int8, gemm_half
 # in chunks of 512, the fused launches); R06: qwen3-0.6b's (glu_groups); Q8: one for q8_0 files (no Q6_K or glu_groups
 # knobs); X2: int8x2 in chunks of 256 (lk_gemm_h's shapes); DQ: dequant over a bf16 cache.
 # (R06 lacks gemv_short, which the tuner's priors for small models have: +3.4% on the 0.6B's decode, session 46's call 3;
@@ -11,7 +11,7 @@ X2='{"numerics":"int8x2","gemm_half":true,"kv_cache":"f16","max_chunk":256,"fuse
 DQ='{"numerics":"dequant","gemm_half":true,"kv_cache":"bf16","max_chunk":512,"fuse_qkv":true,"attn_mma":1}'
 nvidia-smi --query-gpu=name --format=csv,noheader
 mkdir -p /tmp/old /tmp/ab
-[ -f .carry-old/bundle.tar.xz ] && tar xJf .carry-old/bundle.tar.xz -C /tmp/old
+[ -f ${OLD_CARRY:-.carry-old}/bundle.tar.xz ] && tar xJf ${OLD_CARRY:-.carry-old}/bundle.tar.xz -C /tmp/old
 
 # The records' sets A/B'd on Q4_K_M files, A the old build (/tmp/old) against B the tree's, each run
 # PRESET:DEPTH[:SET[:ROUNDS]] (decode timed after DEPTH tokens; under the knob set in the variable SET, by default R06S
