@@ -1,7 +1,7 @@
 # Sourced by session 45's calls after prelude.sh: the GPU's name printed, the build before (.carry-old, or OLD_CARRY's
-# folder, where carried) unpacked into /tmp/old, and the knob sets they time and verify. REC: the 8B's record prefill set (int8, gemm_half
-# in chunks of 512, the fused launches); R06: qwen3-0.6b's (glu_groups); Q8: one for q8_0 files (no Q6_K or glu_groups
-# knobs); X2: int8x2 in chunks of 256 (lk_gemm_h's shapes); DQ: dequant over a bf16 cache.
+# folder, where carried) unpacked into /tmp/old, and the knob sets they time and verify. REC: the 8B's record prefill
+# set (int8, gemm_half in chunks of 512, the fused launches); R06: qwen3-0.6b's (glu_groups); Q8: one for q8_0 files (no
+# Q6_K or glu_groups knobs); X2: int8x2 in chunks of 256 (lk_gemm_h's shapes); DQ: dequant over a bf16 cache.
 # (R06 lacks gemv_short, which the tuner's priors for small models have: +3.4% on the 0.6B's decode, session 46's call 3;
 # session 46's scripts time R06S = R06 + gemv_short as the 0.6B's record.)
 REC='{"numerics":"int8","gemm_half":true,"gemv_prequant":true,"kv_cache":"f16","max_chunk":512,"pdl":true,"pdl_first":true,"fuse_glu":true,"fuse_qkv":true,"fuse_qkv_mixed":true,"fuse_rope_kv":true,"attn_mma":2,"attn_splits":16,"gemv_rows_per_warp":2,"gemv_rows_q6_k":2,"gemv_split":2,"gemv_warps":4}'
