@@ -407,6 +407,29 @@ __global__ void __launch_bounds__(256) bv_bulk_gemv(lk_blk<T> m, lk_xq x, float*
 }
 
 // bv_bulk_gemv's shared memory: STAGES chunks of 8 rows.
+// The fused gate/up GEMV (lk_gemv_glu's joint rounds, a row a warp, 8 rows a block) ending in the down projection's
+// int8 copy of its output by a count a 32-group (the 4 blocks of a group; lk_last_arrival's one acquire-release count,
+// session 50): the group's last block quantizes the group as the quantize launch would (lk_quantize_piece), in place
+// of that launch after it. Session 21's form (a fence in every thread before the count) lost 4.6% on the 8B's decode.
+__global__ void __launch_bounds__(256, 3)
+    bv_glu_count(lk_blk<LK_Q4_K> g, lk_blk<LK_Q4_K> u, lk_xq x, float* __restrict__ y, int k, int n,
+                 int* __restrict__ yq, int* __restrict__ count) {
+  const int row0 = lk_gemv_row0<1>(), lane = threadIdx.x & 31;
+  lk_acc ag[1][1], au[1][1];
+  lk_gemv_sums_i8b2<LK_Q4_K, 1, 1, lk_xq, false>(g, u, x, k, n, min(row0, n - 1), ag, au);
+  lk_xq_scale(x, k, ag, au);
+  lk_glu_sums(ag, au);
+  if (row0 < n) y[row0] = (lk_act)ag[0][0];
+  lk_pdl_entry();  // (a warp without rows waits here, before the count)
+  const int group = (int)blockIdx.x / 4;  // (8 rows a block, 32 a group)
+  if (!lk_last_arrival(count + group, min(4, ((n + 7) / 8) - group * 4)) || threadIdx.x >= 32) return;
+  const int c = group * 32 + 4 * lane;
+  const bool ok = lane < 8 && c < n;
+  const float4 v4 = ok ? __ldcg(reinterpret_cast<const float4*>(y + c)) : make_float4(0.f, 0.f, 0.f, 0.f);
+  float q[4] = {v4.x, v4.y, v4.z, v4.w};
+  lk_quantize_piece(q, yq, n, c, ok);
+}
+
 static size_t bulk_smem(int type, int kc, int stages) {
   size_t b = 0;
   for (int p = 0; p < 4; ++p) b += lk_plane_bytes(type, p, (unsigned long long)kc);
@@ -430,6 +453,9 @@ struct Ctx {
   lk_xq q() const { return lk_xq{xq, 1, 0}; }  // (as a GEMV's input: the copy of one row)
   float* y;   // outputs
   int kmax;
+  int* yq;     // the outputs' int8 copies (the GLU's variants that write one: by a launch, by the count)
+  int* yq2;
+  int* count;  // bv_glu_count's counts, a 32-group
 };
 
 // One decode-like pair: the activations quantized (lk_quantize_i8<false>, one row), then the GEMV of copy c.
@@ -465,6 +491,10 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&cx.x, sizeof(float) * cx.kmax));
   CK(cudaMalloc(&cx.xq, cx.kmax * 2 + cx.kmax / 32 * 8));
   CK(cudaMalloc(&cx.y, sizeof(float) * 200000));
+  CK(cudaMalloc(&cx.yq, cx.kmax * 2 + cx.kmax / 32 * 8));
+  CK(cudaMalloc(&cx.yq2, cx.kmax * 2 + cx.kmax / 32 * 8));
+  CK(cudaMalloc(&cx.count, sizeof(int) * (cx.kmax / 32)));
+  CK(cudaMemset(cx.count, 0, sizeof(int) * (cx.kmax / 32)));
   {
     std::vector<float> h(cx.kmax);
     std::normal_distribution<float> nd(0.f, 1.f);
@@ -563,6 +593,17 @@ int main(int argc, char** argv) {
       add("glu lib rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, 1));
       add("glu lib stage rpw1", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq, true>, 1, true));
       add("glu lib rpw2", glu(lk_gemv_glu<lk_blk<LK_Q4_K>, 2, 1, lk_xq>, 2));
+      // The GLU then the down's int8 copy: the quantize launch after it (the lanes' form for k 4,096) against the
+      // count a 32-group in the GLU's blocks (bv_glu_count). The copies are compared after the timing.
+      add("glu lib rpw1 +quantize", [&](int c, cudaStream_t s) {
+        launch(lk_gemv_glu<lk_blk<LK_Q4_K>, 1, 1, lk_xq>, grid(1, 8), 256, s, view<LK_Q4_K>(m, c),
+               view<LK_Q4_K>(m, (c + 1) % copies), cx.q(), cx.y, k, n);
+        launch(lk_quantize_i8<false>, (n / 4 + 63) / 64, 64, s, (const float*)cx.y, cx.yq, n, 1);
+      });
+      add("glu count rpw1", [&](int c, cudaStream_t s) {
+        launch(bv_glu_count, grid(1, 8), 256, s, view<LK_Q4_K>(m, c), view<LK_Q4_K>(m, (c + 1) % copies), cx.q(),
+               cx.y, k, n, cx.yq2, cx.count);
+      });
 #define BV_ADD_CP(G, MINB)                                                                                       \
   add(std::string(G ? "glu " : "") + "cp minb" #MINB, [&](int c, cudaStream_t s) {                                \
     auto kernel = bv_cp_q4k<G, MINB>;                                                                            \
@@ -617,6 +658,26 @@ int main(int argc, char** argv) {
       printf("%-24s %-28s %9.2f %9.0f %7s %s\n", sh.name, name.c_str(), us, one / (us * 1e-6) / 1e9, "",
              same ? "equal" : "DIFFER");
       fflush(stdout);
+    }
+    if (sh.glu) {  // the two ways of the GLU output's int8 copy (once each, copy 0): the same bytes
+      const Gemv* by[2] = {nullptr, nullptr};
+      for (auto& [name, g] : vs) {
+        if (name == "glu lib rpw1 +quantize") by[0] = &g;
+        if (name == "glu count rpw1") by[1] = &g;
+      }
+      if (by[0] && by[1] && keep("glu lib rpw1 +quantize") && keep("glu count rpw1")) {
+        const size_t bytes = (size_t)n + n / 32 * 4;  // (int8 codes, then a float scale a 32-group)
+        std::vector<char> a(bytes), b(bytes);
+        CK(cudaMemset(cx.yq, 0, bytes));
+        CK(cudaMemset(cx.yq2, 0xff, bytes));
+        (*by[0])(0, cx.s);
+        (*by[1])(0, cx.s);
+        CK(cudaStreamSynchronize(cx.s));
+        CK(cudaMemcpy(a.data(), cx.yq, bytes, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(b.data(), cx.yq2, bytes, cudaMemcpyDeviceToHost));
+        printf("%-24s %-28s the int8 copies %s\n", sh.name, "glu count rpw1",
+               std::memcmp(a.data(), b.data(), bytes) == 0 ? "equal" : "DIFFER");
+      }
     }
     printf("%-24s %-28s %9.2f  (the quantize kernel alone, a pair; %d copies of %.1f MB)\n", sh.name, "base", base,
            copies, one / 1e6);

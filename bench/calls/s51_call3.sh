@@ -2,7 +2,8 @@
 # Session 51, call 3, prepared and not run (the device budget went to refused starts): ~5 minutes; ~4 with ROUNDS=2
 # SIDES="a b c" NO_VERIFY=1; ~8 with NF_8B=1 for the 8B's A/B. Carry .carry = the tree's build, .carry-old = e7c19b0's,
 # bench/.ab_nf_old and .ab_nf_new (bench/norm_fold_bench.cu at e7c19b0 and at the tree), bench/.ab_chains1 and
-# .ab_chains2 (bench/attention_bench.cu at the tree with -DLK_AM_SCORE_CHAINS=1 and 2), all ignored by git.
+# .ab_chains2 (bench/attention_bench.cu at the tree with -DLK_AM_SCORE_CHAINS=1 and 2), bench/.ab_gemv51 (gemv_bench
+# at the tree), all ignored by git.
 # (1) lk_last_of (the count by which fuse_norm's last block and norm_fold's span ends find they are last) now takes
 # lk_last_arrival's form: one acquire-release count by thread 0 between the block's barriers, where every thread of
 # every block ran a sequentially consistent fence before the count (and the last block's after it). Both knobs lost to
@@ -27,6 +28,11 @@ done | tee $OUT/nf.txt
 for dsp in "5 1" "512 16" "32768 16" "32768 32"; do
   for v in 1 2; do [ -x bench/.ab_chains$v ] && timeout 60 bench/.ab_chains$v mmafold $dsp 2>&1 | tail -1; done
 done | tee $OUT/chains.txt
+# (3) The 8B's fused gate/up GEMV ending in the down's int8 copy by a count a 32-group (gemv_bench's bv_glu_count,
+# bench/.ab_gemv51 = gemv_bench at the tree) against the GLU and the quantize launch after it (the lanes' form at k
+# 4,096). Prediction: the count form 0.5-1.5 us shorter than the pair (the launch's ~0.8 us and the quantize's L2 round
+# trip, less ~0.3 us of the count in each block's tail); the copies equal.
+[ -x bench/.ab_gemv51 ] && GB_SHAPE=gate+up timeout 90 bench/.ab_gemv51 "glu lib rpw1,glu count" 2>&1 | tee $OUT/glu.txt
 T8=$(sed -n 2p bench/calls/s51_sets8b.txt)
 for P in qwen3-0.6b ${NF_8B:+llama-3.1-8b}; do
   K="$R06S"; N=${ROUNDS:-3}; [ $P = llama-3.1-8b ] && K="$T8" && N=2
