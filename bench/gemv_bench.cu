@@ -419,7 +419,7 @@ __global__ void __launch_bounds__(256, 3)
   lk_gemv_sums_i8b2<LK_Q4_K, 1, 1, lk_xq, false>(g, u, x, k, n, min(row0, n - 1), ag, au);
   lk_xq_scale(x, k, ag, au);
   lk_glu_sums(ag, au);
-  if (row0 < n) y[row0] = (lk_act)ag[0][0];
+  lk_gemv_store<1, 1>(ag, nullptr, y, n, row0);  // (lane 0's: the warp's reduced sum)
   lk_pdl_entry();  // (a warp without rows waits here, before the count)
   const int group = (int)blockIdx.x / 4;  // (8 rows a block, 32 a group)
   if (!lk_last_arrival(count + group, min(4, ((n + 7) / 8) - group * 4)) || threadIdx.x >= 32) return;
