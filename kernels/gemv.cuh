@@ -540,7 +540,7 @@ __global__ void __launch_bounds__(256) lk_gemv_norm(M m, typename lk_in<X>::type
 
 // norm_fold's counters: the blocks of a span of LK_NORM_SPAN output rows that are done (its last block resets it). One
 // such launch runs at a time (side streams leave launches with a tail alone).
-__device__ unsigned lk_span_done[LK_NORM_SPANS_MAX];
+__device__ int lk_span_done[LK_NORM_SPANS_MAX];
 
 // The end of one 32-group of a folded projection's output (norm_fold), by lanes 8j .. 8j + 7 of a warp whose every lane
 // calls it (lane l the 4 values at column c, `ok` false past the warp's groups, with zeros): `a` (the projection's
@@ -595,11 +595,10 @@ __global__ void __launch_bounds__(256)
   const int s1 = (min(r0 + rows, n) - 1) / LK_NORM_SPAN;
   for (int s = r0 / LK_NORM_SPAN; s <= s1; ++s) {  // (uniform over the block)
     const int first = s * LK_NORM_SPAN / rows, last = (min((s + 1) * LK_NORM_SPAN, n) - 1) / rows;
-    if (!lk_last_of(&lk_span_done[s], (unsigned)(last - first + 1)) || threadIdx.x >= 32) continue;
+    if (!lk_last_arrival(&lk_span_done[s], last - first + 1) || threadIdx.x >= 32) continue;
     const int c = s * LK_NORM_SPAN + 4 * (int)threadIdx.x;
     lk_fold_group_end(t, lk_fold_group_in(t, c, true), __ldcg(reinterpret_cast<const float4*>(y + c)), xq, sums, n, c,
                       true);
-    if (threadIdx.x == 0) lk_span_done[s] = 0;
   }
 }
 

@@ -195,24 +195,14 @@ struct lk_norm_tail {
   float eps;
 };
 
-// The blocks of a launch with a tail that are done; the tail's block resets it. One such launch runs at a time (side
-// streams leave them alone).
-__device__ unsigned lk_tail_done;
-
-// Whether the calling block is the last of `blocks` to count themselves in `done` (every thread calls it); that block
-// then sees the other blocks' writes, and resets the count itself once done with them (lk_last_arrival's one
-// acquire-release count; a fence in every thread before session 51).
-LK_DEVICE bool lk_last_of(unsigned* done, unsigned blocks) {
-  return lk_last_arrival(reinterpret_cast<int*>(done), (int)blocks, false);
-}
+// The blocks of a launch with a tail that are done (lk_last_arrival's count: its last block resets it). One such
+// launch runs at a time (side streams leave them alone).
+__device__ int lk_tail_done;
 
 // Whether the calling block is the last of its launch to get here (every thread calls it); that block then sees every
-// other block's writes, and ends with lk_tail_reset.
+// other block's writes (fuse_norm's and fuse_rope's tails).
 LK_DEVICE bool lk_last_block() {
-  return lk_last_of(&lk_tail_done, gridDim.x);
-}
-LK_DEVICE void lk_tail_reset() {
-  if (threadIdx.x == 0) lk_tail_done = 0;
+  return lk_last_arrival(&lk_tail_done, (int)gridDim.x);
 }
 
 // Ends a projection whose `rows` output rows `y` (of t.d) are the norm's `add`: the last block of the launch to finish
@@ -223,5 +213,4 @@ LK_DEVICE void lk_norm_after(const lk_norm_tail& t, const lk_act* y, int rows) {
     lk_add_rmsnorm_row<true>(t.x, y, t.w, t.out, t.d, t.eps, r);
     __syncthreads();
   }
-  lk_tail_reset();
 }

@@ -229,8 +229,8 @@ LK_DEVICE void lk_pdl_entry_serial() {
 // by then). From sm_70 one acquire-release count by thread 0 after the block's barrier (the barrier orders every
 // thread's writes before its release, and its acquire before every thread's reads after the second barrier: CUTLASS's
 // generic barrier), in place of a sequentially consistent fence in every thread before the count and in the last
-// block's after it. (reset false: the caller resets the count itself, after the last block's work.)
-LK_DEVICE bool lk_last_arrival(int* count, int arrivals, bool reset = true) {
+// block's after it.
+LK_DEVICE bool lk_last_arrival(int* count, int arrivals) {
   __shared__ int last;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   __syncthreads();
@@ -238,7 +238,7 @@ LK_DEVICE bool lk_last_arrival(int* count, int arrivals, bool reset = true) {
     int old;
     asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
     last = old == arrivals - 1;
-    if (last && reset) *count = 0;
+    if (last) *count = 0;
   }
   __syncthreads();
 #else
@@ -246,7 +246,7 @@ LK_DEVICE bool lk_last_arrival(int* count, int arrivals, bool reset = true) {
   __syncthreads();
   if (threadIdx.x == 0) {
     last = atomicAdd(count, 1) == arrivals - 1;
-    if (last && reset) *count = 0;
+    if (last) *count = 0;
   }
   __syncthreads();
   if (last) __threadfence();

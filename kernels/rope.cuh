@@ -152,5 +152,4 @@ LK_DEVICE void lk_rope_after(const lk_rope_args& a, int rows) {
   const int heads = lk_rope_heads<true>(a);
   for (int i = threadIdx.x >> 5; i < rows * heads; i += blockDim.x >> 5)
     lk_rope_head<NEOX, NORM, true, PP>(a, i / heads, i % heads);
-  lk_tail_reset();
 }

@@ -4,8 +4,8 @@
 # bench/.ab_nf_old and .ab_nf_new (bench/norm_fold_bench.cu at e7c19b0 and at the tree), bench/.ab_chains1 and
 # .ab_chains2 (bench/attention_bench.cu at the tree with -DLK_AM_SCORE_CHAINS=1 and 2), bench/.ab_gemv51 (gemv_bench
 # at the tree), all ignored by git.
-# (1) lk_last_of (the count by which fuse_norm's last block and norm_fold's span ends find they are last) now takes
-# lk_last_arrival's form: one acquire-release count by thread 0 between the block's barriers, where every thread of
+# (1) The tails' counts (by which fuse_norm's and fuse_rope's last block and norm_fold's span ends find they are last)
+# are lk_last_arrival's: one acquire-release count by thread 0 between the block's barriers, where every thread of
 # every block ran a sequentially consistent fence before the count (and the last block's after it). Both knobs lost to
 # the norm launch they replace (session 37: norm_fold 0.901x on the 8B, session 24: fuse_norm -5 to -9%); the fences
 # were part of their epilogue's cost. Prediction: norm_fold_bench's B (the spans' fold, 8B shapes) -1 to -2 us of its
