@@ -406,7 +406,6 @@ __global__ void __launch_bounds__(256) bv_bulk_gemv(lk_blk<T> m, lk_xq x, float*
   }
 }
 
-// bv_bulk_gemv's shared memory: STAGES chunks of 8 rows.
 // The fused gate/up GEMV (lk_gemv_glu's joint rounds, a row a warp, 8 rows a block) ending in the down projection's
 // int8 copy of its output by a count a 32-group (the 4 blocks of a group; lk_last_arrival's one acquire-release count,
 // session 50): the group's last block quantizes the group as the quantize launch would (lk_quantize_piece), in place
@@ -430,6 +429,7 @@ __global__ void __launch_bounds__(256, 3)
   lk_quantize_piece(q, yq, n, c, ok);
 }
 
+// bv_bulk_gemv's shared memory: STAGES chunks of 8 rows.
 static size_t bulk_smem(int type, int kc, int stages) {
   size_t b = 0;
   for (int p = 0; p < 4; ++p) b += lk_plane_bytes(type, p, (unsigned long long)kc);
