@@ -122,7 +122,7 @@ const json kKnobSets[] = {
 // (the model rounds the cached values as the kernels store them).
 double bound(knobs::Numerics n);
 double bound(const knobs::Knobs& k) {
-  return std::max(bound(k.numerics), knobs::rounding_bound(k));
+  return std::hypot(bound(k.numerics), knobs::rounding_bound(k));  // (independent errors: knobs::tolerance's rule)
 }
 double bound(knobs::Numerics n) {
   switch (n) {

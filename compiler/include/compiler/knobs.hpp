@@ -101,8 +101,8 @@ size_t kv_cache_bytes(KvCache c, size_t elements, size_t act_bytes);
 double kv_cache_bound(KvCache c);
 
 // The relative L2 error of the logits the knobs' roundings may add to a lane's numerics: a compact cache's
-// (kv_cache_bound), and gemm_half's (a chunk's GEMMs over f16 activations and weights). Such a lane may also flip near
-// ties.
+// (kv_cache_bound), and gemm_half's (a chunk's GEMMs over f16 activations and weights), in quadrature (independent
+// errors; tolerance joins it to the numerics' bound the same way). Such a lane may also flip near ties.
 double rounding_bound(const Knobs& k);
 
 // What the judge holds a configuration's logits to against the precise lane: the relative L2 error it may show, the
