@@ -93,11 +93,6 @@ LK_SHAPE int lk_attention_mma_smem(int hd, int vd, bool step) {
 #ifndef LK_AM_FOLD_TILES
 #define LK_AM_FOLD_TILES 4
 #endif
-// A step warp's scores (8 positions, NT 1) as one chain of HD / 16 dependent products, or (2) two chains of half as
-// many, summed at the end (a measurement switch, session 51).
-#ifndef LK_AM_SCORE_CHAINS
-#define LK_AM_SCORE_CHAINS 1
-#endif
 LK_SHAPE int lk_am_fold_chunk(int span, int splits) {
   if (span <= LK_AM_FOLD_TILES * LK_AM_KEYS) return LK_AM_FOLD_TILES * LK_AM_KEYS;
   return ((span + splits - 1) / splits + LK_AM_KEYS - 1) / LK_AM_KEYS * LK_AM_KEYS;
