@@ -6,8 +6,11 @@
 // bit (every variant sums a lane's units in the same order, so they must).
 //
 // build: nvcc -O3 -std=c++20 -arch=sm_90 -o gemv_bench bench/gemv_bench.cu [-DLK_GEMV_AHEAD=N]
-// run: [GB_SHAPE=word] ./gemv_bench [WORDS] (the shapes whose names hold the word; the variants whose names hold one of
-// the comma-separated words)
+// run: [GB_SHAPE=word] [GB_LINK_NS=N] ./gemv_bench [WORDS] (the shapes whose names hold the word; the variants whose
+// names hold one of the comma-separated words). GB_LINK_NS: a one-block launch between the quantize and the GEMV that
+// spins N ns after its wait, as a decode step's norm or attention (~2-5 us) holds the GEMV's blocks before their wait:
+// how much of a matrix its first loads take in a lane-like window (the quantize alone leaves ~1 us), which gemv_bench
+// has not seen where lanes and the bench disagreed (session 52: 2 rows a warp 1.035x in the 8B's lane, ~1.00 here).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -458,6 +461,15 @@ struct Ctx {
   int* count;  // bv_glu_count's counts, a 32-group
 };
 
+// GB_LINK_NS's launch: the wait on the launch before (which lets the GEMV after it start), then N ns of nothing.
+__global__ void bv_link(unsigned ns) {
+  lk_pdl_entry();
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
+static unsigned link_ns = 0;
+
 // One decode-like pair: the activations quantized (lk_quantize_i8<false>, one row), then the GEMV of copy c.
 using Gemv = std::function<void(int c, cudaStream_t)>;
 
@@ -466,6 +478,7 @@ static double time_graph(Ctx& cx, int k, int copies, const Gemv& g, bool with_ge
   return graph_us(cx.s, pairs, [&] {  // us a pair
     for (int i = 0; i < pairs; ++i) {
       launch(lk_quantize_i8<false>, (k / 4 + 63) / 64, 64, cx.s, (const float*)cx.x, cx.xq, k, 1);
+      if (link_ns) launch(bv_link, 1, 32, cx.s, link_ns);
       if (with_gemv) g(i % copies, cx.s);
     }
   });
@@ -519,6 +532,8 @@ int main(int argc, char** argv) {
   };
   printf("%-24s %-28s %9s %9s %7s %s\n", "shape", "variant", "us/gemv", "GB/s", "of_bw", "bits");
   const char* only_shape = std::getenv("GB_SHAPE");  // (a word of the shapes' names: those alone)
+  if (const char* w = std::getenv("GB_LINK_NS")) link_ns = (unsigned)std::strtoul(w, nullptr, 10);
+  if (link_ns) printf("(a %u ns link before each GEMV; the base counts it)\n", link_ns);
   for (const Shape& sh : shapes) {
     if (only_shape && !std::strstr(sh.name, only_shape)) continue;
     const size_t one = (sh.glu ? 2 : 1) * Mat{sh.type, sh.n, sh.k, {}}.bytes();
