@@ -753,6 +753,11 @@ INSTANTIATE_TEST_SUITE_P(Draws, RandomShapesOnCpu,
                                           random_shape_env("LT_RANDOM_FIRST", 0) +
                                               random_shape_env("LT_RANDOM_SHAPES", 48)));
 
+// Draws that hunts failed, kept in every run once their cause was fixed: 10,768 and 32,407 (the precise rule's ulps,
+// session 49), 79,681, 86,385, 92,641 and 93,656 (correct int8 lanes over a q8_0 or bf16 cache refused while the judge
+// bound them by the larger source alone; its bounds in quadrature since session 52).
+INSTANTIATE_TEST_SUITE_P(Hunted, RandomShapesOnCpu, ::testing::Values(10768, 32407, 79681, 86385, 92641, 93656));
+
 INSTANTIATE_TEST_SUITE_P(DenseTinyPresets, LanePlanOnCpu,
                          ::testing::Combine(::testing::Values("tiny-llama", "tiny-qwen2", "tiny-qwen3"),
                                             ::testing::Range(0, int(std::size(kKnobSets)))));
