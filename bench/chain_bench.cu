@@ -28,12 +28,6 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
-__device__ __forceinline__ void spin_ns(unsigned ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
-}
-
 template <Mode MODE>
 __global__ void link(const float* in, float* out, unsigned* count, int i, unsigned work_ns) {
   const int b = blockIdx.x, B = gridDim.x;

@@ -464,9 +464,7 @@ struct Ctx {
 // GB_LINK_NS's launch: the wait on the launch before (which lets the GEMV after it start), then N ns of nothing.
 __global__ void bv_link(unsigned ns) {
   lk_pdl_entry();
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+  spin_ns(ns);
 }
 static unsigned link_ns = 0;
 

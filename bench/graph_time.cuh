@@ -9,6 +9,14 @@
 
 #include "cuda_check.cuh"
 
+// A kernel's thread spinning `ns` nanoseconds of the global timer: a launch of a set length (chain_bench's small
+// kernel's body, gemv_bench's GB_LINK_NS).
+__device__ __forceinline__ void spin_ns(unsigned ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
+}
+
 // Median microseconds of `run` (enqueueing its work on stream s), timed by events 12 times, the first 2 as warm-up.
 template <class Run>
 static double median_us(cudaStream_t s, const Run& run) {
