@@ -9,7 +9,9 @@
 //               each GEMV (a counter and a generation in global memory);
 //   + prefetch  the same, each warp asking L2 for its first row of the next GEMV before it waits at the barrier (the
 //               weights depend on nothing before them);
-//   barrier     the persistent kernel over empty GEMVs: the barriers alone.
+//   barrier     the persistent kernel over empty GEMVs: the barriers alone;
+//   staged      one block an SM, each warp's rows streamed into shared memory by the bulk copy engine ahead of its sums,
+//               across the GEMVs and the grid barriers between them (pb_staged below; session 53).
 // Prints a line a model and variant: microseconds a step, a GEMV, the step's bytes over its time, and whether the
 // outputs equal the launched ones bit for bit (the same rows' sums in the same order, so they must).
 //
@@ -131,6 +133,126 @@ __global__ void __launch_bounds__(256) pb_persistent(const PbGemv* __restrict__ 
   }
 }
 
+// The staged form: one block an SM of W warps, each warp its own producer. A warp's rows of every GEMV of the step
+// (its W-th of its block's share of each GEMV's rows, the block's share an n / blocks run of rows) come as a stream of
+// chunks (up to kCap bytes of consecutive rows: their codes, then their headers), each copied into shared memory by
+// the bulk copy engine (cp.async.bulk, lane 0 asking, an mbarrier a stage counting the bytes in), NS chunks ahead of
+// the warp's sums. The weights depend on nothing before them, so the stream runs on across the GEMVs' boundaries and
+// through the grid barrier between them: when a warp reaches the barrier, its next GEMV's first NS chunks are in
+// flight or in, so the DRAM is asked for them while the grid waits (the launches' gap, and the persistent form's barrier
+// above, leave it idle then). The sums are lk_gemv_sums_i8b's (a lane's units lane + 32 t in order, lk_fmt's dot,
+// lk_warp_sum), the codes and the 256-block's header (the words lk_fmt's share hands around) read from shared memory:
+// the outputs equal the launched ones bit for bit.
+constexpr int kCap = 8192;  // (a stage's bytes: one row of the 8B's down, k 14,336: 7,168 + 896)
+
+LK_DEVICE unsigned pb_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+LK_DEVICE void pb_bar_init(unsigned long long* b) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(pb_smem(b)) : "memory");
+}
+// (A wait that never ends traps: a bench that would hang reports an error instead.)
+LK_DEVICE void pb_bar_wait(unsigned long long* b, unsigned parity) {
+  for (long long tries = 0;; ++tries) {
+    unsigned done;
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(pb_smem(b)), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (tries > (1ll << 26)) __trap();
+  }
+}
+// Rows [row, row + c) of GEMV p into `stage` (codes, then headers), counted in on `bar`.
+LK_DEVICE void pb_bulk_rows(const PbGemv& p, int row, int c, unsigned char* stage, unsigned long long* bar) {
+  const unsigned qb = (unsigned)(c * (p.k / 2)), sb = (unsigned)(c * (p.k / 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // (the warp's reads of the stage before the copy's writes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(pb_smem(bar)), "r"(qb + sb) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   pb_smem(stage)),
+               "l"(p.m.q + (size_t)row * (p.k / 2)), "r"(qb), "r"(pb_smem(bar))
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   pb_smem(stage + qb)),
+               "l"(p.m.s + (size_t)row * (p.k / 16)), "r"(sb), "r"(pb_smem(bar))
+               : "memory");
+}
+// Warp w of W in block b of B: its rows of an n-row GEMV, [lo, hi).
+LK_DEVICE void pb_warp_rows(int n, int b, int B, int w, int W, int& lo, int& hi) {
+  const int b0 = (int)((long long)n * b / B), b1 = (int)((long long)n * (b + 1) / B);
+  lo = b0 + (b1 - b0) * w / W, hi = b0 + (b1 - b0) * (w + 1) / W;
+}
+// A warp's place in its stream of chunks: GEMV g, from row `row` (g == count: past the end).
+struct PbCursor {
+  int g, row, hi;
+};
+LK_DEVICE int pb_chunk_rows(const PbGemv& p) { return max(1, kCap / (p.k / 2 + p.k / 16)); }
+LK_DEVICE void pb_settle(const PbGemv* gemvs, int count, PbCursor& c, int w, int W) {
+  while (c.g < count && c.row >= c.hi) {
+    if (++c.g == count) return;
+    pb_warp_rows(gemvs[c.g].n, blockIdx.x, gridDim.x, w, W, c.row, c.hi);
+  }
+}
+
+template <int W, int NS, bool BAR>
+__global__ void __launch_bounds__(W * 32, 1) pb_staged(const PbGemv* __restrict__ gemvs, int count, unsigned* bar) {
+  extern __shared__ __align__(128) unsigned char pb_dyn[];
+  using F = lk_fmt<Q4K>;
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(pb_dyn);  // W x NS
+  unsigned char* ring = pb_dyn + 128 * ((W * NS * 8 + 127) / 128);
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < W * NS; ++i) pb_bar_init(full + i);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  unsigned long long* mine = full + w * NS;
+  unsigned char* stages = ring + (size_t)w * NS * kCap;
+  PbCursor pc{0, 0, 0};  // the producer's: the next chunk to ask for
+  pb_warp_rows(gemvs[0].n, blockIdx.x, gridDim.x, w, W, pc.row, pc.hi);
+  pb_settle(gemvs, count, pc, w, W);
+  auto ask = [&](int s) {  // the next chunk into stage s (lane 0 asks; every lane moves the cursor)
+    if (pc.g >= count) return;
+    const PbGemv& p = gemvs[pc.g];
+    const int c = min(pb_chunk_rows(p), pc.hi - pc.row);
+    if (lane == 0) pb_bulk_rows(p, pc.row, c, stages + (size_t)s * kCap, mine + s);
+    pc.row += c;
+    pb_settle(gemvs, count, pc, w, W);
+  };
+  for (int s = 0; s < NS; ++s) ask(s);
+  unsigned seq = 0;
+  for (int g = 0; g < count; ++g) {
+    const PbGemv p = gemvs[g];
+    int row, hi;
+    pb_warp_rows(p.n, blockIdx.x, gridDim.x, w, W, row, hi);
+    const int units = p.k / 32, cr = pb_chunk_rows(p);
+    while (row < hi) {
+      const int s = seq % NS, c = min(cr, hi - row);
+      pb_bar_wait(mine + s, (seq / NS) & 1);
+      const unsigned char* stage = stages + (size_t)s * kCap;
+      for (int j = 0; j < c; ++j) {
+        const int4* q = reinterpret_cast<const int4*>(stage + (size_t)j * (p.k / 2));
+        const int4* h = reinterpret_cast<const int4*>(stage + (size_t)c * (p.k / 2) + (size_t)j * (p.k / 16));
+        lk_acc acc[1][1] = {{0}};
+        for (int u = lane; u < units; u += 32) {
+          F::Raw r;
+          r.q = q[u];
+          r.sub = u % 8;
+          const int4 hd = h[u / 8];  // (the 256-block's header whole: the words lk_fmt's share hands around)
+          r.s = make_int4(hd.x, r.sub < 4 ? hd.y : hd.z, r.sub < 4 ? hd.y : hd.z, hd.w);
+          const F::Raw one[1] = {r};
+          lk_i8b_unit<F, 1, 1>(p.x, p.k, 0, u, one, acc);
+        }
+        acc[0][0] = lk_warp_sum(acc[0][0]);
+        lk_gemv_store<1, 1>(acc, nullptr, p.y, p.n, row + j);
+      }
+      __syncwarp();
+      ask(s);
+      row += c, ++seq;
+    }
+    if constexpr (BAR) pb_grid_sync(bar, gridDim.x);
+  }
+}
+
 struct Model {
   const char* name;
   int layers, d, qkv, ffn;  // (qkv: the fused projection's rows; o reads the query heads' d wide values)
@@ -197,6 +319,11 @@ int main() {
         launch(lk_gemv<Q4K, 1, 1, lk_xq>, (g.n + 7) / 8, 256, s, g.m, g.x, (const float*)nullptr, g.y, g.k, g.n);
     });
     report("launched (graph, pdl)", launched, "-");
+    const double launched4 = graph_us(s, 1, [&] {
+      for (const PbGemv& g : ga)
+        launch(lk_gemv<Q4K, 1, 1, lk_xq>, (g.n + 3) / 4, 128, s, g.m, g.x, (const float*)nullptr, g.y, g.k, g.n);
+    });
+    report("launched, 4 warps a block", launched4, "-");
     std::vector<float> ha(ymax), hb(ymax);
     CK(cudaMemcpy(ha.data(), ya, sizeof(float) * ymax, cudaMemcpyDeviceToHost));
     PbGemv* dg = nullptr;
@@ -246,6 +373,24 @@ int main() {
         report(name.c_str(), us, bits.c_str());
       }
     }
+    // staged: one block an SM, each warp's chunks of rows NS ahead in shared memory (with the grid barrier between
+    // GEMVs, and without it: the stream alone).
+    auto staged = [&](auto kernel, int W, int NS, bool with_bar) {
+      const size_t smem = 128 * ((W * NS * 8 + 127) / 128) + (size_t)W * NS * kCap;
+      CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      const int blocks = prop.multiProcessorCount;
+      void* args[] = {(void*)&dg, (void*)&count, (void*)&bar};
+      CK(cudaMemset(yb, 0, sizeof(float) * ymax));
+      const double us =
+          median_us(s, [&] { CK(cudaLaunchCooperativeKernel((void*)kernel, blocks, W * 32, args, smem, s)); });
+      CK(cudaMemcpy(hb.data(), yb, sizeof(float) * ymax, cudaMemcpyDeviceToHost));
+      const std::string name = "staged " + std::to_string(W) + "w x" + std::to_string(NS) + (with_bar ? "" : " no barrier");
+      report(name.c_str(), us, std::memcmp(ha.data(), hb.data(), sizeof(float) * ymax) == 0 ? "equal" : "DIFFER");
+    };
+    staged(pb_staged<8, 3, true>, 8, 3, true);
+    staged(pb_staged<4, 6, true>, 4, 6, true);
+    staged(pb_staged<12, 2, true>, 12, 2, true);
+    staged(pb_staged<8, 3, false>, 8, 3, false);
     printf("%-14s launched %.1f us a step; the step's weights %.2f GB\n", md.name, launched, bytes / 1e9);
     CK(cudaDeviceSynchronize());
     for (auto& g : gemvs) {
