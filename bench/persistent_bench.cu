@@ -233,7 +233,8 @@ __global__ void __launch_bounds__(W * 32, 1) pb_staged(const PbGemv* __restrict_
         const int4* q = reinterpret_cast<const int4*>(stage + (size_t)j * (p.k / 2));
         const int4* h = reinterpret_cast<const int4*>(stage + (size_t)c * (p.k / 2) + (size_t)j * (p.k / 16));
         lk_acc acc[1][1] = {{0}};
-        for (int u = lane; u < units; u += 32) {
+#pragma unroll 4
+        for (int u = lane; u < units; u += 32) {  // (units a multiple of 32 at every shape here)
           F::Raw r;
           r.q = q[u];
           r.sub = u % 8;
