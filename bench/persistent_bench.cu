@@ -142,8 +142,10 @@ __global__ void __launch_bounds__(256) pb_persistent(const PbGemv* __restrict__ 
 // flight or in, so the DRAM is asked for them while the grid waits (the launches' gap, and the persistent form's barrier
 // above, leave it idle then). The sums are lk_gemv_sums_i8b's (a lane's units lane + 32 t in order, lk_fmt's dot,
 // lk_warp_sum), the codes and the 256-block's header (the words lk_fmt's share hands around) read from shared memory:
-// the outputs equal the launched ones bit for bit.
+// the outputs equal the launched ones bit for bit. After each barrier the block stages the GEMV's int8 copy in shared
+// memory first (one L2 round trip, as a persistent decode would read each step's input after its dependency).
 constexpr int kCap = 8192;  // (a stage's bytes: one row of the 8B's down, k 14,336: 7,168 + 896)
+constexpr int kXs = 14336 + 14336 / 32 * 4;  // (the widest int8 copy: k codes and k / 32 scales)
 
 LK_DEVICE unsigned pb_smem(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 LK_DEVICE void pb_bar_init(unsigned long long* b) {
@@ -198,7 +200,8 @@ __global__ void __launch_bounds__(W * 32, 1) pb_staged(const PbGemv* __restrict_
   extern __shared__ __align__(128) unsigned char pb_dyn[];
   using F = lk_fmt<Q4K>;
   unsigned long long* full = reinterpret_cast<unsigned long long*>(pb_dyn);  // W x NS
-  unsigned char* ring = pb_dyn + 128 * ((W * NS * 8 + 127) / 128);
+  unsigned char* xs = pb_dyn + 128 * ((W * NS * 8 + 127) / 128);  // the GEMV's int8 copy (kXs bytes at most)
+  unsigned char* ring = xs + kXs;
   const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if (threadIdx.x == 0) {
     for (int i = 0; i < W * NS; ++i) pb_bar_init(full + i);
@@ -222,6 +225,14 @@ __global__ void __launch_bounds__(W * 32, 1) pb_staged(const PbGemv* __restrict_
   unsigned seq = 0;
   for (int g = 0; g < count; ++g) {
     const PbGemv p = gemvs[g];
+    {  // The block stages the GEMV's int8 copy after the barrier, as a persistent decode reads its input (one L2 round
+       // trip after each dependency): the codes, then the 32-groups' scales.
+      const int4* src = reinterpret_cast<const int4*>(p.x.q);
+      __syncthreads();  // (every warp done with the last GEMV's copy)
+      for (int c = threadIdx.x; c < p.k / 16 + p.k / 128; c += W * 32) reinterpret_cast<int4*>(xs)[c] = __ldg(src + c);
+      __syncthreads();
+    }
+    const float* xsc = reinterpret_cast<const float*>(xs + p.k);
     int row, hi;
     pb_warp_rows(p.n, blockIdx.x, gridDim.x, w, W, row, hi);
     const int units = p.k / 32, cr = pb_chunk_rows(p);
@@ -240,8 +251,9 @@ __global__ void __launch_bounds__(W * 32, 1) pb_staged(const PbGemv* __restrict_
           r.sub = u % 8;
           const int4 hd = h[u / 8];  // (the 256-block's header whole: the words lk_fmt's share hands around)
           r.s = make_int4(hd.x, r.sub < 4 ? hd.y : hd.z, r.sub < 4 ? hd.y : hd.z, hd.w);
-          const F::Raw one[1] = {r};
-          lk_i8b_unit<F, 1, 1>(p.x, p.k, 0, u, one, acc);
+          const int4 lo = reinterpret_cast<const int4*>(xs)[2 * u], hi2 = reinterpret_cast<const int4*>(xs)[2 * u + 1];
+          const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi2.x, hi2.y, hi2.z, hi2.w};
+          acc[0][0] += F::dot(r, a, xsc[u]);  // (lk_i8b_unit's product over gemv_prequant's copy)
         }
         acc[0][0] = lk_warp_sum(acc[0][0]);
         lk_gemv_store<1, 1>(acc, nullptr, p.y, p.n, row + j);
@@ -377,7 +389,7 @@ int main() {
     // staged: one block an SM, each warp's chunks of rows NS ahead in shared memory (with the grid barrier between
     // GEMVs, and without it: the stream alone).
     auto staged = [&](auto kernel, int W, int NS, bool with_bar) {
-      const size_t smem = 128 * ((W * NS * 8 + 127) / 128) + (size_t)W * NS * kCap;
+      const size_t smem = 128 * ((W * NS * 8 + 127) / 128) + kXs + (size_t)W * NS * kCap;
       CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
       const int blocks = prop.multiProcessorCount;
       void* args[] = {(void*)&dg, (void*)&count, (void*)&bar};
