@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 53, call 3 (~8 minutes on any GPU; carry .carry (the tree's build), .carry-s52 (2020856's: session 52's
+# Session 53, call 3 (~6 minutes on any GPU, ~8 with WITH_06=1; carry .carry (the tree's build), .carry-s52 (2020856's: session 52's
 # final), bench/.ab_pbench53).
 # (1) persistent_bench's staged form (its prediction in s53_call2.sh's header).
 # (2) The activations' sums of a 32-group computed once for every row that multiplies it (lk_fmt::sums: the rows a
@@ -17,6 +17,7 @@ echo "== llama-3.1-8b: a/b T8 (A 2020856, B the tree), c/d REC" | tee -a $OUT/ab
 KNOBS="$T8" KNOBS_A="$T8" KNOBS_C="$REC" KNOBS_D="$REC" LT_C=/tmp/old/lane-tune AB_SIDES="a b c d" TYPE=q4_k_m \
   ROUNDS=2 PREFILL=512 AB_DECODE_AT=5 AB_PROMPT_LENS="5 300" timeout 300 \
   bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab llama-3.1-8b 2>&1 | grep -E "====|BUILD_FAIL" | tee -a $OUT/ab.txt
+[ "${WITH_06:-0}" = 1 ] || exit 0  # (the 0.6B only where the device time allows: WITH_06=1)
 echo "== qwen3-0.6b R06S: A 2020856, B the tree" | tee -a $OUT/ab.txt
 KNOBS="$R06S" TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=5 AB_PROMPT_LENS="5 300" timeout 130 \
   bash bench/ab_decode.sh /tmp/old/lane-tune $L /tmp/ab qwen3-0.6b 2>&1 | grep -E "====|BUILD_FAIL" | tee -a $OUT/ab.txt
