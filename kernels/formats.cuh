@@ -349,27 +349,8 @@ struct lk_fmt<lk_blk<T>> {
   // `da`, summed in integers by dp4a (each half apart: Q6_K scales them apart), then scaled by the format: the unit's
   // share of the row's sum.
   static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da) {
-    int a0, a1;
-    sums(a, a0, a1);
-    return dot(r, a, da, a0, a1);
-  }
-  // The activations' sums of each half (elements 0..15 and 16..31), which the formats with an offset or a minimum
-  // weigh: one unit's for every row a warp multiplies it by (the rows a warp, the fused gate/up's two matrices), the
-  // same integers. nvcc does not merge the rows' own dp4a of them (session 53's PTX: a Q6_K GEMV at 2 rows a warp
-  // held 128 dp4a a round of 4 units, 2 x 64).
-  static LK_DEVICE void sums(const int (&a)[8], int& a0, int& a1) {
-    a0 = a1 = 0;
-    if constexpr (T == LK_MXFP4 || T == LK_IQ4_NL || T == LK_IQ4_XS || T == LK_Q3_K) return;  // (no offset)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      a0 = __dp4a(0x01010101, a[i], a0);
-      a1 = __dp4a(0x01010101, a[4 + i], a1);
-    }
-  }
-  // ... and the product with those sums given (`sums`'s of the same a).
-  static LK_DEVICE float dot(const Raw& r, const int (&a)[8], float da, int a0, int a1) {
     const int* q = reinterpret_cast<const int*>(&r.q);
-    int s0 = 0, s1 = 0;  // the halves' (elements 0..15, 16..31) products
+    int s0 = 0, s1 = 0, a0 = 0, a1 = 0;  // the halves' (elements 0..15, 16..31) products and activations' sums
     constexpr bool kHi16 = (T == LK_Q4_0 || T == LK_Q4_1 || T == LK_Q4_K);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -397,6 +378,8 @@ struct lk_fmt<lk_blk<T>> {
       }
       s0 = __dp4a(lo, a[i], s0);
       s1 = kHi16 ? lk_dp4a_us((unsigned)hi, a[4 + i], s1) : __dp4a(hi, a[4 + i], s1);
+      a0 = __dp4a(0x01010101, a[i], a0);
+      a1 = __dp4a(0x01010101, a[4 + i], a1);
     }
     if constexpr (kHi16) s1 >>= 4;
     if constexpr (T == LK_Q4_0 || T == LK_Q5_0) {

@@ -183,12 +183,12 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
 }
 
 #if LK_WITH_BLOCKS
-// One 32-group of activation row r as int8 words, handed to use(a, d, a0, a1) word by word (a: 8 packed words,
-// elements in order; d their scale; a0, a1 the halves' sums, lk_fmt<lk_blk<T>>::sums): the lane quantizes the group
-// itself (a 32-block in one lane: by the rule of lk_i8_scale / lk_i8_q, word by word, the residual the next word's
-// input)...
-template <class F, class Use>
-LK_DEVICE void lk_i8b_words(const lk_act* __restrict__ x, int k, int r, int u, Use&& use) {
+// One 32-group of activation row r against the RPW weight rows' units (lk_fmt<lk_blk<T>>::dot), added to acc[.][r]:
+// the lane quantizes the group itself (a 32-block in one lane: by the rule of lk_i8_scale / lk_i8_q, word by word, the
+// residual the next word's input)...
+template <class F, int RPW, int R>
+LK_DEVICE void lk_i8b_unit(const lk_act* __restrict__ x, int k, int r, int u, const typename F::Raw (&raw)[RPW],
+                           lk_acc (&acc)[RPW][R]) {
   float v[32];
   lk_load_f32(x + (size_t)r * k + (size_t)u * 32, true, v);
 #pragma unroll
@@ -202,17 +202,16 @@ LK_DEVICE void lk_i8b_words(const lk_act* __restrict__ x, int k, int r, int u, U
     for (int e = 0; e < 32; ++e) q[e] = lk_i8_q(v[e], inv);
 #pragma unroll
     for (int c = 0; c < 8; ++c) a[c] = lk_i8_pack(q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3]);
-    int a0, a1;
-    F::sums(a, a0, a1);
-    use(a, d, a0, a1);
+#pragma unroll
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
 #pragma unroll
     for (int e = 0; e < 32; ++e) v[e] -= d * (float)q[e];
   }
 }
 
 // ... or reads its words and scales from gemv_prequant's copy (lk_quantize_i8<false>'s layout): the same integers.
-template <class F, class Use>
-LK_DEVICE void lk_i8b_words(lk_xq x, int k, int r, int u, Use&& use) {
+template <class F, int RPW, int R>
+LK_DEVICE void lk_i8b_unit(lk_xq x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const signed char* xq = reinterpret_cast<const signed char*>(x.q);
   const float* xs = reinterpret_cast<const float*>(xq + (size_t)P * x.rows * k);
@@ -223,20 +222,9 @@ LK_DEVICE void lk_i8b_words(lk_xq x, int k, int r, int u, Use&& use) {
     const int4 lo = __ldg(w), hi = __ldg(w + 1);
     const int a[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     const float d = __ldg(xs + at * (k / 32) + u);
-    int a0, a1;
-    F::sums(a, a0, a1);
-    use(a, d, a0, a1);
-  }
-}
-
-// The group against the RPW weight rows' units (lk_fmt<lk_blk<T>>::dot), added to acc[.][r]; the activations' words
-// and sums once for all RPW rows (nvcc does not merge the rows' own dp4a of the sums: session 53's PTX).
-template <class F, int RPW, int R, class X>
-LK_DEVICE void lk_i8b_unit(X x, int k, int r, int u, const typename F::Raw (&raw)[RPW], lk_acc (&acc)[RPW][R]) {
-  lk_i8b_words<F>(x, k, r, u, [&](const int (&a)[8], float d, int a0, int a1) {
 #pragma unroll
-    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d, a0, a1);
-  });
+    for (int i = 0; i < RPW; ++i) acc[i][r] += F::dot(raw[i], a, d);
+  }
 }
 
 // The int8 numerics' sums over a block-format matrix (dp4a): as lk_gemv_sums_f, a lane a 32-group, its activations
@@ -365,24 +353,18 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
             int a[8];
             float d;
             lk_xs_unit(units, p, v + lane, a, d);
-            int a0, a1;  // (the activations' sums once for both matrices' rows)
-            F::sums(a, a0, a1);
 #pragma unroll
             for (int i = 0; i < RPW; ++i) {
-              acc0[i][0] += F::dot(raw.r[j][i], a, d, a0, a1);
-              acc1[i][0] += F::dot(raw.r[A + j][i], a, d, a0, a1);
+              acc0[i][0] += F::dot(raw.r[j][i], a, d);
+              acc1[i][0] += F::dot(raw.r[A + j][i], a, d);
             }
           }
-        } else {  // (the words and their sums read once for both matrices; each sum in the same order)
+        } else {
 #pragma unroll
-          for (int r = 0; r < R; ++r)
-            lk_i8b_words<F>(x, k, r, v + lane, [&](const int (&a)[8], float d, int a0, int a1) {
-#pragma unroll
-              for (int i = 0; i < RPW; ++i) {
-                acc0[i][r] += F::dot(raw.r[j][i], a, d, a0, a1);
-                acc1[i][r] += F::dot(raw.r[A + j][i], a, d, a0, a1);
-              }
-            });
+          for (int r = 0; r < R; ++r) {
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc0);
+            lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[A + j], acc1);
+          }
         }
       }
     }
