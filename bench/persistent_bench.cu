@@ -144,6 +144,8 @@ __global__ void __launch_bounds__(256) pb_persistent(const PbGemv* __restrict__ 
 // lk_warp_sum), the codes and the 256-block's header (the words lk_fmt's share hands around) read from shared memory:
 // the outputs equal the launched ones bit for bit. After each barrier the block stages the GEMV's int8 copy in shared
 // memory first (one L2 round trip, as a persistent decode would read each step's input after its dependency).
+// Session 53 (an H100): it loses to the launches, 2,024 us against 1,568 on the 8B's step (bench/NOTES.md): the sums at
+// 8-12 warps an SM set the pace, so each barrier adds to the step instead of hiding under the copies.
 constexpr int kCap = 8192;  // (a stage's bytes: one row of the 8B's down, k 14,336: 7,168 + 896)
 constexpr int kXs = 14336 + 14336 / 32 * 4;  // (the widest int8 copy: k codes and k / 32 scales)
 
