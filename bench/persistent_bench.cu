@@ -10,8 +10,8 @@
 //   + prefetch  the same, each warp asking L2 for its first row of the next GEMV before it waits at the barrier (the
 //               weights depend on nothing before them);
 //   barrier     the persistent kernel over empty GEMVs: the barriers alone;
-//   staged      one block an SM, each warp's rows streamed into shared memory by the bulk copy engine ahead of its sums,
-//               across the GEMVs and the grid barriers between them (pb_staged below; session 53).
+//   staged      one block an SM, each warp's rows streamed into shared memory by the bulk copy engine ahead of its
+//               sums, across the GEMVs and the grid barriers between them (pb_staged below; session 53).
 // Prints a line a model and variant: microseconds a step, a GEMV, the step's bytes over its time, and whether the
 // outputs equal the launched ones bit for bit (the same rows' sums in the same order, so they must).
 //
@@ -139,11 +139,11 @@ __global__ void __launch_bounds__(256) pb_persistent(const PbGemv* __restrict__ 
 // the bulk copy engine (cp.async.bulk, lane 0 asking, an mbarrier a stage counting the bytes in), NS chunks ahead of
 // the warp's sums. The weights depend on nothing before them, so the stream runs on across the GEMVs' boundaries and
 // through the grid barrier between them: when a warp reaches the barrier, its next GEMV's first NS chunks are in
-// flight or in, so the DRAM is asked for them while the grid waits (the launches' gap, and the persistent form's barrier
-// above, leave it idle then). The sums are lk_gemv_sums_i8b's (a lane's units lane + 32 t in order, lk_fmt's dot,
-// lk_warp_sum), the codes and the 256-block's header (the words lk_fmt's share hands around) read from shared memory:
-// the outputs equal the launched ones bit for bit. After each barrier the block stages the GEMV's int8 copy in shared
-// memory first (one L2 round trip, as a persistent decode would read each step's input after its dependency).
+// flight or in, so the DRAM is asked for them while the grid waits (the launches' gap, and the persistent form's
+// barrier above, leave it idle then). The sums are lk_gemv_sums_i8b's (a lane's units lane + 32 t in order, lk_fmt's
+// dot, lk_warp_sum), the codes and the 256-block's header (the words lk_fmt's share hands around) read from shared
+// memory: the outputs equal the launched ones bit for bit. After each barrier the block stages the GEMV's int8 copy in
+// shared memory first (one L2 round trip, as a persistent decode would read each step's input after its dependency).
 // Session 53 (an H100): it loses to the launches, 2,024 us against 1,568 on the 8B's step (bench/NOTES.md): the sums at
 // 8-12 warps an SM set the pace, so each barrier adds to the step instead of hiding under the copies.
 constexpr int kCap = 8192;  // (a stage's bytes: one row of the 8B's down, k 14,336: 7,168 + 896)
@@ -169,7 +169,8 @@ LK_DEVICE void pb_bar_wait(unsigned long long* b, unsigned parity) {
 // Rows [row, row + c) of GEMV p into `stage` (codes, then headers), counted in on `bar`.
 LK_DEVICE void pb_bulk_rows(const PbGemv& p, int row, int c, unsigned char* stage, unsigned long long* bar) {
   const unsigned qb = (unsigned)(c * (p.k / 2)), sb = (unsigned)(c * (p.k / 16));
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // (the warp's reads of the stage before the copy's writes)
+  // (the warp's reads of the stage ordered before the copy's writes)
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(pb_smem(bar)), "r"(qb + sb) : "memory");
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                    pb_smem(stage)),

@@ -2,9 +2,9 @@
 # Session 53, call 5 (~3 minutes on any GPU; carry .carry (the tree's build) and bench/.ab_pbench53b).
 # (1) s53_call4.sh (persistent_bench: the staged stream alone; its prediction in its header).
 # (2) LK_K4_INT_SCALE=1 (B and D, a measurement switch in the tree's build; A and C without): Q4_K / Q5_K products
-# with the scale and the min times their sums in integers: one int-to-float conversion each
-# where two ran (the conversion pipe a quarter of the FMA rate; the Q4_K loops' I2F in PTX 17 -> 9 a round of 4 units at
-# a row a warp, 33 -> 17 at two and in the gate/up). Prediction: logits bitwise equal (d sc and dmin mn exact in f32,
+# with the scale and the min times their sums in integers: one int-to-float conversion each where two ran (the
+# conversion pipe a quarter of the FMA rate; the Q4_K loops' I2F in PTX 17 -> 9 a round of 4 units at a row a warp,
+# 33 -> 17 at two and in the gate/up). Prediction: logits bitwise equal (d sc and dmin mn exact in f32,
 # sc S and mn A exact integers); decode the 8B +0-2% (T8 and REC), the 0.6B +0-1%; if ~0, the conversions are not
 # what the GEMVs wait on either (call 1: the activations' sums, 8 dp4a, were not).
 set -u
