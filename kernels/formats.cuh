@@ -196,10 +196,6 @@ LK_DEVICE void lk_blk_scales(const lk_blk<T>& m, size_t g, size_t sb, int sub, i
   if constexpr (T == LK_Q3_K || T == LK_Q6_K) d = lk_ldw(m.d + sb);
 }
 
-#ifndef LK_K4_INT_SCALE
-#define LK_K4_INT_SCALE 0
-#endif
-
 // A unit is a 32-group. Each weight is computed by the CPU reference's expression with the same roundings (no fused
 // multiply-add), so the lane's weights are the reference's bit for bit.
 template <int T>
@@ -414,11 +410,6 @@ struct lk_fmt<lk_blk<T>> {
       const float dmin = __half2float(__ushort_as_half((unsigned short)((unsigned)r.s.x >> 16)));
       int sc, mn;
       lk_scale_min_k4(r.sub, (unsigned)r.s.y, (unsigned)r.s.z, (unsigned)r.s.w, sc, mn);
-      // LK_K4_INT_SCALE 1 (a measurement switch, 0 in every lane until measured): the scale and the min times their
-      // sums in integers, one conversion each where (float)sc (float)S takes two at a quarter of the FMA rate. The same
-      // numbers: d sc and dmin mn are exact in f32 (an f16 times 6 bits), sc S and mn A exact integers under 2^24
-      // (Q5_K's |S| <= 32 x 31 x 127).
-      if constexpr (LK_K4_INT_SCALE) return da * (d * (float)(sc * (s0 + s1)) - dmin * (float)(mn * (a0 + a1)));
       return da * (d * (float)sc * (float)(s0 + s1) - dmin * (float)mn * (float)(a0 + a1));
     } else {  // Q6_K: codes offset 32, an int8 scale a half
       const float sc0 = (float)(signed char)(r.s.x & 0xff), sc1 = (float)(signed char)((r.s.x >> 8) & 0xff);

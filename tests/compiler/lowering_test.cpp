@@ -1115,9 +1115,9 @@ TEST(Lowering, PdlFirstIsTheHeadsSwitchUnderPdl) {
 }
 
 // fuse_qkv_mixed: a layer whose v is in another format than its q and k (the Q4_K_M mix keeps some in Q6_K) projects
-// all three in one launch, lk_gemv_parts_mixed: q's and k's rows a warp of their format's, then v's of its own (Q6_K 2
-// here); without it q and k are fused and v has a launch of its own. The knob needs fuse_qkv; its domain holds only
-// where the checkpoint has such a layer.
+// all three in one launch, lk_gemv_parts_mixed: q's and k's rows a warp of their format's, then v's one a warp
+// (whatever gemv_rows_q6_k says: the launch's registers are its widest path's); without it q and k are fused and v has
+// a launch of its own. The knob needs fuse_qkv; its domain holds only where the checkpoint has such a layer.
 TEST(Lowering, AMixedFormatVJoinsTheFusedProjection) {
   const gguf::File& file = q4km().file;
   const model::Model& m = q4km().model;
@@ -1131,9 +1131,9 @@ TEST(Lowering, AMixedFormatVJoinsTheFusedProjection) {
   const Schedule p = schedule(file, m, knobs::Knobs::from_json(on), {132, 90});
   const auto calls = lower(p, form_of(p, 1), launch_of(p, 1, "gemv_qkv", q));
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0].instance(), "lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 2, 1, lk_xq>");
+  EXPECT_EQ(calls[0].instance(), "lk_gemv_parts_mixed<lk_blk<LK_Q4_K>, lk_blk<LK_Q6_K>, 1, 1, 1, lk_xq>");
   const size_t qk = size_t(m.heads + m.kv_heads) * m.head_dim, v = size_t(m.kv_heads) * m.value_dim;
-  EXPECT_EQ(calls[0].grid.v[0], (qk + v / 2 + 7) / 8);  // (8 warps a block)
+  EXPECT_EQ(calls[0].grid.v[0], (qk + v + 7) / 8);  // (8 warps a block)
   json off = on;
   off.erase("fuse_qkv_mixed");
   const Schedule apart = schedule(file, m, knobs::Knobs::from_json(off), {132, 90});

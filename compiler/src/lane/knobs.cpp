@@ -248,7 +248,8 @@ const KnobDef kTable[] = {
      &Knobs::gemv_rows_q6_k,
      "output rows one warp of a GEMV over a Q6_K matrix computes (llama.cpp's Q4_K_M keeps v, some of the down "
      "projections and the logits in Q6_K, whose 6-bit groups are loads of 26 bytes, not 4-bit ones' 20): 0 for "
-     "gemv_rows_per_warp's; only where the checkpoint has Q6_K matrices",
+     "gemv_rows_per_warp's (a Q6_K v in fuse_qkv_mixed's launch takes one); only where the checkpoint has Q6_K "
+     "matrices",
      {0, 1, 2, 4},
      [](const model::Model& m, const Target&, std::vector<json>& values) {
        if (!has_type(m, ggml::Type::Q6_K)) values.resize(1);

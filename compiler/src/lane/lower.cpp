@@ -399,9 +399,12 @@ class Lowerer {
     }
     KernelCall c;
     if (!rope && op.parts.size() == 3 && p_.matrix(op.parts[2].w).type != w0.type) {
-      // (fuse_qkv_mixed: v in another format than q and k; q's and k's rows whole warps' of their format's)
+      // (fuse_qkv_mixed: v in another format than q and k; q's and k's rows whole warps' of their format's, v's one a
+      // warp: the launch holds its widest path's registers for every warp, and Q6_K's two rows a warp (117-124) left
+      // the Q4_K q/k rows (55) 14 warps an SM, not 24; session 54, H100: the 8B's decode +2.0% at one row and
+      // gemv_rows_q6_k 2, +0.6% at two rows a warp, logits bitwise equal)
       const Matrix& wv = p_.matrix(op.parts[2].w);
-      const int rpwv = knobs::gemv_rows(k_, wv.type);
+      const int rpwv = 1;
       c.kernel = "lk_gemv_parts_mixed";
       c.targs = {format_type(w0.type), format_type(wv.type), std::to_string(rpw), std::to_string(rpwv),
                  std::to_string(r)};
