@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 54, call 10 (~4 minutes on any GPU; carry .carry = the tree's build and .carry-b = the build under test):
+# Session 54, call 10 (~4 minutes on any GPU; carry .carry = 60ac644's build and .carry-b = the build under test, which
+# became the tree at 5696caf; outcome +2.0%, bitwise equal: bench/NOTES.md "session 54"):
 # the 8B T8 lane with the mixed q/k/v launch's Q6_K v rows one a warp (B) against two (A, T8's gemv_rows_q6_k). ncu
 # (call 9): the mixed launch holds 124 registers for all its warps (13.7 an SM), the Q4_K q/k rows alone 55.
 # Prediction (H100): B ~74 registers, 24 warps; decode +1-2% (the mixed launch in ~half the layers, ~2-3 us each),
