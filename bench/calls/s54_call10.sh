@@ -11,4 +11,5 @@ mkdir -p /tmp/cb && tar xJf .carry-b/bundle.tar.xz -C /tmp/cb
 . bench/calls/s45_sets.sh
 T8=$(sed -n 2p bench/calls/s51_sets8b.txt)
 KNOBS="$T8" TYPE=q4_k_m ROUNDS=3 PREFILL=512 AB_DECODE_AT=5 AB_PROMPT_LENS="5 300" \
-  timeout 280 bash bench/ab_decode.sh $L /tmp/cb/lane-tune /tmp/ab llama-3.1-8b 2>&1 | grep -E "====|BUILD_FAIL" | tee $OUT/ab.txt
+  timeout 280 bash bench/ab_decode.sh $L /tmp/cb/lane-tune /tmp/ab llama-3.1-8b 2>&1 | grep -E "====|BUILD_FAIL" |
+  tee $OUT/ab.txt
