@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Session 53, call 5 (~3 minutes on any GPU; carry .carry (the tree's build) and bench/.ab_pbench53b).
+# (Ran in session 54 as s53_call6.sh: LK_K4_INT_SCALE 1.000x / 1.001x, bitwise equal; the switch is removed from
+# the tree since 5696caf, so -DLK_K4_INT_SCALE=1 no longer changes a lane: kept as the record of the call.)
 # (1) s53_call4.sh (persistent_bench: the staged stream alone; its prediction in its header).
 # (2) LK_K4_INT_SCALE=1 (B and D, a measurement switch in the tree's build; A and C without): Q4_K / Q5_K products
 # with the scale and the min times their sums in integers: one int-to-float conversion each where two ran (the
