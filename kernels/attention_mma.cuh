@@ -195,7 +195,11 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     rq = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.qn, p0);
     rk = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.kn, p0);
   }
-  lk_pdl_entry();
+  const bool late = STEP && LK_AM_LATE_TRIGGER > 0 && tiles > LK_AM_LATE_TRIGGER;  // (uniform over the block)
+  if (late)
+    lk_pdl_wait();
+  else
+    lk_pdl_entry();
   LK_TL_MARK(1)
   if constexpr (!ROPE)
     for (int i = 0; i < STAGES - 1; ++i)
@@ -441,6 +445,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   }
 
   LK_TL_MARK(3)
+  if (late) lk_pdl_trigger();
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // each row's sum over its 4 threads
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);

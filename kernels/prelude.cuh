@@ -211,6 +211,20 @@ LK_DEVICE void lk_pdl_entry_of() {
 LK_DEVICE void lk_pdl_entry() {
   lk_pdl_entry_of<1>();
 }
+// lk_pdl_entry's wait alone, where the kernel lets the next launch start itself later (lk_pdl_trigger): the step
+// attention at depth (LK_AM_LATE_TRIGGER), whose next launch's blocks would otherwise sit beside its tiles' stream.
+LK_DEVICE void lk_pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  LK_TL_BEFORE
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  LK_TL_AFTER
+#endif
+}
+LK_DEVICE void lk_pdl_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
 // The decode GEMVs' (their sums' first round: kernels/gemv.cuh's EARLY).
 LK_DEVICE void lk_pdl_entry_gemv() {
   lk_pdl_entry_of<2>();
