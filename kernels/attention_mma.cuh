@@ -198,6 +198,8 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   const bool late = STEP && LK_AM_LATE_TRIGGER > 0 && tiles > LK_AM_LATE_TRIGGER;  // (uniform over the block)
   if (late)
     lk_pdl_wait();
+  else if constexpr (STEP)
+    lk_pdl_entry_attention();
   else
     lk_pdl_entry();
   LK_TL_MARK(1)

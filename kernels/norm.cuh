@@ -168,17 +168,17 @@ __global__ void __launch_bounds__(1024)
                    lk_act* __restrict__ out, int d, float eps, int* __restrict__ xq) {
   static_assert(!(QUANT && HALF), "one copy: int8 or f16");
   if (LK_ABLATE & 2) {  // (a measurement switch: kernels/prelude.cuh)
-    lk_pdl_entry();
+    lk_pdl_entry_norm();
     return;
   }
   if (lk_norm_in_regs<V>(d)) {
     float4 wv[V];
     lk_norm_load_w(w, d, wv);  // (constant: before the wait, under the launch before this one)
-    lk_pdl_entry();
+    lk_pdl_entry_norm();
     lk_add_rmsnorm_regs<ADD, QUANT, V, lk_act, HALF>(x, add, wv, out, d, eps, blockIdx.x, xq);
     return;
   }
-  lk_pdl_entry();
+  lk_pdl_entry_norm();
   lk_add_rmsnorm_strided<ADD>(x, add, w, out, d, eps, blockIdx.x, HALF ? reinterpret_cast<__half*>(xq) : nullptr);
   if constexpr (QUANT) {
     __syncthreads();  // (the row's values, written by the block's threads)

@@ -28,6 +28,9 @@
 
 // LK_PDL_FIRST (the pdl_first knob; a lane's head defines it): which launches let the next one start before their wait
 // instead of after it, bit 1 every kernel's entry but the decode GEMVs' (lk_pdl_entry), bit 2 theirs (lk_pdl_entry_gemv).
+// Bits 4, 8 and 16 (a measurement's, no knob sets them alone) take one kind of launch of bit 1's: the norms
+// (lk_pdl_entry_norm), the activations' quantize launch (lk_pdl_entry_quantize), the decode step's tensor-core attention
+// (lk_pdl_entry_attention).
 // LK_ABLATE, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): its bits make a kind of
 // launch return at once (1 the attention launches, 2 the norms), so that a decode step without it says what that kind
 // costs (bench/NOTES.md, session 28).
@@ -228,6 +231,16 @@ LK_DEVICE void lk_pdl_trigger() {
 // The decode GEMVs' (their sums' first round: kernels/gemv.cuh's EARLY).
 LK_DEVICE void lk_pdl_entry_gemv() {
   lk_pdl_entry_of<2>();
+}
+// lk_pdl_entry for one kind of launch that LK_PDL_FIRST's bits 4, 8, 16 can take alone.
+LK_DEVICE void lk_pdl_entry_norm() {
+  lk_pdl_entry_of<1 | 4>();
+}
+LK_DEVICE void lk_pdl_entry_quantize() {
+  lk_pdl_entry_of<1 | 8>();
+}
+LK_DEVICE void lk_pdl_entry_attention() {
+  lk_pdl_entry_of<1 | 16>();
 }
 
 // lk_pdl_entry that lets the next launch start only after the wait whatever LK_PDL_FIRST says: the step's last launch
