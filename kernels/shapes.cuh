@@ -35,6 +35,13 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
   return lk_attention_smem(acc, g, vper) + acc * (unsigned long long)g * hd;
 }
 
+// LK_AM_LATE_TRIGGER, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): a decode step's
+// attention block of more tiles than it lets the next launch start after its tiles instead of after its wait, so that
+// at depth the o projection's blocks and their first weights come under the fold, not beside the cache's stream.
+#ifndef LK_AM_LATE_TRIGGER
+#define LK_AM_LATE_TRIGGER 0
+#endif
+
 // lk_attention_mma (attn_mma): LK_AM_WARPS warps a chunk's block, LK_AM_STEP_WARPS a decode step's; tiles of
 // LK_AM_KEYS cached positions arrive in stages. A chunk's block takes 16 query rows a warp, two stages (one in flight
 // while the warps compute); a step's (STEP) 16 query rows in all, its warps an eighth of each tile apiece (8
@@ -45,12 +52,6 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
 // distinct banks); a step's merge reuses it for the warps' partials, [warps][16] maxima, sums, then [warps][16][vd]
 // values, f32.
 #define LK_AM_WARPS 4
-// LK_AM_LATE_TRIGGER, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): a decode step's
-// attention block of more tiles than it lets the next launch start after its tiles instead of after its wait, so that
-// at depth the o projection's blocks and their first weights come under the fold, not beside the cache's stream.
-#ifndef LK_AM_LATE_TRIGGER
-#define LK_AM_LATE_TRIGGER 0
-#endif
 #ifndef LK_AM_STEP_WARPS
 #define LK_AM_STEP_WARPS 8
 #endif
