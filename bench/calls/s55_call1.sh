@@ -7,6 +7,8 @@
 # row a warp) and REC (two rows a warp everywhere: B changes nothing there, the control). Under T8 the mixed launch is
 # 6,144 warps at 80 registers, 1.9 waves of 24 warps an SM; B makes it 3,584 (1.1 waves). Prediction: T8 +0.5-1.5%,
 # REC 1.000x; logits bitwise equal (a row's sums in the same order at one or two rows a warp).
+# .carry-b: `git apply bench/calls/s55_qk2.patch`, `ninja -C build cli/lane-tune`, `bash bench/carry.sh
+# build/cli/lane-tune .carry-b`, then `git checkout compiler/src/lane/lower.cpp` and build again for .carry.
 set -u
 G=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "gpu: $G"

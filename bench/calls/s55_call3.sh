@@ -10,6 +10,8 @@
 #    wave each), the quantize the 4.5-wave gate/up, the attention the 1.9-wave q/k/v. Prediction: B +1-3%, C < B, D
 #    and E < 1; logits bitwise equal (a trigger moves no value).
 # 2. s55_call1.sh's H100 half with T8 alone (the B build's mixed q/k rows two a warp): +0.5-1.5%, bitwise equal.
+# .carry-b: `git apply bench/calls/s55_qk2.patch`, `ninja -C build cli/lane-tune`, `bash bench/carry.sh
+# build/cli/lane-tune .carry-b`, then `git checkout compiler/src/lane/lower.cpp` and build again for .carry.
 set -u
 . bench/calls/prelude.sh
 mkdir -p /tmp/cb && tar xJf .carry-b/bundle.tar.xz -C /tmp/cb
