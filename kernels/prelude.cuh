@@ -196,26 +196,9 @@ LK_DEVICE T lk_ldw(const T* p) {
 #endif
 }
 
-// Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
-// the one before it drains: it waits here until that one has finished and its writes are visible, and lets the next
-// launch start, after the wait (at most two launches in flight), or under pdl_first before it: the next launch's blocks
-// then take the multiprocessors this one's predecessor leaves in its tail (each launch still waits for the one before
-// it, so each finishes after all before it). Without PDL both are no-ops.
-template <int BIT>
-LK_DEVICE void lk_pdl_entry_of() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  LK_TL_BEFORE
-  if constexpr ((LK_PDL_FIRST & BIT) != 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if constexpr ((LK_PDL_FIRST & BIT) == 0) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  LK_TL_AFTER
-#endif
-}
-LK_DEVICE void lk_pdl_entry() {
-  lk_pdl_entry_of<1>();
-}
-// lk_pdl_entry's wait alone, where the kernel lets the next launch start itself later (lk_pdl_trigger): the step
-// attention at depth (LK_AM_LATE_TRIGGER), whose next launch's blocks would otherwise sit beside its tiles' stream.
+// The two halves of a kernel's entry under programmatic dependent launch (no-ops without it): the wait until the
+// launch before has finished and its writes are visible, and the trigger that lets the next launch start. A kernel
+// that triggers later than its entry (the step attention at depth: LK_AM_LATE_TRIGGER) calls them apart.
 LK_DEVICE void lk_pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   LK_TL_BEFORE
@@ -227,6 +210,21 @@ LK_DEVICE void lk_pdl_trigger() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
+}
+
+// Every kernel's first statement. Under programmatic dependent launch (the `pdl` knob, sm_90) a kernel may start while
+// the one before it drains: it waits here until that one has finished and its writes are visible, and lets the next
+// launch start, after the wait (at most two launches in flight), or under pdl_first before it: the next launch's blocks
+// then take the multiprocessors this one's predecessor leaves in its tail (each launch still waits for the one before
+// it, so each finishes after all before it). Without PDL both are no-ops.
+template <int BIT>
+LK_DEVICE void lk_pdl_entry_of() {
+  if constexpr ((LK_PDL_FIRST & BIT) != 0) lk_pdl_trigger();
+  lk_pdl_wait();
+  if constexpr ((LK_PDL_FIRST & BIT) == 0) lk_pdl_trigger();
+}
+LK_DEVICE void lk_pdl_entry() {
+  lk_pdl_entry_of<1>();
 }
 // The decode GEMVs' (their sums' first round: kernels/gemv.cuh's EARLY).
 LK_DEVICE void lk_pdl_entry_gemv() {
