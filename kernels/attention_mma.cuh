@@ -195,13 +195,7 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
     rq = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.qn, p0);
     rk = lk_rope_lane_at<NEOX, NORM, PP>(rope, rope.kn, p0);
   }
-  const bool late = STEP && LK_AM_LATE_TRIGGER > 0 && tiles > LK_AM_LATE_TRIGGER;  // (uniform over the block)
-  if (late)
-    lk_pdl_wait();
-  else if constexpr (STEP)
-    lk_pdl_entry_attention();
-  else
-    lk_pdl_entry();
+  lk_pdl_entry();
   LK_TL_MARK(1)
   if constexpr (!ROPE)
     for (int i = 0; i < STAGES - 1; ++i)
@@ -447,7 +441,6 @@ __global__ void __launch_bounds__(lk_attention_mma_warps(STEP, HD, VD) * 32, STE
   }
 
   LK_TL_MARK(3)
-  if (late) lk_pdl_trigger();
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // each row's sum over its 4 threads
     l[h] += __shfl_xor_sync(0xffffffffu, l[h], 1);

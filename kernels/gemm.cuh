@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(256) lk_gemm_i8(lk_q8 wg, lk_q8 wu, const floa
 template <bool FRAG>
 __global__ void __launch_bounds__(64)
     lk_quantize_i8(const float* __restrict__ x, int* __restrict__ xq, int k, int rows) {
-  lk_pdl_entry_quantize();
+  lk_pdl_entry();
   constexpr int P = LK_INT8 == 2 ? 2 : 1;
   const int r = blockIdx.y, c = (blockIdx.x * 64 + threadIdx.x) * 4;
   const bool ok = c < k;  // (k is whole 32-blocks: the 8 threads of a block are in or out together)

@@ -28,9 +28,7 @@
 
 // LK_PDL_FIRST (the pdl_first knob; a lane's head defines it): which launches let the next one start before their wait
 // instead of after it, bit 1 every kernel's entry but the decode GEMVs' (lk_pdl_entry), bit 2 theirs (lk_pdl_entry_gemv).
-// Bits 4, 8 and 16 (a measurement's, no knob sets them alone) take one kind of launch of bit 1's: the norms
-// (lk_pdl_entry_norm), the activations' quantize launch (lk_pdl_entry_quantize), the decode step's tensor-core attention
-// (lk_pdl_entry_attention).
+// Bit 4 (a measurement's, no knob sets it alone) takes the norms (lk_pdl_entry_norm) of bit 1's launches.
 // LK_ABLATE, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): its bits make a kind of
 // launch return at once (1 the attention launches, 2 the norms), so that a decode step without it says what that kind
 // costs (bench/NOTES.md, session 28).
@@ -196,9 +194,16 @@ LK_DEVICE T lk_ldw(const T* p) {
 #endif
 }
 
+// Asks `bytes` from p into L2 without waiting for them (sm_90's bulk prefetch; p 16-byte aligned, bytes a multiple
+// of 16); nothing before sm_90.
+LK_DEVICE void lk_l2_prefetch(const void* p, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
+#endif
+}
+
 // The two halves of a kernel's entry under programmatic dependent launch (no-ops without it): the wait until the
-// launch before has finished and its writes are visible, and the trigger that lets the next launch start. A kernel
-// that triggers later than its entry (the step attention at depth: LK_AM_LATE_TRIGGER) calls them apart.
+// launch before has finished and its writes are visible, and the trigger that lets the next launch start.
 LK_DEVICE void lk_pdl_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   LK_TL_BEFORE
@@ -230,15 +235,9 @@ LK_DEVICE void lk_pdl_entry() {
 LK_DEVICE void lk_pdl_entry_gemv() {
   lk_pdl_entry_of<2>();
 }
-// lk_pdl_entry for one kind of launch that LK_PDL_FIRST's bits 4, 8, 16 can take alone.
+// lk_pdl_entry for the norms, which LK_PDL_FIRST's bit 4 takes alone.
 LK_DEVICE void lk_pdl_entry_norm() {
   lk_pdl_entry_of<1 | 4>();
-}
-LK_DEVICE void lk_pdl_entry_quantize() {
-  lk_pdl_entry_of<1 | 8>();
-}
-LK_DEVICE void lk_pdl_entry_attention() {
-  lk_pdl_entry_of<1 | 16>();
 }
 
 // lk_pdl_entry that lets the next launch start only after the wait whatever LK_PDL_FIRST says: the step's last launch

@@ -35,13 +35,6 @@ LK_SHAPE unsigned long long lk_attention_lanes_smem(unsigned long long acc, int 
   return lk_attention_smem(acc, g, vper) + acc * (unsigned long long)g * hd;
 }
 
-// LK_AM_LATE_TRIGGER, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): a decode step's
-// attention block of more tiles than it lets the next launch start after its tiles instead of after its wait, so that
-// at depth the o projection's blocks and their first weights come under the fold, not beside the cache's stream.
-#ifndef LK_AM_LATE_TRIGGER
-#define LK_AM_LATE_TRIGGER 0
-#endif
-
 // lk_attention_mma (attn_mma): LK_AM_WARPS warps a chunk's block, LK_AM_STEP_WARPS a decode step's; tiles of
 // LK_AM_KEYS cached positions arrive in stages. A chunk's block takes 16 query rows a warp, two stages (one in flight
 // while the warps compute); a step's (STEP) 16 query rows in all, its warps an eighth of each tile apiece (8
@@ -288,6 +281,12 @@ LK_SHAPE bool lk_is_quantized(int t) {
 // The 16-byte units a lane of a decode GEMV has in flight (a round: the units loaded before the first is used).
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
+#endif
+// LK_GEMV_L2_PREFETCH, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): before its
+// first round a decode GEMV's warp asks the first that many bytes of its rows' codes into L2 in one bulk prefetch
+// (sm_90), so that the weights keep streaming while an early block waits on the launch before.
+#ifndef LK_GEMV_L2_PREFETCH
+#define LK_GEMV_L2_PREFETCH 0
 #endif
 // The units a lane of a decode GEMV takes of each row of `cols` values of ggml type `t` (a 16-byte unit: 32 values of a
 // block format, 16 of Q8_0), where that is at most half a round of its int8 loads (LK_GEMV_AHEAD / 2), else 0:
