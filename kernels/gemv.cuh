@@ -127,17 +127,6 @@ struct lk_gemv_round {
   Raw r[A][RPW];
 };
 
-// LK_GEMV_L2_PREFETCH (kernels/shapes.cuh): the first LK_GEMV_L2_PREFETCH bytes of the codes of rows row0 .. row0 +
-// rows (clamped to n) asked into L2, by the one lane `lead` says (a row group's first lane; nothing when it is 0).
-// A row's codes are `per` bytes; rows follow each other in their plane.
-LK_DEVICE void lk_gemv_prefetch_plane(bool lead, const void* plane, size_t per, int n, int row0, int rows) {
-  if constexpr (LK_GEMV_L2_PREFETCH > 0)
-    if (lead && row0 < n) {
-      const size_t bytes = min((size_t)LK_GEMV_L2_PREFETCH, per * (size_t)min(rows, n - row0));
-      lk_l2_prefetch(static_cast<const unsigned char*>(plane) + (size_t)row0 * per, (unsigned)bytes & ~15u);
-    }
-}
-
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
 // the weights in integers. The loop is uniform over the warp so that the pairs' shuffles see every lane.
@@ -184,7 +173,6 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       }
     }
   };
-  lk_gemv_prefetch_plane(first == 0, m.q, (size_t)k, n, row0, RPW);
   lk_rounds<Round>(0, units, STRIDE * A, load, use, [] {
     if constexpr (EARLY) lk_pdl_entry_gemv();
   });
@@ -273,8 +261,6 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc);
     }
   };
-  lk_gemv_prefetch_plane(first == 0, m.q, (size_t)k / 2, n, row0, RPW);
-  if constexpr (T == LK_Q6_K) lk_gemv_prefetch_plane(first == 0, m.h, (size_t)k / 4, n, row0, RPW);  // (its high bits)
   lk_rounds<Round>(start, units, STRIDE * A, load, use, [] {
     if constexpr (EARLY) lk_pdl_entry_gemv();
   });
@@ -383,8 +369,6 @@ LK_DEVICE void lk_gemv_sums_i8b2(const lk_blk<T>& m0, const lk_blk<T>& m1, typen
       }
     }
   };
-  lk_gemv_prefetch_plane(lane == 0, m0.q, (size_t)k / 2, n, row0, RPW);
-  lk_gemv_prefetch_plane(lane == 0, m1.q, (size_t)k / 2, n, row0, RPW);
   lk_rounds<Round>(0, units, 32 * A, load, use, first);  // (every warp takes part in the staging)
 #pragma unroll
   for (int i = 0; i < RPW; ++i)

@@ -194,14 +194,6 @@ LK_DEVICE T lk_ldw(const T* p) {
 #endif
 }
 
-// Asks `bytes` from p into L2 without waiting for them (sm_90's bulk prefetch; p 16-byte aligned, bytes a multiple
-// of 16); nothing before sm_90.
-LK_DEVICE void lk_l2_prefetch(const void* p, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
-#endif
-}
-
 // The two halves of a kernel's entry under programmatic dependent launch (no-ops without it): the wait until the
 // launch before has finished and its writes are visible, and the trigger that lets the next launch start.
 LK_DEVICE void lk_pdl_wait() {

@@ -282,12 +282,6 @@ LK_SHAPE bool lk_is_quantized(int t) {
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
-// LK_GEMV_L2_PREFETCH, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): before its
-// first round a decode GEMV's warp asks the first that many bytes of its rows' codes into L2 in one bulk prefetch
-// (sm_90), so that the weights keep streaming while an early block waits on the launch before.
-#ifndef LK_GEMV_L2_PREFETCH
-#define LK_GEMV_L2_PREFETCH 0
-#endif
 // The units a lane of a decode GEMV takes of each row of `cols` values of ggml type `t` (a 16-byte unit: 32 values of a
 // block format, 16 of Q8_0), where that is at most half a round of its int8 loads (LK_GEMV_AHEAD / 2), else 0:
 // gemv_short's matrices, whose warps take LK_GEMV_AHEAD / that many times their rows, every unit of each row in
