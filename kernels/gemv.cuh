@@ -112,13 +112,15 @@ LK_DEVICE void lk_i8_unit(lk_xq x, int k, int r, int u, bool ok, const int4 (&wq
 // before, lk_pdl_entry_gemv, with what must follow it): a round's weights, then its products. (Session 33's pipelined
 // rounds, round r + 1's weights asked before round r's products, won 12-15% in gemv_bench and lost in every lane,
 // 0.92-0.98x on the 8B's Q4_K_M and Q8_0 in sessions 33-36: removed.)
+// The first round may leave out its last slots (LK_GEMV_STAGGER: `short_by` units fewer; the next round starts there).
 template <class Round, class Load, class Use, class First>
-LK_DEVICE void lk_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first) {
+LK_DEVICE void lk_rounds(int start, int units, int step, Load&& load, Use&& use, First&& first, int short_by = 0) {
   for (int v = start; v < units; v += step) {
     Round raw;
     load(raw, v);
     if (v == start) first();  // (once: the wait and the trigger are instructions each round)
     use(raw, v);
+    if (v == start) v -= short_by;
   }
 }
 // A round of a GEMV's sums: A units of RPW rows' weights.
@@ -126,6 +128,23 @@ template <class Raw, int A, int RPW>
 struct lk_gemv_round {
   Raw r[A][RPW];
 };
+
+// LK_GEMV_STAGGER (kernels/shapes.cuh): by how much an odd warp of a block shortens its first round (units a lane
+// `stride` apart: lk_rounds' short_by), where the warp's row from unit `from` takes it no more rounds so (the 8B's
+// 14,336-wide Q6_K down, 3.5 rounds; a row of whole rounds would take one more); 0 otherwise, and always without the
+// switch or where a round is A <= LK_GEMV_STAGGER units (gemv_short's).
+template <int A>
+LK_DEVICE int lk_gemv_stagger(int stride, int from, int units) {
+  if (LK_GEMV_STAGGER <= 0 || LK_GEMV_STAGGER >= A || ((threadIdx.x >> 5) & 1) == 0) return 0;
+  const int step = A * stride, cut = LK_GEMV_STAGGER * stride, left = units - from;
+  const int rounds = (left + step - 1) / step, staggered = 1 + max(0, left - (step - cut) + step - 1) / step;
+  return staggered == rounds ? cut : 0;
+}
+// Whether slot j of the round from unit v0 is one that the first round (from `start`) leaves out under short_by.
+template <int A>
+LK_DEVICE bool lk_gemv_skips(int short_by, int v0, int start, int j) {
+  return LK_GEMV_STAGGER > 0 && short_by != 0 && v0 == start && j >= A - LK_GEMV_STAGGER;
+}
 
 // The int8 numerics' sums over a Q8_0 matrix (dp4a): as lk_gemv_sums, each unit's activations as int8 words
 // (lk_i8_unit: quantized in registers, or read from gemv_prequant's copy: the same integers, scales and sums) times
@@ -138,21 +157,22 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
-  const int units = k / 16;
+  const int units = k / 16, short_by = lk_gemv_stagger<A>(STRIDE, first - (first & 31), units);
   auto load = [&](Round& raw, int base0) {  // a round's weights, its loads in flight together
 #pragma unroll
     for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i) {
         const int u = base0 + j * STRIDE + first;
-        if (u < units) raw.r[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
+        if (u < units && !lk_gemv_skips<A>(short_by, base0, 0, j))
+          raw.r[j][i] = lk_fmt<lk_q8>::load(m, (size_t)min(row0 + i, n - 1), k, u);
       }
   };
   auto use = [&](const Round& raw, int base0) {  // then their products in order
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int base = base0 + j * STRIDE;
-      if (base >= units) break;  // (uniform over the warp)
+      if (base >= units || lk_gemv_skips<A>(short_by, base0, 0, j)) break;  // (uniform over the warp)
       const int u = base + first;
       const bool ok = u < units;
       int4 wq[RPW];
@@ -173,9 +193,12 @@ LK_DEVICE void lk_gemv_sums_i8(const lk_q8& m, typename lk_in<X>::type x, int k,
       }
     }
   };
-  lk_rounds<Round>(0, units, STRIDE * A, load, use, [] {
-    if constexpr (EARLY) lk_pdl_entry_gemv();
-  });
+  lk_rounds<Round>(
+      0, units, STRIDE * A, load, use,
+      [] {
+        if constexpr (EARLY) lk_pdl_entry_gemv();
+      },
+      short_by);
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll
@@ -241,19 +264,20 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[i][r] = 0;
   const int units = k / 32, lane = first & 31, start = first - lane;
+  const int short_by = lk_gemv_stagger<A>(STRIDE, start, units);
   auto load = [&](Round& raw, int v0) {  // a round's weights, its loads in flight together
 #pragma unroll
     for (int j = 0; j < A; ++j)
 #pragma unroll
       for (int i = 0; i < RPW; ++i)
-        if (v0 + j * STRIDE + lane < units)
+        if (v0 + j * STRIDE + lane < units && !lk_gemv_skips<A>(short_by, v0, start, j))
           raw.r[j][i] = F::load_part(m, (size_t)min(row0 + i, n - 1), k, v0 + lane, j * STRIDE);
   };
   auto use = [&](Round& raw, int v0) {  // then their products in order
 #pragma unroll
     for (int j = 0; j < A; ++j) {
       const int v = v0 + j * STRIDE;
-      if (v >= units) break;  // (uniform over the warp)
+      if (v >= units || lk_gemv_skips<A>(short_by, v0, start, j)) break;  // (uniform over the warp)
 #pragma unroll
       for (int i = 0; i < RPW; ++i) F::share(raw.r[j][i]);
       if (v + lane < units)
@@ -261,9 +285,12 @@ LK_DEVICE void lk_gemv_sums_i8b(const lk_blk<T>& m, typename lk_in<X>::type x, i
         for (int r = 0; r < R; ++r) lk_i8b_unit<F, RPW, R>(x, k, r, v + lane, raw.r[j], acc);
     }
   };
-  lk_rounds<Round>(start, units, STRIDE * A, load, use, [] {
-    if constexpr (EARLY) lk_pdl_entry_gemv();
-  });
+  lk_rounds<Round>(
+      start, units, STRIDE * A, load, use,
+      [] {
+        if constexpr (EARLY) lk_pdl_entry_gemv();
+      },
+      short_by);
 #pragma unroll
   for (int i = 0; i < RPW; ++i)
 #pragma unroll

@@ -282,6 +282,13 @@ LK_SHAPE bool lk_is_quantized(int t) {
 #ifndef LK_GEMV_AHEAD
 #define LK_GEMV_AHEAD 4
 #endif
+// LK_GEMV_STAGGER, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): the odd warps of a
+// decode GEMV's block (lk_gemv_sums_i8, lk_gemv_sums_i8b) begin their rounds that many units a lane early, their
+// first round holding LK_GEMV_AHEAD minus that many, so that their rounds' loads fall between the even warps' (a
+// lane's units and their order unchanged: the same sums).
+#ifndef LK_GEMV_STAGGER
+#define LK_GEMV_STAGGER 0
+#endif
 // The units a lane of a decode GEMV takes of each row of `cols` values of ggml type `t` (a 16-byte unit: 32 values of a
 // block format, 16 of Q8_0), where that is at most half a round of its int8 loads (LK_GEMV_AHEAD / 2), else 0:
 // gemv_short's matrices, whose warps take LK_GEMV_AHEAD / that many times their rows, every unit of each row in

@@ -3,7 +3,7 @@
 # first N bytes of its rows' codes into L2 (one cp.async.bulk.prefetch.L2) before its first round, so that the
 # weights stream on while a block that came early under PDL waits on the launch before.
 # On the 8B Q4_K_M under T8: B 4096 bytes a warp, C the rows' whole span (at most ~14 KB a warp: the Q6_K down at two
-# rows a warp), D C with the norms' early trigger (LK_PDL_FIRST=4, +0.6% in session 56's call 0). Then the 8B Q8_0
+# rows a warp), D C with the norms' early trigger (LK_PDL_FIRST=4, +0.6% in this session's first call). Then the 8B Q8_0
 # (s51_sets8b.txt line 1) with C. Prediction (revised before the run: a round of LK_GEMV_AHEAD 4 units a lane is
 # 128 units, so at k 4096 the first round already asks a Q4_K row's whole codes; only the down's 14,336-wide rows, 7 KB
 # of codes and 3.5 KB of high bits, have more to ask): Q4_K_M B/C +0.3-1% (the down alone), D about C + 0.6%;
