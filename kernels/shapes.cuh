@@ -283,9 +283,9 @@ LK_SHAPE bool lk_is_quantized(int t) {
 #define LK_GEMV_AHEAD 4
 #endif
 // LK_GEMV_STAGGER, a measurement switch (0 in every lane; bench/ab_decode.sh's NVFLAGS_* set it): the odd warps of a
-// decode GEMV's block (lk_gemv_sums_i8, lk_gemv_sums_i8b) begin their rounds that many units a lane early, their
-// first round holding LK_GEMV_AHEAD minus that many, so that their rounds' loads fall between the even warps' (a
-// lane's units and their order unchanged: the same sums).
+// decode GEMV's block (lk_gemv_sums_i8, lk_gemv_sums_i8b) take that many units a lane fewer in their first round, so
+// that their later rounds' loads fall between the even warps', where that costs them no extra round (kernels/gemv.cuh
+// lk_gemv_stagger; a lane's units and their order unchanged: the same sums).
 #ifndef LK_GEMV_STAGGER
 #define LK_GEMV_STAGGER 0
 #endif
