@@ -9,6 +9,8 @@
 # REC 1.000x; logits bitwise equal (a row's sums in the same order at one or two rows a warp).
 # .carry-b: `git apply bench/calls/s55_qk2.patch`, `ninja -C build cli/lane-tune`, `bash bench/carry.sh
 # build/cli/lane-tune .carry-b`, then `git checkout compiler/src/lane/lower.cpp` and build again for .carry.
+# Ran in session 56 (bench/NOTES.md; T8 0.986x): bench/calls/s55_qk2.patch is gone since, `git show
+# 1cb80e3:bench/calls/s55_qk2.patch` gives it back.
 set -u
 G=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "gpu: $G"

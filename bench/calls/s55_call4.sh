@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Session 55, call 4 (~7 minutes on any GPU; carry .carry): call 3's first part without E, then call 2 with its
 # 32-split pair alone, each under its own limit (refused starts left the device budget room for one call).
-# Predictions as in s55_call2.sh and s55_call3.sh.
+# Predictions as in s55_call2.sh and s55_call3.sh (removed; `git show 1cb80e3:bench/calls/s55_call3.sh`).
+# Ran in session 56 (bench/NOTES.md): LK_AM_LATE_TRIGGER and LK_PDL_FIRST's bits 8 and 16 are removed since; repeat
+# it from commit 1cb80e3's kernels.
 set -u
 . bench/calls/prelude.sh
 T8=$(sed -n 2p bench/calls/s51_sets8b.txt)

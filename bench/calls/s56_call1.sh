@@ -8,6 +8,8 @@
 # 128 units, so at k 4096 the first round already asks a Q4_K row's whole codes; only the down's 14,336-wide rows, 7 KB
 # of codes and 3.5 KB of high bits, have more to ask): Q4_K_M B/C +0.3-1% (the down alone), D about C + 0.6%;
 # Q8_0 (a round is half its 4 KB rows) B (the whole span) +1-2%; logits bitwise equal.
+# Ran in session 56 (bench/NOTES.md; B 0.978x, C 0.951x): LK_GEMV_L2_PREFETCH is removed since; repeat it from
+# commit ee5ff66's kernels.
 set -u
 . bench/calls/prelude.sh
 T8=$(sed -n 2p bench/calls/s51_sets8b.txt)
